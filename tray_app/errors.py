@@ -1,0 +1,71 @@
+"""The exception tree of Metona Tray.
+
+    MetonaError
+    ├── ConfigError              settings or paths unusable
+    ├── ProviderError            anything between us and the model server
+    │   ├── ProviderUnavailable  server not reachable (connection refused, DNS, timeout)
+    │   ├── ModelNotFound        the model is not installed on the server
+    │   ├── CapabilityError      the model lacks what the request needs (tools, thinking, vision)
+    │   ├── ProviderHTTPError    any other non-2xx answer, with status and body text
+    │   └── StreamError          the stream broke or carried an error line mid-way
+    ├── SandboxViolation         a tool argument points where the policy forbids
+    └── StoreError               the chat database or settings file failed
+
+httpx exceptions are translated to these only inside ``tray_app.providers``; tool failures are
+not raised at all but returned to the model as ``{"success": false, "error": ...}``.
+"""
+
+from __future__ import annotations
+
+
+class MetonaError(Exception):
+    """Base class of every error the app raises on purpose."""
+
+
+class ConfigError(MetonaError):
+    """Settings or paths cannot be used."""
+
+
+class ProviderError(MetonaError):
+    """A request to the model server failed; ``str(err)`` is meant for the user."""
+
+
+class ProviderUnavailable(ProviderError):
+    """The server could not be reached at all."""
+
+
+class ModelNotFound(ProviderError):
+    """The server does not have the requested model."""
+
+    def __init__(self, message: str, *, model: str = "") -> None:
+        super().__init__(message)
+        self.model = model
+
+
+class CapabilityError(ProviderError):
+    """The model cannot do what the request asks (tools, thinking, images)."""
+
+    def __init__(self, message: str, *, capability: str = "") -> None:
+        super().__init__(message)
+        self.capability = capability
+
+
+class ProviderHTTPError(ProviderError):
+    """A non-2xx answer not covered by a more specific class."""
+
+    def __init__(self, message: str, *, status: int, body: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class StreamError(ProviderError):
+    """The stream ended badly: an error line, a dropped connection or unparsable data."""
+
+
+class SandboxViolation(MetonaError):
+    """A path or command is outside what the sandbox policy allows."""
+
+
+class StoreError(MetonaError):
+    """The chat store or the settings file could not be read or written."""

@@ -1,0 +1,1 @@
+"""Model servers: Ollama's native API and OpenAI-compatible ones."""

@@ -1,0 +1,110 @@
+"""What every provider speaks: requests, messages, stream items and model facts.
+
+The agent loop talks only to these types; each provider turns them into its wire format and
+translates its transport errors into ``tray_app.errors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(BaseModel):
+    """One call the model asked for. ``arguments_error`` is set when its JSON did not parse."""
+
+    id: str | None = None
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments_error: str | None = None
+
+
+class ChatMessage(BaseModel):
+    role: Role
+    content: str = ""
+    thinking: str = ""
+    images: list[str] = Field(default_factory=list)  # base64, only sent to vision models
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+
+
+class ChatRequest(BaseModel):
+    """A provider-neutral request. ``tools``/``think`` are already filtered by capability."""
+
+    model: str
+    messages: list[ChatMessage]
+    tools: list[dict[str, Any]] | None = None
+    think: bool | None = None
+    temperature: float | None = None
+    num_ctx: int | None = None
+    keep_alive: str | None = None
+
+
+class StreamDelta(BaseModel):
+    """A piece of thinking or answer text, in arrival order."""
+
+    kind: Literal["thinking", "content"]
+    text: str
+
+
+class StreamStats(BaseModel):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_ms: float | None = None
+    load_ms: float | None = None
+    eval_ms: float | None = None
+
+
+class StreamDone(BaseModel):
+    """The last item of a stream: the complete tool calls and what the server reported."""
+
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    done_reason: str | None = None
+    stats: StreamStats = Field(default_factory=StreamStats)
+
+
+StreamItem = StreamDelta | StreamDone
+
+
+class ModelInfo(BaseModel):
+    name: str
+    capabilities: list[str] = Field(default_factory=list)
+    context_length: int | None = None
+    size: int | None = None
+    parameter_size: str | None = None
+    family: str | None = None
+    quantization: str | None = None
+
+    def supports(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+
+class PullProgress(BaseModel):
+    status: str
+    digest: str | None = None
+    total: int | None = None
+    completed: int | None = None
+
+
+class Provider(Protocol):
+    """A model server. Streams are async iterators; cancelling them closes the HTTP response."""
+
+    kind: str
+    endpoint: str
+
+    def chat(self, request: ChatRequest) -> AsyncIterator[StreamItem]: ...
+
+    async def list_models(self) -> list[ModelInfo]: ...
+
+    async def model_info(self, model: str) -> ModelInfo: ...
+
+    async def version(self) -> str: ...
+
+    def pull(self, model: str) -> AsyncIterator[PullProgress]: ...
+
+    async def aclose(self) -> None: ...
