@@ -1,0 +1,1 @@
+"""The agent: rounds of request -> stream -> tool calls, with approvals and history trimming."""

@@ -1,0 +1,138 @@
+"""Who must be asked, and waiting for the answer.
+
+The broker lives on the core loop. ``request`` publishes ``approval_needed`` and awaits a future;
+``decide`` (from the popup, a notification, the tray or the terminal, always marshalled onto the
+core loop by ``Core``) resolves it, and every consumer learns the outcome from
+``approval_resolved``, so answering in one place resolves it everywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from tray_app.core.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision
+from tray_app.tools.base import Risk
+
+ASKS_IN_EVERY_MODE = {Risk.DESTRUCTIVE, Risk.COMMAND}
+
+
+def needs_confirmation(
+    *,
+    tool: str,
+    risk: Risk,
+    mode: str,
+    preview: dict[str, Any] | None,
+    granted: bool,
+) -> bool:
+    """SPEC section 6: deletes and commands always ask; writes ask according to the mode."""
+    if risk in ASKS_IN_EVERY_MODE:
+        return True
+    if risk is Risk.READ:
+        return False
+    if granted or mode == "full_auto":
+        return False
+    if mode == "delete_only":
+        # write_file asks only when it would overwrite; create_directory never asks.
+        return tool == "write_file" and bool((preview or {}).get("exists"))
+    return True
+
+
+def can_remember(risk: Risk) -> bool:
+    """"Don't ask again this session" exists for write_file and create_directory only."""
+    return risk is Risk.WRITE
+
+
+@dataclass
+class Outcome:
+    decision: Decision
+    by: DecidedBy
+    remember: bool = False
+
+
+@dataclass
+class _Pending:
+    event: ApprovalNeeded
+    future: asyncio.Future[Outcome]
+    created: float = field(default_factory=time.monotonic)
+
+
+class ApprovalBroker:
+    def __init__(self, publish: Callable[[BaseModel], None], *, timeout: float) -> None:
+        self._publish = publish
+        self.timeout = timeout
+        self._pending: dict[str, _Pending] = {}
+        self._grants: dict[str, set[str]] = {}
+        self.on_change: Callable[[], None] | None = None
+
+    def granted(self, session_id: str, tool: str) -> bool:
+        return tool in self._grants.get(session_id, set())
+
+    def grant(self, session_id: str, tool: str) -> None:
+        self._grants.setdefault(session_id, set()).add(tool)
+
+    def clear_grants(self, session_id: str) -> None:
+        self._grants.pop(session_id, None)
+
+    def pending(self) -> list[dict[str, Any]]:
+        return [p.event.model_dump() for p in self._pending.values()]
+
+    def pending_count(self) -> int:
+        return len(self._pending)
+
+    async def request(self, event: ApprovalNeeded) -> Outcome:
+        """Wait for a decision; the timeout counts as a denial."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Outcome] = loop.create_future()
+        self._pending[event.call_id] = _Pending(event=event, future=future)
+        self._publish(event)
+        self._changed()
+        try:
+            outcome = await asyncio.wait_for(asyncio.shield(future), timeout=self.timeout)
+        except asyncio.TimeoutError:
+            outcome = Outcome(decision="timeout", by="timeout")
+        except asyncio.CancelledError:
+            self._resolve(event, Outcome(decision="cancelled", by="abort"))
+            raise
+        self._resolve(event, outcome)
+        if outcome.decision == "approved" and outcome.remember and can_remember(
+            Risk(event.risk)
+        ):
+            self.grant(event.session_id, event.name)
+        return outcome
+
+    def decide(
+        self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
+    ) -> bool:
+        """Answer a pending call. False when it is no longer pending (answered elsewhere)."""
+        pending = self._pending.get(call_id)
+        if pending is None or pending.future.done():
+            return False
+        decision: Decision = "approved" if approve else "denied"
+        pending.future.set_result(Outcome(decision=decision, by=by, remember=remember))
+        return True
+
+    def _resolve(self, event: ApprovalNeeded, outcome: Outcome) -> None:
+        pending = self._pending.pop(event.call_id, None)
+        if pending is None:
+            return
+        if not pending.future.done():
+            pending.future.cancel()
+        self._publish(
+            ApprovalResolved(
+                session_id=event.session_id,
+                call_id=event.call_id,
+                decision=outcome.decision,
+                by=outcome.by,
+            )
+        )
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()

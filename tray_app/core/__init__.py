@@ -1,0 +1,1 @@
+"""The application service: commands in, events out."""

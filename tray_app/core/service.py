@@ -1,0 +1,503 @@
+"""``Core``: the only door into the app.
+
+Every public method is safe to call from any thread: it hands the work to the core loop and
+returns a plain JSON-able result. The popup bridge, the tray, notifications, the terminal mode
+and the tests all use these commands and read the events on ``Core.bus``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from tray_app.agent.approval import ApprovalBroker
+from tray_app.agent.loop import AgentTurn
+from tray_app.core.bus import EventBus
+from tray_app.core.events import (
+    DecidedBy,
+    PullProgressEvent,
+    SessionUpdated,
+    SettingsUpdated,
+    StateChanged,
+    TurnFailed,
+    UndoApplied,
+)
+from tray_app.core.runner import CoreRunner
+from tray_app.core.turns import TurnFactory
+from tray_app.errors import ProviderError
+from tray_app.paths import AppPaths
+from tray_app.providers.base import ModelInfo, Provider
+from tray_app.providers.factory import make_provider
+from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord, new_id
+from tray_app.store.settings import Settings, save_settings
+
+log = logging.getLogger(__name__)
+
+ProviderFactory = Callable[[Settings], Provider]
+
+
+def default_provider_factory(settings: Settings) -> Provider:
+    return make_provider(settings.provider, settings.endpoint)
+
+
+def session_title(text: str) -> str:
+    first = " ".join(text.strip().split())
+    return first if len(first) <= 60 else first[:57].rstrip() + "…"
+
+
+class Core:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        paths: AppPaths,
+        chats: ChatRepository | None = None,
+        provider_factory: ProviderFactory = default_provider_factory,
+        persist_settings: bool = True,
+        history_warning: str | None = None,
+        on_tool_record: Callable[[Any], None] | None = None,
+    ) -> None:
+        self.paths = paths
+        self.bus = EventBus()
+        self.history_warning = history_warning
+        self._settings = settings
+        self._persist = persist_settings
+        self._chats: ChatRepository = chats if chats is not None else MemoryChats()
+        self._provider_factory = provider_factory
+        self._provider: Provider | None = None
+        self._runner = CoreRunner()
+        self._broker = ApprovalBroker(self.bus.publish, timeout=settings.confirmation_timeout)
+        self._broker.on_change = self._publish_state
+        self._turns: dict[str, asyncio.Task[str]] = {}  # session id -> running turn
+        self._factory = TurnFactory(paths)
+        self._on_tool_record = on_tool_record
+        self._state = "idle"
+        self._last_failed = False
+
+    # ---- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> Core:
+        self._runner.start()
+        return self
+
+    def stop(self, timeout: float = 3.0) -> None:
+        async def close() -> None:
+            for task in list(self._turns.values()):
+                task.cancel()
+            if self._turns:
+                await asyncio.wait(list(self._turns.values()), timeout=timeout / 2)
+            if self._provider is not None:
+                await self._provider.aclose()
+            self._chats.close()
+
+        try:
+            self._runner.run(close(), timeout)
+        except Exception:  # stopping must never hang or raise on the way out
+            log.exception("error while stopping the core")
+        self._runner.stop(timeout)
+
+    def __enter__(self) -> Core:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self, fn: Callable[..., Any], *args: Any, timeout: float | None = 30.0) -> Any:
+        return self._runner.call(fn, *args, timeout=timeout)
+
+    # ---- provider ---------------------------------------------------------------------------
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = self._provider_factory(self._settings)
+        return self._provider
+
+    async def _reset_provider(self) -> None:
+        if self._provider is not None:
+            await self._provider.aclose()
+        self._provider = None
+
+    # ---- sessions ---------------------------------------------------------------------------
+
+    def new_session(self, *, model: str | None = None, workspace: str | None = None) -> dict[str, Any]:
+        def create() -> dict[str, Any]:
+            folder = self._factory.check_workspace(self._settings, workspace)
+            record = self._chats.create_session(
+                model=model or self._settings.default_model, workspace=folder
+            )
+            self.bus.publish(SessionUpdated(session=record.model_dump()))
+            return record.model_dump()
+
+        return dict(self._run(create))
+
+    def list_sessions(self, query: str | None = None) -> list[dict[str, Any]]:
+        return [s.model_dump() for s in self._run(self._chats.list_sessions, query)]
+
+    def get_session(self, session_id: str) -> dict[str, Any]:
+        def read() -> dict[str, Any]:
+            session = self._require_session(session_id)
+            return {
+                "session": session.model_dump(),
+                "messages": [m.model_dump() for m in self._chats.messages(session_id)],
+                "tool_calls": [c.model_dump() for c in self._chats.tool_calls(session_id)],
+                "running": session_id in self._turns,
+            }
+
+        return dict(self._run(read))
+
+    def update_session(self, session_id: str, **fields: Any) -> dict[str, Any]:
+        """Rename, or change the session's model or workspace folder."""
+        allowed = {"title", "model", "workspace"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"cannot change {', '.join(sorted(unknown))} of a session")
+
+        def update() -> dict[str, Any]:
+            self._require_session(session_id)
+            if "workspace" in fields:
+                fields["workspace"] = self._factory.check_workspace(
+                    self._settings, fields["workspace"]
+                )
+            if "title" in fields:
+                fields["title"] = str(fields["title"]).strip()[:200]
+            record = self._chats.update_session(session_id, **fields)
+            self.bus.publish(SessionUpdated(session=record.model_dump()))
+            return record.model_dump()
+
+        return dict(self._run(update))
+
+    def delete_session(self, session_id: str) -> dict[str, Any]:
+        def delete() -> dict[str, Any]:
+            session = self._require_session(session_id)
+            task = self._turns.get(session_id)
+            if task is not None:
+                task.cancel()
+            self._chats.delete_session(session_id)
+            self._broker.clear_grants(session_id)
+            self.bus.publish(SessionUpdated(session=session.model_dump(), deleted=True))
+            return {"ok": True}
+
+        return dict(self._run(delete))
+
+    def _require_session(self, session_id: str) -> Any:
+        session = self._chats.get_session(session_id)
+        if session is None:
+            raise KeyError(f"no session {session_id!r}")
+        return session
+
+    # ---- turns ------------------------------------------------------------------------------
+
+    def send_message(
+        self, session_id: str, text: str, *, images: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Store the user's message, then start a turn; returns at once with its turn id."""
+
+        def send() -> dict[str, Any]:
+            self._require_session(session_id)
+            if session_id in self._turns:
+                raise RuntimeError("this chat is still answering; stop it first")
+            turn_id = new_id("t")
+            self._chats.add_message(
+                MessageRecord(
+                    session_id=session_id,
+                    turn_id=turn_id,
+                    role="user",
+                    content=text,
+                    images=list(images or []),
+                )
+            )
+            session = self._chats.get_session(session_id)
+            assert session is not None
+            if not session.title:
+                session = self._chats.update_session(session_id, title=session_title(text))
+            else:
+                session = self._chats.update_session(session_id)
+            self.bus.publish(SessionUpdated(session=session.model_dump()))
+            self._start_turn(session_id, turn_id)
+            return {"turn_id": turn_id, "session_id": session_id}
+
+        return dict(self._run(send))
+
+    def retry(self, session_id: str) -> dict[str, Any]:
+        """Answer the last user message again (after an error or a stop)."""
+        return dict(self._run(self._resend, session_id, None))
+
+    def edit_last(self, session_id: str, text: str) -> dict[str, Any]:
+        """Replace the last user message and answer it again."""
+        return dict(self._run(self._resend, session_id, text))
+
+    def _resend(self, session_id: str, text: str | None) -> dict[str, Any]:
+        self._require_session(session_id)
+        if session_id in self._turns:
+            raise RuntimeError("this chat is still answering; stop it first")
+        messages = self._chats.messages(session_id)
+        last_user = next((m for m in reversed(messages) if m.role == "user"), None)
+        if last_user is None:
+            raise ValueError("there is no message to send again")
+        turn_id = new_id("t")
+        self._chats.delete_messages_from(session_id, last_user.id)
+        self._chats.add_message(
+            last_user.model_copy(
+                update={
+                    "id": new_id("m"),
+                    "turn_id": turn_id,
+                    "content": last_user.content if text is None else text,
+                }
+            )
+        )
+        self.bus.publish(SessionUpdated(session=self._require_session(session_id).model_dump()))
+        self._start_turn(session_id, turn_id)
+        return {"turn_id": turn_id, "session_id": session_id}
+
+    def _start_turn(self, session_id: str, turn_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._turn(session_id, turn_id))
+        self._turns[session_id] = task
+        self._last_failed = False
+        self._publish_state()
+
+    async def _turn(self, session_id: str, turn_id: str) -> str:
+        reason = "failed"
+        try:
+            session = self._require_session(session_id)
+            model = session.model or self._settings.default_model
+            if not model:
+                model = await self._pick_model()
+                if model:
+                    session = self._chats.update_session(session_id, model=model)
+                    self.bus.publish(SessionUpdated(session=session.model_dump()))
+            if not model:
+                self.bus.publish(
+                    TurnFailed(
+                        session_id=session_id,
+                        turn_id=turn_id,
+                        code="no_models",
+                        message=(
+                            "No model is installed. Pull one first, for example "
+                            "`ollama pull qwen3:8b`, or pick a model in settings."
+                        ),
+                    )
+                )
+                return reason
+            turn = AgentTurn(
+                session_id=session_id,
+                turn_id=turn_id,
+                provider=self.provider,
+                toolbox=self._factory.toolbox(self._settings, session.workspace),
+                broker=self._broker,
+                chats=self._chats,
+                publish=self.bus.publish,
+                config=self._factory.config(self._settings, model),
+                workspace=self._factory.workspace(self._settings, session.workspace),
+                on_tool_record=self._on_tool_record,
+            )
+            reason = await turn.run()
+            return reason
+        except asyncio.CancelledError:
+            reason = "aborted"
+            raise
+        except Exception as exc:  # a bug: the user sees it, the log has the traceback
+            log.exception("turn %s crashed", turn_id)
+            self.bus.publish(
+                TurnFailed(
+                    session_id=session_id,
+                    turn_id=turn_id,
+                    code="internal",
+                    message=f"Internal error: {type(exc).__name__}: {exc}",
+                )
+            )
+            return reason
+        finally:
+            self._turns.pop(session_id, None)
+            self._last_failed = reason == "failed"
+            self._publish_state()
+
+    async def _pick_model(self) -> str:
+        try:
+            models = await self.provider.list_models()
+        except ProviderError:
+            return ""
+        return models[0].name if models else ""
+
+    def abort(self, session_id: str | None = None) -> dict[str, Any]:
+        """Stop the running turn (of one session, or all): closes the stream at once."""
+
+        def cancel() -> dict[str, Any]:
+            targets = [session_id] if session_id else list(self._turns)
+            stopped = 0
+            for sid in targets:
+                task = self._turns.get(sid) if sid else None
+                if task is not None and not task.done():
+                    task.cancel()
+                    stopped += 1
+            return {"stopped": stopped}
+
+        return dict(self._run(cancel))
+
+    def wait_idle(self, session_id: str, timeout: float = 30.0) -> bool:
+        """Block until the session has no running turn (tests and the terminal)."""
+
+        async def wait() -> bool:
+            task = self._turns.get(session_id)
+            if task is None:
+                return True
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+            return bool(done)
+
+        return bool(self._runner.run(wait(), timeout + 5))
+
+    # ---- approvals --------------------------------------------------------------------------
+
+    def decide(
+        self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
+    ) -> dict[str, Any]:
+        ok = self._run(self._broker.decide, call_id, approve, remember, by)
+        return {"ok": bool(ok)}
+
+    def pending_approvals(self) -> list[dict[str, Any]]:
+        return list(self._run(self._broker.pending))
+
+    def status(self) -> dict[str, Any]:
+        def read() -> dict[str, Any]:
+            return {
+                "state": self._compute_state(),
+                "pending": self._broker.pending_count(),
+                "running": list(self._turns),
+                "history_warning": self.history_warning,
+            }
+
+        return dict(self._run(read))
+
+    def _compute_state(self) -> str:
+        if self._broker.pending_count():
+            return "waiting"
+        if self._turns:
+            return "working"
+        return "error" if self._last_failed else "idle"
+
+    def _publish_state(self) -> None:
+        state = self._compute_state()
+        self.bus.publish(StateChanged(state=state, pending=self._broker.pending_count()))  # type: ignore[arg-type]
+        self._state = state
+
+    # ---- models -----------------------------------------------------------------------------
+
+    def list_models(self) -> dict[str, Any]:
+        """Installed models with their capabilities, or the reason there are none."""
+
+        async def read() -> dict[str, Any]:
+            try:
+                models = await self.provider.list_models()
+                detailed: list[ModelInfo] = []
+                for model in models:
+                    try:
+                        info = await self.provider.model_info(model.name)
+                        detailed.append(model.model_copy(update={
+                            "capabilities": info.capabilities,
+                            "context_length": info.context_length,
+                        }))
+                    except ProviderError:
+                        detailed.append(model)
+            except ProviderError as exc:
+                return {"models": [], "error": str(exc)}
+            return {"models": [m.model_dump() for m in detailed], "error": None}
+
+        return dict(self._runner.run(read(), 60))
+
+    def server_status(self) -> dict[str, Any]:
+        async def read() -> dict[str, Any]:
+            try:
+                version = await self.provider.version()
+            except ProviderError as exc:
+                return {"reachable": False, "version": None, "error": str(exc)}
+            return {"reachable": True, "version": version, "error": None}
+
+        return dict(self._runner.run(read(), 30))
+
+    def pull_model(self, name: str) -> dict[str, Any]:
+        """Start pulling a model; progress arrives as ``pull_progress`` events."""
+
+        async def pull() -> None:
+            try:
+                async for progress in self.provider.pull(name):
+                    self.bus.publish(
+                        PullProgressEvent(
+                            model=name,
+                            status=progress.status,
+                            completed=progress.completed,
+                            total=progress.total,
+                            done=progress.status == "success",
+                        )
+                    )
+            except ProviderError as exc:
+                self.bus.publish(
+                    PullProgressEvent(model=name, status="error", done=True, error=str(exc))
+                )
+
+        def start() -> dict[str, Any]:
+            asyncio.get_running_loop().create_task(pull())
+            return {"started": True, "model": name}
+
+        return dict(self._run(start))
+
+    # ---- settings ---------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    def get_settings(self) -> dict[str, Any]:
+        return self._settings.model_dump()
+
+    def update_settings(self, patch: dict[str, Any]) -> dict[str, Any]:
+        """Validate and apply a partial change; invalid fields are reported, nothing applied."""
+
+        async def apply() -> dict[str, Any]:
+            merged = {**self._settings.model_dump(), **patch}
+            try:
+                updated = Settings.model_validate(merged)
+            except ValidationError as exc:
+                errors = {
+                    ".".join(str(p) for p in e["loc"]): e["msg"] for e in exc.errors()
+                }
+                return {"ok": False, "errors": errors, "settings": self._settings.model_dump()}
+            old = self._settings
+            self._settings = updated
+            self._broker.timeout = updated.confirmation_timeout
+            if (old.provider, old.endpoint) != (updated.provider, updated.endpoint):
+                await self._reset_provider()
+            if self._persist:
+                save_settings(updated, self.paths.settings_file)
+            self.bus.publish(SettingsUpdated(settings=updated.model_dump()))
+            return {"ok": True, "errors": {}, "settings": updated.model_dump()}
+
+        return dict(self._runner.run(apply()))
+
+    # ---- undo -------------------------------------------------------------------------------
+
+    def undo_last(self) -> dict[str, Any]:
+        return self._undo(None)
+
+    def undo(self, call_id: str) -> dict[str, Any]:
+        return self._undo(call_id)
+
+    def _undo(self, call_id: str | None) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            journal = self._factory.journal()
+            result = journal.undo_last() if call_id is None else journal.undo(call_id)
+            if result.get("success"):
+                self.bus.publish(
+                    UndoApplied(
+                        call_id=result.get("call_id"),
+                        path=result.get("path"),
+                        action=str(result.get("action", "")),
+                    )
+                )
+            return dict(result)
+
+        return dict(self._run(run))
+

@@ -1,0 +1,89 @@
+"""Builds what one turn needs from the current settings: its toolbox, its config, its folder."""
+
+from __future__ import annotations
+
+import locale
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tray_app.agent.loop import TurnConfig
+from tray_app.paths import AppPaths
+from tray_app.store.settings import Settings
+from tray_app.tools.base import Toolbox
+
+if TYPE_CHECKING:
+    from tray_app.tools.journal import Journal
+    from tray_app.tools.sandbox import SandboxPolicy
+
+
+def system_language() -> str:
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(name)
+        if value:
+            return "zh-CN" if value.lower().startswith("zh") else "en"
+    code = locale.getlocale()[0] or ""
+    return "zh-CN" if code.lower().startswith("zh") else "en"
+
+
+def resolve_language(setting: str) -> str:
+    return system_language() if setting == "system" else setting
+
+
+class TurnFactory:
+    def __init__(self, paths: AppPaths) -> None:
+        self.paths = paths
+        self._journal: Journal | None = None
+
+    def journal(self) -> Journal:
+        if self._journal is None:
+            from tray_app.tools.journal import Journal
+
+            self._journal = Journal(self.paths.journal_dir)
+        return self._journal
+
+    def policy(self, settings: Settings, workspace: str | None) -> SandboxPolicy:
+        from tray_app.tools.sandbox import SandboxPolicy
+
+        return SandboxPolicy.from_settings(settings, self.paths, workspace=workspace)
+
+    def check_workspace(self, settings: Settings, workspace: str | None) -> str | None:
+        """A workspace must be an existing folder inside the allowed directories."""
+        if not workspace:
+            return None
+        policy = self.policy(settings, None)
+        resolved = policy.resolve(str(Path(workspace).expanduser()), access="list")
+        if not resolved.is_dir():
+            raise ValueError(f"{workspace} is not a folder")
+        return str(resolved)
+
+    def workspace(self, settings: Settings, workspace: str | None) -> str:
+        return str(self.policy(settings, workspace).workspace)
+
+    def enabled_tools(self, settings: Settings, toolbox_names: list[str]) -> list[str]:
+        names = [n for n in toolbox_names if n not in settings.disabled_tools]
+        if not settings.run_command_enabled:
+            names = [n for n in names if n != "run_command"]
+        return names
+
+    def toolbox(self, settings: Settings, workspace: str | None) -> Toolbox | None:
+        if not settings.tools_enabled:
+            return None
+        box = Toolbox(self.policy(settings, workspace), journal=self.journal())
+        box.enabled = set(self.enabled_tools(settings, box.registry.names()))
+        return box
+
+    def config(self, settings: Settings, model: str) -> TurnConfig:
+        return TurnConfig(
+            model=model,
+            think=settings.think,
+            temperature=settings.temperature,
+            num_ctx=settings.num_ctx,
+            keep_alive=settings.keep_alive or None,
+            max_rounds=settings.max_rounds,
+            tools_enabled=settings.tools_enabled,
+            confirmation_mode=settings.confirmation_mode,
+            language=resolve_language(settings.language),
+            system_prompt=settings.system_prompt,
+            tool_result_limit=settings.tool_result_limit,
+        )

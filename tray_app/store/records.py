@@ -1,0 +1,180 @@
+"""What a chat is made of, and the repository interface the agent keeps it through.
+
+``MemoryChats`` keeps everything in memory (tests, ``--no-history``); the SQLite store in
+``store/chats.py`` implements the same ``ChatRepository`` so a chat survives restarts.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from tray_app.providers.base import ChatMessage, Role, ToolCall
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+class SessionRecord(BaseModel):
+    id: str = Field(default_factory=lambda: new_id("s"))
+    title: str = ""
+    model: str = ""
+    workspace: str | None = None
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call and everything that happened to it (the card's state)."""
+
+    call_id: str
+    session_id: str
+    message_id: str
+    provider_id: str | None = None  # the id the server gave the call, sent back with the result
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    risk: str | None = None
+    preview: dict[str, Any] | None = None
+    status: Literal["pending", "running", "success", "error", "cancelled"] = "pending"
+    decision: str | None = None
+    decided_by: str | None = None
+    result: dict[str, Any] | None = None
+    duration_ms: float | None = None
+    created_at: float = Field(default_factory=time.time)
+    undoable: bool = False
+
+
+class MessageRecord(BaseModel):
+    id: str = Field(default_factory=lambda: new_id("m"))
+    session_id: str
+    turn_id: str | None = None
+    role: Role
+    content: str = ""
+    thinking: str = ""
+    images: list[str] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # assistant: what the model asked
+    tool_name: str | None = None  # tool: which tool answered
+    tool_call_id: str | None = None  # tool: the provider id of the call answered
+    model: str | None = None
+    created_at: float = Field(default_factory=time.time)
+    stats: dict[str, Any] = Field(default_factory=dict)
+    stopped: bool = False
+    error: str | None = None
+
+    def to_chat_message(self) -> ChatMessage:
+        return ChatMessage(
+            role=self.role,
+            content=self.content,
+            thinking=self.thinking,
+            images=self.images,
+            tool_calls=self.tool_calls,
+            tool_name=self.tool_name,
+            tool_call_id=self.tool_call_id,
+        )
+
+
+class ChatRepository(Protocol):
+    """Where sessions, messages and tool calls live. Called from the core thread only."""
+
+    def create_session(
+        self, *, model: str, workspace: str | None, title: str = ""
+    ) -> SessionRecord: ...
+
+    def get_session(self, session_id: str) -> SessionRecord | None: ...
+
+    def list_sessions(self, query: str | None = None, limit: int = 200) -> list[SessionRecord]: ...
+
+    def update_session(self, session_id: str, **fields: Any) -> SessionRecord: ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+    def add_message(self, message: MessageRecord) -> None: ...
+
+    def update_message(self, message_id: str, **fields: Any) -> None: ...
+
+    def delete_messages_from(self, session_id: str, message_id: str) -> None:
+        """Remove a message and everything after it (edit-and-resend, retry)."""
+
+    def messages(self, session_id: str) -> list[MessageRecord]: ...
+
+    def upsert_tool_call(self, record: ToolCallRecord) -> None: ...
+
+    def tool_calls(self, session_id: str) -> list[ToolCallRecord]: ...
+
+    def close(self) -> None: ...
+
+
+class MemoryChats:
+    """An in-memory ChatRepository."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, SessionRecord] = {}
+        self._messages: dict[str, list[MessageRecord]] = {}
+        self._calls: dict[str, dict[str, ToolCallRecord]] = {}
+
+    def create_session(
+        self, *, model: str, workspace: str | None, title: str = ""
+    ) -> SessionRecord:
+        record = SessionRecord(model=model, workspace=workspace, title=title)
+        self._sessions[record.id] = record
+        self._messages[record.id] = []
+        self._calls[record.id] = {}
+        return record
+
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        return self._sessions.get(session_id)
+
+    def list_sessions(self, query: str | None = None, limit: int = 200) -> list[SessionRecord]:
+        items = sorted(self._sessions.values(), key=lambda s: s.updated_at, reverse=True)
+        if query:
+            needle = query.casefold()
+            items = [s for s in items if needle in s.title.casefold()]
+        return items[:limit]
+
+    def update_session(self, session_id: str, **fields: Any) -> SessionRecord:
+        current = self._sessions[session_id]
+        updated = current.model_copy(update={**fields, "updated_at": time.time()})
+        self._sessions[session_id] = updated
+        return updated
+
+    def delete_session(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+        self._messages.pop(session_id, None)
+        self._calls.pop(session_id, None)
+
+    def add_message(self, message: MessageRecord) -> None:
+        self._messages.setdefault(message.session_id, []).append(message)
+
+    def update_message(self, message_id: str, **fields: Any) -> None:
+        for items in self._messages.values():
+            for index, item in enumerate(items):
+                if item.id == message_id:
+                    items[index] = item.model_copy(update=fields)
+                    return
+
+    def delete_messages_from(self, session_id: str, message_id: str) -> None:
+        items = self._messages.get(session_id, [])
+        for index, item in enumerate(items):
+            if item.id == message_id:
+                removed = {m.id for m in items[index:]}
+                del items[index:]
+                calls = self._calls.get(session_id, {})
+                for call_id in [c for c, r in calls.items() if r.message_id in removed]:
+                    del calls[call_id]
+                return
+
+    def messages(self, session_id: str) -> list[MessageRecord]:
+        return list(self._messages.get(session_id, []))
+
+    def upsert_tool_call(self, record: ToolCallRecord) -> None:
+        self._calls.setdefault(record.session_id, {})[record.call_id] = record
+
+    def tool_calls(self, session_id: str) -> list[ToolCallRecord]:
+        return list(self._calls.get(session_id, {}).values())
+
+    def close(self) -> None:
+        return None
