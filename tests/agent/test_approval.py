@@ -1,0 +1,109 @@
+"""Who is asked, in which mode; the broker's timeout, grants and 'answered elsewhere'."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from pydantic import BaseModel
+
+from tray_app.agent.approval import ApprovalBroker, needs_confirmation
+from tray_app.core.events import ApprovalNeeded, ApprovalResolved
+from tray_app.tools.base import Risk
+
+
+@pytest.mark.parametrize(
+    ("tool", "risk", "mode", "exists", "expected"),
+    [
+        ("read_file", Risk.READ, "all_writes", False, False),
+        ("write_file", Risk.WRITE, "all_writes", False, True),
+        ("create_directory", Risk.WRITE, "all_writes", False, True),
+        ("write_file", Risk.WRITE, "delete_only", False, False),
+        ("write_file", Risk.WRITE, "delete_only", True, True),
+        ("create_directory", Risk.WRITE, "delete_only", False, False),
+        ("write_file", Risk.WRITE, "full_auto", True, False),
+        ("delete_file", Risk.DESTRUCTIVE, "full_auto", True, True),
+        ("run_command", Risk.COMMAND, "full_auto", False, True),
+        ("delete_file", Risk.DESTRUCTIVE, "delete_only", True, True),
+    ],
+)
+def test_modes(tool: str, risk: Risk, mode: str, exists: bool, expected: bool) -> None:
+    got = needs_confirmation(
+        tool=tool, risk=risk, mode=mode, preview={"exists": exists}, granted=False
+    )
+    assert got is expected
+
+
+def test_a_session_grant_skips_writes_but_never_deletes_or_commands() -> None:
+    assert not needs_confirmation(
+        tool="write_file", risk=Risk.WRITE, mode="all_writes", preview={}, granted=True
+    )
+    assert needs_confirmation(
+        tool="delete_file", risk=Risk.DESTRUCTIVE, mode="all_writes", preview={}, granted=True
+    )
+    assert needs_confirmation(
+        tool="run_command", risk=Risk.COMMAND, mode="all_writes", preview={}, granted=True
+    )
+
+
+def _event(call_id: str, risk: str = "write", name: str = "write_file") -> ApprovalNeeded:
+    return ApprovalNeeded(
+        session_id="s1",
+        call_id=call_id,
+        name=name,
+        args={"path": "a.txt"},
+        risk=risk,
+        preview={},
+        can_remember=risk == "write",
+        expires_at=time.time() + 60,
+    )
+
+
+async def test_decide_resolves_once_and_publishes_the_outcome() -> None:
+    published: list[BaseModel] = []
+    broker = ApprovalBroker(published.append, timeout=30)
+    waiter = asyncio.create_task(broker.request(_event("c1")))
+    while not broker.pending_count():
+        await asyncio.sleep(0)
+    assert broker.decide("c1", True, remember=True, by="notification")
+    assert not broker.decide("c1", False)  # already answered elsewhere
+    outcome = await waiter
+    assert outcome.decision == "approved" and outcome.by == "notification"
+    resolved = [e for e in published if isinstance(e, ApprovalResolved)]
+    assert [(r.call_id, r.decision, r.by) for r in resolved] == [("c1", "approved", "notification")]
+    assert broker.granted("s1", "write_file")
+    assert broker.pending_count() == 0
+
+
+async def test_remember_is_ignored_for_deletes() -> None:
+    broker = ApprovalBroker(lambda e: None, timeout=30)
+    waiter = asyncio.create_task(broker.request(_event("c2", risk="destructive", name="delete_file")))
+    while not broker.pending_count():
+        await asyncio.sleep(0)
+    broker.decide("c2", True, remember=True)
+    await waiter
+    assert not broker.granted("s1", "delete_file")
+
+
+async def test_no_answer_within_the_timeout_counts_as_denied() -> None:
+    published: list[BaseModel] = []
+    broker = ApprovalBroker(published.append, timeout=0.05)
+    outcome = await broker.request(_event("c3"))
+    assert outcome.decision == "timeout"
+    assert broker.pending_count() == 0
+    assert any(isinstance(e, ApprovalResolved) and e.decision == "timeout" for e in published)
+
+
+async def test_cancelling_the_wait_withdraws_the_request() -> None:
+    published: list[BaseModel] = []
+    broker = ApprovalBroker(published.append, timeout=30)
+    waiter = asyncio.create_task(broker.request(_event("c4")))
+    while not broker.pending_count():
+        await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    assert broker.pending_count() == 0
+    assert not broker.decide("c4", True)
+    assert any(isinstance(e, ApprovalResolved) and e.decision == "cancelled" for e in published)

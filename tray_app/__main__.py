@@ -1,0 +1,5 @@
+"""``python -m tray_app`` is the same as the ``metona-tray`` command."""
+
+from tray_app.cli import main
+
+raise SystemExit(main())

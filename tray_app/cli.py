@@ -1,0 +1,107 @@
+"""The ``metona-tray`` command: the desktop app (default), ``chat``, ``doctor``, ``--toggle``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from tray_app import __version__
+
+NO_DISPLAY_HELP = """\
+metona-tray: no graphical display found, so the tray app cannot start here.
+
+Use the terminal mode instead, with the same agent, tools and approvals:
+  metona-tray chat "list the files in my workspace"      one question
+  metona-tray chat                                       an interactive chat
+  metona-tray chat --help                                every option
+  metona-tray doctor                                     check Ollama and the set-up
+"""
+
+
+def _chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chat = sub.add_parser("chat", help="chat in the terminal (no PROMPT: interactive)")
+    chat.add_argument("prompt", nargs="*", help="the message to send; omit for a chat session")
+    chat.add_argument("--model", help="model name, e.g. qwen3:8b (default: from settings)")
+    chat.add_argument("--endpoint", help="server URL (default: from settings, Ollama on 11434)")
+    chat.add_argument("--provider", choices=["ollama", "openai"], help="server kind")
+    chat.add_argument("--workspace", metavar="DIR", help="folder relative paths resolve against")
+    chat.add_argument("--session", metavar="ID", help="continue a stored chat")
+    chat.add_argument("--yes", action="store_true", help="approve writes and new folders")
+    chat.add_argument(
+        "--yes-all", action="store_true", help="approve everything, deletes and commands too"
+    )
+    chat.add_argument("--json", action="store_true", help="print every event as a JSON line")
+    chat.add_argument("--no-tools", action="store_true", help="plain chat, no file tools")
+    think = chat.add_mutually_exclusive_group()
+    think.add_argument("--think", dest="think", action="store_true", default=None)
+    think.add_argument("--no-think", dest="think", action="store_false")
+    chat.add_argument("--max-rounds", type=int, metavar="N", help="tool-call rounds per message")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="metona-tray",
+        description="A tray chat with a local model that works on your files, with approval.",
+    )
+    parser.add_argument("--version", action="version", version=f"metona-tray {__version__}")
+    parser.add_argument(
+        "--toggle", action="store_true", help="show or hide the running app's popup"
+    )
+    sub = parser.add_subparsers(dest="command")
+    _chat_parser(sub)
+    doctor = sub.add_parser("doctor", help="check the model server and the desktop set-up")
+    doctor.add_argument("--json", action="store_true", help="machine-readable report")
+    doctor.add_argument("--endpoint", help="server URL to check (default: from settings)")
+    sessions = sub.add_parser("sessions", help="list stored chats")
+    sessions.add_argument("query", nargs="?", help="only chats whose title or text matches")
+    return parser
+
+
+def has_display() -> bool:
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def run_desktop(toggle: bool) -> int:
+    if not has_display():
+        print(NO_DISPLAY_HELP, file=sys.stderr)
+        return 1
+    try:
+        from tray_app.desktop.app import main as desktop_main  # type: ignore[import-not-found]
+    except ImportError as exc:
+        print(
+            f"metona-tray: the desktop app is not available ({exc}).\n"
+            "Install the desktop extras with `make run`, or use the terminal mode:\n"
+            '  metona-tray chat "your question"',
+            file=sys.stderr,
+        )
+        return 1
+    return int(desktop_main(toggle=toggle))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if args.command == "chat":
+        from tray_app.terminal import run_chat
+
+        return run_chat(args)
+    if args.command == "doctor":
+        from tray_app.doctor import run_doctor
+
+        return run_doctor(args)
+    if args.command == "sessions":
+        from tray_app.terminal import run_sessions
+
+        return run_sessions(args)
+    return run_desktop(args.toggle)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""Terminal mode: the same agent loop as the popup, with the terminal as its consumer.
+
+The core runs on its own thread; this thread drains the event bus, prints the stream and tool
+cards, and answers approvals at the prompt (or by ``--yes``/``--yes-all``, or denies when there
+is no terminal to ask).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from pydantic import BaseModel
+
+from tray_app.core.events import (
+    ApprovalNeeded,
+    TurnFailed,
+    TurnFinished,
+)
+from tray_app.core.service import Core
+from tray_app.paths import AppPaths
+from tray_app.store.settings import Settings, load_settings
+from tray_app.terminal_render import TextRenderer, approval_text
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    pass
+
+
+def settings_for(args: argparse.Namespace, paths: AppPaths) -> Settings:
+    """Settings from the file, with this run's flags on top (never saved)."""
+    settings = load_settings(paths.settings_file)
+    patch: dict[str, Any] = {}
+    if getattr(args, "endpoint", None):
+        patch["endpoint"] = args.endpoint
+    if getattr(args, "provider", None):
+        patch["provider"] = args.provider
+    if getattr(args, "model", None):
+        patch["default_model"] = args.model
+    if getattr(args, "no_tools", False):
+        patch["tools_enabled"] = False
+    if getattr(args, "think", None) is not None:
+        patch["think"] = args.think
+    if getattr(args, "max_rounds", None) is not None:
+        patch["max_rounds"] = args.max_rounds
+    workspace = getattr(args, "workspace", None)
+    if workspace:
+        # Naming a folder on the command line is the user's grant to work in it.
+        from pathlib import Path
+
+        folder = Path(workspace).expanduser().resolve()
+        if not folder.is_dir():
+            raise UsageError(f"--workspace {workspace}: not a folder")
+        patch["allowed_dirs"] = [str(folder), *settings.allowed_dirs]
+    try:
+        return Settings.model_validate({**settings.model_dump(), **patch})
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[-1] if str(exc) else "invalid option") from exc
+
+
+class ChatRunner:
+    def __init__(self, core: Core, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+        self.core = core
+        self.args = args
+        self.out = out
+        self.err = err
+        self.json = bool(args.json)
+        self.renderer = TextRenderer(out, err)
+        self.interactive_terminal = sys.stdin.isatty()
+
+    def decide(self, event: ApprovalNeeded) -> None:
+        if self.args.yes_all:
+            self.core.decide(event.call_id, True, by="terminal")
+            return
+        if self.args.yes and event.risk == "write":
+            self.core.decide(event.call_id, True, by="terminal")
+            return
+        if not self.interactive_terminal:
+            self.err.write(
+                f"denied {event.name}: no terminal to ask for approval "
+                "(use --yes for writes or --yes-all for everything)\n"
+            )
+            self.core.decide(event.call_id, False, by="terminal")
+            return
+        self.err.write(approval_text(event))
+        remember_hint = " / a = yes, don't ask again this chat" if event.can_remember else ""
+        self.err.write(f"Approve {event.name}? [y/N{remember_hint}] ")
+        self.err.flush()
+        answer = sys.stdin.readline().strip().lower()
+        approve = answer in ("y", "yes", "a")
+        remember = answer == "a" and event.can_remember
+        self.core.decide(event.call_id, approve, remember=remember, by="terminal")
+
+    def emit(self, event: BaseModel) -> None:
+        if self.json:
+            self.out.write(event.model_dump_json() + "\n")
+            self.out.flush()
+        else:
+            self.renderer.render(event)
+
+    def run_turn(self, session_id: str, text: str) -> int:
+        """Send one message and follow its turn to the end; returns an exit code."""
+        with self.core.bus.subscribe(lambda e: getattr(e, "session_id", session_id) == session_id) as sub:
+            turn_id = self.core.send_message(session_id, text)["turn_id"]
+            aborting = False
+            while True:
+                try:
+                    event = sub.get(timeout=0.5)
+                except KeyboardInterrupt:
+                    if aborting:
+                        raise
+                    aborting = True
+                    self.err.write("\nstopping…\n")
+                    self.core.abort(session_id)
+                    continue
+                if event is None:
+                    continue
+                self.emit(event)
+                if isinstance(event, ApprovalNeeded):
+                    self.decide(event)
+                elif isinstance(event, TurnFailed) and event.turn_id == turn_id:
+                    return EXIT_FAILED
+                elif isinstance(event, TurnFinished) and event.turn_id == turn_id:
+                    if event.stop_reason == "aborted":
+                        return EXIT_INTERRUPTED
+                    return EXIT_OK
+
+
+def _open_core(settings: Settings, paths: AppPaths) -> Core:
+    return Core(settings=settings, paths=paths, persist_settings=False).start()
+
+
+def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if args.max_rounds is not None and args.max_rounds < 1:
+        err.write("metona-tray chat: --max-rounds must be at least 1\n")
+        return EXIT_USAGE
+    paths = AppPaths.from_env()
+    try:
+        settings = settings_for(args, paths)
+    except UsageError as exc:
+        err.write(f"metona-tray chat: {exc}\n")
+        return EXIT_USAGE
+    paths.ensure()
+    core = _open_core(settings, paths)
+    runner = ChatRunner(core, args, out, err)
+    try:
+        if args.session:
+            try:
+                session_id = core.get_session(args.session)["session"]["id"]
+            except KeyError:
+                err.write(f"metona-tray chat: no stored chat {args.session!r}\n")
+                return EXIT_USAGE
+        else:
+            session_id = core.new_session(workspace=args.workspace)["id"]
+        prompt = " ".join(args.prompt).strip()
+        if prompt:
+            return runner.run_turn(session_id, prompt)
+        return interactive(runner, session_id)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    finally:
+        core.stop()
+
+
+def interactive(runner: ChatRunner, session_id: str) -> int:
+    err = runner.err
+    err.write("Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts over.\n")
+    code = EXIT_OK
+    while True:
+        err.write("\n> ")
+        err.flush()
+        try:
+            line = sys.stdin.readline()
+        except KeyboardInterrupt:
+            return code
+        if not line:
+            return code
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            return code
+        if text == "/new":
+            session_id = runner.core.new_session(workspace=runner.args.workspace)["id"]
+            continue
+        if text == "/undo":
+            result = runner.core.undo_last()
+            err.write(json.dumps(result, ensure_ascii=False) + "\n")
+            continue
+        code = runner.run_turn(session_id, text)
+
+
+def run_sessions(args: argparse.Namespace) -> int:
+    paths = AppPaths.from_env()
+    core = Core(settings=load_settings(paths.settings_file), paths=paths, persist_settings=False)
+    with core:
+        for session in core.list_sessions(args.query):
+            print(f"{session['id']}  {session['title'] or '(untitled)'}  {session['model']}")
+    return EXIT_OK

@@ -1,0 +1,124 @@
+"""Text rendering of events for the terminal: the stream, tool cards and notices."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, TextIO
+
+from pydantic import BaseModel
+
+from tray_app.core.events import (
+    ApprovalNeeded,
+    ApprovalResolved,
+    ContentDelta,
+    MessageFinished,
+    MessageStarted,
+    Notice,
+    ThinkingDelta,
+    ToolCallEvent,
+    ToolCallUpdate,
+    TurnFailed,
+    TurnFinished,
+)
+
+STATUS_MARK = {
+    "pending": "…",
+    "running": "▶",
+    "success": "✓",
+    "error": "✗",
+    "cancelled": "⊘",
+}
+KEY_ARGS = ("path", "command", "query", "cwd", "recursive")
+
+
+def key_args(args: dict[str, Any]) -> str:
+    parts = []
+    for key in KEY_ARGS:
+        if key in args:
+            value = str(args[key])
+            parts.append(f"{key}={value if len(value) <= 80 else value[:77] + '...'}")
+    return " ".join(parts)
+
+
+def result_summary(result: dict[str, Any] | None) -> str:
+    if not result:
+        return ""
+    if not result.get("success"):
+        return str(result.get("error", "failed"))
+    for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines"):
+        if key in result:
+            return f"{key}={result[key]}"
+    return "ok"
+
+
+def approval_text(event: ApprovalNeeded) -> str:
+    preview = event.preview or {}
+    lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.args)}"]
+    text = str(preview.get("text") or "")
+    if text:
+        shown = text.splitlines()[:40]
+        lines.extend("   " + line for line in shown)
+        if len(text.splitlines()) > 40:
+            lines.append("   …")
+    return "\n".join(lines) + "\n"
+
+
+class TextRenderer:
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.color = bool(getattr(err, "isatty", lambda: False)()) and not os.environ.get(
+            "NO_COLOR"
+        )
+        self._in_thinking = False
+        self._names: dict[str, str] = {}
+
+    def _dim(self, text: str) -> str:
+        return f"\033[2m{text}\033[0m" if self.color else text
+
+    def render(self, event: BaseModel) -> None:
+        if isinstance(event, ThinkingDelta):
+            if not self._in_thinking:
+                self.err.write(self._dim("thinking: "))
+                self._in_thinking = True
+            self.err.write(self._dim(event.text))
+            self.err.flush()
+        elif isinstance(event, ContentDelta):
+            self._end_thinking()
+            self.out.write(event.text)
+            self.out.flush()
+        elif isinstance(event, MessageStarted):
+            self._in_thinking = False
+        elif isinstance(event, MessageFinished):
+            self._end_thinking()
+            if event.stopped:
+                self.err.write(self._dim("\n[stopped]\n"))
+        elif isinstance(event, ToolCallEvent):
+            self._end_thinking()
+            self._names[event.call_id] = event.name
+            self.err.write(f"\n[tool] {event.name} {key_args(event.args)}\n")
+        elif isinstance(event, ToolCallUpdate):
+            if event.status in ("success", "error", "cancelled"):
+                name = self._names.get(event.call_id, "tool")
+                mark = STATUS_MARK[event.status]
+                timing = f" ({event.duration_ms:.0f} ms)" if event.duration_ms else ""
+                summary = result_summary(event.result)
+                self.err.write(f"[tool] {mark} {name} {event.status}{timing} {summary}\n")
+        elif isinstance(event, ApprovalResolved):
+            self.err.write(f"[approval] {event.decision} ({event.by})\n")
+        elif isinstance(event, Notice):
+            self.err.write(f"\n[{event.level}] {event.message}\n")
+        elif isinstance(event, TurnFailed):
+            self._end_thinking()
+            self.err.write(f"\nerror: {event.message}\n")
+        elif isinstance(event, TurnFinished):
+            self._end_thinking()
+            self.out.write("\n")
+            self.out.flush()
+        self.err.flush()
+
+    def _end_thinking(self) -> None:
+        if self._in_thinking:
+            self.err.write("\n")
+            self._in_thinking = False
+
