@@ -1,0 +1,405 @@
+"""The one path resolver every tool goes through (SPEC section 5).
+
+``SandboxPolicy.resolve(raw, access=...)`` turns what the model wrote into a real, absolute path
+or raises ``SandboxViolation`` with a sentence naming the path and the reason. The order matters:
+
+1. The raw text: NUL and other control characters (they hide the real path in the approval
+   dialog), URLs, Windows device/UNC/stream/reserved names, sensitive names in any component.
+2. A leading ``~`` is the user's home; ``$VAR`` and ``%VAR%`` are never expanded. Relative paths
+   are joined to the workspace, never to the process's working directory.
+3. ``realpath``: the deepest existing ancestor is resolved with symlinks followed; the part that
+   does not exist yet is appended after normalisation and may not climb with ``..``. A dangling
+   symlink is followed to where it points, so a new file written "through" it is checked where
+   it would really land. For ``delete`` the final component is *not* followed: a symlink is
+   removed as a link.
+4. Checks on the real path (and, for blocked folders, on the plain normalised path too, so
+   ``/proc/self/root/...`` cannot walk around ``/proc``): sensitive names on every component,
+   blocked and protected folders (they always win), containment in an allowed folder by path
+   components (``work_evil`` is not inside ``work``; case-folded on macOS and Windows), and
+   for writes and deletes no ``.git`` component and no hard-linked file.
+
+Hard links: a regular file with more than one link may have other names outside the allowed
+folders, and nothing cheap can find them. Reads are allowed (the file is reached through an
+allowed name, like any other file there). Writes and deletes of a regular file with
+``st_nlink > 1`` are refused, also inside a recursive delete: an atomic write would silently split
+the file from its other names, and the undo journal could only bring back a copy, never the link.
+
+Known limit: the check and the later open are separate steps, so another process racing to swap
+a checked directory for a symlink could redirect one operation. Reads open the final component
+with ``O_NOFOLLOW``; the model cannot run such a race without an approved ``run_command``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import re
+import stat
+import sys
+import unicodedata
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tray_app.errors import SandboxViolation
+
+if TYPE_CHECKING:
+    from tray_app.paths import AppPaths
+    from tray_app.store.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Access = Literal["read", "write", "delete", "list", "search", "cwd"]
+_MODIFYING = frozenset({"write", "delete"})
+
+MAX_PATH_CHARS = 4096
+
+SENSITIVE_PATTERNS: tuple[str, ...] = (
+    # SPEC section 5
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    "id_ecdsa*",
+    "credentials",
+    "credentials.*",
+    ".git-credentials",
+    "password",
+    "password.*",
+    "passwords.*",
+    ".netrc",
+    ".pypirc",
+    # the same kind of file, not in the SPEC list
+    "id_dsa*",
+    "*.p12",
+    "*.pfx",
+    ".pgpass",
+    ".envrc",
+)
+SENSITIVE_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
+
+POSIX_SYSTEM_DIRS = ("/etc", "/sys", "/proc", "/dev", "/boot", "/root")
+WINDOWS_SYSTEM_DIRS = (
+    r"C:\Windows",
+    r"C:\Program Files",
+    r"C:\Program Files (x86)",
+    r"C:\ProgramData",
+)
+# Credential stores below the home folder (the first three are the SPEC's).
+HOME_SECRET_DIRS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".password-store",
+    ".config/gcloud",
+    ".local/share/keyrings",
+    ".local/share/python_keyring",
+    "Library/Keychains",
+)
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://|^file:", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_WINDOWS_RESERVED = re.compile(
+    r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$", re.IGNORECASE
+)
+_WINDOWS_BAD_CHARS = frozenset('<>"|?*')
+
+
+def _windows_path_problem(raw: str) -> str | None:
+    """Why ``raw`` is unsafe as a Windows path, or None. Pure string logic, testable anywhere."""
+    text = raw.replace("/", "\\")
+    if text.startswith(("\\\\?\\", "\\\\.\\", "\\??\\")):
+        return "device and extended-length paths (\\\\?\\, \\\\.\\) are not allowed"
+    if text.startswith("\\\\"):
+        return "network (UNC) paths are not allowed"
+    drive = re.match(r"^([A-Za-z]):(.*)$", text, re.DOTALL)
+    if drive:
+        text = drive.group(2)
+        if not text.startswith("\\"):
+            return "drive-relative paths such as C:folder are not allowed; use C:\\folder"
+    for part in text.split("\\"):
+        if part in ("", ".", ".."):
+            continue
+        if ":" in part:
+            return f"{part!r} names an alternate data stream (a ':' in a file name)"
+        if part != part.rstrip(" ."):
+            return f"{part!r} ends with a dot or a space, which Windows silently drops"
+        if any(ch in _WINDOWS_BAD_CHARS for ch in part):
+            return f"{part!r} contains a character Windows does not allow in names"
+        stem = part.split(".", 1)[0].rstrip(" ")
+        if _WINDOWS_RESERVED.match(stem):
+            return f"{part!r} is a reserved device name on Windows"
+    return None
+
+
+def _fold(part: str) -> str:
+    return unicodedata.normalize("NFC", part).casefold()
+
+
+def _key(path: Path, *, fold: bool) -> tuple[str, ...]:
+    parts = path.parts
+    return tuple(_fold(p) for p in parts) if fold else parts
+
+
+def _within(child: tuple[str, ...], root: tuple[str, ...]) -> bool:
+    return len(child) >= len(root) and child[: len(root)] == root
+
+
+def _split_raw(raw: str) -> list[str]:
+    seps = "/\\" if os.name == "nt" else "/"
+    return [p for p in re.split(f"[{re.escape(seps)}]", raw) if p]
+
+
+def _plain_abs(path: str) -> Path:
+    """Absolute and normalised without touching the disk (``//x`` becomes ``/x`` on POSIX)."""
+    norm = os.path.normpath(os.path.abspath(path))
+    if os.name != "nt" and norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    return Path(norm)
+
+
+class SandboxPolicy:
+    """Where the tools may go. Cheap to build; no I/O beyond resolving the configured folders."""
+
+    case_insensitive: bool = sys.platform in ("darwin", "win32")
+
+    def __init__(
+        self,
+        *,
+        allowed_dirs: Sequence[str | Path],
+        workspace: str | Path | None = None,
+        blocked_dirs: Sequence[str | Path] = (),
+        protected_dirs: Sequence[str | Path] = (),
+        run_command_enabled: bool = False,
+        sandbox_enabled: bool = False,
+        home: Path | None = None,
+    ) -> None:
+        self.home = Path(os.path.realpath(_plain_abs(str(home) if home else str(Path.home()))))
+        self.run_command_enabled = run_command_enabled
+        self.sandbox_enabled = sandbox_enabled
+        self.allowed_roots: list[Path] = _unique(
+            p for p in (self._configured(d) for d in allowed_dirs) if p is not None
+        )
+        self._blocked: list[tuple[Path, str]] = []
+        for folder in self._system_dirs():
+            self._add_blocked(folder, "the system folder")
+        homes = {self.home, Path(os.path.abspath(Path.home()))}
+        for base in homes:
+            for name in HOME_SECRET_DIRS:
+                self._add_blocked(base / name, "the credential folder")
+        for label, folders in (
+            ("the blocked folder", blocked_dirs),
+            ("the app's own folder", protected_dirs),
+        ):
+            for item in folders:
+                configured = self._configured(item)
+                if configured is not None:
+                    self._add_blocked(configured, label)
+        chosen = self._configured(workspace) if workspace is not None else None
+        if chosen is None:
+            usable = [r for r in self.allowed_roots if not self.is_blocked(r)]
+            chosen = (usable or self.allowed_roots or [self.home])[0]
+        self.workspace: Path = chosen
+        if not self._inside_allowed(self.workspace):
+            log.warning("workspace %s is outside the allowed folders", self.workspace)
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, paths: AppPaths, *, workspace: str | Path | None = None
+    ) -> SandboxPolicy:
+        return cls(
+            allowed_dirs=settings.allowed_dirs,
+            workspace=workspace,
+            blocked_dirs=settings.blocked_dirs,
+            protected_dirs=paths.protected_dirs(),
+            run_command_enabled=settings.run_command_enabled,
+            sandbox_enabled=settings.sandbox_enabled,
+        )
+
+    # ---- public checks -------------------------------------------------------------------
+
+    def resolve(self, raw: str, *, access: Access) -> Path:
+        """The real absolute path for ``raw``, or ``SandboxViolation`` saying why not."""
+        self._check_raw(raw)
+        joined = os.path.join(self.workspace, self._expand_home(raw))
+        plain = _plain_abs(joined)
+        parent, name = os.path.split(joined.rstrip("/\\" if os.name == "nt" else "/"))
+        if access == "delete" and name not in ("", os.curdir, os.pardir) and parent:
+            # The entry itself is removed: resolve its folder, never follow the final link.
+            real = self._realpath(parent, raw) / name
+        else:
+            real = self._realpath(joined, raw)
+        self._check_names(real.parts, raw)
+        self._check_blocked(plain, raw)
+        self._check_blocked(real, raw)
+        if not self._inside_allowed(real):
+            roots = ", ".join(str(r) for r in self.allowed_roots) or "none are set"
+            raise SandboxViolation(
+                f"{self._describe(raw, real)} is outside the allowed folders ({roots})"
+            )
+        if access in _MODIFYING:
+            self._check_modifiable(plain, real, raw)
+        return real
+
+    def is_sensitive_name(self, name: str) -> bool:
+        """True for names such as ``.env``, ``id_rsa`` or ``server.pem`` (case-insensitive)."""
+        folded = _fold(name)
+        if folded in SENSITIVE_TEMPLATES:
+            return False
+        return any(fnmatch.fnmatchcase(folded, pattern) for pattern in SENSITIVE_PATTERNS)
+
+    def is_blocked(self, path: Path) -> bool:
+        """True when ``path`` is a system, credential, user-blocked or app folder, or inside one."""
+        return self._blocking(path) is not None
+
+    def is_allowed_root_or_ancestor(self, path: Path) -> bool:
+        """True for an allowed root, the home folder, the workspace, or a folder holding one."""
+        key = _key(Path(os.path.abspath(path)), fold=True)
+        guarded = [*self.allowed_roots, self.home, self.workspace]
+        return any(_within(_key(root, fold=True), key) for root in guarded)
+
+    # ---- internals -----------------------------------------------------------------------
+
+    def _configured(self, folder: str | Path) -> Path | None:
+        """A configured folder as a real path; relative or empty entries mean nothing."""
+        text = self._expand_home(str(folder).strip())
+        if not text or not os.path.isabs(text):
+            if text:
+                log.warning("ignoring folder %r: not an absolute path", text)
+            return None
+        return Path(os.path.realpath(_plain_abs(text)))
+
+    @staticmethod
+    def _system_dirs() -> list[Path]:
+        if os.name != "nt":
+            return [Path(d) for d in POSIX_SYSTEM_DIRS]
+        found = [Path(d) for d in WINDOWS_SYSTEM_DIRS]
+        for var in ("SystemRoot", "ProgramFiles", "ProgramFiles(x86)", "ProgramData"):
+            value = os.environ.get(var)
+            if value and os.path.isabs(value):
+                found.append(Path(value))
+        return found
+
+    def _add_blocked(self, folder: Path, label: str) -> None:
+        if not folder.is_absolute():
+            return
+        for form in {_plain_abs(str(folder)), Path(os.path.realpath(folder))}:
+            self._blocked.append((form, label))
+
+    def _blocking(self, path: Path) -> tuple[Path, str] | None:
+        key = _key(path, fold=True)
+        for folder, label in self._blocked:
+            if _within(key, _key(folder, fold=True)):
+                return folder, label
+        return None
+
+    def _inside_allowed(self, path: Path) -> bool:
+        key = _key(path, fold=self.case_insensitive)
+        return any(_within(key, _key(r, fold=self.case_insensitive)) for r in self.allowed_roots)
+
+    def _expand_home(self, raw: str) -> str:
+        seps = ("/", "\\") if os.name == "nt" else ("/",)
+        if raw == "~":
+            return str(self.home)
+        if raw.startswith(tuple("~" + s for s in seps)):
+            return str(self.home) + os.sep + raw[2:]
+        return raw
+
+    @staticmethod
+    def _describe(raw: str, real: Path) -> str:
+        return str(real) if raw == str(real) else f"{raw!r} (resolved to {real})"
+
+    def _check_raw(self, raw: object) -> None:
+        if not isinstance(raw, str):
+            raise SandboxViolation("the path must be a string")
+        if not raw.strip():
+            raise SandboxViolation("the path is empty; give a file or folder path")
+        if len(raw) > MAX_PATH_CHARS:
+            raise SandboxViolation(f"the path is longer than {MAX_PATH_CHARS} characters")
+        if _CONTROL.search(raw):
+            raise SandboxViolation(
+                f"the path {raw!r} contains a control character (such as NUL or a newline)"
+            )
+        if _URL.match(raw):
+            raise SandboxViolation(f"{raw!r} is a URL; the file tools take local paths only")
+        if os.name == "nt":
+            problem = _windows_path_problem(raw)
+            if problem:
+                raise SandboxViolation(f"the path {raw!r} is refused: {problem}")
+        self._check_names(_split_raw(raw), raw)
+
+    def _check_names(self, parts: Iterable[str], raw: str) -> None:
+        for part in parts:
+            if self.is_sensitive_name(part):
+                raise SandboxViolation(
+                    f"{raw!r} refers to {part!r}, which looks like a secret file "
+                    "(keys, passwords, .env); access to it is not allowed"
+                )
+
+    def _check_blocked(self, path: Path, raw: str) -> None:
+        hit = self._blocking(path)
+        if hit is not None:
+            folder, label = hit
+            raise SandboxViolation(
+                f"{self._describe(raw, path)} is inside {label} {folder}; access is not allowed"
+            )
+
+    def _check_modifiable(self, plain: Path, real: Path, raw: str) -> None:
+        for parts in (plain.parts, real.parts):
+            if any(_fold(p) == ".git" for p in parts):
+                raise SandboxViolation(
+                    f"{self._describe(raw, real)} is inside a .git folder; changing files there "
+                    "is not allowed (hooks and config there can run code)"
+                )
+        try:
+            info = os.lstat(real)
+        except OSError:
+            return
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            raise SandboxViolation(
+                f"{real} has {info.st_nlink} hard links; changing or deleting it is not allowed "
+                "because its other names may be outside the allowed folders"
+            )
+
+    def _realpath(self, path: str, raw: str) -> Path:
+        """``realpath`` of the deepest existing ancestor plus the normalised missing rest."""
+        head, missing = path, []
+        while not os.path.lexists(head):
+            parent, name = os.path.split(head)
+            if parent == head:
+                break
+            if name:
+                missing.append(name)
+            head = parent
+        real = os.path.realpath(head)
+        if missing:
+            rest = os.path.normpath(os.path.join(*reversed(missing)))
+            if rest == os.pardir or rest.startswith(os.pardir + os.sep):
+                raise SandboxViolation(
+                    f"{raw!r} uses '..' after a part that is not an existing folder"
+                )
+            if rest != os.curdir:
+                real = os.path.join(real, rest)
+        result = Path(real)
+        self._check_no_links(result, raw)
+        return result
+
+    @staticmethod
+    def _check_no_links(path: Path, raw: str) -> None:
+        """After realpath no component may still be a link: one that is, is a loop."""
+        for prefix in [*reversed(path.parents), path]:
+            if os.path.islink(prefix):  # islink never raises
+                raise SandboxViolation(f"{raw!r} runs into a symbolic link loop at {prefix}")
+
+
+def _unique(paths: Iterable[Path]) -> list[Path]:
+    seen: list[Path] = []
+    for path in paths:
+        if path not in seen:
+            seen.append(path)
+    return seen
