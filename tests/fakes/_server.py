@@ -9,6 +9,7 @@ import contextlib
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -165,6 +166,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets a kept-alive connection is normal, not worth a traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeServer:
     """Base of ``FakeOllama`` and ``FakeOpenAI``: lifecycle, recording, the turn queue."""
 
@@ -187,8 +197,7 @@ class FakeServer:
 
     def start(self) -> Any:
         handler = type("Handler", (_Handler,), {"fake": self})
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        httpd.daemon_threads = True
+        httpd = _HTTPServer(("127.0.0.1", 0), handler)
         self._httpd = httpd
         self.url = f"http://127.0.0.1:{httpd.server_address[1]}"
         self._thread = threading.Thread(

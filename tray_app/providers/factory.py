@@ -5,6 +5,7 @@ from __future__ import annotations
 from tray_app.errors import ConfigError
 from tray_app.providers.base import Provider
 from tray_app.providers.ollama import OllamaProvider
+from tray_app.providers.openai import OpenAIProvider
 
 KINDS = ("ollama", "openai")
 
@@ -14,5 +15,5 @@ def make_provider(kind: str, endpoint: str, *, api_key: str | None = None) -> Pr
     if kind == "ollama":
         return OllamaProvider(endpoint)
     if kind == "openai":
-        raise ConfigError("OpenAI-compatible servers are not supported yet.")
+        return OpenAIProvider(endpoint, api_key=api_key)
     raise ConfigError(f"Unknown provider {kind!r}: use one of {', '.join(KINDS)}.")

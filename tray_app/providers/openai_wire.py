@@ -1,0 +1,113 @@
+"""Our messages in OpenAI chat-completions shape, and the parsing of its SSE stream.
+
+Tool-call ids: OpenAI requires every assistant tool call to have an ``id`` and every tool
+result to name it in ``tool_call_id``. The agent copies ``ToolCall.id`` into the result's
+``ChatMessage.tool_call_id``. When the server gave no id (Ollama's native API before 0.12.10,
+some local servers), both stay ``None``: calls then get ``call_<n>`` here, numbered in history
+order, so the same history always gets the same ids, and each id-less result is paired with the
+first unanswered call of the preceding assistant message (by ``tool_name`` when that matches) —
+which is why results must follow their calls in call order (SPEC 2.1).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from tray_app.providers._http import iter_lines
+from tray_app.providers.base import ChatMessage, ChatRequest
+
+_IMAGE_MAGIC = {
+    "iVBOR": "image/png",
+    "/9j/": "image/jpeg",
+    "R0lG": "image/gif",
+    "UklGR": "image/webp",
+}
+
+
+def image_url(image: str) -> str:
+    """A data URL for a base64 image (the mime type sniffed from its first bytes)."""
+    if image.startswith(("data:", "http://", "https://")):
+        return image
+    mime = next((m for prefix, m in _IMAGE_MAGIC.items() if image.startswith(prefix)), "image/png")
+    return f"data:{mime};base64,{image}"
+
+
+def encode_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    generated = 0
+    unanswered: list[tuple[str, str]] = []  # (id, name) of the last assistant's calls
+    for message in messages:
+        entry: dict[str, Any] = {"role": message.role, "content": message.content}
+        if message.role == "assistant" and message.tool_calls:
+            calls: list[dict[str, Any]] = []
+            unanswered = []
+            for call in message.tool_calls:
+                if call.id is None:
+                    generated += 1
+                call_id = call.id or f"call_{generated}"
+                arguments = json.dumps(call.arguments, ensure_ascii=False)
+                calls.append(
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": arguments},
+                    }
+                )
+                unanswered.append((call_id, call.name))
+            entry["content"] = message.content or None
+            entry["tool_calls"] = calls
+        elif message.role == "tool":
+            call_id = message.tool_call_id or _pair(unanswered, message.tool_name)
+            unanswered = [pending for pending in unanswered if pending[0] != call_id]
+            entry["tool_call_id"] = call_id
+        elif message.role == "user" and message.images:
+            parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
+            for image in message.images:
+                parts.append({"type": "image_url", "image_url": {"url": image_url(image)}})
+            entry["content"] = parts
+        out.append(entry)
+    return out
+
+
+def _pair(unanswered: list[tuple[str, str]], name: str | None) -> str:
+    for call_id, call_name in unanswered:
+        if call_name == name:
+            return call_id
+    return unanswered[0][0] if unanswered else "call_unknown"
+
+
+def encode_request(request: ChatRequest) -> dict[str, Any]:
+    """``think``, ``num_ctx`` and ``keep_alive`` have no OpenAI equivalent and are left out."""
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": encode_messages(request.messages),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = request.tools
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    return body
+
+
+async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data`` of each Server-Sent Event; comments and other fields are skipped."""
+    data: list[str] = []
+    async for line in iter_lines(response):
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        if name == "data":
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        yield "\n".join(data)
