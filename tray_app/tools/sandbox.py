@@ -19,10 +19,13 @@ or raises ``SandboxViolation`` with a sentence naming the path and the reason. T
    for writes and deletes no ``.git`` component and no hard-linked file.
 
 Hard links: a regular file with more than one link may have other names outside the allowed
-folders, and nothing cheap can find them. Reads are allowed (the file is reached through an
-allowed name, like any other file there). Writes and deletes of a regular file with
-``st_nlink > 1`` are refused, also inside a recursive delete: an atomic write would silently split
-the file from its other names, and the undo journal could only bring back a copy, never the link.
+folders, and nothing cheap can find them (the allowed name proves nothing about the others).
+So a regular file with ``st_nlink > 1`` is refused for every access: reading it could show a
+file that lives outside, and writing or deleting it would either change that outside file or
+silently split it from its other names (the undo journal could only bring back a copy). Search
+skips such files, and a recursive delete that contains one is refused. Listings still show their
+names. The cost: trees made of hard links (pnpm's ``node_modules``, ``git clone --local``
+objects) cannot be read or deleted through the tools.
 
 Known limit: the check and the later open are separate steps, so another process racing to swap
 a checked directory for a symlink could redirect one operation. Reads open the final component
@@ -243,7 +246,8 @@ class SandboxPolicy:
                 f"{self._describe(raw, real)} is outside the allowed folders ({roots})"
             )
         if access in _MODIFYING:
-            self._check_modifiable(plain, real, raw)
+            self._check_git(plain, real, raw)
+        self._check_hard_links(real)
         return real
 
     def is_sensitive_name(self, name: str) -> bool:
@@ -349,21 +353,24 @@ class SandboxPolicy:
                 f"{self._describe(raw, path)} is inside {label} {folder}; access is not allowed"
             )
 
-    def _check_modifiable(self, plain: Path, real: Path, raw: str) -> None:
+    def _check_git(self, plain: Path, real: Path, raw: str) -> None:
         for parts in (plain.parts, real.parts):
             if any(_fold(p) == ".git" for p in parts):
                 raise SandboxViolation(
                     f"{self._describe(raw, real)} is inside a .git folder; changing files there "
                     "is not allowed (hooks and config there can run code)"
                 )
+
+    @staticmethod
+    def _check_hard_links(real: Path) -> None:
         try:
             info = os.lstat(real)
         except OSError:
             return
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             raise SandboxViolation(
-                f"{real} has {info.st_nlink} hard links; changing or deleting it is not allowed "
-                "because its other names may be outside the allowed folders"
+                f"{real} has {info.st_nlink} hard links; it is not used because its other "
+                "names may be outside the allowed folders"
             )
 
     def _realpath(self, path: str, raw: str) -> Path:

@@ -1,0 +1,89 @@
+"""The six file tools, in the design document's order (section 5.1).
+
+Handlers live in ``fs_read`` (read-only tools) and ``fs_write`` (tools that change files);
+argument models in ``file_args``; approval previews in ``previews``; every path goes through
+``sandbox.SandboxPolicy.resolve``.
+"""
+
+from __future__ import annotations
+
+from tray_app.tools.base import Risk, Tool
+from tray_app.tools.file_args import (
+    CreateDirectoryArgs,
+    DeleteFileArgs,
+    ListDirectoryArgs,
+    ReadFileArgs,
+    SearchFilesArgs,
+    WriteFileArgs,
+)
+from tray_app.tools.fs_read import list_directory, read_file, search_files
+from tray_app.tools.fs_write import create_directory, delete_file, write_file
+from tray_app.tools.previews import create_preview, delete_preview, write_preview
+
+FILE_TOOLS: list[Tool] = [
+    Tool(
+        name="read_file",
+        description=(
+            "Read a text file and return its content. Files up to 1 MB; at most 500 lines per "
+            "call, use start_line and end_line to read further. Binary files are refused "
+            "unless encoding is base64. Secret files (.env, keys, passwords) cannot be read."
+        ),
+        args_model=ReadFileArgs,
+        risk=Risk.READ,
+        handler=read_file,
+    ),
+    Tool(
+        name="write_file",
+        description=(
+            "Write content to a file: creates it, or replaces its whole content if it exists. "
+            "Missing parent folders are created. Content up to 5 MB. The user may be asked "
+            "to approve."
+        ),
+        args_model=WriteFileArgs,
+        risk=Risk.WRITE,
+        handler=write_file,
+        preview=write_preview,
+    ),
+    Tool(
+        name="list_directory",
+        description=(
+            "List the files and folders in a folder with their type, size and modification "
+            "time. Set recursive to true to include sub-folders (up to max_depth levels). "
+            "At most 500 entries."
+        ),
+        args_model=ListDirectoryArgs,
+        risk=Risk.READ,
+        handler=list_directory,
+    ),
+    Tool(
+        name="search_files",
+        description=(
+            "Find files below a folder by name (a glob such as '*.py') or lines of text inside "
+            "files (plain text, not a regular expression). Returns matching files with line "
+            "numbers; line 0 means the file name matched."
+        ),
+        args_model=SearchFilesArgs,
+        risk=Risk.READ,
+        handler=search_files,
+    ),
+    Tool(
+        name="create_directory",
+        description="Create a folder, and any missing parent folders.",
+        args_model=CreateDirectoryArgs,
+        risk=Risk.WRITE,
+        handler=create_directory,
+        preview=create_preview,
+    ),
+    Tool(
+        name="delete_file",
+        description=(
+            "Delete a file or an empty folder (it is moved to the trash when possible). "
+            "To delete a folder with everything in it, set recursive to true. "
+            "The user is always asked to approve."
+        ),
+        args_model=DeleteFileArgs,
+        risk=Risk.DESTRUCTIVE,
+        handler=delete_file,
+        preview=delete_preview,
+    ),
+]

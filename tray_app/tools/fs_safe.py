@@ -1,0 +1,154 @@
+"""Low-level file access the tools share: open without following or blocking, bounded reads.
+
+Limits are counted in bytes actually read (at most ``limit + 1``), never trusted from ``stat``:
+a file that grows, or a ``/proc``-style file that reports size 0, cannot blow them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+
+READ_CHUNK = 64 * 1024
+BINARY_SNIFF = 8 * 1024
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class NotReadable(Exception):
+    """The path exists but is not a regular file we will read; ``str()`` is for the model."""
+
+
+def kind_of(mode: int) -> str:
+    """A word for a file type, for messages and listings."""
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """An fd on the regular file at ``path``; anything else raises ``NotReadable``.
+
+    ``lstat`` first so a FIFO or device is never even opened; then ``O_NOFOLLOW|O_NONBLOCK``
+    and ``fstat`` on the fd, so a swap between the two steps is still caught.
+    """
+    before = os.lstat(path)
+    if not stat.S_ISREG(before.st_mode):
+        raise NotReadable(_not_regular(path, before.st_mode))
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotReadable(f"{path} changed into a symbolic link; not read") from exc
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotReadable(_not_regular(path, info.st_mode))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def _not_regular(path: Path, mode: int) -> str:
+    kind = kind_of(mode)
+    if kind == "directory":
+        return f"{path} is a folder, not a file; use list_directory"
+    return f"{path} is a {kind}, not a regular file; only regular files are read"
+
+
+def read_capped(fd: int, limit: int) -> bytes:
+    """Read to EOF or until more than ``limit`` bytes arrived (then ``limit + 1`` are returned)."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = os.read(fd, min(READ_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file, at most ``limit + 1`` of them."""
+    fd, info = open_regular(path)
+    try:
+        return read_capped(fd, limit), info
+    finally:
+        os.close(fd)
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF]
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines split on ``\\n`` only, each keeping its ending, so joining gives the text back."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def iso_time(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    if size < 1024**3:
+        return f"{size / 1024 / 1024:.1f} MB"
+    return f"{size / 1024**3:.1f} GB"
+
+
+_ERRNO_WORDS = {
+    errno.ENOENT: "not found",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EISDIR: "is a folder",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ELOOP: "too many symbolic links",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.ENOSPC: "no space left on the device",
+    errno.EROFS: "the file system is read-only",
+    errno.ENOTEMPTY: "the folder is not empty",
+    errno.EEXIST: "it already exists",
+    errno.EBUSY: "it is in use",
+    errno.EXDEV: "it is on another device",
+}
+
+
+def describe_os_error(exc: OSError, path: Path | str, *, what: str = "file") -> str:
+    """A sentence for the model: ``file not found: /x/y.txt``."""
+    where = exc.filename if isinstance(exc.filename, str) and exc.filename else str(path)
+    if exc.errno == errno.ENOENT:
+        return f"{what} not found: {where}"
+    words = _ERRNO_WORDS.get(exc.errno or -1) or exc.strerror or str(exc)
+    return f"{words}: {where}"

@@ -1,0 +1,345 @@
+"""The tools that change files: write_file, create_directory, delete_file.
+
+Each one plans first (resolve, look at what is there, refuse early) and the plan is shared with
+the approval preview, so the user is never asked about a call that would fail anyway. The undo
+journal records before anything changes and is committed only after success.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tray_app.tools.base import ToolContext, ToolResult, failure
+from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
+from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
+from tray_app.tools.fs_walk import Entry, Walk
+from tray_app.tools.sandbox import SandboxPolicy
+
+log = logging.getLogger(__name__)
+
+MAX_WRITE_BYTES = 5 * 1024 * 1024
+WRITE_CHUNK = 1024 * 1024
+TEMP_PREFIX = ".metona-"
+TEMP_SUFFIX = ".tmp"
+DELETE_MAX_ITEMS = 50_000
+DELETE_MAX_DEPTH = 256
+
+
+# ---- write_file ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    target: Path
+    data: bytes
+    old: os.stat_result | None  # the file being replaced, if any
+
+
+def plan_write(policy: SandboxPolicy, args: WriteFileArgs) -> WritePlan | ToolResult:
+    target = policy.resolve(args.path, access="write")
+    data = args.content.encode("utf-8")
+    if len(data) > MAX_WRITE_BYTES:
+        return failure(
+            f"content too large for {target}: {human_size(len(data))}; "
+            "write_file writes at most 5 MB"
+        )
+    try:
+        old: os.stat_result | None = os.lstat(target)
+    except FileNotFoundError:
+        old = None
+    except OSError as exc:
+        return failure(describe_os_error(exc, target))
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        kind = kind_of(old.st_mode)
+        article = "a folder" if kind == "directory" else f"a {kind}"
+        return failure(f"{target} is {article}; write_file only writes regular files")
+    return WritePlan(target=target, data=data, old=old)
+
+
+def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
+    plan = plan_write(ctx.policy, args)
+    if not isinstance(plan, WritePlan):
+        return plan
+    entry = _record(ctx, "write_file", plan.target)
+    try:
+        make_parents(ctx.policy, plan.target.parent)
+        atomic_write(plan.target, plan.data, plan.old)
+    except OSError as exc:
+        return failure(describe_os_error(exc, plan.target, what="folder or file"))
+    _commit(ctx, entry)
+    return {
+        "success": True,
+        "path": str(plan.target),
+        "bytesWritten": len(plan.data),
+        "created": plan.old is None,
+    }
+
+
+def make_parents(policy: SandboxPolicy, folder: Path) -> list[Path]:
+    """Create the missing folders down to ``folder``, each checked by the policy first."""
+    missing: list[Path] = []
+    probe = folder
+    while not os.path.lexists(probe) and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    if not probe.is_dir() or probe.is_symlink():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(probe))
+    created: list[Path] = []
+    for path in reversed(missing):
+        policy.resolve(str(path), access="write")
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not path.is_dir() or path.is_symlink():
+                raise
+            continue
+        created.append(path)
+    return created
+
+
+def atomic_write(target: Path, data: bytes, old: os.stat_result | None) -> None:
+    """Write a temp file next to ``target``, fsync it, then ``os.replace``: old or new, never half.
+
+    The temp file is created with O_EXCL|O_NOFOLLOW (so it cannot be a planted link) and mode
+    0o666 through the umask for a new file, or the replaced file's mode. ``tempfile.mkstemp``
+    would force 0o600 on every new file, hence the explicit open.
+    """
+    flags = (
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_EXCL
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_BINARY", 0)
+    )
+    temp = target.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
+    fd = os.open(temp, flags, 0o600 if old is not None else 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view[:WRITE_CHUNK])
+                view = view[written:]
+            if old is not None:
+                _keep_owner_and_mode(fd, temp, old)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_folder(target.parent)
+
+
+def _keep_owner_and_mode(fd: int, temp: Path, old: os.stat_result) -> None:
+    mode = stat.S_IMODE(old.st_mode)
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+    else:  # Windows: only the read-only bit exists
+        os.chmod(temp, mode)
+    if hasattr(os, "fchown") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except OSError:
+            log.debug("could not keep the owner of %s", temp)
+
+
+def _fsync_folder(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---- create_directory ------------------------------------------------------------------------
+
+
+def plan_create(policy: SandboxPolicy, args: CreateDirectoryArgs) -> tuple[Path, bool] | ToolResult:
+    """The folder and whether it exists already; a non-folder in the way is a failure."""
+    target = policy.resolve(args.path, access="write")
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return target, False
+    except OSError as exc:
+        return failure(describe_os_error(exc, target, what="folder"))
+    if not stat.S_ISDIR(info.st_mode):
+        return failure(f"{target} already exists and is a {kind_of(info.st_mode)}, not a folder")
+    return target, True
+
+
+def create_directory(ctx: ToolContext, args: CreateDirectoryArgs) -> ToolResult:
+    plan = plan_create(ctx.policy, args)
+    if isinstance(plan, dict):
+        return plan
+    target, exists = plan
+    if exists:
+        return {"success": True, "path": str(target), "created": False}
+    entry = _record(ctx, "create_directory", target)
+    try:
+        make_parents(ctx.policy, target)
+    except OSError as exc:
+        return failure(describe_os_error(exc, target, what="folder"))
+    _commit(ctx, entry)
+    return {"success": True, "path": str(target), "created": True}
+
+
+# ---- delete_file -----------------------------------------------------------------------------
+
+
+@dataclass
+class DeletePlan:
+    target: Path
+    kind: str  # file, directory, symlink, or a special kind
+    info: os.stat_result
+    entries: list[Entry]  # for a folder: everything below it (checked), else empty
+    size: int  # bytes of regular files that would go
+
+
+def plan_delete(policy: SandboxPolicy, args: DeleteFileArgs) -> DeletePlan | ToolResult:
+    target = policy.resolve(args.path, access="delete")
+    if policy.is_allowed_root_or_ancestor(target):
+        return failure(
+            f"{target} is an allowed folder, the home folder or the workspace (or holds one); "
+            "it cannot be deleted"
+        )
+    try:
+        info = os.lstat(target)
+    except OSError as exc:
+        return failure(describe_os_error(exc, target, what="file or folder"))
+    kind = kind_of(info.st_mode)
+    if kind != "directory":
+        size = info.st_size if stat.S_ISREG(info.st_mode) else 0
+        return DeletePlan(target=target, kind=kind, info=info, entries=[], size=size)
+    if not args.recursive:
+        try:
+            with os.scandir(target) as it:
+                not_empty = any(True for _ in it)
+        except OSError as exc:
+            return failure(describe_os_error(exc, target, what="folder"))
+        if not_empty:
+            return failure(
+                f"{target} is a folder that is not empty; call delete_file again with "
+                "recursive=true to delete it with everything inside"
+            )
+        return DeletePlan(target=target, kind=kind, info=info, entries=[], size=0)
+    return _plan_tree(policy, target, info)
+
+
+def _plan_tree(
+    policy: SandboxPolicy, target: Path, info: os.stat_result
+) -> DeletePlan | ToolResult:
+    """Walk the whole tree first: a secret, a blocked folder or a hard link anywhere stops it."""
+    walk = Walk(target, max_depth=DELETE_MAX_DEPTH, include_hidden=True)
+    entries: list[Entry] = []
+    size = 0
+    try:
+        for entry in walk:
+            problem = _tree_problem(policy, entry)
+            if problem:
+                return failure(f"{target} cannot be deleted: {problem}")
+            entries.append(entry)
+            if stat.S_ISREG(entry.info.st_mode):
+                size += entry.info.st_size
+            if len(entries) > DELETE_MAX_ITEMS:
+                return failure(
+                    f"{target} holds more than {DELETE_MAX_ITEMS:,} items; too many to check "
+                    "and delete safely"
+                )
+    except OSError as exc:
+        return failure(describe_os_error(exc, target, what="folder"))
+    if walk.stopped or walk.depth_limited or walk.unreadable:
+        reason = walk.stopped or ("it is too deep" if walk.depth_limited else "unreadable folders")
+        return failure(f"{target} cannot be checked completely ({reason}); not deleted")
+    return DeletePlan(target=target, kind="directory", info=info, entries=entries, size=size)
+
+
+def _tree_problem(policy: SandboxPolicy, entry: Entry) -> str | None:
+    if policy.is_sensitive_name(entry.name):
+        return f"it contains {entry.rel!r}, which looks like a secret file"
+    if policy.is_blocked(entry.path):
+        return f"it contains the protected folder {entry.path}"
+    if stat.S_ISREG(entry.info.st_mode) and entry.info.st_nlink > 1:
+        return f"it contains {entry.rel!r}, which has {entry.info.st_nlink} hard links"
+    return None
+
+
+def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
+    plan = plan_delete(ctx.policy, args)
+    if not isinstance(plan, DeletePlan):
+        return plan
+    entry = _record(ctx, "delete_file", plan.target)
+    trashed = False
+    try:
+        # A link holds no data: it is unlinked, never handed to the trash (which looks at
+        # where it points and may create a trash folder on the target's volume).
+        if plan.kind != "symlink":
+            trashed = _send_to_trash(plan.target)
+        if not trashed:
+            _remove(plan)
+    except OSError as exc:
+        return failure(describe_os_error(exc, plan.target, what="file or folder"))
+    _commit(ctx, entry)
+    return {"success": True, "path": str(plan.target), "deleted": True, "trashed": trashed}
+
+
+def _default_trash(path: str) -> None:
+    from send2trash import send2trash
+
+    send2trash(path)
+
+
+# Replaced in tests so that nothing lands in the real user's trash.
+trash: Callable[[str], None] = _default_trash
+
+
+def _send_to_trash(path: Path) -> bool:
+    """True when the item is in the OS trash; any trash failure falls back to deleting."""
+    try:
+        trash(str(path))
+    except Exception as exc:  # send2trash raises OSError, TrashPermissionError, GLib errors
+        log.info("could not move %s to the trash (%s); deleting it instead", path, exc)
+        return not os.path.lexists(path)
+    return not os.path.lexists(path)
+
+
+def _remove(plan: DeletePlan) -> None:
+    """Delete without following links: ``rmtree`` never descends into a linked folder."""
+    if plan.kind == "directory":
+        if plan.entries:
+            shutil.rmtree(plan.target)
+        else:
+            os.rmdir(plan.target)
+    else:
+        os.unlink(plan.target)
+
+
+# ---- journal ---------------------------------------------------------------------------------
+
+
+def _record(ctx: ToolContext, tool: str, path: Path) -> str | None:
+    if ctx.journal is None:
+        return None
+    return ctx.journal.record(call_id=ctx.call_id, tool=tool, path=path)
+
+
+def _commit(ctx: ToolContext, entry: str | None) -> None:
+    if ctx.journal is not None and entry is not None:
+        ctx.journal.commit(entry)
