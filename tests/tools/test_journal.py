@@ -1,0 +1,394 @@
+"""The undo journal, driven the way the file tools drive it: record, change, commit, undo."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tray_app.tools.journal import Journal
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and symlinks")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    return Journal(tmp_path / "journal")
+
+
+def change(
+    journal: Journal, tool: str, path: Path, action: Callable[[], object], call_id: str = "c1"
+) -> str:
+    """What a file tool does: record before, act, commit after success."""
+    entry = journal.record(call_id=call_id, tool=tool, path=path)
+    action()
+    journal.commit(entry)
+    return entry
+
+
+def write(journal: Journal, path: Path, data: bytes, call_id: str = "c1") -> str:
+    def act() -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    return change(journal, "write_file", path, act, call_id)
+
+
+def tree_state(root: Path) -> dict[str, tuple[str, object, int]]:
+    """Everything below ``root``: kind, content or link target, and mode."""
+    found: dict[str, tuple[str, object, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            rel = str(path.relative_to(root))
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", os.readlink(path), 0)
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir", None, stat.S_IMODE(st.st_mode))
+            else:
+                found[rel] = ("file", path.read_bytes(), stat.S_IMODE(st.st_mode))
+    return found
+
+
+# -- write_file -------------------------------------------------------------------------------
+
+
+def test_write_over_existing_file_restores_content_and_mode(journal: Journal, ws: Path) -> None:
+    target = ws / "notes.txt"
+    target.write_bytes(b"old content\n")
+    target.chmod(0o640)
+    write(journal, target, b"new content\n")
+    target.chmod(0o600)  # a tool that does not keep the mode; undo must still bring it back
+    journal.entries()  # listing must not disturb anything
+    # The mode alone changed since: content is what the agent wrote, so undo proceeds.
+    result = journal.undo_last()
+    assert result == {
+        "success": True,
+        "path": str(target),
+        "action": "restored",
+        "call_id": "c1",
+        "tool": "write_file",
+    }
+    assert target.read_bytes() == b"old content\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert journal.undo_last() == {"success": False, "error": "nothing to undo"}
+
+
+def test_write_that_created_a_file_is_undone_by_removing_only_it(
+    journal: Journal, ws: Path
+) -> None:
+    (ws / "keep.txt").write_text("keep")
+    target = ws / "new" / "sub" / "file.txt"
+    write(journal, target, b"hello")
+    result = journal.undo_last()
+    assert result["success"] is True and result["action"] == "removed"
+    assert not target.exists()
+    assert (ws / "new" / "sub").is_dir()  # "and nothing else"
+    assert (ws / "keep.txt").read_text() == "keep"
+
+
+def test_undo_refuses_when_the_file_changed_since(journal: Journal, ws: Path) -> None:
+    target = ws / "a.txt"
+    target.write_text("v1")
+    write(journal, target, b"v2")
+    target.write_text("the user's edit")
+    result = journal.undo_last()
+    assert result["success"] is False
+    assert "changed since" in result["error"] and str(target) in result["error"]
+    assert target.read_text() == "the user's edit"
+    assert journal.entries()[0]["undone"] is False
+
+
+def test_undo_refuses_when_a_created_file_was_edited(journal: Journal, ws: Path) -> None:
+    target = ws / "new.txt"
+    write(journal, target, b"agent")
+    target.write_text("user")
+    result = journal.undo_last()
+    assert result["success"] is False and "changed since" in result["error"]
+    assert target.read_text() == "user"
+
+
+def test_undo_never_follows_a_symlink_that_appeared_at_the_path(
+    journal: Journal, ws: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside")
+    target = ws / "a.txt"
+    target.write_text("old")
+    write(journal, target, b"new")
+    target.unlink()
+    target.symlink_to(outside)
+    result = journal.undo_last()
+    assert result["success"] is False
+    assert "link" in result["error"] and str(target) in result["error"]
+    assert outside.read_text() == "outside"
+    assert target.is_symlink()
+
+
+def test_undo_never_follows_a_symlinked_parent(journal: Journal, ws: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws / "d").mkdir()
+    target = ws / "d" / "a.txt"
+    target.write_text("old")
+    write(journal, target, b"new")
+    # Swap the folder for a link to a look-alike outside: same name, same content.
+    shutil.rmtree(ws / "d")
+    (outside / "a.txt").write_bytes(b"new")
+    (ws / "d").symlink_to(outside)
+    result = journal.undo_last()
+    assert result["success"] is False
+    assert "link" in result["error"]
+    assert (outside / "a.txt").read_bytes() == b"new"
+
+
+# -- create_directory -------------------------------------------------------------------------
+
+
+def test_create_directory_undo_removes_created_folders(journal: Journal, ws: Path) -> None:
+    target = ws / "a" / "b" / "c"
+    change(journal, "create_directory", target, lambda: target.mkdir(parents=True))
+    result = journal.undo_last()
+    assert result["success"] is True and result["action"] == "removed"
+    assert not (ws / "a").exists()
+    assert ws.is_dir()
+
+
+def test_create_directory_undo_keeps_parents_that_hold_other_things(
+    journal: Journal, ws: Path
+) -> None:
+    target = ws / "a" / "b" / "c"
+    change(journal, "create_directory", target, lambda: target.mkdir(parents=True))
+    (ws / "a" / "user.txt").write_text("mine")
+    assert journal.undo_last()["success"] is True
+    assert not (ws / "a" / "b").exists()
+    assert (ws / "a" / "user.txt").read_text() == "mine"
+
+
+def test_create_directory_undo_refuses_when_no_longer_empty(journal: Journal, ws: Path) -> None:
+    target = ws / "made"
+    change(journal, "create_directory", target, target.mkdir)
+    (target / "file.txt").write_text("x")
+    result = journal.undo_last()
+    assert result["success"] is False
+    assert "changed since" in result["error"] and str(target) in result["error"]
+    assert (target / "file.txt").exists()
+
+
+def test_create_directory_that_existed_is_not_an_undoable_change(
+    journal: Journal, ws: Path
+) -> None:
+    (ws / "there").mkdir()
+    (ws / "there" / "f").write_text("x")
+    change(journal, "create_directory", ws / "there", lambda: None, call_id="c9")
+    assert journal.can_undo("c9") is False
+    assert journal.undo_last() == {"success": False, "error": "nothing to undo"}
+    assert (ws / "there" / "f").exists()
+
+
+# -- delete_file ------------------------------------------------------------------------------
+
+
+def test_delete_file_undo_recreates_it(journal: Journal, ws: Path) -> None:
+    target = ws / "gone.bin"
+    target.write_bytes(bytes(range(256)) * 10)
+    target.chmod(0o751)
+    change(journal, "delete_file", target, target.unlink)
+    result = journal.undo_last()
+    assert result["success"] is True and result["action"] == "recreated"
+    assert target.read_bytes() == bytes(range(256)) * 10
+    assert stat.S_IMODE(target.stat().st_mode) == 0o751
+
+
+def test_delete_tree_undo_recreates_the_whole_tree(journal: Journal, ws: Path) -> None:
+    root = ws / "project"
+    (root / "src" / "deep" / "er").mkdir(parents=True)
+    (root / "empty").mkdir()
+    (root / "README.md").write_text("# hi\n")
+    (root / "src" / "main.py").write_text("print('x')\n")
+    (root / "src" / "run.sh").write_text("#!/bin/sh\n")
+    (root / "src" / "run.sh").chmod(0o755)
+    (root / "src" / "deep" / "er" / "blob.bin").write_bytes(os.urandom(5000))
+    (root / "src" / "zero").write_bytes(b"")
+    (root / "link-to-readme").symlink_to("README.md")
+    (root / "dangling").symlink_to("nowhere/at/all")
+    (root / "abs-link").symlink_to("/etc/hostname")
+    (root / "src" / "deep").chmod(0o750)
+    before = tree_state(root)
+    change(journal, "delete_file", root, lambda: shutil.rmtree(root))
+    assert not root.exists()
+    result = journal.undo_last()
+    assert result["success"] is True and result["action"] == "recreated"
+    assert tree_state(root) == before
+    assert not list(ws.glob(".metona-undo-*"))
+
+
+def test_delete_of_a_symlink_brings_back_the_link(journal: Journal, ws: Path) -> None:
+    (ws / "real.txt").write_text("real")
+    link = ws / "link"
+    link.symlink_to("real.txt")
+    change(journal, "delete_file", link, link.unlink)
+    assert journal.undo_last()["success"] is True
+    assert link.is_symlink() and os.readlink(link) == "real.txt"
+
+
+def test_delete_undo_refuses_when_something_is_there_again(journal: Journal, ws: Path) -> None:
+    target = ws / "f.txt"
+    target.write_text("old")
+    change(journal, "delete_file", target, target.unlink)
+    target.write_text("new by user")
+    result = journal.undo_last()
+    assert result["success"] is False
+    assert "changed since" in result["error"] and str(target) in result["error"]
+    assert target.read_text() == "new by user"
+
+
+def test_failed_tool_call_leaves_nothing_to_undo(journal: Journal, ws: Path) -> None:
+    target = ws / "f.txt"
+    target.write_text("x")
+    journal.record(call_id="c1", tool="delete_file", path=target)  # the tool then failed
+    assert journal.undo_last() == {"success": False, "error": "nothing to undo"}
+    assert journal.entries() == []
+    assert journal.can_undo("c1") is False
+
+
+# -- budget, persistence, ids -----------------------------------------------------------------
+
+
+def blob_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in (root / "blobs").rglob("*") if p.is_file())
+
+
+def test_size_bound_drops_oldest_copies_first(tmp_path: Path, ws: Path) -> None:
+    journal = Journal(tmp_path / "j", max_bytes=1000)
+    for i in range(3):
+        path = ws / f"f{i}.txt"
+        path.write_bytes(b"x" * 400)
+        write(journal, path, b"new", call_id=f"c{i}")
+        assert blob_bytes(tmp_path / "j") <= 1000
+    assert journal.can_undo("c0") is False
+    assert journal.can_undo("c2") is True
+    dropped = journal.undo("c0")
+    assert dropped["success"] is False and "dropped" in dropped["error"]
+    assert journal.undo("c2")["success"] is True
+    assert (ws / "f2.txt").read_bytes() == b"x" * 400
+    assert journal.undo("c1")["success"] is True
+
+
+def test_snapshot_larger_than_the_budget_is_not_kept(tmp_path: Path, ws: Path) -> None:
+    journal = Journal(tmp_path / "j", max_bytes=1000)
+    big = ws / "big.txt"
+    big.write_bytes(b"y" * 2000)
+    entry = write(journal, big, b"small", call_id="big")
+    assert isinstance(entry, str) and entry
+    assert big.read_bytes() == b"small"
+    assert journal.can_undo("big") is False
+    result = journal.undo_last()
+    assert result["success"] is False
+    assert str(big) in result["error"] and "no copy was kept" in result["error"]
+    assert blob_bytes(tmp_path / "j") == 0
+
+
+def test_entries_survive_a_restart(tmp_path: Path, ws: Path) -> None:
+    root = tmp_path / "j"
+    target = ws / "a.txt"
+    target.write_text("before")
+    write(Journal(root), target, b"after", call_id="persist")
+    json.loads((root / "index.json").read_text())  # a valid file, written atomically
+    reopened = Journal(root)
+    (entry,) = reopened.entries()
+    assert entry["call_id"] == "persist" and entry["tool"] == "write_file"
+    assert entry["path"] == str(target) and entry["undone"] is False and entry["size"] == 6
+    assert reopened.undo_last()["success"] is True
+    assert target.read_text() == "before"
+    assert Journal(root).entries()[0]["undone"] is True
+
+
+def test_uncommitted_copies_are_cleaned_at_start(tmp_path: Path, ws: Path) -> None:
+    root = tmp_path / "j"
+    target = ws / "a.txt"
+    target.write_text("x" * 100)
+    Journal(root).record(call_id="c", tool="delete_file", path=target)  # crash before commit
+    assert blob_bytes(root) == 100
+    assert Journal(root).entries() == []
+    assert blob_bytes(root) == 0
+
+
+def test_corrupt_index_starts_over(tmp_path: Path) -> None:
+    root = tmp_path / "j"
+    root.mkdir()
+    (root / "index.json").write_text("{not json")
+    assert Journal(root).entries() == []
+    assert list(root.glob("index.corrupt-*.json"))
+
+
+def test_undo_by_call_id(journal: Journal, ws: Path) -> None:
+    one, two = ws / "one.txt", ws / "two.txt"
+    one.write_text("1")
+    two.write_text("2")
+    write(journal, one, b"one changed", call_id="first")
+    write(journal, two, b"two changed", call_id="second")
+    assert journal.can_undo("first") and journal.can_undo("second")
+    result = journal.undo("first")
+    assert result["success"] is True and result["call_id"] == "first"
+    assert one.read_text() == "1" and two.read_text() == "two changed"
+    assert journal.can_undo("first") is False
+    again = journal.undo("first")
+    assert again["success"] is False and "already undone" in again["error"]
+    assert journal.undo("nope")["success"] is False
+    listed = journal.entries()
+    assert [e["call_id"] for e in listed] == ["second", "first"]
+    assert [e["undone"] for e in listed] == [False, True]
+    assert journal.undo_last()["call_id"] == "second"
+
+
+def test_damaged_copy_is_refused(tmp_path: Path, ws: Path) -> None:
+    root = tmp_path / "j"
+    journal = Journal(root)
+    target = ws / "a.txt"
+    target.write_text("original")
+    write(journal, target, b"new")
+    (blob,) = (p for p in (root / "blobs").rglob("*") if p.is_file())
+    blob.write_text("tampered")
+    result = journal.undo_last()
+    assert result["success"] is False and "damaged" in result["error"]
+    assert target.read_bytes() == b"new"
+    assert not list(ws.glob(".metona-undo-*"))
+
+
+def test_concurrent_calls(journal: Journal, ws: Path) -> None:
+    paths = [ws / f"f{i}.txt" for i in range(16)]
+    for path in paths:
+        path.write_text(f"old {path.name}")
+    threads = [
+        threading.Thread(target=write, args=(journal, p, b"new", f"c{i}"))
+        for i, p in enumerate(paths)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(journal.entries()) == 16
+    for _ in paths:
+        assert journal.undo_last()["success"] is True
+    assert all(p.read_text() == f"old {p.name}" for p in paths)
+
+
+def test_relative_paths_are_rejected(journal: Journal) -> None:
+    with pytest.raises(ValueError):
+        journal.record(call_id=None, tool="write_file", path=Path("relative.txt"))
