@@ -1,0 +1,319 @@
+"""The chat database file: one sqlite3 connection, WAL, and a numbered list of migrations.
+
+Versioning: ``MIGRATIONS[i]`` is the SQL script that takes the schema from version ``i`` to
+``i + 1``. The current version is ``PRAGMA user_version`` (checked before anything is
+written, so a file from a newer app is refused untouched); each applied step is also recorded
+in ``schema_migrations`` (version, applied_at) for people inspecting the file. All pending
+steps run in one ``BEGIN IMMEDIATE`` transaction at open: a failed step leaves the file as it
+was.
+
+The full-text index (FTS5, trigram tokenizer, so substrings and CJK text match) is not a
+migration: it depends on how the local SQLite was built. It is created at open where FTS5 is
+available, kept in step by triggers, and rebuilt if it was left without triggers; where FTS5 is
+missing the triggers are dropped so writes never depend on it and search falls back to LIKE.
+
+Failures to open become ``StoreError`` with a sentence for the user; the file is never reset.
+
+Threads: the app opens the store on the main thread and hands it to the core thread, so the
+connection is made with ``check_same_thread=False``; a lock around every statement group keeps
+an occasional call from another thread from interleaving with a transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from tray_app.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUSY_TIMEOUT = 5.0
+
+SCHEMA_V1 = """
+CREATE TABLE sessions (
+    id          TEXT PRIMARY KEY,
+    title       TEXT NOT NULL DEFAULT '',
+    model       TEXT NOT NULL DEFAULT '',
+    workspace   TEXT,
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+CREATE INDEX sessions_by_updated ON sessions (updated_at DESC);
+
+CREATE TABLE messages (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,  -- insertion order
+    id            TEXT NOT NULL UNIQUE,
+    session_id    TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    turn_id       TEXT,
+    role          TEXT NOT NULL,
+    content       TEXT NOT NULL DEFAULT '',
+    thinking      TEXT NOT NULL DEFAULT '',
+    images        TEXT NOT NULL DEFAULT '[]',  -- JSON list of base64 strings
+    tool_calls    TEXT NOT NULL DEFAULT '[]',  -- JSON list of ToolCall (what the model asked)
+    tool_name     TEXT,
+    tool_call_id  TEXT,
+    model         TEXT,
+    created_at    REAL NOT NULL,
+    stats         TEXT NOT NULL DEFAULT '{}',  -- JSON; {"streaming": true} while streaming
+    stopped       INTEGER NOT NULL DEFAULT 0,
+    error         TEXT
+);
+CREATE INDEX messages_by_session ON messages (session_id, seq);
+
+CREATE TABLE tool_calls (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,  -- insertion order
+    session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    call_id      TEXT NOT NULL,
+    message_id   TEXT NOT NULL,  -- no foreign key: a record must never be refused
+    provider_id  TEXT,
+    name         TEXT NOT NULL,
+    arguments    TEXT NOT NULL DEFAULT '{}',
+    risk         TEXT,
+    preview      TEXT,
+    status       TEXT NOT NULL,
+    decision     TEXT,
+    decided_by   TEXT,
+    result       TEXT,
+    duration_ms  REAL,
+    created_at   REAL NOT NULL,
+    undoable     INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (session_id, call_id)
+);
+CREATE INDEX tool_calls_by_message ON tool_calls (message_id);
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+"""Append only. Never edit a released entry: old files were built by it."""
+
+_FTS_TABLE = """
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+    content, content='messages', content_rowid='seq', tokenize='trigram'
+)
+"""
+_FTS_TRIGGERS = {
+    "messages_fts_insert": """
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
+        END""",
+    "messages_fts_delete": """
+        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, content)
+            VALUES ('delete', old.seq, old.content);
+        END""",
+    "messages_fts_update": """
+        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, content)
+            VALUES ('delete', old.seq, old.content);
+            INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
+        END""",
+}
+
+
+class Database:
+    """The open chat database, owned by the core thread; go through ``errors``/``transaction``."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, fts: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.fts = fts  # whether search may use the FTS5 index
+        self._lock = threading.RLock()
+
+    @property
+    def schema_version(self) -> int:
+        with self.errors("read"):
+            return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction, committed at once: a kill loses only the one in flight."""
+        with self.errors("save to"):
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.rollback()
+                raise
+            self.conn.commit()
+
+    @contextlib.contextmanager
+    def errors(self, action: str) -> Iterator[None]:
+        """Hold the connection, and turn sqlite3 errors into a StoreError the user can read."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise StoreError(_describe(exc, self.path, action)) from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+
+def open_database(
+    path: Path,
+    *,
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    fts: bool | None = None,
+    migrations: Sequence[str] = MIGRATIONS,
+) -> Database:
+    """Open (creating if needed) and migrate the database; raise StoreError if it cannot be used.
+
+    ``fts=None`` uses full-text search where SQLite has it; ``False`` forces the LIKE fallback.
+    ``migrations`` is a parameter only so tests can play a future version.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"Cannot create the folder for the chat history {path}: {exc}.") from exc
+    try:
+        conn = sqlite3.connect(
+            path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(_describe(exc, path, "open")) from exc
+    try:
+        _check_version(conn, path, len(migrations))
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            log.warning("chat history %s: WAL mode unavailable, using %s", path, mode)
+        conn.execute("PRAGMA synchronous = FULL")
+        _migrate(conn, path, migrations)
+        use_fts = _prepare_fts(conn) and fts is not False
+    except StoreError:
+        conn.close()
+        raise
+    except sqlite3.Error as exc:
+        conn.close()
+        raise StoreError(_describe(exc, path, "open")) from exc
+    return Database(conn, path, fts=use_fts)
+
+
+def _check_version(conn: sqlite3.Connection, path: Path, known: int) -> None:
+    """Refuse a file written by a newer app before writing a single byte to it."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > known:
+        raise StoreError(
+            f"The chat history {path} was written by a newer version of Metona Tray "
+            f"(schema {version}; this version knows up to {known}). It was left as it is; "
+            "update the app to see it."
+        )
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, migrations: Sequence[str]) -> None:
+    # BEGIN IMMEDIATE even when nothing is pending: another program holding the write lock
+    # is reported now, clearly, rather than on the first message.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _check_version(conn, path, len(migrations))  # another process may have migrated
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+        current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for version in range(current + 1, len(migrations) + 1):
+            for statement in split_statements(migrations[version - 1]):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT OR REPLACE INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                (version, time.time()),
+            )
+            conn.execute(f"PRAGMA user_version = {int(version)}")
+            log.info("chat history %s: migrated to schema %d", path, version)
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
+
+
+def split_statements(script: str) -> list[str]:
+    """Split a script into statements (executescript would commit our transaction)."""
+    statements: list[str] = []
+    pending = ""
+    pieces = script.split(";")
+    for index, piece in enumerate(pieces):
+        pending += piece if index == len(pieces) - 1 else piece + ";"
+        if sqlite3.complete_statement(pending):
+            if not _blank(pending):
+                statements.append(pending.strip())
+            pending = ""
+    if not _blank(pending):
+        raise ValueError(f"incomplete SQL statement in migration: {pending.strip()[:60]!r}")
+    return statements
+
+
+def _blank(sql: str) -> bool:
+    """Only whitespace, semicolons and ``--`` comments."""
+    code = "".join(line.split("--", 1)[0] for line in sql.splitlines())
+    return not code.strip(" \t\r\n;")
+
+
+def fts5_available(conn: sqlite3.Connection) -> bool:
+    """Whether this SQLite has FTS5 with the trigram tokenizer (SQLite >= 3.34)."""
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp._fts_probe USING fts5(x, tokenize='trigram')")
+        conn.execute("DROP TABLE temp._fts_probe")
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
+def _prepare_fts(conn: sqlite3.Connection) -> bool:
+    """Create or repair the full-text index; return whether it is usable."""
+    available = fts5_available(conn)
+    existing = {
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts_%'"
+        )
+    }
+    with _immediate(conn):
+        if not available:
+            for name in existing:  # writes must never depend on a module we lack
+                conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+            return False
+        missing = [name for name in _FTS_TRIGGERS if name not in existing]
+        if missing:
+            conn.execute(_FTS_TABLE)
+            for name in missing:
+                conn.execute(_FTS_TRIGGERS[name])
+            # Built fresh, or left stale while triggers were missing: index every row again.
+            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+    return True
+
+
+@contextlib.contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
+
+
+def _describe(exc: sqlite3.Error, path: Path, action: str) -> str:
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return (
+            f"The chat history {path} is locked by another program (another Metona Tray, "
+            "or a database tool?) and stayed locked past the wait time."
+        )
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return (
+            f"The chat history {path} is damaged or is not a database ({text}). "
+            "It was left as it is so it can be recovered."
+        )
+    if "unable to open" in lowered or "readonly" in lowered or "permission" in lowered:
+        return f"Cannot {action} the chat history {path}: {text} (check its permissions)."
+    if "disk" in lowered and "full" in lowered:
+        return f"Cannot {action} the chat history {path}: the disk is full."
+    return f"Cannot {action} the chat history {path}: {text}."
