@@ -1,0 +1,385 @@
+"""Sessions, messages and tool calls in SQLite: the ChatRepository that survives restarts.
+
+Semantics follow ``MemoryChats`` exactly (the shared tests run both), except that the database
+refuses a message for a session that does not exist. Every write is its own short transaction,
+committed at once, so a process killed at any moment loses at most the write in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from tray_app.errors import StoreError
+from tray_app.paths import AppPaths
+from tray_app.providers.base import ToolCall
+from tray_app.store import export as export_mod
+from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
+from tray_app.store.records import (
+    ChatRepository,
+    MemoryChats,
+    MessageRecord,
+    SessionRecord,
+    ToolCallRecord,
+    new_id,
+)
+from tray_app.store.recovery import recover_session
+from tray_app.store.search import SearchHit, search_database, search_repository
+
+log = logging.getLogger(__name__)
+
+_TOOL_CALLS = TypeAdapter(list[ToolCall])
+_SESSION_COLUMNS = ("id", "title", "model", "workspace", "created_at", "updated_at")
+# Column names equal the record field names (a test checks none is missing).
+_MESSAGE_COLUMNS = (
+    "id", "session_id", "turn_id", "role", "content", "thinking", "images", "tool_calls",
+    "tool_name", "tool_call_id", "model", "created_at", "stats", "stopped", "error",
+)  # fmt: skip
+_CALL_COLUMNS = (
+    "call_id", "session_id", "message_id", "provider_id", "name", "arguments", "risk",
+    "preview", "status", "decision", "decided_by", "result", "duration_ms", "created_at",
+    "undoable",
+)  # fmt: skip
+# SQL built from the constant column names above only, never from input.
+_SELECT_SESSIONS = f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions"  # noqa: S608
+_SELECT_MESSAGES = f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages"  # noqa: S608
+_SELECT_CALLS = f"SELECT {', '.join(_CALL_COLUMNS)} FROM tool_calls"  # noqa: S608
+
+
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    marks = ", ".join("?" for _ in columns)
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
+
+
+_INSERT_SESSION = _insert_sql("sessions", _SESSION_COLUMNS)
+_INSERT_MESSAGE = _insert_sql("messages", _MESSAGE_COLUMNS)
+_UPSERT_CALL = (
+    f"{_insert_sql('tool_calls', _CALL_COLUMNS)} ON CONFLICT (session_id, call_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _CALL_COLUMNS if c not in ("session_id", "call_id"))
+)
+_JSON_MESSAGE_FIELDS = {"images", "stats"}
+_JSON_CALL_FIELDS = {"arguments", "preview", "result"}
+
+
+def open_chat_store(
+    paths: AppPaths,
+    *,
+    recover: bool = True,
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+) -> tuple[ChatRepository, str | None]:
+    """The app's chat store, or an in-memory one and the sentence telling the user why.
+
+    Never raises for a bad database file and never replaces it. ``recover`` runs
+    ``mark_interrupted`` (pass False from a second process while the desktop app runs).
+    """
+    try:
+        db = open_database(paths.database_file, busy_timeout=busy_timeout)
+    except StoreError as exc:
+        log.warning("chat history disabled: %s", exc)
+        return MemoryChats(), f"History is off: {exc}"
+    chats = SQLiteChats(db)
+    if recover:
+        try:
+            repaired = chats.mark_interrupted()
+        except StoreError as exc:
+            log.warning("could not mark interrupted answers: %s", exc)
+        else:
+            if repaired:
+                log.info("marked %d records left by an interrupted run", repaired)
+    return chats, None
+
+
+class SQLiteChats:
+    """ChatRepository over a ``Database``; owned by the core thread like its connection."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ---- sessions ---------------------------------------------------------------------------
+
+    def create_session(
+        self, *, model: str, workspace: str | None, title: str = ""
+    ) -> SessionRecord:
+        record = SessionRecord(model=model, workspace=workspace, title=title)
+        self._insert_session(record)
+        return record
+
+    def get_session(self, session_id: str) -> SessionRecord | None:
+        with self.db.errors("read"):
+            row = self.db.conn.execute(f"{_SELECT_SESSIONS} WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else _session(row)
+
+    def list_sessions(self, query: str | None = None, limit: int = 200) -> list[SessionRecord]:
+        """Newest-updated first; ``query`` filters titles (case-insensitive substring)."""
+        with self.db.errors("read"):
+            rows = self.db.conn.execute(
+                f"{_SELECT_SESSIONS} ORDER BY updated_at DESC, rowid ASC"
+            ).fetchall()
+        items = [_session(row) for row in rows]
+        if query:
+            needle = query.casefold()
+            items = [s for s in items if needle in s.title.casefold()]
+        return items[:limit]
+
+    def update_session(self, session_id: str, **fields: Any) -> SessionRecord:
+        """Change some fields and bump ``updated_at``; KeyError for an unknown session."""
+        current = self.get_session(session_id)
+        if current is None:
+            raise KeyError(session_id)
+        _reject_unknown(fields, SessionRecord.model_fields, "session", frozen={"id"})
+        data = {**current.model_dump(), **fields, "updated_at": time.time()}
+        updated = SessionRecord.model_validate(data)
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET title = ?, model = ?, workspace = ?, created_at = ?, "
+                "updated_at = ? WHERE id = ?",
+                (
+                    updated.title,
+                    updated.model,
+                    updated.workspace,
+                    updated.created_at,
+                    updated.updated_at,
+                    session_id,
+                ),
+            )
+        return updated
+
+    def rename_session(self, session_id: str, title: str) -> SessionRecord:
+        return self.update_session(session_id, title=" ".join(title.split()))
+
+    def delete_session(self, session_id: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
+
+    # ---- messages ---------------------------------------------------------------------------
+
+    def add_message(self, message: MessageRecord) -> None:
+        with self.db.transaction() as conn:
+            self._insert_message(conn, message)
+
+    def update_message(self, message_id: str, **fields: Any) -> None:
+        """Partial update of the given fields; an unknown message id is ignored."""
+        if not fields:
+            return
+        _reject_unknown(fields, MessageRecord.model_fields, "message", frozen={"id", "session_id"})
+        # Validate only the given fields, with placeholders for the required ones.
+        checked = MessageRecord.model_validate({"session_id": "", "role": "user", **fields})
+        columns = list(fields)  # checked against the record's field names above
+        values = [_message_value(name, getattr(checked, name)) for name in columns]
+        assignments = ", ".join(f"{name} = ?" for name in columns)
+        sql = f"UPDATE messages SET {assignments} WHERE id = ?"  # noqa: S608
+        with self.db.transaction() as conn:
+            conn.execute(sql, (*values, message_id))
+
+    def delete_messages_from(self, session_id: str, message_id: str) -> None:
+        """Remove a message and everything after it, with the tool calls of those messages."""
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT seq FROM messages WHERE id = ? AND session_id = ?",
+                (message_id, session_id),
+            ).fetchone()
+            if row is None:
+                return
+            conn.execute(
+                "DELETE FROM tool_calls WHERE session_id = ? AND message_id IN "
+                "(SELECT id FROM messages WHERE session_id = ? AND seq >= ?)",
+                (session_id, session_id, row[0]),
+            )
+            conn.execute(
+                "DELETE FROM messages WHERE session_id = ? AND seq >= ?", (session_id, row[0])
+            )
+
+    def messages(self, session_id: str) -> list[MessageRecord]:
+        with self.db.errors("read"):
+            rows = self.db.conn.execute(
+                f"{_SELECT_MESSAGES} WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    # ---- tool calls -------------------------------------------------------------------------
+
+    def upsert_tool_call(self, record: ToolCallRecord) -> None:
+        """Insert or replace by (session, call_id); a replaced call keeps its place."""
+        with self.db.transaction() as conn:
+            self._upsert_call(conn, record)
+
+    def tool_calls(self, session_id: str) -> list[ToolCallRecord]:
+        with self.db.errors("read"):
+            rows = self.db.conn.execute(
+                f"{_SELECT_CALLS} WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        return [_call(row) for row in rows]
+
+    # ---- beyond the protocol ----------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        """Sessions whose title or a user/assistant message contains every word of ``query``."""
+        with self.db.errors("search"):
+            return search_database(self.db.conn, query, fts=self.db.fts, limit=limit)
+
+    def export_markdown(self, session_id: str) -> str:
+        return export_mod.export_markdown(self, session_id)
+
+    def export_json(self, session_id: str) -> dict[str, Any]:
+        return export_mod.export_json(self, session_id)
+
+    def import_json(self, data: object) -> SessionRecord:
+        """Add an exported session; ids already in use are replaced by new ones."""
+        session, messages, calls = export_mod.parse_export(data)
+        with self.db.transaction() as conn:
+            taken = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session.id,)).fetchone()
+            for message in messages:
+                if taken:
+                    break
+                taken = conn.execute(
+                    "SELECT 1 FROM messages WHERE id = ?", (message.id,)
+                ).fetchone()
+            if taken:
+                session, messages, calls = _with_new_ids(session, messages, calls)
+            self._write_session(conn, session)
+            for message in messages:
+                self._insert_message(conn, message)
+            for call in calls:
+                self._upsert_call(conn, call)
+        return session
+
+    def mark_interrupted(self) -> int:
+        """At start: show what a killed run left as stopped/cancelled (``store.recovery``).
+
+        Returns how many records were changed or added. Call it only from the process that
+        owns the history: a second process would mark the first one's live answer.
+        """
+        with self.db.errors("read"):
+            rows = self.db.conn.execute(_INTERRUPTED_CANDIDATES).fetchall()
+        return sum(recover_session(self, row[0]) for row in rows)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ---- rows -------------------------------------------------------------------------------
+
+    def _insert_session(self, record: SessionRecord) -> None:
+        with self.db.transaction() as conn:
+            self._write_session(conn, record)
+
+    @staticmethod
+    def _write_session(conn: sqlite3.Connection, record: SessionRecord) -> None:
+        conn.execute(_INSERT_SESSION, tuple(getattr(record, name) for name in _SESSION_COLUMNS))
+
+    @staticmethod
+    def _insert_message(conn: sqlite3.Connection, message: MessageRecord) -> None:
+        values = [_message_value(name, getattr(message, name)) for name in _MESSAGE_COLUMNS]
+        try:
+            conn.execute(_INSERT_MESSAGE, values)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(
+                f"Cannot save message {message.id} in session {message.session_id}: {exc}."
+            ) from exc
+
+    @staticmethod
+    def _upsert_call(conn: sqlite3.Connection, record: ToolCallRecord) -> None:
+        values = [_call_value(name, getattr(record, name)) for name in _CALL_COLUMNS]
+        try:
+            conn.execute(_UPSERT_CALL, values)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(
+                f"Cannot save tool call {record.call_id} in session {record.session_id}: {exc}."
+            ) from exc
+
+
+# Sessions that may hold something to repair; recover_session decides precisely.
+_INTERRUPTED_CANDIDATES = """
+SELECT session_id FROM messages
+    WHERE role = 'assistant' AND stopped = 0 AND stats LIKE '%"streaming"%'
+UNION
+SELECT session_id FROM tool_calls WHERE status IN ('pending', 'running')
+UNION
+SELECT m.session_id FROM messages m
+    JOIN (SELECT session_id, MAX(seq) AS last FROM messages GROUP BY session_id) l
+    ON m.seq = l.last
+    WHERE m.role = 'tool' OR (m.role = 'assistant' AND m.tool_calls != '[]')
+"""
+
+
+def search_chats(repo: ChatRepository, query: str, *, limit: int = 50) -> list[SearchHit]:
+    """Search whichever store the app has (SQLite, or memory when history is off)."""
+    if isinstance(repo, SQLiteChats):
+        return repo.search(query, limit=limit)
+    return search_repository(repo, query, limit=limit)
+
+
+def _reject_unknown(
+    fields: dict[str, Any], known: dict[str, Any], what: str, *, frozen: set[str]
+) -> None:
+    bad = sorted(name for name in fields if name not in known or name in frozen)
+    if bad:
+        raise ValueError(f"cannot update {what} field(s): {', '.join(bad)}")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _message_value(name: str, value: Any) -> Any:
+    if name == "tool_calls":
+        return _TOOL_CALLS.dump_json(value).decode("utf-8")
+    if name in _JSON_MESSAGE_FIELDS:
+        return _json(value)
+    if name == "stopped":
+        return int(bool(value))
+    return value
+
+
+def _call_value(name: str, value: Any) -> Any:
+    if name in _JSON_CALL_FIELDS:
+        return None if value is None else _json(value)
+    if name == "undoable":
+        return int(bool(value))
+    return value
+
+
+def _session(row: tuple[Any, ...]) -> SessionRecord:
+    return SessionRecord.model_validate(dict(zip(_SESSION_COLUMNS, row, strict=True)))
+
+
+def _message(row: tuple[Any, ...]) -> MessageRecord:
+    data = dict(zip(_MESSAGE_COLUMNS, row, strict=True))
+    data["tool_calls"] = json.loads(data["tool_calls"])
+    for name in _JSON_MESSAGE_FIELDS:
+        data[name] = json.loads(data[name])
+    data["stopped"] = bool(data["stopped"])
+    return MessageRecord.model_validate(data)
+
+
+def _call(row: tuple[Any, ...]) -> ToolCallRecord:
+    data = dict(zip(_CALL_COLUMNS, row, strict=True))
+    for name in _JSON_CALL_FIELDS:
+        if data[name] is not None:
+            data[name] = json.loads(data[name])
+    data["undoable"] = bool(data["undoable"])
+    return ToolCallRecord.model_validate(data)
+
+
+def _with_new_ids(
+    session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]
+) -> tuple[SessionRecord, list[MessageRecord], list[ToolCallRecord]]:
+    new_session = session.model_copy(update={"id": new_id("s")})
+    renamed = {m.id: new_id("m") for m in messages}
+    new_messages = [
+        m.model_copy(update={"id": renamed[m.id], "session_id": new_session.id}) for m in messages
+    ]
+    new_calls = [
+        c.model_copy(
+            update={
+                "session_id": new_session.id,
+                "message_id": renamed.get(c.message_id, c.message_id),
+            }
+        )
+        for c in calls
+    ]
+    return new_session, new_messages, new_calls
