@@ -1,0 +1,118 @@
+"""API keys of model endpoints, kept only in the OS keyring.
+
+Service ``metona-tray``, username = the endpoint URL (normalised like the settings do). When
+there is no usable keyring -- keyring's ``fail`` or ``null`` backend, or a backend that raises
+-- the key lives in this object's memory for the session and ``usable`` is False with a
+``reason`` the UI and ``doctor`` show. Backends that would write the key to a file in clear
+(``keyrings.alt``'s) count as unusable unless ``allow_insecure`` (tests only). Keys never go
+to the settings file, to any other file, or to a log line.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import keyring
+import keyring.errors
+
+log = logging.getLogger(__name__)
+
+SERVICE = "metona-tray"
+
+_NO_BACKEND = ("keyring.backends.fail.Keyring", "keyring.backends.null.Keyring")
+_INSECURE_PREFIX = "keyrings.alt."
+
+
+def endpoint_key(endpoint: str) -> str:
+    """The keyring username for an endpoint: trimmed, without a trailing slash."""
+    return endpoint.strip().rstrip("/")
+
+
+def _class_name(backend: Any) -> str:
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class SecretStore:
+    """Get, set and delete endpoint API keys; falls back to memory, never to disk."""
+
+    def __init__(self, backend: Any | None = None, *, allow_insecure: bool = False) -> None:
+        self._memory: dict[str, str] = {}
+        self._backend: Any | None = None
+        self.reason: str | None = None
+        chosen = keyring.get_keyring() if backend is None else backend
+        candidates = list(getattr(chosen, "backends", None) or [chosen])  # a ChainerBackend
+        refusals: list[str] = []
+        for candidate in candidates:
+            refusal = self._refusal(candidate, allow_insecure=allow_insecure)
+            if refusal is None:
+                self._backend = candidate
+                break
+            refusals.append(refusal)
+        if self._backend is None:
+            self.reason = refusals[0] if refusals else "no keyring backend is available"
+        self.backend_name = _class_name(self._backend if self._backend is not None else chosen)
+
+    @staticmethod
+    def _refusal(backend: Any, *, allow_insecure: bool) -> str | None:
+        name = _class_name(backend)
+        if name in _NO_BACKEND:
+            return "no keyring backend is available on this system"
+        if name.startswith(_INSECURE_PREFIX) and not allow_insecure:
+            return f"the keyring backend {name} would keep keys in a file in clear text"
+        return None
+
+    @property
+    def usable(self) -> bool:
+        """Whether keys survive a restart (False: kept in memory for this session only)."""
+        return self._backend is not None
+
+    def get(self, endpoint: str) -> str | None:
+        user = endpoint_key(endpoint)
+        if user in self._memory or self._backend is None:
+            return self._memory.get(user)
+        try:
+            value = self._backend.get_password(SERVICE, user)
+        except Exception as exc:
+            self._disable(exc, None)
+            return None
+        return value if isinstance(value, str) and value else None
+
+    def set(self, endpoint: str, key: str) -> None:
+        """Store a key (an empty one deletes)."""
+        user = endpoint_key(endpoint)
+        key = key.strip()
+        if not key:
+            self.delete(endpoint)
+            return
+        if self._backend is not None:
+            try:
+                self._backend.set_password(SERVICE, user, key)
+            except Exception as exc:
+                self._disable(exc, key)
+            else:
+                self._memory.pop(user, None)
+                return
+        self._memory[user] = key
+
+    def delete(self, endpoint: str) -> None:
+        user = endpoint_key(endpoint)
+        self._memory.pop(user, None)
+        if self._backend is None:
+            return
+        try:
+            self._backend.delete_password(SERVICE, user)
+        except keyring.errors.PasswordDeleteError:
+            pass  # there was none
+        except Exception as exc:
+            self._disable(exc, None)
+
+    def _disable(self, exc: Exception, key: str | None) -> None:
+        """The keyring failed: keep keys in memory from now on and say why."""
+        detail = f"{type(exc).__name__}: {exc}"
+        if key:
+            detail = detail.replace(key, "***")
+        self.reason = f"the keyring backend {self.backend_name} failed ({detail})"
+        self._backend = None
+        log.warning("%s; API keys are kept for this session only", self.reason)
