@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -140,28 +141,71 @@ def settings_from_dict(raw: object) -> Settings:
     return Settings.model_validate(good)
 
 
+def backup_file(path: Path) -> Path:
+    """Where the previous good settings file is kept (``settings.json.bak``)."""
+    return path.with_name(path.name + ".bak")
+
+
+def _read_object(path: Path) -> dict[str, Any]:
+    """The file's JSON object; OSError or ValueError (bad UTF-8, bad JSON, not an object)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, dict):
+        raise ValueError("it does not hold a JSON object")
+    return raw
+
+
 def load_settings(path: Path) -> Settings:
-    """Read the settings file; a missing or unreadable one gives defaults, never an error."""
+    """Read the settings file; if it is broken use the previous good copy, else defaults.
+
+    A missing file means defaults (the user may have removed it on purpose); never an error.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        return settings_from_dict(_read_object(path))
     except FileNotFoundError:
         return Settings()
-    except OSError as exc:
-        log.warning("cannot read settings file %s (%s); using defaults", path, exc)
-        return Settings()
+    except (OSError, ValueError) as exc:
+        problem = exc
+    backup = backup_file(path)
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        log.warning("settings file %s is not valid JSON (%s); using defaults", path, exc)
+        raw = _read_object(backup)
+    except (OSError, ValueError):
+        log.warning("settings file %s is unusable (%s); using defaults", path, problem)
         return Settings()
+    log.warning(
+        "settings file %s is unusable (%s); using the previous copy %s", path, problem, backup
+    )
     return settings_from_dict(raw)
 
 
 def save_settings(settings: Settings, path: Path) -> None:
-    """Write atomically: a crash mid-save leaves the old file or the new one, never half."""
+    """Write atomically: a crash mid-save leaves the old file or the new one, never half.
+
+    The file being replaced is first kept as ``.bak`` when it is good, so that a file broken
+    later (by hand, by a disk) still has a fallback.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = settings.model_dump_json(indent=2).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=path.parent)
+    _remove_stale_temps(path)
+    _keep_backup(path)
+    _write_atomic(path, settings.model_dump_json(indent=2).encode("utf-8"))
+
+
+def _keep_backup(path: Path) -> None:
+    try:
+        current = path.read_bytes()
+        _read_object(path)
+    except (OSError, ValueError):
+        return
+    backup = backup_file(path)
+    try:
+        if backup.read_bytes() == current:
+            return
+    except OSError:
+        pass
+    _write_atomic(backup, current)
+
+
+def _write_atomic(path: Path, payload: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -171,3 +215,31 @@ def save_settings(settings: Settings, path: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); best effort."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove_stale_temps(path: Path, *, older_than: float = 3600.0) -> None:
+    """Temp files a killed save left behind (a save in progress is never that old)."""
+    cutoff = time.time() - older_than
+    for stale in path.parent.glob(f".{path.name}-*.tmp"):
+        try:
+            if stale.stat().st_mtime < cutoff:
+                stale.unlink()
+        except OSError:
+            continue
