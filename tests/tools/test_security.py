@@ -1,0 +1,452 @@
+"""The file tools under attack, by attack class, always through ``Toolbox.execute``.
+
+Each test says what must not happen (a read, write, create or delete outside the allowed
+folder; a secret in any output; a hang) and checks the disk afterwards, not only the message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from tray_app.paths import AppPaths
+from tray_app.tools.base import Toolbox, ToolRegistry
+from tray_app.tools.files import FILE_TOOLS
+
+SECRET = "S3CR3T-7f1c9e-DO-NOT-LEAK"
+
+
+def leaked(outputs: object) -> bool:
+    """Whether SECRET is in any output; the echoed search query does not count."""
+
+    def scrub(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: scrub(v) for k, v in value.items() if k != "query"}
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return value
+
+    return SECRET in json.dumps(scrub(outputs))
+
+
+def refused(result: dict) -> str:
+    assert result["success"] is False, result
+    return str(result["error"])
+
+
+def ok(result: dict) -> dict:
+    assert result["success"] is True, result
+    return result
+
+
+def every_call(raw: str) -> list[tuple[str, dict]]:
+    """One call of each file tool on ``raw``."""
+    return [
+        ("read_file", {"path": raw}),
+        ("write_file", {"path": raw, "content": "pwned"}),
+        ("list_directory", {"path": raw, "recursive": True, "include_hidden": True}),
+        ("search_files", {"path": raw, "query": "a"}),
+        ("create_directory", {"path": raw}),
+        ("delete_file", {"path": raw, "recursive": True}),
+    ]
+
+
+def assert_all_refused(box: Toolbox, raw: str) -> None:
+    for name, args in every_call(raw):
+        result = box.execute(name, args)
+        assert result["success"] is False, (name, raw, result)
+        preview = box.preview(name, args)
+        assert preview["kind"] in ("error", "none"), (name, raw, preview)
+
+
+# ---- the design document's security cases 1–3 --------------------------------------------
+
+
+def test_security_1_ssh_private_key(box, policy_for, layout):
+    ssh = layout.home / ".ssh"
+    ssh.mkdir()
+    (ssh / "id_rsa").write_text(SECRET)
+    home_box = Toolbox(policy_for(allowed_dirs=[layout.home]), registry=ToolRegistry(FILE_TOOLS))
+    for raw in ("~/.ssh/id_rsa", str(ssh / "id_rsa"), "~/.ssh"):
+        assert_all_refused(home_box, raw)
+    assert (ssh / "id_rsa").read_text() == SECRET
+
+
+def test_security_2_etc_crontab_even_with_everything_allowed(policy_for):
+    everything = Toolbox(policy_for(allowed_dirs=["/"]), registry=ToolRegistry(FILE_TOOLS))
+    before = Path("/etc/crontab").read_bytes() if Path("/etc/crontab").exists() else None
+    message = refused(everything.execute("write_file", {"path": "/etc/crontab", "content": "x"}))
+    assert "system folder /etc" in message
+    after = Path("/etc/crontab").read_bytes() if Path("/etc/crontab").exists() else None
+    assert before == after
+
+
+def test_security_3_traversal_to_etc_passwd(box, layout):
+    for raw in ("../../etc/passwd", "../" * 30 + "etc/passwd", "a/../../../../../../etc/passwd"):
+        message = refused(box.execute("read_file", {"path": raw}))
+        assert "root:" not in message
+
+
+# ---- .. in every spelling, and the prefix sibling -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "../outside/victim.txt",
+        "./../outside/victim.txt",
+        "a/../../outside/victim.txt",
+        "missing/../../outside/victim.txt",
+        "../outside",
+        "../work_evil/victim.txt",
+    ],
+)
+def test_dot_dot_and_prefix_siblings_reach_nothing(box, layout, snapshot, raw):
+    (layout.work / "a").mkdir()
+    (layout.outside / "victim.txt").write_text("victim")
+    evil = layout.root / "work_evil"
+    evil.mkdir()
+    (evil / "victim.txt").write_text("victim")
+    before = snapshot(layout.root)
+    assert_all_refused(box, raw)
+    assert snapshot(layout.root) == before
+
+
+def test_encoded_and_backslash_dots_are_literal_names(box, layout):
+    if os.name == "nt":
+        pytest.skip("backslash is a separator on Windows")
+    for raw in ("..%2foutside%2fx.txt", "..\\outside\\x.txt", "%2e%2e/x.txt"):
+        result = ok(box.execute("write_file", {"path": raw, "content": "literal"}))
+        assert Path(result["path"]).parent in (layout.work, layout.work / "%2e%2e")
+    assert list(layout.outside.iterdir()) == []
+
+
+# ---- symlinks ---------------------------------------------------------------------------
+
+
+def test_symlinks_out_of_the_folder_reach_nothing(box, layout, snapshot):
+    (layout.outside / "f.txt").write_text("outside")
+    (layout.outside / "dir").mkdir()
+    (layout.outside / "dir" / "g.txt").write_text("outside")
+    links = {
+        "to_dir": layout.outside / "dir",
+        "to_file": layout.outside / "f.txt",
+        "relative": Path("../outside/f.txt"),
+        "chain1": Path("chain2"),
+        "chain2": Path("to_dir"),
+    }
+    for name, target in links.items():
+        (layout.work / name).symlink_to(target)
+    before = snapshot(layout.outside)
+    for raw in ("to_dir/g.txt", "to_file", "relative", "chain1/g.txt", "chain1/new.txt"):
+        for name, args in every_call(raw):
+            if name == "delete_file" and "/" not in raw:
+                continue  # deleting the link itself is allowed: tested below
+            assert box.execute(name, args)["success"] is False, (name, raw)
+    assert snapshot(layout.outside) == before
+
+
+def test_a_new_file_through_a_dangling_link_is_not_created_outside(box, layout):
+    (layout.work / "dangling").symlink_to(layout.outside / "created.txt")
+    (layout.work / "dangling_dir").symlink_to(layout.outside / "newdir")
+    refused(box.execute("write_file", {"path": "dangling", "content": "x"}))
+    refused(box.execute("write_file", {"path": "dangling_dir/x.txt", "content": "x"}))
+    refused(box.execute("create_directory", {"path": "dangling_dir/sub"}))
+    assert list(layout.outside.iterdir()) == []
+
+
+def test_deleting_links_never_touches_their_targets(box, layout, snapshot):
+    (layout.outside / "f.txt").write_text("keep")
+    (layout.outside / "dir").mkdir()
+    (layout.outside / "dir" / "g.txt").write_text("keep")
+    for name, target in (("l_file", "f.txt"), ("l_dir", "dir"), ("l_slash", "dir")):
+        (layout.work / name).symlink_to(layout.outside / target)
+    before = snapshot(layout.outside)
+    ok(box.execute("delete_file", {"path": "l_file"}))
+    ok(box.execute("delete_file", {"path": "l_dir", "recursive": True}))
+    ok(box.execute("delete_file", {"path": "l_slash/", "recursive": True}))
+    assert snapshot(layout.outside) == before
+    assert list(layout.work.iterdir()) == []
+
+
+@pytest.mark.parametrize("trash_works", [True, False])
+def test_recursive_delete_through_symlinks_spares_the_targets(
+    box, layout, snapshot, test_trash, trash_works
+):
+    test_trash.fail = not trash_works
+    (layout.outside / "precious").mkdir()
+    (layout.outside / "precious" / "data.txt").write_text("keep")
+    (layout.outside / "file.txt").write_text("keep")
+    tree = layout.work / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "sub" / "own.txt").write_text("mine")
+    (tree / "sub" / "to_dir").symlink_to(layout.outside / "precious")
+    (tree / "to_file").symlink_to(layout.outside / "file.txt")
+    (tree / "loop").symlink_to(tree)
+    before = snapshot(layout.outside)
+    ok(box.execute("delete_file", {"path": "tree", "recursive": True}))
+    assert not os.path.lexists(tree)
+    assert snapshot(layout.outside) == before
+
+
+def test_symlink_loops_do_not_hang_list_or_search(box, layout):
+    (layout.work / "sub").mkdir()
+    (layout.work / "sub" / "x.txt").write_text("needle")
+    (layout.work / "sub" / "up").symlink_to("..")
+    (layout.work / "self").symlink_to(".")
+    (layout.work / "a").symlink_to("b")
+    (layout.work / "b").symlink_to("a")
+    started = time.monotonic()
+    listing = ok(box.execute("list_directory", {"path": ".", "recursive": True, "max_depth": 10}))
+    search = ok(box.execute("search_files", {"path": ".", "query": "needle"}))
+    assert time.monotonic() - started < 5
+    types = {e["name"]: e["type"] for e in listing["entries"]}
+    assert types["self"] == types["a"] == types[os.path.join("sub", "up")] == "symlink"
+    assert len(listing["entries"]) == 6
+    assert [r["path"] for r in search["results"]] == [str(layout.work / "sub" / "x.txt")]
+    refused(box.execute("read_file", {"path": "a"}))
+
+
+# ---- hard links -------------------------------------------------------------------------
+
+
+def test_hard_links_to_outside_files_are_refused(box, layout):
+    victim = layout.outside / "victim.txt"
+    victim.write_text(SECRET)
+    os.link(victim, layout.work / "alias.txt")
+    outputs = [
+        box.execute("read_file", {"path": "alias.txt"}),
+        box.execute("write_file", {"path": "alias.txt", "content": "pwned"}),
+        box.execute("delete_file", {"path": "alias.txt"}),
+        box.execute("search_files", {"path": ".", "query": SECRET[:6]}),
+    ]
+    assert all("hard links" in o["error"] for o in outputs[:3])
+    assert not leaked(outputs)
+    assert victim.read_text() == SECRET and victim.stat().st_nlink == 2
+    (layout.work / "dir").mkdir()
+    os.link(victim, layout.work / "dir" / "inner.txt")
+    assert "hard links" in refused(box.execute("delete_file", {"path": "dir", "recursive": True}))
+    assert (layout.work / "dir" / "inner.txt").exists()
+
+
+# ---- special files: FIFOs, devices, /proc -------------------------------------------------
+
+
+@pytest.mark.timeout(20)
+def test_a_fifo_never_blocks_any_tool(box, layout):
+    os.mkfifo(layout.work / "pipe")
+    started = time.monotonic()
+    assert "named pipe" in refused(box.execute("read_file", {"path": "pipe"}))
+    assert "named pipe" in refused(box.execute("write_file", {"path": "pipe", "content": "x"}))
+    search = ok(box.execute("search_files", {"path": ".", "query": "x"}))
+    listing = ok(box.execute("list_directory", {"path": "."}))
+    preview = box.preview("write_file", {"path": "pipe", "content": "x"})
+    assert time.monotonic() - started < 5
+    assert search["results"] == [] and listing["entries"][0]["type"] == "other"
+    assert preview["kind"] == "error"
+
+
+@pytest.mark.timeout(20)
+def test_a_device_node_inside_the_folder_is_refused(box, layout):
+    try:
+        os.mknod(layout.work / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except (PermissionError, AttributeError, OSError):
+        pytest.skip("cannot create device nodes here")
+    assert "device" in refused(box.execute("read_file", {"path": "zero"}))
+    ok(box.execute("search_files", {"path": ".", "query": "x"}))
+
+
+@pytest.mark.parametrize("raw", ["/dev/zero", "/proc/self/environ", "/proc/self/cmdline"])
+def test_dev_and_proc_are_unreachable_even_with_everything_allowed(policy_for, layout, raw):
+    everything = Toolbox(policy_for(allowed_dirs=["/"]), registry=ToolRegistry(FILE_TOOLS))
+    assert "system folder" in refused(everything.execute("read_file", {"path": raw}))
+    (layout.work / "alias").symlink_to(raw)
+    assert "system folder" in refused(
+        everything.execute("read_file", {"path": str(layout.work / "alias")})
+    )
+
+
+def test_proc_environ_leaks_nothing_through_a_link(box, layout, monkeypatch):
+    monkeypatch.setenv("METONA_TEST_SECRET", SECRET)
+    (layout.work / "env").symlink_to("/proc/self/environ")
+    outputs = [box.execute(n, a) for n, a in every_call("env")]
+    outputs.append(box.execute("search_files", {"path": ".", "query": SECRET}))
+    assert not leaked(outputs)
+
+
+# ---- huge, sparse and deep --------------------------------------------------------------
+
+
+@pytest.mark.timeout(30)
+def test_a_10_gb_sparse_file_is_refused_fast(box, layout):
+    huge = layout.work / "huge.img"
+    with open(huge, "wb") as handle:
+        handle.truncate(10 * 1024**3)
+    started = time.monotonic()
+    assert "10.0 GB" in refused(box.execute("read_file", {"path": "huge.img"}))
+    ok(box.execute("search_files", {"path": ".", "query": "x", "search_type": "content"}))
+    preview = box.preview("write_file", {"path": "huge.img", "content": "small"})
+    delete_preview = box.preview("delete_file", {"path": "huge.img"})
+    assert time.monotonic() - started < 5
+    assert preview["kind"] == "diff" and preview["size_before"] == 10 * 1024**3
+    assert delete_preview["size"] == 10 * 1024**3
+
+
+def test_deep_trees_are_bounded(box, layout):
+    deep = layout.work
+    for _ in range(40):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    (deep / "bottom.txt").write_text("needle")
+    listing = ok(box.execute("list_directory", {"path": ".", "recursive": True, "max_depth": 50}))
+    assert len(listing["entries"]) == 10  # max_depth is clamped to 10
+    search = ok(box.execute("search_files", {"path": ".", "query": "needle"}))
+    assert search["results"] == [] and search["truncated"] is True
+
+
+def test_a_tree_too_deep_to_check_is_not_deleted(box, layout, monkeypatch):
+    from tray_app.tools import fs_write
+
+    monkeypatch.setattr(fs_write, "DELETE_MAX_DEPTH", 5)
+    deep = layout.work / "t"
+    for _ in range(8):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    assert "cannot be checked" in refused(
+        box.execute("delete_file", {"path": "t", "recursive": True})
+    )
+    assert deep.is_dir()
+
+
+# ---- over-blocking: ordinary names must work --------------------------------------------
+
+ORDINARY = [
+    "a..b.txt",
+    "..hidden_dots",
+    "日本語のメモ.txt",
+    "café ☕.md",
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    "keyboard.ts",
+    "forgot_password.html",
+    "pem_utils.py",
+    "monkey.keys",
+    "credentials_test.py",
+    "id_rsa_generator.md".replace("id_rsa_", "make_id_"),
+    "~backup.txt",
+    "$notes.txt",
+    "with space.txt",
+]
+
+
+@pytest.mark.parametrize("name", ORDINARY)
+def test_ordinary_names_work_with_every_tool(box, layout, name):
+    written = ok(box.execute("write_file", {"path": name, "content": "findme\n"}))
+    assert Path(written["path"]) == layout.work / name
+    assert ok(box.execute("read_file", {"path": name}))["content"] == "findme\n"
+    listed = ok(box.execute("list_directory", {"path": ".", "include_hidden": True}))
+    assert name in [e["name"] for e in listed["entries"]]
+    found = ok(box.execute("search_files", {"path": name, "query": "findme"}))
+    assert found["total_matches"] == 1
+    made = ok(box.execute("create_directory", {"path": f"sub/{name}"}))
+    assert Path(made["path"]).is_dir()
+    ok(box.execute("delete_file", {"path": name}))
+    assert not (layout.work / name).exists()
+
+
+# ---- secrets never appear in any output -------------------------------------------------
+
+SECRET_FILES = [
+    ".env",
+    ".env.local",
+    "config/.env.production",
+    "id_rsa",
+    "deploy/id_ed25519",
+    "server.pem",
+    "tls.key",
+    "credentials.json",
+    ".git-credentials",
+    ".netrc",
+    "password.txt",
+    "nested/passwords.csv",
+]
+
+
+def test_planted_secrets_appear_in_no_tool_output(box, layout, policy_for):
+    for rel in SECRET_FILES:
+        path = layout.work / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"TOKEN={SECRET}\n")
+    private = layout.work / "private"
+    private.mkdir()
+    (private / "notes.txt").write_text(SECRET)
+    (layout.work / "innocent.txt").symlink_to(layout.work / ".env")
+    (layout.work / "readme.md").write_text("nothing to see")
+    guarded = Toolbox(policy_for(blocked_dirs=[private]), registry=ToolRegistry(FILE_TOOLS))
+    calls: list[tuple[str, dict]] = []
+    for rel in [*SECRET_FILES, "innocent.txt", "private/notes.txt", "config/../.env"]:
+        calls += [(n, a) for n, a in every_call(rel) if n != "delete_file"]
+        calls.append(("read_file", {"path": rel, "encoding": "base64"}))
+    for query in (SECRET, "TOKEN", "*", "*.pem", ".env", "id_*"):
+        for kind in ("filename", "content", "both"):
+            calls.append(("search_files", {"path": ".", "query": query, "search_type": kind}))
+    calls.append(("list_directory", {"path": ".", "recursive": True, "include_hidden": True}))
+    outputs = [guarded.execute(name, args) for name, args in calls]
+    outputs += [guarded.preview(name, args) for name, args in calls]
+    assert not leaked(outputs)
+    listed = {e["name"] for e in outputs[-len(calls) - 1]["entries"]}
+    assert not any(Path(n).name in {".env", "id_rsa", "server.pem", "private"} for n in listed)
+    for rel in SECRET_FILES:
+        assert (layout.work / rel).read_text() == f"TOKEN={SECRET}\n"
+
+
+def test_a_recursive_delete_of_a_folder_holding_a_secret_is_refused(box, layout):
+    (layout.work / "proj").mkdir()
+    (layout.work / "proj" / ".env").write_text(SECRET)
+    message = refused(box.execute("delete_file", {"path": "proj", "recursive": True}))
+    assert "secret" in message and SECRET not in message
+    assert (layout.work / "proj" / ".env").read_text() == SECRET
+
+
+# ---- the app's own folders and .git -----------------------------------------------------
+
+
+def test_the_apps_folders_are_unreachable(policy_for, layout, metona_home):
+    paths = AppPaths.under(metona_home)
+    paths.ensure()
+    paths.settings_file.write_text(json.dumps({"run_command_enabled": False, "k": SECRET}))
+    roomy = Toolbox(
+        policy_for(allowed_dirs=[metona_home.parent]), registry=ToolRegistry(FILE_TOOLS)
+    )
+    for folder in paths.protected_dirs():
+        assert_all_refused(roomy, str(folder))
+        assert_all_refused(roomy, str(folder / "settings.json"))
+    search = roomy.execute("search_files", {"path": str(metona_home), "query": SECRET})
+    listing = roomy.execute("list_directory", {"path": str(metona_home), "recursive": True})
+    assert not leaked([search, listing])
+    assert ok(listing)["entries"] == []
+    refused(roomy.execute("delete_file", {"path": str(metona_home), "recursive": True}))
+    assert SECRET in paths.settings_file.read_text()
+
+
+def test_git_hooks_cannot_be_written(box, layout):
+    hooks = layout.work / "repo" / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks.parent / "config").write_text("[core]\n")
+    for name, args in [
+        ("write_file", {"path": "repo/.git/hooks/pre-commit", "content": "#!/bin/sh\nevil"}),
+        ("write_file", {"path": "repo/.git/config", "content": "[core]\nfsmonitor=evil"}),
+        ("create_directory", {"path": "repo/.git/hooks/x"}),
+        ("delete_file", {"path": "repo/.git/config"}),
+        ("delete_file", {"path": "repo/.git", "recursive": True}),
+    ]:
+        assert ".git folder" in refused(box.execute(name, args))
+    assert list(hooks.iterdir()) == []
+    assert (hooks.parent / "config").read_text() == "[core]\n"
+    assert ok(box.execute("read_file", {"path": "repo/.git/config"}))["content"] == "[core]\n"
