@@ -123,6 +123,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Without this, Nagle's algorithm can hold a small chunk back until the previous one
+        # is acknowledged: streams would arrive in clumps instead of chunk by chunk.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.fake.track(self.connection, open_=True)
 
     def finish(self) -> None:

@@ -234,10 +234,9 @@ class FakeOllama(FakeServer):
             messages.append({"role": "assistant", "content": "", "thinking": piece})
         for piece in turn.pieces(turn.content):
             messages.append({"role": "assistant", "content": piece})
-        calls = [self._call_chunks(i, call, turn) for i, call in enumerate(turn.calls)]
         if not turn.on_done_chunk:
-            for chunks in calls:
-                for entry in chunks:
+            for index, call in enumerate(turn.calls):
+                for entry in self._call_entries(index, call, turn, split=turn.split_arguments):
                     messages.append({"role": "assistant", "content": "", "tool_calls": [entry]})
         for number, message in enumerate(messages):
             if number and turn.delay:
@@ -256,8 +255,11 @@ class FakeOllama(FakeServer):
         if turn.delay:
             yield turn.delay
         final: dict[str, Any] = {"role": "assistant", "content": ""}
-        if turn.on_done_chunk and calls:
-            final["tool_calls"] = [self._merged(i, call, turn) for i, call in enumerate(turn.calls)]
+        if turn.on_done_chunk and turn.calls:
+            final["tool_calls"] = [
+                self._call_entries(index, call, turn, split=False)[0]
+                for index, call in enumerate(turn.calls)
+            ]
         yield go_json(self._done_chunk(model, final, turn, body, len(messages) + 1))
 
     def _done_chunk(
@@ -284,33 +286,24 @@ class FakeOllama(FakeServer):
             return call.id
         return f"call_{next(self._call_ids):08d}" if turn.with_ids else None
 
-    def _merged(self, index: int, call: CallSpec, turn: Turn) -> dict[str, Any]:
-        arguments: Any = call.arguments
+    def _call_entries(
+        self, index: int, call: CallSpec, turn: Turn, *, split: bool
+    ) -> list[dict[str, Any]]:
+        """The ``tool_calls`` entries of one call: whole, or (``split``) the name first and the
+        arguments in later name-less entries (object key by key, or JSON text in fragments)."""
+        arguments: dict[str, Any] | str = call.arguments
         if turn.arguments_as_string:
             arguments = call.arguments_text()
-        return self._head(index, call, turn, arguments)
-
-    def _head(self, index: int, call: CallSpec, turn: Turn, arguments: Any) -> dict[str, Any]:
+        parts: list[Any] = [arguments]
+        if split and isinstance(arguments, str):
+            parts = [arguments[i : i + 5] for i in range(0, len(arguments), 5)] or [""]
+        elif split:
+            items = [{key: value} for key, value in arguments.items()]
+            parts = [items[0], *items[1:]] if len(items) > 1 else [{}, *items]
         call_id = self._call_id(call, turn)
-        entry: dict[str, Any] = {} if call_id is None else {"id": call_id}
-        entry["function"] = {"index": index, "name": call.name, "arguments": arguments}
-        return entry
-
-    def _call_chunks(self, index: int, call: CallSpec, turn: Turn) -> list[dict[str, Any]]:
-        """The ``tool_calls`` entries of one call: whole, or name first and arguments after."""
-        if not turn.split_arguments or turn.on_done_chunk:
-            return [] if turn.on_done_chunk else [self._merged(index, call, turn)]
-        parts: list[Any]
-        if turn.arguments_as_string or isinstance(call.arguments, str):
-            text = call.arguments_text()
-            parts = [text[i : i + 5] for i in range(0, len(text), 5)]
-            head, rest = parts[0], parts[1:]
-        else:
-            items = list(call.arguments.items())
-            head = dict(items[:1]) if len(items) > 1 else {}
-            rest = [{k: v} for k, v in (items[1:] if len(items) > 1 else items)]
-        tail = [{"function": {"index": index, "arguments": part}} for part in rest]
-        return [self._head(index, call, turn, head), *tail]
+        head: dict[str, Any] = {} if call_id is None else {"id": call_id}
+        head["function"] = {"index": index, "name": call.name, "arguments": parts[0]}
+        return [head, *({"function": {"index": index, "arguments": p}} for p in parts[1:])]
 
     def _pull(self, model: str, reply: Reply) -> None:
         def lines() -> Iterator[bytes]:
