@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -292,7 +293,7 @@ def test_timeout_is_clamped() -> None:
 
 def test_sandbox_on_without_bwrap_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "linux")
-    monkeypatch.setattr(shell.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shell.shutil, "which", lambda name, **kw: None)
     policy = make_policy(tmp_path, sandbox=True)
     marker = policy.workspace / "ran"
     result = run(policy, command=f"touch {marker}")
@@ -309,13 +310,28 @@ def test_sandbox_setup_failure_refuses(tmp_path: Path, monkeypatch: pytest.Monke
         "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n"
     )
     fake.chmod(0o755)
-    monkeypatch.setattr(shell.shutil, "which", lambda name: str(fake))
+    monkeypatch.setattr(shell.shutil, "which", lambda name, **kw: str(fake))
     policy = make_policy(tmp_path, sandbox=True)
     marker = policy.workspace / "ran"
     result = run(policy, command=f"touch {marker}")
     assert result["success"] is False
     assert "sandbox could not be set up" in result["error"]
     assert "No permissions" in result["error"]
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bwrap is Linux only")
+def test_a_bwrap_planted_on_path_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planted = tmp_path / "bin" / "bwrap"
+    planted.parent.mkdir()
+    marker = tmp_path / "planted-ran"
+    planted.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted.parent}{os.pathsep}{os.environ['PATH']}")
+    policy = make_policy(tmp_path, sandbox=True)
+    run(policy, command="true")
     assert not marker.exists()
 
 

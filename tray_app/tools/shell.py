@@ -25,8 +25,8 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,12 +48,14 @@ OUTPUT_CAP = 100 * 1024
 
 SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASS", "CREDENTIAL", "AUTH", "COOKIE")
 _URL_WITH_PASSWORD = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
+# The sandbox tools come from system folders only: a ``bwrap`` planted in ~/.local/bin (which the
+# model can write to) must not be able to stand in for the real one.
+SYSTEM_BIN_PATH = os.pathsep.join(["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"])
 SANDBOX_TMP = "/tmp"  # noqa: S108 - inside bwrap this is a fresh private tmpfs
 
 MACOS_PROFILE = """(version 1)
 (allow default)
 (deny network*)
-(allow network* (remote unix-socket))
 (deny file-write*)
 (allow file-write*
   (subpath (param "WORKSPACE"))
@@ -74,7 +76,7 @@ class RunCommandArgs(BaseModel):
     )
 
 
-def scrub_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+def scrub_env(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment minus anything that looks like a secret (by name, or a URL password)."""
     return {
         name: value
@@ -97,14 +99,13 @@ class SandboxPlan:
     sandboxed: bool
     refusal: str | None = None
     tool: str | None = None
-    extra_env: dict[str, str] = field(default_factory=dict)
 
 
 def plan_sandbox(policy: SandboxPolicy) -> SandboxPlan:
     if not policy.sandbox_enabled:
         return SandboxPlan(sandboxed=False)
     if sys.platform.startswith("linux"):
-        bwrap = shutil.which("bwrap")
+        bwrap = shutil.which("bwrap", path=SYSTEM_BIN_PATH)
         if bwrap is None:
             return SandboxPlan(
                 sandboxed=True,
@@ -113,7 +114,7 @@ def plan_sandbox(policy: SandboxPolicy) -> SandboxPlan:
             )
         return SandboxPlan(sandboxed=True, tool=bwrap)
     if sys.platform == "darwin":
-        tool = shutil.which("sandbox-exec") or "/usr/bin/sandbox-exec"
+        tool = "/usr/bin/sandbox-exec"
         if not Path(tool).exists():
             return SandboxPlan(
                 sandboxed=True, refusal="the sandbox is on but sandbox-exec is missing"
