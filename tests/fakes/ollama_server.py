@@ -297,9 +297,9 @@ class FakeOllama(FakeServer):
         parts: list[Any] = [arguments]
         if split and isinstance(arguments, str):
             parts = [arguments[i : i + 5] for i in range(0, len(arguments), 5)] or [""]
-        elif split:
+        elif split and isinstance(arguments, dict):
             items = [{key: value} for key, value in arguments.items()]
-            parts = [items[0], *items[1:]] if len(items) > 1 else [{}, *items]
+            parts = items if len(items) > 1 else [{}, *items]
         call_id = self._call_id(call, turn)
         head: dict[str, Any] = {} if call_id is None else {"id": call_id}
         head["function"] = {"index": index, "name": call.name, "arguments": parts[0]}
@@ -317,8 +317,8 @@ class FakeOllama(FakeServer):
                 yield go_json(status)
                 yield go_json({**status, "completed": total // 2})
                 yield go_json({**status, "completed": total})
-            for status in ("verifying sha256 digest", "writing manifest", "success"):
-                yield go_json({"status": status})
+            for last in ("verifying sha256 digest", "writing manifest", "success"):
+                yield go_json({"status": last})
             if self.find_model(model) is None:
                 self.add_model(model, ["completion"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from tray_app.providers.base import ChatMessage, ChatRequest, StreamDelta, StreamDone, StreamItem
 
@@ -44,5 +45,5 @@ async def collect(stream: AsyncIterator[StreamItem], *, expect_error: bool = Fal
     return result
 
 
-def request(model: str = "qwen3:8b", text: str = "hi", **options: object) -> ChatRequest:
+def request(model: str = "qwen3:8b", text: str = "hi", **options: Any) -> ChatRequest:
     return ChatRequest(model=model, messages=[ChatMessage(role="user", content=text)], **options)

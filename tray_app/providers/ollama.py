@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import httpx
@@ -166,7 +166,7 @@ class OllamaProvider:
     def _url(self, path: str) -> str:
         return f"{self.endpoint}{path}"
 
-    async def chat(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream deltas as they arrive, then one ``StreamDone`` with the complete tool calls."""
         body = encode_request(request)
         splitter = ThinkTagSplitter()
@@ -291,7 +291,7 @@ class OllamaProvider:
             raise ProviderError(f"The server at {self.endpoint} does not look like Ollama.")
         return version
 
-    async def pull(self, model: str) -> AsyncIterator[PullProgress]:
+    async def pull(self, model: str) -> AsyncGenerator[PullProgress, None]:
         """Download a model, yielding progress; an error line raises ``StreamError``."""
         finished = False
         async with open_stream(

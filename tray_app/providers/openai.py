@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import httpx
@@ -133,7 +133,7 @@ class OpenAIProvider:
     def __repr__(self) -> str:
         return f"OpenAIProvider({self.endpoint!r})"
 
-    async def chat(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+    async def chat(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream deltas as they arrive, then one ``StreamDone`` (arguments parsed at the end)."""
         body = encode_request(request)
         answer = _Answer()
@@ -230,7 +230,7 @@ class OpenAIProvider:
         await self.list_models()
         return "openai-compatible"
 
-    async def pull(self, model: str) -> AsyncIterator[PullProgress]:
+    async def pull(self, model: str) -> AsyncGenerator[PullProgress, None]:
         raise ProviderError("Pulling models is only possible with Ollama.")
         yield PullProgress(status="")  # pragma: no cover - makes this an async generator
 
