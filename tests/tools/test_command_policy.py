@@ -110,6 +110,14 @@ ALLOWED = [
     "halting_problem.py",
     "./format.sh",
     "printf 'a\\nb\\n' | wc -l",
+    "ssh -i key.pem host ls 2>&1",
+    "git rebase -i HEAD~3 2>&1",
+    "ls > out.txt 2>&1",
+    "curl -o x.sh http://example.test && sh x.sh",
+    'rm -rf "$HOME/tmp"',
+    "nice -n 10 make -j4",
+    "for f in *.txt; do echo $f; done",
+    'echo "rm -rf /" > notes.txt',
 ]
 
 
