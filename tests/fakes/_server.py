@@ -15,9 +15,11 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 from tests.fakes.turns import Turn
+
+S = TypeVar("S", bound="FakeServer")
 
 
 class ClientGone(Exception):
@@ -45,7 +47,6 @@ class Reply:
     def __init__(self, handler: _Handler) -> None:
         self._handler = handler
         self._server = handler.fake
-        self._streaming = False
 
     def body(self, status: int, data: bytes, content_type: str) -> None:
         handler = self._handler
@@ -68,7 +69,6 @@ class Reply:
         handler.send_header("Content-Type", content_type)
         handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
-        self._streaming = True
 
     def write(self, data: bytes) -> None:
         """One HTTP chunk, on the wire before this returns (the socket is unbuffered)."""
@@ -78,7 +78,6 @@ class Reply:
 
     def end(self) -> None:
         self._send(b"0\r\n\r\n")
-        self._streaming = False
 
     def drop(self) -> None:
         """Close the connection in the middle of the body, without the terminating chunk."""
@@ -184,7 +183,8 @@ class FakeServer:
     name = "fake server"
     chat_path = ""
 
-    def __init__(self, *, default_turn: Turn | None = None) -> None:
+    def __init__(self, models: dict[str, list[str]], *, default_turn: Turn | None = None) -> None:
+        self.models = {name: list(capabilities) for name, capabilities in models.items()}
         self.default_turn = default_turn
         self.stopping = threading.Event()
         self._lock = threading.Condition()
@@ -198,7 +198,7 @@ class FakeServer:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> Any:
+    def start(self: S) -> S:
         handler = type("Handler", (_Handler,), {"fake": self})
         httpd = _HTTPServer(("127.0.0.1", 0), handler)
         self._httpd = httpd
@@ -225,13 +225,20 @@ class FakeServer:
             self._thread.join(timeout=5)
         self._httpd = None
 
-    def __enter__(self) -> Any:
+    def __enter__(self: S) -> S:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    # -- scripting -------------------------------------------------------------------------
+    # -- models and scripting --------------------------------------------------------------
+
+    def add_model(self, name: str, capabilities: list[str]) -> None:
+        self.models[name] = list(capabilities)
+
+    def find_model(self, model: str) -> str | None:
+        """The configured name ``model`` refers to (``llama3.2`` is ``llama3.2:latest``)."""
+        return next((name for name in self.models if same_model(name, model)), None)
 
     def script(self, *turns: Turn) -> None:
         """Queue answers for the chat endpoint, served in order, one per request."""
@@ -246,6 +253,14 @@ class FakeServer:
     def next_turn(self) -> Turn | None:
         with self._lock:
             return self._turns.popleft() if self._turns else self.default_turn
+
+    def script_exhausted(self) -> str:
+        """The error text for a chat request that finds the script empty."""
+        count = len(self.chat_requests)
+        return (
+            f"{self.name}: no scripted turn left for chat request #{count}; "
+            "queue answers with .script(...)"
+        )
 
     # -- recording -------------------------------------------------------------------------
 
@@ -276,7 +291,7 @@ class FakeServer:
     def chat_requests(self) -> list[dict[str, Any]]:
         """The JSON bodies sent to the chat endpoint, in order (a snapshot)."""
         with self._lock:
-            return [r.body for r in self._requests if r.path == self.chat_path]
+            return self._chat_bodies()
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -333,6 +348,13 @@ class FakeServer:
             else:
                 reply.write(piece)
         reply.end()
+
+    def serve_raw(self, reply: Reply, turn: Turn, content_type: str) -> None:
+        """Replay a ``raw_turn`` verbatim, with its ``delay`` between pieces."""
+        pieces: list[bytes | float] = []
+        for number, piece in enumerate(turn.raw):
+            pieces.extend([turn.delay, piece] if number and turn.delay else [piece])
+        self.serve_stream(reply, turn.status, turn.content_type or content_type, pieces)
 
 
 def registry_name(model: str) -> str:

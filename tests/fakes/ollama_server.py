@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from tests.fakes._server import FakeServer, RecordedRequest, Reply, registry_name, same_model
+from tests.fakes._server import FakeServer, RecordedRequest, Reply, registry_name
 from tests.fakes.turns import (
     CallSpec,
     Turn,
@@ -105,25 +105,11 @@ class FakeOllama(FakeServer):
         context_length: int = 40960,
         default_turn: Turn | None = None,
     ) -> None:
-        super().__init__(default_turn=default_turn)
-        self.models: dict[str, list[str]] = dict(DEFAULT_MODELS if models is None else models)
+        super().__init__(DEFAULT_MODELS if models is None else models, default_turn=default_turn)
         self.version = version
         self.context_length = context_length
         self.pull_error: str | None = None  # set to make /api/pull fail after the manifest
         self._call_ids = itertools.count(1)
-
-    def __enter__(self) -> FakeOllama:
-        return self.start()
-
-    def start(self) -> FakeOllama:
-        super().start()
-        return self
-
-    def add_model(self, name: str, capabilities: list[str]) -> None:
-        self.models[name] = list(capabilities)
-
-    def find_model(self, model: str) -> str | None:
-        return next((name for name in self.models if same_model(name, model)), None)
 
     # -- routes ----------------------------------------------------------------------------
 
@@ -209,18 +195,11 @@ class FakeOllama(FakeServer):
             return
         turn = self.next_turn()
         if turn is None:
-            count = len(self.chat_requests)
-            reply.json(
-                500,
-                {
-                    "error": f"FakeOllama: no scripted turn left for chat request #{count}; "
-                    "queue answers with fake_ollama.script(...)"
-                },
-            )
+            reply.json(500, {"error": self.script_exhausted()})
         elif turn.kind == "http_error":
             reply.json(turn.status, {"error": turn.error})
         elif turn.kind == "raw":
-            self.serve_stream(reply, turn.status, turn.content_type or NDJSON, _paced(turn))
+            self.serve_raw(reply, turn, NDJSON)
         else:
             self.serve_stream(reply, 200, NDJSON, self._stream(turn, model, body))
 
@@ -323,10 +302,3 @@ class FakeOllama(FakeServer):
                 self.add_model(model, ["completion"])
 
         self.serve_stream(reply, 200, NDJSON, lines())
-
-
-def _paced(turn: Turn) -> Iterator[bytes | float]:
-    for number, piece in enumerate(turn.raw):
-        if number and turn.delay:
-            yield turn.delay
-        yield piece

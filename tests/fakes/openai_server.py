@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from tests.fakes._server import FakeServer, RecordedRequest, Reply, registry_name, same_model
+from tests.fakes._server import FakeServer, RecordedRequest, Reply, registry_name
 from tests.fakes.ollama_server import DEFAULT_MODELS
 from tests.fakes.turns import (
     Turn,
@@ -74,23 +74,12 @@ class FakeOpenAI(FakeServer):
         tool_call_style: Literal["fragmented", "whole"] = "fragmented",
         default_turn: Turn | None = None,
     ) -> None:
-        super().__init__(default_turn=default_turn)
         default = {"gpt-4o-mini": ["completion", "tools", "vision"], **DEFAULT_MODELS}
-        self.models: dict[str, list[str]] = dict(default if models is None else models)
+        super().__init__(default if models is None else models, default_turn=default_turn)
         self.api_key = api_key
         self.reasoning_field = reasoning_field
         self.tool_call_style = tool_call_style
         self._ids = itertools.count(1)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def start(self) -> FakeOpenAI:
-        super().start()
-        return self
-
-    def find_model(self, model: str) -> str | None:
-        return next((name for name in self.models if same_model(name, model)), None)
 
     def handle(self, request: RecordedRequest, reply: Reply) -> None:
         if self.api_key and request.header("authorization") != f"Bearer {self.api_key}":
@@ -122,19 +111,11 @@ class FakeOpenAI(FakeServer):
             return
         turn = self.next_turn()
         if turn is None:
-            count = len(self.chat_requests)
-            message = (
-                f"FakeOpenAI: no scripted turn left for chat request #{count}; "
-                "queue answers with fake_openai.script(...)"
-            )
-            reply.json(500, error_body(500, message))
+            reply.json(500, error_body(500, self.script_exhausted()))
         elif turn.kind == "http_error":
             reply.json(turn.status, error_body(turn.status, turn.error))
         elif turn.kind == "raw":
-            pieces: list[bytes | float] = []
-            for number, piece in enumerate(turn.raw):
-                pieces.extend([turn.delay, piece] if number and turn.delay else [piece])
-            self.serve_stream(reply, turn.status, turn.content_type or SSE, pieces)
+            self.serve_raw(reply, turn, SSE)
         elif body.get("stream") is not True:
             reply.json(200, self._completion(turn, model))
         else:
