@@ -508,3 +508,13 @@ def test_resolve_returns_absolute_real_paths(layout, policy: SandboxPolicy) -> N
     got = policy.resolve("alias/x.txt", access="write")
     assert got == layout.work / "real" / "x.txt"
     assert got.is_absolute()
+
+
+def test_dot_dot_collapsing_onto_an_existing_link_is_resolved_again(layout, policy):
+    (layout.work / "existing").mkdir()
+    (layout.work / "existing" / "link").symlink_to(layout.outside)
+    message = refused(policy, "missing/../existing/link/x.txt", "write")
+    assert "outside the allowed folders" in message
+    (layout.work / "existing" / "inner").symlink_to(layout.work / "existing")
+    got = policy.resolve("missing/./../existing/inner/y.txt", access="write")
+    assert got == layout.work / "existing" / "y.txt"

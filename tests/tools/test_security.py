@@ -450,3 +450,34 @@ def test_git_hooks_cannot_be_written(box, layout):
     assert list(hooks.iterdir()) == []
     assert (hooks.parent / "config").read_text() == "[core]\n"
     assert ok(box.execute("read_file", {"path": "repo/.git/config"}))["content"] == "[core]\n"
+
+
+# ---- names that are not valid UTF-8 -----------------------------------------------------
+
+
+def test_undecodable_names_never_break_the_json_sent_to_the_model(box, layout):
+    if os.name != "posix":
+        pytest.skip("POSIX file names are bytes")
+    raw = os.fsencode(layout.work) + b"/caf\xe9 needle.txt"
+    with open(raw, "wb") as handle:
+        handle.write(b"needle inside\n")
+    outputs = [
+        box.execute("list_directory", {"path": "."}),
+        box.execute("search_files", {"path": ".", "query": "needle"}),
+        box.execute("read_file", {"path": "caf\udce9 needle.txt"}),
+        box.preview("delete_file", {"path": "caf\udce9 needle.txt"}),
+    ]
+    for output in outputs:
+        json.dumps(output, ensure_ascii=False).encode("utf-8")
+    assert ok(outputs[0])["entries"][0]["name"] == "caf\ufffd needle.txt"
+    assert ok(outputs[1])["total_matches"] == 1  # the name matched
+
+
+def test_lone_surrogates_from_the_model_are_refused_cleanly(box, layout):
+    assert "cannot be part of a file name" in refused(
+        box.execute("write_file", {"path": "bad\ud800.txt", "content": "x"})
+    )
+    assert "not valid in UTF-8" in refused(
+        box.execute("write_file", {"path": "ok.txt", "content": "bad\ud800"})
+    )
+    assert not (layout.work / "ok.txt").exists()

@@ -7,7 +7,11 @@ argument models in ``file_args``; approval previews in ``previews``; every path 
 
 from __future__ import annotations
 
-from tray_app.tools.base import Risk, Tool
+import functools
+from typing import Any
+
+from tray_app.errors import SandboxViolation
+from tray_app.tools.base import Handler, Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import (
     CreateDirectoryArgs,
     DeleteFileArgs,
@@ -17,8 +21,27 @@ from tray_app.tools.file_args import (
     WriteFileArgs,
 )
 from tray_app.tools.fs_read import list_directory, read_file, search_files
+from tray_app.tools.fs_safe import describe_os_error, printable
 from tray_app.tools.fs_write import create_directory, delete_file, write_file
 from tray_app.tools.previews import create_preview, delete_preview, write_preview
+
+
+def _printable(handler: Handler) -> Handler:
+    """Run ``handler``; policy and OS errors become sentences, every string valid UTF-8."""
+
+    @functools.wraps(handler)
+    def run(ctx: ToolContext, args: Any) -> ToolResult:
+        try:
+            result = handler(ctx, args)
+        except SandboxViolation as exc:
+            result = failure(str(exc))
+        except OSError as exc:
+            result = failure(describe_os_error(exc, exc.filename or "", what="file or folder"))
+        cleaned: ToolResult = printable(result)
+        return cleaned
+
+    return run
+
 
 FILE_TOOLS: list[Tool] = [
     Tool(
@@ -30,7 +53,7 @@ FILE_TOOLS: list[Tool] = [
         ),
         args_model=ReadFileArgs,
         risk=Risk.READ,
-        handler=read_file,
+        handler=_printable(read_file),
     ),
     Tool(
         name="write_file",
@@ -41,8 +64,8 @@ FILE_TOOLS: list[Tool] = [
         ),
         args_model=WriteFileArgs,
         risk=Risk.WRITE,
-        handler=write_file,
-        preview=write_preview,
+        handler=_printable(write_file),
+        preview=_printable(write_preview),
     ),
     Tool(
         name="list_directory",
@@ -53,7 +76,7 @@ FILE_TOOLS: list[Tool] = [
         ),
         args_model=ListDirectoryArgs,
         risk=Risk.READ,
-        handler=list_directory,
+        handler=_printable(list_directory),
     ),
     Tool(
         name="search_files",
@@ -64,15 +87,15 @@ FILE_TOOLS: list[Tool] = [
         ),
         args_model=SearchFilesArgs,
         risk=Risk.READ,
-        handler=search_files,
+        handler=_printable(search_files),
     ),
     Tool(
         name="create_directory",
         description="Create a folder, and any missing parent folders.",
         args_model=CreateDirectoryArgs,
         risk=Risk.WRITE,
-        handler=create_directory,
-        preview=create_preview,
+        handler=_printable(create_directory),
+        preview=_printable(create_preview),
     ),
     Tool(
         name="delete_file",
@@ -83,7 +106,7 @@ FILE_TOOLS: list[Tool] = [
         ),
         args_model=DeleteFileArgs,
         risk=Risk.DESTRUCTIVE,
-        handler=delete_file,
-        preview=delete_preview,
+        handler=_printable(delete_file),
+        preview=_printable(delete_preview),
     ),
 ]

@@ -11,6 +11,7 @@ import os
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 READ_CHUNK = 64 * 1024
 BINARY_SNIFF = 8 * 1024
@@ -151,4 +152,27 @@ def describe_os_error(exc: OSError, path: Path | str, *, what: str = "file") -> 
     if exc.errno == errno.ENOENT:
         return f"{what} not found: {where}"
     words = _ERRNO_WORDS.get(exc.errno or -1) or exc.strerror or str(exc)
-    return f"{words}: {where}"
+    return f"{words}: {where}" if where else words
+
+
+def _text(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in value)
+    return value
+
+
+def printable(value: Any) -> Any:
+    """``value`` with lone surrogates replaced, so that it can be encoded as UTF-8.
+
+    File names that are not valid UTF-8 reach Python as surrogate escapes; left in a result they
+    would break every later ``json.dumps(..., ensure_ascii=False).encode()``.
+    """
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, dict):
+        return {_text(str(k)): printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    return value

@@ -45,7 +45,10 @@ class WritePlan:
 
 def plan_write(policy: SandboxPolicy, args: WriteFileArgs) -> WritePlan | ToolResult:
     target = policy.resolve(args.path, access="write")
-    data = args.content.encode("utf-8")
+    try:
+        data = args.content.encode("utf-8")
+    except UnicodeEncodeError:
+        return failure(f"the content for {target} has characters that are not valid in UTF-8")
     if len(data) > MAX_WRITE_BYTES:
         return failure(
             f"content too large for {target}: {human_size(len(data))}; "

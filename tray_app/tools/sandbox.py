@@ -4,7 +4,8 @@
 or raises ``SandboxViolation`` with a sentence naming the path and the reason. The order matters:
 
 1. The raw text: NUL and other control characters (they hide the real path in the approval
-   dialog), URLs, Windows device/UNC/stream/reserved names, sensitive names in any component.
+   dialog), characters no file name can hold (lone surrogates), URLs, Windows
+   device/UNC/stream/reserved names, sensitive names in any component.
 2. A leading ``~`` is the user's home; ``$VAR`` and ``%VAR%`` are never expanded. Relative paths
    are joined to the workspace, never to the process's working directory.
 3. ``realpath``: the deepest existing ancestor is resolved with symlinks followed; the part that
@@ -15,8 +16,9 @@ or raises ``SandboxViolation`` with a sentence naming the path and the reason. T
 4. Checks on the real path (and, for blocked folders, on the plain normalised path too, so
    ``/proc/self/root/...`` cannot walk around ``/proc``): sensitive names on every component,
    blocked and protected folders (they always win), containment in an allowed folder by path
-   components (``work_evil`` is not inside ``work``; case-folded on macOS and Windows), and
-   for writes and deletes no ``.git`` component and no hard-linked file.
+   components (``work_evil`` is not inside ``work``; case-folded on macOS and Windows), no
+   hard-linked file, and for writes and deletes no ``.git`` component (hooks and config there
+   run code; reading ``.git`` is fine).
 
 Hard links: a regular file with more than one link may have other names outside the allowed
 folders, and nothing cheap can find them (the allowed name proves nothing about the others).
@@ -46,98 +48,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tray_app.errors import SandboxViolation
+from tray_app.tools.path_rules import (
+    CONTROL_CHAR,
+    HOME_SECRET_DIRS,
+    MAX_PATH_CHARS,
+    POSIX_SYSTEM_DIRS,
+    SENSITIVE_PATTERNS,
+    SENSITIVE_TEMPLATES,
+    URL_SCHEME,
+    WINDOWS_SYSTEM_DIRS,
+)
+from tray_app.tools.path_rules import windows_path_problem as _windows_path_problem
 
 if TYPE_CHECKING:
     from tray_app.paths import AppPaths
     from tray_app.store.settings import Settings
 
+__all__ = [
+    "HOME_SECRET_DIRS",
+    "MAX_PATH_CHARS",
+    "POSIX_SYSTEM_DIRS",
+    "SENSITIVE_PATTERNS",
+    "SENSITIVE_TEMPLATES",
+    "WINDOWS_SYSTEM_DIRS",
+    "Access",
+    "SandboxPolicy",
+]
+
 log = logging.getLogger(__name__)
 
 Access = Literal["read", "write", "delete", "list", "search", "cwd"]
 _MODIFYING = frozenset({"write", "delete"})
-
-MAX_PATH_CHARS = 4096
-
-SENSITIVE_PATTERNS: tuple[str, ...] = (
-    # SPEC section 5
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_ed25519*",
-    "id_ecdsa*",
-    "credentials",
-    "credentials.*",
-    ".git-credentials",
-    "password",
-    "password.*",
-    "passwords.*",
-    ".netrc",
-    ".pypirc",
-    # the same kind of file, not in the SPEC list
-    "id_dsa*",
-    "*.p12",
-    "*.pfx",
-    ".pgpass",
-    ".envrc",
-)
-SENSITIVE_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
-
-POSIX_SYSTEM_DIRS = ("/etc", "/sys", "/proc", "/dev", "/boot", "/root")
-WINDOWS_SYSTEM_DIRS = (
-    r"C:\Windows",
-    r"C:\Program Files",
-    r"C:\Program Files (x86)",
-    r"C:\ProgramData",
-)
-# Credential stores below the home folder (the first three are the SPEC's).
-HOME_SECRET_DIRS = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".password-store",
-    ".config/gcloud",
-    ".local/share/keyrings",
-    ".local/share/python_keyring",
-    "Library/Keychains",
-)
-
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://|^file:", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_WINDOWS_RESERVED = re.compile(
-    r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$", re.IGNORECASE
-)
-_WINDOWS_BAD_CHARS = frozenset('<>"|?*')
-
-
-def _windows_path_problem(raw: str) -> str | None:
-    """Why ``raw`` is unsafe as a Windows path, or None. Pure string logic, testable anywhere."""
-    text = raw.replace("/", "\\")
-    if text.startswith(("\\\\?\\", "\\\\.\\", "\\??\\")):
-        return "device and extended-length paths (\\\\?\\, \\\\.\\) are not allowed"
-    if text.startswith("\\\\"):
-        return "network (UNC) paths are not allowed"
-    drive = re.match(r"^([A-Za-z]):(.*)$", text, re.DOTALL)
-    if drive:
-        text = drive.group(2)
-        if not text.startswith("\\"):
-            return "drive-relative paths such as C:folder are not allowed; use C:\\folder"
-    for part in text.split("\\"):
-        if part in ("", ".", ".."):
-            continue
-        if ":" in part:
-            return f"{part!r} names an alternate data stream (a ':' in a file name)"
-        if part != part.rstrip(" ."):
-            return f"{part!r} ends with a dot or a space, which Windows silently drops"
-        if any(ch in _WINDOWS_BAD_CHARS for ch in part):
-            return f"{part!r} contains a character Windows does not allow in names"
-        stem = part.split(".", 1)[0].rstrip(" ")
-        if _WINDOWS_RESERVED.match(stem):
-            return f"{part!r} is a reserved device name on Windows"
-    return None
 
 
 def _fold(part: str) -> str:
@@ -325,11 +266,17 @@ class SandboxPolicy:
             raise SandboxViolation("the path is empty; give a file or folder path")
         if len(raw) > MAX_PATH_CHARS:
             raise SandboxViolation(f"the path is longer than {MAX_PATH_CHARS} characters")
-        if _CONTROL.search(raw):
+        if CONTROL_CHAR.search(raw):
             raise SandboxViolation(
                 f"the path {raw!r} contains a control character (such as NUL or a newline)"
             )
-        if _URL.match(raw):
+        try:
+            os.fsencode(raw)
+        except UnicodeError:
+            raise SandboxViolation(
+                f"the path {raw!r} contains characters that cannot be part of a file name"
+            ) from None
+        if URL_SCHEME.match(raw):
             raise SandboxViolation(f"{raw!r} is a URL; the file tools take local paths only")
         if os.name == "nt":
             problem = _windows_path_problem(raw)
@@ -392,6 +339,10 @@ class SandboxPolicy:
                 )
             if rest != os.curdir:
                 real = os.path.join(real, rest)
+            if os.pardir in missing or os.curdir in missing:
+                # "missing/../existing/link" collapsed onto folders that exist: resolve again
+                # (the new path has no dots left, so this recurses once).
+                return self._realpath(real, raw)
         result = Path(real)
         self._check_no_links(result, raw)
         return result

@@ -1,0 +1,93 @@
+"""What the sandbox refuses by name: secret-looking files, system and credential folders, and
+paths that are unsafe on Windows. Plain data and string logic, so every rule is testable on any
+OS; ``sandbox.SandboxPolicy`` applies them.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_PATH_CHARS = 4096
+
+SENSITIVE_PATTERNS: tuple[str, ...] = (
+    # SPEC section 5
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    "id_ecdsa*",
+    "credentials",
+    "credentials.*",
+    ".git-credentials",
+    "password",
+    "password.*",
+    "passwords.*",
+    ".netrc",
+    ".pypirc",
+    # the same kind of file, not in the SPEC list
+    "id_dsa*",
+    "*.p12",
+    "*.pfx",
+    ".pgpass",
+    ".envrc",
+)
+SENSITIVE_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
+
+POSIX_SYSTEM_DIRS = ("/etc", "/sys", "/proc", "/dev", "/boot", "/root")
+WINDOWS_SYSTEM_DIRS = (
+    r"C:\Windows",
+    r"C:\Program Files",
+    r"C:\Program Files (x86)",
+    r"C:\ProgramData",
+)
+# Credential stores below the home folder (the first three are the SPEC's).
+HOME_SECRET_DIRS = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".password-store",
+    ".docker",
+    ".config/gcloud",
+    ".config/gh",
+    ".local/share/keyrings",
+    ".local/share/python_keyring",
+    "Library/Keychains",
+)
+
+URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://|^file:", re.IGNORECASE)
+CONTROL_CHAR = re.compile(r"[\x00-\x1f\x7f]")
+WINDOWS_RESERVED = re.compile(
+    r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$", re.IGNORECASE
+)
+WINDOWS_BAD_CHARS = frozenset('<>"|?*')
+
+
+def windows_path_problem(raw: str) -> str | None:
+    """Why ``raw`` is unsafe as a Windows path, or None. Pure string logic, testable anywhere."""
+    text = raw.replace("/", "\\")
+    if text.startswith(("\\\\?\\", "\\\\.\\", "\\??\\")):
+        return "device and extended-length paths (\\\\?\\, \\\\.\\) are not allowed"
+    if text.startswith("\\\\"):
+        return "network (UNC) paths are not allowed"
+    drive = re.match(r"^([A-Za-z]):(.*)$", text, re.DOTALL)
+    if drive:
+        text = drive.group(2)
+        if not text.startswith("\\"):
+            return "drive-relative paths such as C:folder are not allowed; use C:\\folder"
+    for part in text.split("\\"):
+        if part in ("", ".", ".."):
+            continue
+        if ":" in part:
+            return f"{part!r} names an alternate data stream (a ':' in a file name)"
+        if part != part.rstrip(" ."):
+            return f"{part!r} ends with a dot or a space, which Windows silently drops"
+        if any(ch in WINDOWS_BAD_CHARS for ch in part):
+            return f"{part!r} contains a character Windows does not allow in names"
+        stem = part.split(".", 1)[0].rstrip(" ")
+        if WINDOWS_RESERVED.match(stem):
+            return f"{part!r} is a reserved device name on Windows"
+    return None
