@@ -1,0 +1,332 @@
+"""The ``js_api`` object the popup page calls (``window.pywebview.api.<method>(payload)``).
+
+Thin on purpose: every method validates its one payload object with pydantic, calls ``Core``,
+and returns a JSON-able envelope, ``{"ok": true, "data": ...}`` or ``{"ok": false, "error":
+"...", "code": "..."}``, so the page gets one shape whatever went wrong (pywebview's own
+exception text differs between backends). It holds no state: each call arrives on a new thread
+and goes straight to ``Core``, which is safe from any thread.
+
+pywebview exposes every public attribute of this object to the page, so everything that is not
+a command is kept behind a leading underscore. No pywebview import here: the window-only
+actions (hide, the folder dialog) are callables the desktop app passes in, so the same object
+serves the test harness.
+"""
+
+from __future__ import annotations
+
+import logging
+import webbrowser
+from collections.abc import Callable
+from typing import Annotated, Any, Protocol
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tray_app.errors import MetonaError
+
+log = logging.getLogger(__name__)
+
+Envelope = dict[str, Any]
+
+MAX_TEXT = 200_000  # characters in one user message
+MAX_IMAGES = 8
+MAX_IMAGE_B64 = 15_000_000  # about 11 MB per image
+
+
+class CoreCommands(Protocol):
+    """The part of ``tray_app.core.service.Core`` the page uses."""
+
+    def new_session(self, *, model: str | None = ..., workspace: str | None = ...) -> Any: ...
+    def list_sessions(self, query: str | None = ...) -> Any: ...
+    def get_session(self, session_id: str) -> Any: ...
+    def update_session(self, session_id: str, **fields: Any) -> Any: ...
+    def delete_session(self, session_id: str) -> Any: ...
+    def send_message(
+        self, session_id: str, text: str, *, images: list[str] | None = ...
+    ) -> Any: ...
+    def retry(self, session_id: str) -> Any: ...
+    def edit_last(self, session_id: str, text: str) -> Any: ...
+    def abort(self, session_id: str | None = ...) -> Any: ...
+    def decide(
+        self, call_id: str, approve: bool, *, remember: bool = ..., by: Any = ...
+    ) -> Any: ...
+    def pending_approvals(self) -> Any: ...
+    def status(self) -> Any: ...
+    def list_models(self) -> Any: ...
+    def server_status(self) -> Any: ...
+    def pull_model(self, name: str) -> Any: ...
+    def get_settings(self) -> Any: ...
+    def update_settings(self, patch: dict[str, Any]) -> Any: ...
+    def undo_last(self) -> Any: ...
+    def undo(self, call_id: str) -> Any: ...
+
+
+# ---- payloads ---------------------------------------------------------------------------------
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_max_length=MAX_TEXT)
+
+
+class _Empty(_Payload):
+    pass
+
+
+IdStr = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+
+class _SessionId(_Payload):
+    session_id: IdStr
+
+
+class _MaybeSession(_Payload):
+    session_id: str | None = Field(default=None, max_length=100)
+
+
+class _NewSession(_Payload):
+    model: str | None = Field(default=None, max_length=300)
+    workspace: str | None = Field(default=None, max_length=4096)
+
+
+class _ListSessions(_Payload):
+    query: str | None = Field(default=None, max_length=200)
+
+
+class _UpdateSession(_Payload):
+    session_id: IdStr
+    title: str | None = Field(default=None, max_length=200)
+    model: str | None = Field(default=None, max_length=300)
+    workspace: str | None = Field(default=None, max_length=4096)
+
+
+class _Send(_Payload):
+    session_id: IdStr
+    text: str = Field(min_length=1)
+    images: list[str] = Field(default_factory=list, max_length=MAX_IMAGES)
+
+
+class _Edit(_Payload):
+    session_id: IdStr
+    text: str = Field(min_length=1)
+
+
+class _Decide(_Payload):
+    call_id: IdStr
+    approve: bool
+    remember: bool = False
+
+
+class _CallId(_Payload):
+    call_id: IdStr
+
+
+class _Pull(_Payload):
+    name: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:/@+-]+$")
+
+
+class _Settings(_Payload):
+    patch: dict[str, Any]
+
+
+class _Link(_Payload):
+    url: str = Field(min_length=1, max_length=8192)
+
+
+class _ApiKey(_Payload):
+    key: str = Field(max_length=4096)
+
+
+# ---- the bridge -------------------------------------------------------------------------------
+
+
+class Bridge:
+    """What the page may ask for. Each method: ``payload dict -> envelope dict``."""
+
+    def __init__(
+        self,
+        core: CoreCommands,
+        *,
+        hide_window: Callable[[], None] | None = None,
+        pick_folder: Callable[[], str | None] | None = None,
+        open_url: Callable[[str], object] | None = None,
+    ) -> None:
+        self._core = core
+        self._hide_window = hide_window
+        self._pick_folder = pick_folder
+        self._open_url = open_url if open_url is not None else webbrowser.open
+
+    # sessions
+
+    def new_session(self, payload: Any = None) -> Envelope:
+        return self._call(
+            _NewSession,
+            payload,
+            lambda p: self._core.new_session(model=p.model or None, workspace=p.workspace or None),
+        )
+
+    def list_sessions(self, payload: Any = None) -> Envelope:
+        return self._call(
+            _ListSessions, payload, lambda p: self._core.list_sessions(p.query or None)
+        )
+
+    def get_session(self, payload: Any = None) -> Envelope:
+        return self._call(_SessionId, payload, lambda p: self._core.get_session(p.session_id))
+
+    def update_session(self, payload: Any = None) -> Envelope:
+        def run(p: _UpdateSession) -> Any:
+            fields = p.model_dump(exclude={"session_id"}, exclude_unset=True)
+            return self._core.update_session(p.session_id, **fields)
+
+        return self._call(_UpdateSession, payload, run)
+
+    def delete_session(self, payload: Any = None) -> Envelope:
+        return self._call(_SessionId, payload, lambda p: self._core.delete_session(p.session_id))
+
+    # turns
+
+    def send_message(self, payload: Any = None) -> Envelope:
+        def run(p: _Send) -> Any:
+            if any(len(image) > MAX_IMAGE_B64 for image in p.images):
+                raise ValueError("an attached image is too large")
+            return self._core.send_message(p.session_id, p.text, images=p.images or None)
+
+        return self._call(_Send, payload, run)
+
+    def retry(self, payload: Any = None) -> Envelope:
+        return self._call(_SessionId, payload, lambda p: self._core.retry(p.session_id))
+
+    def edit_last(self, payload: Any = None) -> Envelope:
+        return self._call(_Edit, payload, lambda p: self._core.edit_last(p.session_id, p.text))
+
+    def abort(self, payload: Any = None) -> Envelope:
+        return self._call(_MaybeSession, payload, lambda p: self._core.abort(p.session_id))
+
+    # approvals
+
+    def decide(self, payload: Any = None) -> Envelope:
+        return self._call(
+            _Decide,
+            payload,
+            lambda p: self._core.decide(p.call_id, p.approve, remember=p.remember, by="popup"),
+        )
+
+    def pending_approvals(self, payload: Any = None) -> Envelope:
+        return self._call(_Empty, payload, lambda _p: self._core.pending_approvals())
+
+    def status(self, payload: Any = None) -> Envelope:
+        return self._call(_Empty, payload, lambda _p: self._core.status())
+
+    # models and the server
+
+    def list_models(self, payload: Any = None) -> Envelope:
+        return self._call(_Empty, payload, lambda _p: self._core.list_models())
+
+    def server_status(self, payload: Any = None) -> Envelope:
+        return self._call(_Empty, payload, lambda _p: self._core.server_status())
+
+    def pull_model(self, payload: Any = None) -> Envelope:
+        return self._call(_Pull, payload, lambda p: self._core.pull_model(p.name))
+
+    # settings
+
+    def get_settings(self, payload: Any = None) -> Envelope:
+        return self._call(_Empty, payload, lambda _p: self._core.get_settings())
+
+    def update_settings(self, payload: Any = None) -> Envelope:
+        return self._call(_Settings, payload, lambda p: self._core.update_settings(p.patch))
+
+    def set_api_key(self, payload: Any = None) -> Envelope:
+        """Keep the endpoint's API key in the OS keyring (needs ``Core.set_api_key``)."""
+
+        def run(p: _ApiKey) -> Any:
+            setter = getattr(self._core, "set_api_key", None)
+            if setter is None:
+                raise _Unsupported("saving an API key is not available yet")
+            return setter(p.key)
+
+        return self._call(_ApiKey, payload, run)
+
+    # undo
+
+    def undo_last(self, payload: Any = None) -> Envelope:
+        return self._call(_Empty, payload, lambda _p: self._core.undo_last())
+
+    def undo(self, payload: Any = None) -> Envelope:
+        return self._call(_CallId, payload, lambda p: self._core.undo(p.call_id))
+
+    # the window and the desktop
+
+    def open_link(self, payload: Any = None) -> Envelope:
+        """Open a link from a message in the system browser, never inside the popup."""
+
+        def run(p: _Link) -> Any:
+            url = checked_link(p.url)
+            opener = getattr(self._core, "open_link", None)
+            if opener is not None:
+                return opener(url)
+            self._open_url(url)
+            return {"opened": url}
+
+        return self._call(_Link, payload, run)
+
+    def hide(self, payload: Any = None) -> Envelope:
+        def run(_p: _Empty) -> Any:
+            if self._hide_window is None:
+                raise _Unsupported("this window cannot be hidden")
+            self._hide_window()
+            return {"hidden": True}
+
+        return self._call(_Empty, payload, run)
+
+    def pick_folder(self, payload: Any = None) -> Envelope:
+        """The native folder dialog; ``supported: false`` tells the page to ask for a path."""
+
+        def run(_p: _Empty) -> Any:
+            if self._pick_folder is None:
+                return {"supported": False, "path": None}
+            return {"supported": True, "path": self._pick_folder()}
+
+        return self._call(_Empty, payload, run)
+
+    # ---- plumbing -----------------------------------------------------------------------------
+
+    def _call(self, model: type[Any], payload: Any, run: Callable[[Any], Any]) -> Envelope:
+        try:
+            parsed = model.model_validate({} if payload is None else payload)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "payload"
+            return _error("invalid_request", f"{where}: {first.get('msg', 'invalid')}")
+        try:
+            return {"ok": True, "data": run(parsed)}
+        except _Unsupported as exc:
+            return _error("unsupported", str(exc))
+        except KeyError as exc:
+            return _error("not_found", str(exc.args[0]) if exc.args else "not found")
+        except (ValueError, RuntimeError, MetonaError) as exc:
+            return _error(type(exc).__name__, str(exc))
+        except TimeoutError:
+            return _error("timeout", "the app did not answer in time")
+        except Exception as exc:  # a bug: the page shows a sentence, the log has the trace
+            log.exception("bridge command failed")
+            return _error("internal", f"{type(exc).__name__}: {exc}")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _error(code: str, message: str) -> Envelope:
+    return {"ok": False, "code": code, "error": message}
+
+
+def checked_link(url: str) -> str:
+    """Only web and mail links leave the page; anything else (javascript:, file:) is refused."""
+    url = url.strip()
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https") and parts.netloc:
+        return url
+    if scheme == "mailto" and parts.path:
+        return url
+    raise ValueError("only http, https and mailto links can be opened")

@@ -1,0 +1,225 @@
+// What the user can do with chats, as calls to Core through the bridge. The page keeps a
+// "draft" chat (no session yet) until the first message, so empty chats never pile up.
+import { call } from './bridge.js';
+import { store, currentSession, modelInfo } from './store.js';
+import { toast } from './toast.js';
+import { t, tx } from './i18n.js';
+import { shortPath } from './format.js';
+
+export function createActions(ui) {
+  const draft = { model: '', workspace: null };
+  let localIds = 0;
+
+  function fail(err) {
+    toast({ text: err.message || String(err), level: 'error', ms: 6000 });
+  }
+
+  function sessionModel() {
+    const session = currentSession();
+    return (session && session.model) || (session ? '' : draft.model) || store.settings?.default_model || '';
+  }
+
+  /** Title bar, model button, folder line, composer state for the chat on screen. */
+  function refreshChrome() {
+    const session = currentSession();
+    if (session && session.title) {
+      delete ui.title.dataset.i18n;
+      ui.title.textContent = session.title;
+    } else tx(ui.title, 'chat.untitled');
+    const model = sessionModel();
+    ui.picker.setCurrent(model);
+    const info = modelInfo(model);
+    ui.composer.setVision(Boolean(info && info.capabilities?.includes('vision')));
+    const folder = session ? session.workspace : draft.workspace;
+    if (folder) {
+      delete ui.workspace.dataset.i18n;
+      ui.workspace.textContent = shortPath(folder, 44);
+      ui.workspace.title = folder;
+    } else {
+      const fallback = store.settings?.allowed_dirs?.[0] || '';
+      tx(ui.workspace, 'workspace.default', { path: shortPath(fallback, 30) });
+      ui.workspace.title = fallback;
+    }
+    runningChanged();
+  }
+
+  function runningChanged() {
+    const running = Boolean(store.currentId && store.running.has(store.currentId));
+    ui.composer.setRunning(running);
+    ui.chatlog.setIdleActions(!running);
+    ui.sidebar.render(store.sessions, store.currentId, store.running);
+  }
+
+  async function open(sessionId) {
+    if (ui.sidebar.isOverlay) ui.sidebar.close();
+    store.currentId = sessionId;
+    refreshChrome();
+    try {
+      const snapshot = await call('get_session', { session_id: sessionId });
+      if (store.currentId !== sessionId) return; // the user moved on meanwhile
+      if (snapshot.running) store.running.add(sessionId);
+      else store.running.delete(sessionId);
+      ui.chatlog.show(snapshot);
+      refreshChrome();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  function newChat() {
+    store.currentId = null;
+    draft.model = store.settings?.default_model || '';
+    draft.workspace = null;
+    ui.chatlog.clear();
+    refreshChrome();
+    if (ui.sidebar.isOverlay) ui.sidebar.close();
+    ui.composer.focus();
+  }
+
+  async function ensureSession() {
+    if (store.currentId) return store.currentId;
+    const session = await call('new_session', { model: draft.model || null, workspace: draft.workspace });
+    upsert(session);
+    store.currentId = session.id;
+    return session.id;
+  }
+
+  async function send(text, images) {
+    let view = null;
+    try {
+      const id = await ensureSession();
+      view = ui.chatlog.userSent({ id: `local_${++localIds}`, content: text, images });
+      await call('send_message', { session_id: id, text, images });
+      store.running.add(id);
+      refreshChrome();
+      return true;
+    } catch (err) {
+      view?.el.remove();
+      ui.chatlog.updateEmpty();
+      fail(err);
+      return false;
+    }
+  }
+
+  async function rerun(method, payload) {
+    const id = store.currentId;
+    if (!id) return;
+    try {
+      await call(method, { session_id: id, ...payload });
+      store.running.add(id);
+      await open(id);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function stop() {
+    try {
+      await call('abort', { session_id: store.currentId });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  function upsert(session) {
+    const list = store.sessions.filter((s) => s.id !== session.id);
+    list.push(session);
+    list.sort((a, b) => b.updated_at - a.updated_at);
+    store.sessions = list;
+  }
+
+  function sessionUpdated(session, deleted) {
+    if (deleted) {
+      store.sessions = store.sessions.filter((s) => s.id !== session.id);
+      if (store.currentId === session.id) newChat();
+    } else upsert(session);
+    if (!ui.searching()) ui.sidebar.render(store.sessions, store.currentId, store.running);
+    if (session.id === store.currentId) refreshChrome();
+  }
+
+  async function setModel(name) {
+    if (!store.currentId) {
+      draft.model = name;
+      refreshChrome();
+      return;
+    }
+    try {
+      upsert(await call('update_session', { session_id: store.currentId, model: name }));
+      refreshChrome();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function setWorkspace(path) {
+    if (!store.currentId) {
+      draft.workspace = path || null;
+      refreshChrome();
+      return true;
+    }
+    try {
+      upsert(await call('update_session', { session_id: store.currentId, workspace: path || null }));
+      refreshChrome();
+      return true;
+    } catch (err) {
+      fail(err);
+      return false;
+    }
+  }
+
+  async function search(query) {
+    try {
+      const found = await call('list_sessions', { query: query || null });
+      ui.sidebar.render(found, store.currentId, store.running);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function rename(id, title) {
+    try {
+      upsert(await call('update_session', { session_id: id, title }));
+      ui.sidebar.render(store.sessions, store.currentId, store.running);
+      refreshChrome();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function remove(id) {
+    try {
+      await call('delete_session', { session_id: id });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function decide(callId, approve, remember) {
+    try {
+      const result = await call('decide', { call_id: callId, approve, remember });
+      if (!result.ok) {
+        store.approvals = store.approvals.filter((a) => a.call_id !== callId);
+        ui.approvalsChanged();
+      }
+    } catch (err) {
+      ui.approval.release();
+      fail(err);
+    }
+  }
+
+  async function undo(callId) {
+    try {
+      const result = await call(callId ? 'undo' : 'undo_last', callId ? { call_id: callId } : {});
+      if (result && result.success === false) toast({ text: result.error || t('card.undo_failed'), level: 'error' });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  return {
+    open, newChat, send, stop, setModel, setWorkspace, search, rename, remove, decide, undo,
+    retry: () => rerun('retry', {}),
+    editLast: (text) => rerun('edit_last', { text }),
+    sessionUpdated, refreshChrome, runningChanged, fail, draft,
+  };
+}

@@ -1,0 +1,292 @@
+// Entry point: builds the components, loads the state from Core, routes events and keys.
+import { call, onEvents, whenReady } from './bridge.js';
+import { $ } from './dom.js';
+import { fillIcons } from './icons.js';
+import { setLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
+import { setTheme } from './theme.js';
+import { store, currentSession } from './store.js';
+import { ChatLog } from './chatlog.js';
+import { Composer } from './composer.js';
+import { Sidebar } from './sidebar.js';
+import { ModelPicker } from './modelpicker.js';
+import { SettingsPanel } from './settings.js';
+import { Onboarding } from './onboarding.js';
+import { ApprovalPanel } from './approval.js';
+import { initToasts, toast } from './toast.js';
+import { createEventPump } from './events.js';
+import { createActions } from './actions.js';
+
+const ui = {};
+let actions;
+
+function build() {
+  fillIcons();
+  initToasts($('#toasts'));
+  ui.title = $('#session-title');
+  ui.workspace = $('#workspace-path');
+  ui.chatlog = new ChatLog($('#log'), $('#messages'), $('#log-empty'));
+  ui.composer = new Composer($('#composer'), {
+    onSend: (text, images) => actions.send(text, images),
+    onStop: () => actions.stop(),
+    onError: (key) => toast({ key, level: 'error' }),
+  });
+  ui.sidebar = new Sidebar($('#sidebar'), {
+    scrim: $('#scrim'),
+    toggle: $('#btn-sidebar'),
+    onSelect: (id) => actions.open(id),
+    onRename: (id, title) => actions.rename(id, title),
+    onDelete: (id) => actions.remove(id),
+    onSearch: (query) => actions.search(query),
+  });
+  ui.searching = () => Boolean($('#session-search').value.trim());
+  ui.picker = new ModelPicker($('#btn-model'), $('#model-menu'), {
+    onPick: (name) => actions.setModel(name),
+    onRefresh: () => refreshModels(),
+  });
+  ui.settings = new SettingsPanel($('#settings'), {
+    onPatch: saveSettings,
+    onApiKey: saveApiKey,
+    onPickFolder: pickFolder,
+    onUndoLast: () => actions.undo(null),
+    onClose: () => closeSettings(),
+  });
+  ui.onboarding = new Onboarding($('#onboarding'), {
+    onRetry: () => checkServer(),
+    onPull: (name) => call('pull_model', { name }),
+    onOpenLink: openLink,
+    onSettings: () => openSettings(),
+  });
+  ui.approval = new ApprovalPanel($('#approval'), {
+    onDecide: (id, approve, remember) => actions.decide(id, approve, remember),
+    sessionTitle: (id) => store.sessions.find((s) => s.id === id)?.title || t('chat.untitled'),
+  });
+  ui.approvalsChanged = approvalsChanged;
+  actions = createActions(ui);
+  wire();
+}
+
+function wire() {
+  $('#btn-new').addEventListener('click', () => actions.newChat());
+  $('#sidebar-new').addEventListener('click', () => actions.newChat());
+  $('#btn-settings').addEventListener('click', () => (ui.settings.isOpen ? closeSettings() : openSettings()));
+  $('#btn-workspace').addEventListener('click', changeWorkspace);
+  $('#workspace-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (await actions.setWorkspace($('#workspace-input').value.trim())) $('#workspace-form').hidden = true;
+  });
+  $('#workspace-cancel').addEventListener('click', () => { $('#workspace-form').hidden = true; });
+  const app = $('#app');
+  app.addEventListener('metona:open-link', (e) => openLink(e.detail.url));
+  app.addEventListener('metona:retry', () => actions.retry());
+  app.addEventListener('metona:edit-last', (e) => actions.editLast(e.detail.text));
+  app.addEventListener('metona:undo', (e) => actions.undo(e.detail.callId));
+  app.addEventListener('metona:review', () => ui.approval.focus());
+  document.addEventListener('keydown', onKey);
+  document.addEventListener('metona:language', () => {
+    ui.sidebar.rerender();
+    actions.refreshChrome();
+  });
+}
+
+function onKey(event) {
+  const mod = event.ctrlKey || event.metaKey;
+  if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'n') {
+    event.preventDefault();
+    closeSettings();
+    actions.newChat();
+  } else if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+    event.preventDefault();
+    closeSettings();
+    ui.sidebar.focusSearch();
+  } else if (event.key === 'Escape' && !event.defaultPrevented) {
+    event.preventDefault();
+    if (ui.picker.isOpen) {
+      ui.picker.close();
+      $('#btn-model').focus();
+    } else if (ui.settings.isOpen) closeSettings();
+    else if (!$('#workspace-form').hidden) $('#workspace-form').hidden = true;
+    else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) ui.sidebar.close();
+    else call('hide').catch(() => {});
+  }
+}
+
+function openSettings() {
+  ui.picker.close();
+  ui.settings.open(store.settings, store.models);
+}
+
+function closeSettings() {
+  if (!ui.settings.isOpen) return;
+  ui.settings.close();
+  $('#btn-settings').focus();
+}
+
+async function saveSettings(patch) {
+  try {
+    const result = await call('update_settings', { patch });
+    if (result.ok) settingsUpdated(result.settings);
+    return result;
+  } catch (err) {
+    actions.fail(err);
+    return null;
+  }
+}
+
+async function saveApiKey(key) {
+  try {
+    await call('set_api_key', { key });
+    return null;
+  } catch (err) {
+    return err.code === 'unsupported' ? t('set.api_key_unavailable') : err.message;
+  }
+}
+
+async function pickFolder() {
+  try {
+    const result = await call('pick_folder');
+    return result.supported ? result.path : null;
+  } catch (err) {
+    actions.fail(err);
+    return null;
+  }
+}
+
+async function changeWorkspace() {
+  const result = await call('pick_folder').catch(() => ({ supported: false }));
+  if (result.supported) {
+    if (result.path) await actions.setWorkspace(result.path);
+    return;
+  }
+  const form = $('#workspace-form');
+  const input = $('#workspace-input');
+  input.value = currentSession()?.workspace || actions.draft.workspace || '';
+  form.hidden = false;
+  input.focus();
+}
+
+function openLink(url) {
+  call('open_link', { url }).catch((err) => actions.fail(err));
+}
+
+function settingsUpdated(settings) {
+  const old = store.settings || {};
+  store.settings = settings;
+  if (old.language !== settings.language && resolveLanguage(settings.language) !== currentLanguage()) {
+    setLanguage(settings.language);
+  }
+  if (old.theme !== settings.theme) setTheme(settings.theme);
+  if (ui.settings.isOpen) ui.settings.update(settings);
+  if (old.endpoint && old.endpoint !== settings.endpoint) checkServer();
+  actions.refreshChrome();
+}
+
+async function refreshModels() {
+  try {
+    const result = await call('list_models');
+    modelsUpdated(result.models, result.error);
+  } catch (err) {
+    actions.fail(err);
+  }
+}
+
+function modelsUpdated(models, error) {
+  store.models = models || [];
+  store.modelsError = error || null;
+  ui.picker.render(store.models, store.modelsError);
+  ui.settings.setModels(store.models);
+  actions.refreshChrome();
+}
+
+/** Decide whether the chat can be used, or what the user must do first. */
+async function checkServer() {
+  try {
+    store.server = await call('server_status');
+  } catch (err) {
+    store.server = { reachable: false, error: err.message };
+  }
+  if (!store.server.reachable) {
+    ui.onboarding.show('unreachable', { endpoint: store.settings?.endpoint, error: store.server.error });
+  } else {
+    await refreshModels();
+    if (!store.models.length) ui.onboarding.show('no_models');
+    else ui.onboarding.hide();
+  }
+  $('#log-empty').classList.toggle('behind', ui.onboarding.visible);
+}
+
+function pullProgress(ev) {
+  ui.onboarding.progressEvent(ev);
+  if (ev.done && !ev.error) checkServer();
+}
+
+function approvalsChanged() {
+  ui.approval.set(store.approvals, store.currentId);
+  for (const ev of store.approvals) ui.chatlog.refreshCard(ev.call_id);
+}
+
+let statusTimer = null;
+function stateChanged(ev) {
+  const badge = $('#state-badge');
+  badge.hidden = ev.state === 'idle';
+  badge.className = `state-badge ${ev.state}`;
+  tx(badge, `state.${ev.state}`, { n: ev.pending });
+  // The event says how many turns run, not which: ask Core (cheap), at most a few times a second.
+  clearTimeout(statusTimer);
+  statusTimer = setTimeout(syncStatus, 120);
+}
+
+async function syncStatus() {
+  try {
+    const status = await call('status');
+    store.running = new Set(status.running);
+    actions.runningChanged();
+  } catch {
+    /* the next event will try again */
+  }
+}
+
+let reloadTimer = null;
+function reloadSoon() {
+  clearTimeout(reloadTimer);
+  reloadTimer = setTimeout(() => store.currentId && actions.open(store.currentId), 300);
+}
+
+async function boot() {
+  build();
+  const pump = createEventPump({
+    chatlog: ui.chatlog,
+    sessionUpdated: (s, deleted) => actions.sessionUpdated(s, deleted),
+    modelsUpdated,
+    settingsUpdated,
+    pullProgress,
+    stateChanged,
+    approvalsChanged,
+    runningChanged: () => actions.runningChanged(),
+    undone: (ev) => toast({ key: 'toast.undone', args: { path: ev.path || '' } }),
+    reloadSoon,
+  });
+  await whenReady();
+  onEvents(pump);
+  const [settings, sessions, status, pending] = await Promise.all([
+    call('get_settings'), call('list_sessions'), call('status'), call('pending_approvals'),
+  ]);
+  store.settings = settings;
+  store.sessions = sessions;
+  store.running = new Set(status.running);
+  store.approvals = pending;
+  setTheme(settings.theme);
+  await setLanguage(settings.language);
+  actions.newChat();
+  if (sessions.length) await actions.open(sessions[0].id);
+  approvalsChanged();
+  if (ui.sidebar.isOverlay === false) ui.sidebar.open();
+  $('#app').removeAttribute('aria-busy');
+  $('#app').dataset.ready = 'true';
+  await checkServer();
+  $('#app').dataset.checked = 'true';
+}
+
+boot().catch((err) => {
+  console.error(err);
+  toast({ text: String(err.message || err), level: 'error', ms: 15000 });
+});

@@ -1,0 +1,133 @@
+// Pending tool calls waiting for the user, oldest first, shown one at a time in a panel docked
+// above the composer. Approving needs a real user gesture (event.isTrusted) on a control bound
+// to that one call id, and the buttons arm only after a moment, so a keystroke meant for the
+// composer cannot approve a call that just appeared.
+import { h } from './dom.js';
+import { icon } from './icons.js';
+import { t, tx } from './i18n.js';
+import { bytes } from './format.js';
+import { previewView } from './results.js';
+import { toolLabel, keyArgs } from './toolcard.js';
+
+const ARM_MS = 450;
+
+export class ApprovalPanel {
+  constructor(el, { onDecide, sessionTitle }) {
+    this.el = el;
+    this.onDecide = onDecide;
+    this.sessionTitle = sessionTitle;
+    this.head = null;
+    this.timer = null;
+    el.tabIndex = -1;
+    el.addEventListener('keydown', (event) => this.onKey(event));
+  }
+
+  /** Show the oldest pending call (or hide when none wait). */
+  set(queue, currentId) {
+    const head = queue[0] || null;
+    this.count = queue.length;
+    if (!head) {
+      this.head = null;
+      this.el.hidden = true;
+      this.el.replaceChildren();
+      clearInterval(this.timer);
+      return;
+    }
+    if (this.head && this.head.call_id === head.call_id) {
+      tx(this.queueLabel, 'approval.queue', { i: 1, n: queue.length });
+      this.queueLabel.hidden = queue.length < 2;
+      return;
+    }
+    this.head = head;
+    this.render(head, currentId);
+  }
+
+  render(call, currentId) {
+    const label = toolLabel(call.name);
+    const p = call.preview || {};
+    this.approve = h('button', { class: 'btn primary', type: 'button', disabled: true, dataset: { callId: call.call_id } },
+      icon('check'), h('span', { i18n: 'approval.approve' }));
+    this.deny = h('button', { class: 'btn', type: 'button', disabled: true, dataset: { callId: call.call_id } },
+      icon('close'), h('span', { i18n: 'approval.deny' }));
+    this.approve.addEventListener('click', (e) => this.decide(e, true));
+    this.deny.addEventListener('click', (e) => this.decide(e, false));
+    this.remember = call.can_remember ? h('input', { type: 'checkbox', id: 'approval-remember' }) : null;
+    this.queueLabel = h('span', { class: 'queue', i18n: ['approval.queue', { i: 1, n: this.count }], hidden: this.count < 2 });
+    this.expiry = h('span', { class: 'expiry' });
+    const facts = [];
+    for (const [key, value] of keyArgs(call.name, call.args)) facts.push([key, value]);
+    if (call.name === 'write_file') {
+      facts.push(['approval.effect', t(p.exists ? 'approval.overwrites' : 'approval.new_file')]);
+      if (p.exists && p.size_before != null) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+    }
+    if (call.name === 'delete_file' && p.size != null) facts.push(['approval.total_size', bytes(p.size)]);
+    if (call.session_id !== currentId) facts.push(['approval.chat', this.sessionTitle(call.session_id)]);
+    const tool = label === call.name ? h('span', { text: call.name }) : h('span', { i18n: label });
+    this.el.replaceChildren(
+      h('header', { class: 'ap-head' }, icon('alert'),
+        h('h2', { id: 'approval-title' }, h('span', { i18n: 'approval.title' }), ' ', tool),
+        this.queueLabel),
+      h('dl', { class: 'ap-facts' }, facts.map(([key, value]) => h('div', { class: 'kv' },
+        h('dt', { class: 'k', i18n: key }), h('dd', { class: 'v', text: value, title: value })))),
+      h('div', { class: 'ap-preview' }, previewView(p)),
+      this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
+      h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve));
+    this.el.hidden = false;
+    this.el.classList.remove('arrived');
+    void this.el.offsetWidth; // restart the arrival animation
+    this.el.classList.add('arrived');
+    this.armedAt = performance.now() + ARM_MS;
+    setTimeout(() => {
+      if (this.head !== call) return;
+      this.approve.disabled = false;
+      this.deny.disabled = false;
+    }, ARM_MS);
+    this.tick();
+    clearInterval(this.timer);
+    this.timer = setInterval(() => this.tick(), 1000);
+    // Take focus only when the user is not typing somewhere.
+    const active = document.activeElement;
+    if (!active || !/^(TEXTAREA|INPUT|SELECT)$/.test(active.tagName)) this.el.focus({ preventScroll: true });
+  }
+
+  tick() {
+    if (!this.head || !this.head.expires_at) return;
+    const left = Math.max(0, Math.round(this.head.expires_at - Date.now() / 1000));
+    const text = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+    tx(this.expiry, 'approval.expires', { t: text });
+  }
+
+  decide(event, approve) {
+    // Only a real click or key press by the user, on the control of the call on screen.
+    if (!event.isTrusted || !this.head) return;
+    if (performance.now() < this.armedAt) return;
+    const control = approve ? this.approve : this.deny;
+    if (control.dataset.callId !== this.head.call_id || control.disabled) return;
+    this.approve.disabled = true;
+    this.deny.disabled = true;
+    this.onDecide(this.head.call_id, approve, Boolean(this.remember && this.remember.checked));
+  }
+
+  onKey(event) {
+    if (!this.head || event.repeat || event.isComposing) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      this.decide(event, false);
+    } else if (event.key === 'Enter' && event.target !== this.deny && event.target.type !== 'checkbox') {
+      event.preventDefault();
+      this.decide(event, true);
+    }
+  }
+
+  /** The decision failed (answered elsewhere first, or an error): let the user try again. */
+  release() {
+    if (!this.head) return;
+    this.approve.disabled = false;
+    this.deny.disabled = false;
+  }
+
+  focus() {
+    if (!this.el.hidden) this.el.focus();
+  }
+}

@@ -1,0 +1,170 @@
+// The conversation of the chat on screen: messages in order, tool cards under the assistant
+// message that asked for them, notices and failures. Keeps the view pinned to the bottom
+// while new text arrives unless the user scrolled up to read.
+import { emit, nearBottom } from './dom.js';
+import { UserMessage, AssistantMessage, noticeView } from './message.js';
+import { ToolCard } from './toolcard.js';
+import { store, mergeCall, isAwaiting } from './store.js';
+
+export class ChatLog {
+  constructor(scroller, container, empty) {
+    this.scroller = scroller;
+    this.container = container;
+    this.empty = empty;
+    this.views = new Map(); // message id -> view
+    this.cards = new Map(); // call id -> ToolCard
+    this.stick = true;
+    // Links in messages never navigate the popup: they go to the system browser.
+    container.addEventListener('click', (event) => {
+      const link = event.target.closest('a');
+      if (!link || !container.contains(link)) return;
+      event.preventDefault();
+      const href = link.getAttribute('href');
+      if (href) emit(container, 'metona:open-link', { url: href });
+    });
+    scroller.addEventListener('scroll', () => {
+      this.stick = nearBottom(scroller);
+    }, { passive: true });
+  }
+
+  /** Render a whole chat from Core.get_session (merged with what streamed live). */
+  show(snapshot) {
+    this.container.replaceChildren();
+    this.views.clear();
+    this.cards.clear();
+    const callsByMessage = new Map();
+    for (const raw of snapshot.tool_calls || []) {
+      const record = mergeCall(raw);
+      if (!callsByMessage.has(record.message_id)) callsByMessage.set(record.message_id, []);
+      callsByMessage.get(record.message_id).push(record);
+    }
+    for (const message of snapshot.messages || []) {
+      if (message.role === 'user') {
+        this.addView(message.id, new UserMessage(message));
+      } else if (message.role === 'assistant') {
+        const live = store.live.get(message.id);
+        const streaming = Boolean(message.stats && message.stats.streaming) && snapshot.running;
+        const view = new AssistantMessage({
+          ...message,
+          content: longer(message.content, live?.content),
+          thinking: longer(message.thinking, live?.thinking),
+          streaming,
+        });
+        this.addView(message.id, view);
+        const calls = (callsByMessage.get(message.id) || []).sort((a, b) => a.created_at - b.created_at);
+        for (const call of calls) this.addCard(call, view);
+        if (message.error) this.notice(noticeView({ level: 'error', titleKey: 'error.title', detail: message.error }));
+      }
+    }
+    this.updateEmpty();
+    this.stick = true;
+    this.scrollToEnd();
+  }
+
+  addView(id, view) {
+    this.views.set(id, view);
+    this.container.append(view.el);
+    this.updateEmpty();
+  }
+
+  addCard(record, view) {
+    const card = new ToolCard({ ...record, awaiting: isAwaiting(record.call_id) });
+    this.cards.set(record.call_id, card);
+    view.calls.append(card.el);
+  }
+
+  updateEmpty() {
+    this.empty.hidden = this.container.childElementCount > 0;
+  }
+
+  /** Call before and after applying a batch: keeps the bottom in view if it was. */
+  begin() {
+    this.stick = nearBottom(this.scroller);
+  }
+
+  end() {
+    if (this.stick) this.scrollToEnd();
+  }
+
+  scrollToEnd() {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  userSent(record) {
+    const view = new UserMessage(record);
+    this.addView(record.id, view);
+    this.stick = true;
+    return view;
+  }
+
+  messageStarted(event) {
+    if (this.views.has(event.message_id)) return;
+    const view = new AssistantMessage({ id: event.message_id, model: event.model, streaming: true });
+    this.addView(event.message_id, view);
+  }
+
+  refreshText(messageId) {
+    const view = this.views.get(messageId);
+    const live = store.live.get(messageId);
+    if (view instanceof AssistantMessage && live) view.setText(live.content, live.thinking);
+  }
+
+  messageFinished(event) {
+    const view = this.views.get(event.message_id);
+    if (!(view instanceof AssistantMessage)) return;
+    this.refreshText(event.message_id);
+    view.finish({ stopped: event.stopped, stats: event.stats || {} });
+  }
+
+  /** A tool call appeared or changed. */
+  toolCall(record) {
+    const card = this.cards.get(record.call_id);
+    const data = { ...record, awaiting: isAwaiting(record.call_id) };
+    if (card) {
+      card.update(data);
+      return;
+    }
+    const view = this.views.get(record.message_id) || this.lastAssistant();
+    if (view) this.addCard(data, view);
+  }
+
+  refreshCard(callId) {
+    const record = store.calls.get(callId);
+    if (record && this.cards.has(callId)) this.toolCall(record);
+  }
+
+  lastAssistant() {
+    const list = [...this.views.values()].filter((v) => v instanceof AssistantMessage);
+    return list[list.length - 1] || null;
+  }
+
+  notice(element) {
+    this.container.append(element);
+    this.updateEmpty();
+  }
+
+  /** Edit on the last user message, Retry on the last answer, only while nothing runs. */
+  setIdleActions(idle) {
+    const views = [...this.views.values()];
+    const lastUser = views.filter((v) => v instanceof UserMessage).pop();
+    const lastAssistant = views.filter((v) => v instanceof AssistantMessage).pop();
+    for (const view of views) {
+      if (view instanceof UserMessage) view.setEditable(idle && view === lastUser);
+      else if (view.retry !== (idle && view === lastAssistant)) view.setRetry(idle && view === lastAssistant);
+    }
+  }
+
+  clear() {
+    this.container.replaceChildren();
+    this.views.clear();
+    this.cards.clear();
+    this.updateEmpty();
+  }
+}
+
+function longer(a, b) {
+  const x = a || '';
+  const y = b || '';
+  return y.length > x.length ? y : x;
+}
+

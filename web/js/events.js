@@ -1,0 +1,139 @@
+// Applies Core events to the page. Python pushes batches whenever it likes; we queue them and
+// apply everything once per animation frame, so a fast stream costs one render per frame.
+// A timer backs up requestAnimationFrame, which stops while the popup is hidden.
+import { store, mergeCall } from './store.js';
+import { noticeView } from './message.js';
+
+const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds']);
+const KNOWN_FAILURES = new Set(['provider_unavailable', 'model_not_found', 'no_models', 'capability', 'stream_error', 'provider_error', 'internal']);
+
+export function createEventPump(ctx) {
+  let queue = [];
+  let scheduled = false;
+
+  function flush() {
+    if (!scheduled) return;
+    scheduled = false;
+    const batch = queue;
+    queue = [];
+    applyBatch(ctx, batch);
+  }
+
+  return function push(events) {
+    queue.push(...events);
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(flush);
+    setTimeout(flush, 250);
+  };
+}
+
+function applyBatch(ctx, batch) {
+  const { chatlog } = ctx;
+  const dirty = new Set();
+  let sessionsChanged = false;
+  let approvalsChanged = false;
+  chatlog.begin();
+  for (const ev of batch) {
+    const here = ev.session_id && ev.session_id === store.currentId;
+    switch (ev.type) {
+      case 'turn_started':
+        store.running.add(ev.session_id);
+        sessionsChanged = true;
+        break;
+      case 'notice':
+        if (here) chatlog.notice(noticeFor(ev));
+        break;
+      case 'message_started':
+        store.live.set(ev.message_id, { session_id: ev.session_id, content: '', thinking: '', complete: true });
+        if (here) chatlog.messageStarted(ev);
+        break;
+      case 'thinking_delta':
+      case 'content_delta': {
+        let live = store.live.get(ev.message_id);
+        if (!live) {
+          live = { session_id: ev.session_id, content: '', thinking: '', complete: false };
+          store.live.set(ev.message_id, live);
+        }
+        live[ev.type === 'content_delta' ? 'content' : 'thinking'] += ev.text;
+        if (here) dirty.add(ev.message_id);
+        break;
+      }
+      case 'message_finished':
+        if (here) {
+          dirty.delete(ev.message_id);
+          chatlog.messageFinished(ev);
+          if (store.live.get(ev.message_id)?.complete === false) ctx.reloadSoon();
+        }
+        break;
+      case 'tool_call': {
+        const record = mergeCall({ ...ev, created_at: ev.at });
+        if (here) chatlog.toolCall(record);
+        break;
+      }
+      case 'tool_call_update': {
+        const record = mergeCall(ev);
+        if (here) chatlog.toolCall(record);
+        break;
+      }
+      case 'approval_needed':
+        if (!store.approvals.some((a) => a.call_id === ev.call_id)) store.approvals.push(ev);
+        approvalsChanged = true;
+        if (here) chatlog.refreshCard(ev.call_id);
+        break;
+      case 'approval_resolved':
+        store.approvals = store.approvals.filter((a) => a.call_id !== ev.call_id);
+        approvalsChanged = true;
+        if (here) chatlog.refreshCard(ev.call_id);
+        break;
+      case 'turn_finished':
+      case 'turn_failed':
+        store.running.delete(ev.session_id);
+        sessionsChanged = true;
+        if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));
+        break;
+      case 'session_updated':
+        ctx.sessionUpdated(ev.session, ev.deleted);
+        break;
+      case 'models_updated':
+        ctx.modelsUpdated(ev.models, ev.error);
+        break;
+      case 'settings_updated':
+        ctx.settingsUpdated(ev.settings);
+        break;
+      case 'pull_progress':
+        ctx.pullProgress(ev);
+        break;
+      case 'undo_applied':
+        if (ev.call_id && store.calls.has(ev.call_id)) {
+          mergeCall({ call_id: ev.call_id, undone: true });
+          chatlog.refreshCard(ev.call_id);
+        }
+        ctx.undone(ev);
+        break;
+      case 'state_changed':
+        ctx.stateChanged(ev);
+        break;
+      default:
+        break;
+    }
+  }
+  for (const id of dirty) chatlog.refreshText(id);
+  if (approvalsChanged) ctx.approvalsChanged();
+  if (sessionsChanged) ctx.runningChanged();
+  chatlog.end();
+}
+
+function noticeFor(ev) {
+  const known = KNOWN_NOTICES.has(ev.code);
+  return noticeView({
+    level: ev.level === 'warning' ? 'warning' : 'info',
+    titleKey: known ? `notice.${ev.code}` : null,
+    detail: known ? null : ev.message,
+  });
+}
+
+function failureFor(ev) {
+  const key = KNOWN_FAILURES.has(ev.code) ? `error.${ev.code}` : 'error.title';
+  return noticeView({ level: 'error', titleKey: key, detail: ev.message, retry: ev.code !== 'no_models' });
+}

@@ -1,0 +1,80 @@
+// Every visible string comes from web/locales/<lang>.json. Elements remember their key in
+// data-i18n (and data-i18n-title / -aria-label / -placeholder), so switching language is one
+// pass over the document and nothing has to be rebuilt.
+const ATTRS = ['title', 'aria-label', 'placeholder'];
+const SUPPORTED = ['en', 'zh-CN'];
+let lang = 'en';
+let dict = {};
+let fallback = {};
+let plural = new Intl.PluralRules('en');
+
+export function currentLanguage() {
+  return lang;
+}
+
+/** "system" follows the browser's (= the OS's) language list. */
+export function resolveLanguage(setting) {
+  if (SUPPORTED.includes(setting)) return setting;
+  const prefs = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
+  return prefs.some((l) => String(l).toLowerCase().startsWith('zh')) ? 'zh-CN' : 'en';
+}
+
+async function load(code) {
+  const response = await fetch(`locales/${code}.json`, { cache: 'no-cache' });
+  if (!response.ok) throw new Error(`cannot load locale ${code}`);
+  return response.json();
+}
+
+export async function setLanguage(setting) {
+  const next = resolveLanguage(setting);
+  if (!Object.keys(fallback).length) fallback = await load('en');
+  dict = next === 'en' ? fallback : await load(next);
+  lang = next;
+  plural = new Intl.PluralRules(lang);
+  document.documentElement.lang = lang;
+  translateTree(document);
+  document.dispatchEvent(new CustomEvent('metona:language', { detail: { lang } }));
+}
+
+export function t(key, args) {
+  let text = dict[key] ?? fallback[key];
+  if (args && typeof args.n === 'number') {
+    const form = `${key}_${plural.select(args.n)}`;
+    text = dict[form] ?? fallback[form] ?? dict[`${key}_other`] ?? fallback[`${key}_other`] ?? text;
+  }
+  if (text == null) return key;
+  if (!args) return text;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
+}
+
+function setArgs(el, args) {
+  if (args) el.dataset.i18nArgs = JSON.stringify(args);
+  else delete el.dataset.i18nArgs;
+}
+
+/** Set an element's text from a key (and remember it for language switches). */
+export function tx(el, key, args) {
+  el.dataset.i18n = key;
+  setArgs(el, args);
+  el.textContent = t(key, args);
+  return el;
+}
+
+export function tattr(el, attr, key, args) {
+  el.setAttribute(`data-i18n-${attr}`, key);
+  if (args) setArgs(el, args);
+  el.setAttribute(attr, t(key, args));
+  return el;
+}
+
+export function translateTree(root) {
+  const selector = ['[data-i18n]', ...ATTRS.map((a) => `[data-i18n-${a}]`)].join(',');
+  for (const el of root.querySelectorAll(selector)) {
+    const args = el.dataset.i18nArgs ? JSON.parse(el.dataset.i18nArgs) : undefined;
+    if (el.dataset.i18n) el.textContent = t(el.dataset.i18n, args);
+    for (const attr of ATTRS) {
+      const key = el.getAttribute(`data-i18n-${attr}`);
+      if (key) el.setAttribute(attr, t(key, args));
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// One message in the log. User text goes in as textContent; assistant text and thinking go
+// through the sanitizing, incremental Markdown renderer.
+import { h, emit, copyText } from './dom.js';
+import { icon } from './icons.js';
+import { tx } from './i18n.js';
+import { count, duration } from './format.js';
+import { MarkdownStream } from './markdown.js';
+
+function actionButton(iconName, key, onclick) {
+  return h('button', { class: 'act', type: 'button', i18nTitle: key, i18nLabel: key, onclick }, icon(iconName));
+}
+
+function flash(button) {
+  button.classList.add('done');
+  setTimeout(() => button.classList.remove('done'), 1200);
+}
+
+export class UserMessage {
+  constructor(record) {
+    this.record = record;
+    this.el = h('article', { class: 'msg user', dataset: { messageId: record.id || '' } });
+    this.render();
+  }
+
+  render() {
+    const { content, images = [] } = this.record;
+    const bubble = h('div', { class: 'bubble', text: content });
+    const pics = images.length ? h('div', { class: 'msg-images' }, images.map((b64) => h('img', {
+      src: `data:${sniff(b64)};base64,${b64}`, alt: '', class: 'thumb',
+    }))) : null;
+    const copy = actionButton('copy', 'common.copy', async () => {
+      if (await copyText(content)) flash(copy);
+    });
+    this.editBtn = actionButton('edit', 'msg.edit', () => this.startEdit());
+    this.editBtn.hidden = true;
+    this.el.replaceChildren(pics || '', bubble, h('div', { class: 'msg-actions' }, copy, this.editBtn));
+  }
+
+  setEditable(yes) {
+    if (this.editBtn) this.editBtn.hidden = !yes;
+  }
+
+  startEdit() {
+    const area = h('textarea', { class: 'input edit-area', rows: 3, i18nLabel: 'msg.edit' });
+    area.value = this.record.content;
+    const save = h('button', { class: 'btn small primary', type: 'button', i18n: 'msg.save_send' });
+    const cancel = h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel' });
+    const done = () => this.render();
+    save.addEventListener('click', () => {
+      const text = area.value.trim();
+      if (text) emit(this.el, 'metona:edit-last', { text });
+    });
+    cancel.addEventListener('click', done);
+    area.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        done();
+      } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        save.click();
+      }
+    });
+    this.el.replaceChildren(area, h('div', { class: 'edit-actions' }, cancel, save));
+    area.focus();
+  }
+}
+
+// Images arrive as bare base64; the first bytes tell the type (only these four are allowed).
+function sniff(b64) {
+  if (b64.startsWith('iVBOR')) return 'image/png';
+  if (b64.startsWith('/9j/')) return 'image/jpeg';
+  if (b64.startsWith('R0lG')) return 'image/gif';
+  if (b64.startsWith('UklG')) return 'image/webp';
+  return 'image/png';
+}
+
+export class AssistantMessage {
+  constructor(record) {
+    this.record = record;
+    this.thinkBody = h('div', { class: 'md think-md' });
+    this.thinkLabel = h('span', { i18n: 'msg.thinking' });
+    this.thinking = h('details', { class: 'thinking', hidden: true },
+      h('summary', {}, icon('think'), this.thinkLabel), this.thinkBody);
+    this.body = h('div', { class: 'md content' });
+    this.calls = h('div', { class: 'calls' });
+    this.foot = h('footer', { class: 'msg-foot' });
+    this.el = h('article', { class: 'msg assistant', dataset: { messageId: record.id } },
+      this.thinking, this.body, this.calls, this.foot);
+    this.md = new MarkdownStream(this.body);
+    this.thinkMd = new MarkdownStream(this.thinkBody);
+    this.shown = { content: '', thinking: '' };
+    this.setText(record.content || '', record.thinking || '');
+    if (record.streaming) this.el.classList.add('streaming');
+    else this.finish(record);
+  }
+
+  /** Apply the text so far; only ever grows (a shorter text is an older copy). */
+  setText(content, thinking) {
+    if (thinking && thinking.length > this.shown.thinking.length) {
+      this.shown.thinking = thinking;
+      this.thinking.hidden = false;
+      if (this.el.classList.contains('streaming') && !this.shown.content) this.thinking.open = true;
+      this.thinkMd.setText(thinking);
+    }
+    if (content && content.length > this.shown.content.length) {
+      this.shown.content = content;
+      if (this.thinking.open && this.el.classList.contains('streaming')) this.thinking.open = false;
+      this.md.setText(content);
+    }
+  }
+
+  finish(record) {
+    Object.assign(this.record, record, { streaming: false });
+    this.el.classList.remove('streaming');
+    this.md.finish();
+    this.thinkMd.finish();
+    tx(this.thinkLabel, 'msg.thought');
+    this.el.classList.toggle('stopped', Boolean(this.record.stopped));
+    this.renderFoot();
+  }
+
+  setRetry(yes) {
+    this.retry = yes;
+    this.renderFoot();
+  }
+
+  renderFoot() {
+    if (this.record.streaming) return;
+    const r = this.record;
+    const stats = r.stats || {};
+    const bits = [];
+    if (r.model) bits.push(h('span', { class: 'badge model-badge', text: r.model }));
+    if (r.stopped) bits.push(h('span', { class: 'badge warn', i18n: 'msg.stopped' }));
+    const tokens = stats.completion_tokens;
+    if (tokens) bits.push(h('span', { class: 'stat', i18n: ['msg.tokens', { n: tokens, count: count(tokens) }] }));
+    const ms = stats.total_ms ?? stats.duration_ms;
+    if (ms) bits.push(h('span', { class: 'stat', text: duration(ms) }));
+    if (tokens && stats.eval_ms) {
+      bits.push(h('span', { class: 'stat', i18n: ['msg.speed', { v: (tokens / (stats.eval_ms / 1000)).toFixed(1) }] }));
+    }
+    const actions = h('span', { class: 'msg-actions' });
+    if (this.shown.content) {
+      const copy = actionButton('copy', 'common.copy', async () => {
+        if (await copyText(this.shown.content)) flash(copy);
+      });
+      actions.append(copy);
+    }
+    if (this.retry) actions.append(actionButton('retry', 'msg.retry', () => emit(this.el, 'metona:retry')));
+    this.foot.replaceChildren(...bits, actions);
+    this.foot.hidden = !bits.length && !actions.childNodes.length;
+  }
+}
+
+/** A notice (tools dropped, round limit) or a failure, with Retry for failures. */
+export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry }) {
+  return h('div', { class: `notice ${level}`, role: level === 'error' ? 'alert' : 'note' },
+    icon(level === 'info' ? 'spark' : 'alert'),
+    h('div', { class: 'notice-text' },
+      titleKey ? h('strong', { i18n: [titleKey, titleArgs] }) : null,
+      detail ? h('div', { class: 'notice-detail', text: detail }) : null),
+    retry ? h('button', { class: 'btn small', type: 'button', icon: 'retry', onclick: (e) => emit(e.currentTarget, 'metona:retry') },
+      h('span', { i18n: 'msg.retry' })) : null);
+}

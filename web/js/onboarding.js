@@ -1,0 +1,124 @@
+// Shown instead of the empty chat when Ollama cannot be reached or has no model: what to do,
+// a retry, and pulling a model with a progress bar.
+import { h } from './dom.js';
+import { icon } from './icons.js';
+import { tx } from './i18n.js';
+import { bytes } from './format.js';
+
+const SUGGESTED = ['qwen3:4b', 'qwen3:8b', 'llama3.2:3b'];
+
+export class Onboarding {
+  constructor(el, { onRetry, onPull, onOpenLink, onSettings }) {
+    this.el = el;
+    this.actions = { onRetry, onPull, onOpenLink, onSettings };
+    this.state = null;
+  }
+
+  get visible() {
+    return !this.el.hidden;
+  }
+
+  hide() {
+    this.state = null;
+    this.el.hidden = true;
+    this.el.replaceChildren();
+  }
+
+  show(state, { endpoint = '', error = '' } = {}) {
+    if (this.state === 'pulling' && state === 'no_models') return;
+    this.state = state;
+    this.el.hidden = false;
+    if (state === 'unreachable') this.renderUnreachable(endpoint, error);
+    else this.renderNoModels();
+  }
+
+  renderUnreachable(endpoint, error) {
+    this.el.replaceChildren(h('div', { class: 'ob-card' },
+      h('div', { class: 'ob-icon warn' }, icon('alert')),
+      h('h2', { i18n: 'onboard.unreachable_title' }),
+      h('p', { i18n: ['onboard.unreachable_text', { endpoint }] }),
+      h('ol', { class: 'ob-steps' },
+        h('li', {}, h('span', { i18n: 'onboard.step_install' }), ' ',
+          h('a', { href: 'https://ollama.com/download', class: 'ext-link', onclick: (e) => {
+            e.preventDefault();
+            this.actions.onOpenLink('https://ollama.com/download');
+          } }, h('span', { text: 'ollama.com/download' }), icon('external'))),
+        h('li', {}, h('span', { i18n: 'onboard.step_start' }), ' ', h('code', { text: 'ollama serve' })),
+        h('li', { i18n: 'onboard.step_retry' })),
+      error ? h('p', { class: 'ob-error', text: error }) : null,
+      h('div', { class: 'ob-actions' },
+        h('button', { class: 'btn', type: 'button', i18n: 'onboard.open_settings', onclick: () => this.actions.onSettings() }),
+        h('button', { class: 'btn primary', type: 'button', icon: 'retry', onclick: (e) => this.retry(e.currentTarget) },
+          h('span', { i18n: 'common.retry' })))));
+  }
+
+  renderNoModels() {
+    const input = h('input', { class: 'input', type: 'text', id: 'pull-name', value: SUGGESTED[0], spellcheck: 'false', autocomplete: 'off' });
+    this.pullBtn = h('button', { class: 'btn primary', type: 'button', i18n: 'onboard.pull', onclick: () => this.pull(input.value.trim()) });
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.pull(input.value.trim());
+    });
+    this.progress = h('div', { class: 'ob-progress', hidden: true });
+    this.el.replaceChildren(h('div', { class: 'ob-card' },
+      h('div', { class: 'ob-icon' }, icon('spark')),
+      h('h2', { i18n: 'onboard.no_models_title' }),
+      h('p', { i18n: 'onboard.no_models_text' }),
+      h('label', { for: 'pull-name', class: 'ob-label', i18n: 'onboard.model_name' }),
+      h('div', { class: 'ob-pull' }, input, this.pullBtn),
+      h('div', { class: 'chips' }, SUGGESTED.map((name) => h('button', { class: 'chip', type: 'button', text: name,
+        onclick: () => { input.value = name; input.focus(); } }))),
+      this.progress,
+      h('div', { class: 'ob-actions' },
+        h('button', { class: 'btn', type: 'button', icon: 'retry', onclick: (e) => this.retry(e.currentTarget) },
+          h('span', { i18n: 'common.retry' })))));
+  }
+
+  async retry(button) {
+    button.disabled = true;
+    try {
+      await this.actions.onRetry();
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  pull(name) {
+    if (!name) return;
+    this.state = 'pulling';
+    this.pulling = name;
+    this.pullBtn.disabled = true;
+    this.bar = h('progress', { max: 100, value: 0, 'aria-labelledby': 'pull-status' });
+    this.status = h('div', { class: 'ob-status', id: 'pull-status', i18n: ['onboard.pulling', { model: name }] });
+    this.detail = h('div', { class: 'ob-detail' });
+    this.progress.replaceChildren(this.status, this.bar, this.detail);
+    this.progress.hidden = false;
+    this.actions.onPull(name).catch((err) => this.progressEvent({ model: name, done: true, error: err.message }));
+  }
+
+  /** A pull_progress event. */
+  progressEvent(ev) {
+    if (!this.bar || ev.model !== this.pulling) return;
+    if (ev.error) {
+      this.state = 'no_models';
+      this.pullBtn.disabled = false;
+      tx(this.status, 'onboard.pull_failed', { model: ev.model });
+      this.detail.textContent = ev.error;
+      this.detail.classList.add('ob-error');
+      return;
+    }
+    if (ev.total) {
+      this.bar.max = ev.total;
+      this.bar.value = ev.completed || 0;
+      const pct = Math.floor(((ev.completed || 0) / ev.total) * 100);
+      this.detail.textContent = `${pct}% · ${bytes(ev.completed || 0)} / ${bytes(ev.total)}`;
+    } else {
+      this.detail.textContent = ev.status || '';
+    }
+    if (ev.done) {
+      this.bar.max = 1;
+      this.bar.value = 1;
+      tx(this.status, 'onboard.pulled', { model: ev.model });
+      this.state = 'pulled';
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// Views of tool arguments, previews and results. Everything here is file content, paths or
+// command output: untrusted, so it goes into the DOM only as textContent (via h()).
+import { h } from './dom.js';
+import { icon } from './icons.js';
+import { bytes, duration } from './format.js';
+import { tx } from './i18n.js';
+
+const FOLD_LINES = 14;
+
+/** A block that folds when it has more than FOLD_LINES lines, with a toggle below it. */
+export function foldable(body, lineCount) {
+  const wrap = h('div', { class: 'fold' }, body);
+  if (lineCount <= FOLD_LINES) return wrap;
+  wrap.classList.add('folded');
+  const toggle = h('button', {
+    class: 'link-btn fold-toggle', type: 'button', 'aria-expanded': 'false',
+    i18n: ['card.show_all', { n: lineCount }],
+  });
+  toggle.addEventListener('click', () => {
+    const folded = wrap.classList.toggle('folded');
+    toggle.setAttribute('aria-expanded', String(!folded));
+    tx(toggle, folded ? 'card.show_all' : 'card.show_less', { n: lineCount });
+  });
+  return h('div', { class: 'fold-wrap' }, wrap, toggle);
+}
+
+function lines(text) {
+  const list = String(text ?? '').split('\n');
+  if (list.length > 1 && list[list.length - 1] === '') list.pop();
+  return list;
+}
+
+/** Numbered file excerpt (read_file, new-file previews). */
+export function excerpt(text, firstLine = 1) {
+  const rows = lines(text);
+  const width = String(firstLine + rows.length - 1).length;
+  const body = h('pre', { class: 'excerpt' }, rows.map((row, i) => h('span', { class: 'ln-row' },
+    h('span', { class: 'ln', text: String(firstLine + i).padStart(width, ' ') }),
+    h('span', { class: 'lt', text: row || ' ' }))));
+  return foldable(body, rows.length);
+}
+
+/** Unified diff with +/- lines coloured. */
+export function diffView(text) {
+  const rows = lines(text);
+  const cls = (row) => {
+    if (row.startsWith('+++') || row.startsWith('---')) return 'd-file';
+    if (row.startsWith('@@')) return 'd-hunk';
+    if (row.startsWith('+')) return 'd-add';
+    if (row.startsWith('-')) return 'd-del';
+    return 'd-ctx';
+  };
+  const body = h('pre', { class: 'diff' }, rows.map((row) => h('span', { class: cls(row), text: row || ' ' })));
+  return foldable(body, rows.length);
+}
+
+export function plainBlock(text, extra = '') {
+  const rows = lines(text);
+  return foldable(h('pre', { class: `plain ${extra}`.trim(), text: rows.join('\n') }), rows.length);
+}
+
+/** The preview a write/delete/create/command shows before it runs (Toolbox.preview shapes). */
+export function previewView(preview) {
+  if (!preview || !preview.kind || preview.kind === 'none') return null;
+  switch (preview.kind) {
+    case 'diff': return diffView(preview.text);
+    case 'new_file': return h('div', {}, h('div', { class: 'pv-label', i18n: 'card.new_file_preview' }), excerpt(preview.text));
+    case 'tree':
+    case 'file': return h('div', {}, h('div', { class: 'pv-label', i18n: ['card.will_delete', { n: preview.count ?? 1 }] }), plainBlock(preview.text, 'tree'));
+    case 'command': return commandPreview(preview);
+    case 'path': return h('div', { class: 'kv' }, h('span', { i18n: preview.exists ? 'card.folder_exists' : 'card.folder_new' }));
+    case 'error': return h('div', { class: 'tc-error', text: preview.text || '' });
+    default: return preview.text ? plainBlock(preview.text) : null;
+  }
+}
+
+function commandPreview(p) {
+  return h('div', { class: 'cmd-preview' },
+    h('pre', { class: 'cmd-line', text: `$ ${p.command ?? ''}` }),
+    h('div', { class: 'kv' }, h('span', { class: 'k', i18n: 'card.cwd' }), h('code', { text: p.cwd ?? '' })),
+    h('div', { class: 'kv' }, h('span', { class: p.sandboxed ? 'ok' : 'warn', i18n: p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed' }),
+      p.timeout_ms ? h('span', { class: 'muted', i18n: ['card.time_limit', { t: duration(p.timeout_ms) }] }) : null),
+    p.blocked ? h('div', { class: 'tc-error', text: p.blocked }) : null);
+}
+
+/** The result view fit for each tool. */
+export function resultView(name, result, record) {
+  if (!result) return null;
+  if (result.success === false) {
+    return h('div', { class: record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error', text: result.error || '' });
+  }
+  switch (name) {
+    case 'read_file': return readView(result);
+    case 'list_directory': return listView(result);
+    case 'search_files': return searchView(result);
+    case 'run_command': return commandView(result);
+    case 'write_file': return h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
+    case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });
+    case 'delete_file': return h('div', { class: 'tc-done', i18n: result.trashed ? 'card.trashed' : 'card.deleted' });
+    default: return plainBlock(JSON.stringify(result, null, 2));
+  }
+}
+
+function readView(r) {
+  if (r.encoding === 'base64') {
+    return h('div', { class: 'tc-meta', i18n: ['card.read_binary', { size: bytes(r.size) }] });
+  }
+  const start = Array.isArray(r.line_range) && r.line_range[0] ? r.line_range[0] : 1;
+  return h('div', {},
+    excerpt(r.content, start),
+    h('div', { class: 'tc-meta' }, `${bytes(r.size)} · `, h('span', { i18n: ['card.lines', { n: r.lines ?? 0 }] }),
+      ` · ${r.encoding || 'utf-8'}`,
+      r.truncated ? h('span', { class: 'warn', i18n: ['card.range', { a: start, b: r.line_range?.[1] ?? '' }] }) : null));
+}
+
+function listView(r) {
+  const entries = r.entries || [];
+  const list = h('ul', { class: 'entries' }, entries.map((e) => h('li', { class: `entry ${e.type}` },
+    icon(e.type === 'directory' ? 'folder' : 'file'),
+    h('span', { class: 'entry-name', text: e.type === 'directory' ? `${e.name}/` : e.name }),
+    e.size != null ? h('span', { class: 'entry-size', text: bytes(e.size) }) : null)));
+  return h('div', {}, foldable(list, entries.length),
+    h('div', { class: 'tc-meta' }, h('span', { i18n: ['card.entries', { n: r.total ?? entries.length }] }),
+      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+}
+
+function searchView(r) {
+  const rows = [];
+  for (const file of r.results || []) {
+    for (const m of file.matches || []) {
+      rows.push(h('li', { class: 'hit' },
+        h('span', { class: 'hit-path', text: m.line ? `${file.path}:${m.line}` : file.path }),
+        m.line ? h('span', { class: 'hit-text', text: String(m.text ?? '').trim() }) : null));
+    }
+  }
+  return h('div', {}, foldable(h('ul', { class: 'hits' }, rows), rows.length),
+    h('div', { class: 'tc-meta' }, h('span', { i18n: ['card.hits', { files: r.total_files ?? 0, n: r.total_matches ?? 0 }] }),
+      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+}
+
+function commandView(r) {
+  const out = String(r.stdout ?? '');
+  const err = String(r.stderr ?? '');
+  return h('div', {},
+    out ? plainBlock(out, 'stdout') : null,
+    err ? plainBlock(err, 'stderr') : null,
+    !out && !err ? h('div', { class: 'muted', i18n: 'card.no_output' }) : null,
+    h('div', { class: 'tc-meta' },
+      h('span', { class: r.exitCode === 0 ? 'ok' : 'warn', i18n: ['card.exit_code', { code: r.exitCode ?? '?' }] }),
+      r.duration != null ? ` · ${duration(r.duration)}` : null));
+}

@@ -1,0 +1,143 @@
+// The list of chats: switch, rename, delete (with an inline confirmation), search by title.
+// Docked beside the chat in a wide window; a drawer over it in the popup's narrow size.
+import { h } from './dom.js';
+import { icon } from './icons.js';
+import { ago } from './format.js';
+
+export class Sidebar {
+  constructor(root, { scrim, toggle, onSelect, onRename, onDelete, onSearch }) {
+    this.root = root;
+    this.scrim = scrim;
+    this.toggleBtn = toggle;
+    this.list = root.querySelector('#session-list');
+    this.emptyNote = root.querySelector('#session-empty');
+    this.search = root.querySelector('#session-search');
+    this.actions = { onSelect, onRename, onDelete };
+    this.editing = null;
+    this.confirming = null;
+    let timer = null;
+    this.search.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => onSearch(this.search.value.trim()), 150);
+    });
+    this.search.addEventListener('keydown', (event) => {
+      if (event.key === 'ArrowDown') {
+        event.preventDefault();
+        this.list.querySelector('.session-open')?.focus();
+      }
+    });
+    this.list.addEventListener('keydown', (event) => this.arrowKeys(event));
+    toggle.addEventListener('click', () => this.toggle());
+    scrim.addEventListener('click', () => this.close());
+  }
+
+  get isOverlay() {
+    return window.matchMedia('(max-width: 759px)').matches;
+  }
+
+  get isOpen() {
+    return this.root.classList.contains('open');
+  }
+
+  open() {
+    this.root.classList.add('open');
+    this.toggleBtn.setAttribute('aria-expanded', 'true');
+    this.scrim.hidden = !this.isOverlay;
+  }
+
+  close() {
+    this.root.classList.remove('open');
+    this.toggleBtn.setAttribute('aria-expanded', 'false');
+    this.scrim.hidden = true;
+  }
+
+  toggle() {
+    if (this.isOpen) this.close();
+    else this.open();
+  }
+
+  focusSearch() {
+    this.open();
+    this.search.focus();
+    this.search.select();
+  }
+
+  render(sessions, currentId, running) {
+    this.last = [sessions, currentId, running];
+    this.emptyNote.hidden = sessions.length > 0;
+    this.list.replaceChildren(...sessions.map((s) => this.row(s, s.id === currentId, running.has(s.id))));
+  }
+
+  rerender() {
+    if (this.last) this.render(...this.last);
+  }
+
+  row(session, active, busy) {
+    const li = h('li', { class: `session${active ? ' active' : ''}`, dataset: { sessionId: session.id } });
+    if (this.editing === session.id) {
+      const input = h('input', { class: 'input rename', type: 'text', value: session.title, i18nLabel: 'sidebar.rename', maxlength: 200 });
+      const finish = (save) => {
+        this.editing = null;
+        if (save && input.value.trim() && input.value.trim() !== session.title) {
+          this.actions.onRename(session.id, input.value.trim());
+        } else this.rerender();
+      };
+      input.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter') finish(true);
+        if (event.key === 'Escape') {
+          event.stopPropagation();
+          finish(false);
+        }
+      });
+      input.addEventListener('blur', () => finish(true));
+      li.append(input);
+      requestAnimationFrame(() => input.focus());
+      return li;
+    }
+    if (this.confirming === session.id) {
+      li.classList.add('confirm');
+      li.append(h('span', { class: 'confirm-text', i18n: 'sidebar.delete_confirm' }),
+        h('button', { class: 'btn small danger', type: 'button', i18n: 'common.delete', onclick: () => {
+          this.confirming = null;
+          this.actions.onDelete(session.id);
+        } }),
+        h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: () => {
+          this.confirming = null;
+          this.rerender();
+        } }));
+      return li;
+    }
+    const title = session.title
+      ? h('span', { class: 'session-name', text: session.title })
+      : h('span', { class: 'session-name untitled', i18n: 'chat.untitled' });
+    li.append(
+      h('button', { class: 'session-open', type: 'button', 'aria-current': active ? 'true' : null,
+        onclick: () => this.actions.onSelect(session.id) },
+      title,
+      h('span', { class: 'session-meta' }, busy ? h('span', { class: 'dot busy', 'aria-hidden': 'true' }) : null,
+        h('span', { text: ago(session.updated_at) }))),
+      h('span', { class: 'session-tools' },
+        h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'sidebar.rename', i18nLabel: 'sidebar.rename',
+          onclick: () => {
+            this.editing = session.id;
+            this.rerender();
+          } }, icon('edit')),
+        h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'common.delete', i18nLabel: 'common.delete',
+          onclick: () => {
+            this.confirming = session.id;
+            this.rerender();
+          } }, icon('trash'))));
+    return li;
+  }
+
+  arrowKeys(event) {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    const buttons = [...this.list.querySelectorAll('.session-open')];
+    const index = buttons.indexOf(document.activeElement);
+    if (index < 0) return;
+    event.preventDefault();
+    const next = event.key === 'ArrowDown' ? index + 1 : index - 1;
+    if (next < 0) this.search.focus();
+    else buttons[Math.min(next, buttons.length - 1)].focus();
+  }
+}

@@ -1,0 +1,51 @@
+// Page state. One object, changed only by app.js and events.js; views read from it.
+export const store = {
+  settings: null,
+  sessions: [],
+  currentId: null,
+  running: new Set(), // session ids with a turn in progress
+  models: [],
+  modelsError: null,
+  server: null,
+  // Text of every assistant message streamed since the page started, for every session, so a
+  // chat opened mid-answer shows all of it (the store on disk is saved only once a second).
+  live: new Map(), // message_id -> { session_id, content, thinking, complete }
+  calls: new Map(), // call_id -> tool call record (the card's state)
+  approvals: [], // approval_needed events, oldest first
+};
+
+const RANK = { pending: 0, running: 1, success: 2, error: 2, cancelled: 2 };
+
+/** Merge what we know about a call; a later status never goes back to an earlier one. */
+export function mergeCall(update) {
+  const id = update.call_id;
+  const old = store.calls.get(id);
+  const incoming = { ...update };
+  if ('arguments' in incoming && !('args' in incoming)) incoming.args = incoming.arguments;
+  for (const key of Object.keys(incoming)) {
+    if (incoming[key] === undefined) delete incoming[key];
+  }
+  if (!old) {
+    store.calls.set(id, incoming);
+    return incoming;
+  }
+  if (RANK[incoming.status] < RANK[old.status]) {
+    delete incoming.status;
+    delete incoming.result;
+  }
+  const merged = { ...old, ...incoming };
+  store.calls.set(id, merged);
+  return merged;
+}
+
+export function currentSession() {
+  return store.sessions.find((s) => s.id === store.currentId) || null;
+}
+
+export function modelInfo(name) {
+  return store.models.find((m) => m.name === name) || null;
+}
+
+export function isAwaiting(callId) {
+  return store.approvals.some((a) => a.call_id === callId);
+}

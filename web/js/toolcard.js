@@ -1,0 +1,138 @@
+// One tool call as a live card (design document 9.1-9.2): icon, name, key arguments, status
+// with its colour (spinner while running), and a result view fit for the tool.
+import { h, emit } from './dom.js';
+import { icon } from './icons.js';
+import { t } from './i18n.js';
+import { bytes, duration } from './format.js';
+import { previewView, resultView, plainBlock } from './results.js';
+
+export const TOOL_ICONS = {
+  read_file: 'file',
+  write_file: 'write',
+  list_directory: 'list',
+  search_files: 'search',
+  create_directory: 'folder-plus',
+  delete_file: 'trash',
+  run_command: 'terminal',
+};
+
+const STATUS_ICONS = { pending: 'clock', success: 'check', error: 'alert', cancelled: 'ban' };
+
+export function toolLabel(name) {
+  const key = `tool.${name}`;
+  return t(key) === key ? name : key;
+}
+
+/** The arguments worth a glance, as [label key, value] pairs. */
+export function keyArgs(name, args = {}) {
+  const rows = [];
+  const add = (key, value) => {
+    if (value != null && value !== '') rows.push([key, String(value)]);
+  };
+  switch (name) {
+    case 'read_file':
+      add('arg.path', args.path);
+      if (args.start_line || args.end_line) add('arg.lines', `${args.start_line ?? 1}–${args.end_line ?? ''}`);
+      break;
+    case 'write_file':
+      add('arg.path', args.path);
+      add('arg.size', bytes(new TextEncoder().encode(String(args.content ?? '')).length));
+      break;
+    case 'search_files':
+      add('arg.query', args.query);
+      add('arg.path', args.path);
+      break;
+    case 'list_directory':
+    case 'create_directory':
+      add('arg.path', args.path);
+      if (args.recursive) add('arg.recursive', t('common.yes'));
+      break;
+    case 'delete_file':
+      add('arg.path', args.path);
+      if (args.recursive) add('arg.recursive', t('common.yes'));
+      break;
+    case 'run_command':
+      add('arg.command', args.command);
+      add('arg.cwd', args.cwd);
+      break;
+    default: {
+      const text = JSON.stringify(args);
+      add('arg.arguments', text.length > 200 ? `${text.slice(0, 200)}…` : text);
+    }
+  }
+  return rows;
+}
+
+export class ToolCard {
+  constructor(record) {
+    this.el = h('div', { class: 'tool-card', role: 'group' });
+    this.update(record);
+  }
+
+  update(record) {
+    this.record = record;
+    const { name, status } = record;
+    const awaiting = status === 'pending' && record.awaiting;
+    this.el.className = `tool-card status-${status}${awaiting ? ' awaiting' : ''}`;
+    this.el.dataset.callId = record.call_id;
+    this.el.dataset.status = status;
+    const label = toolLabel(name);
+    this.el.setAttribute('aria-label', label === name ? name : t(label));
+    const statusKey = awaiting ? 'status.awaiting' : `status.${status}`;
+    const head = h('div', { class: 'tc-head' },
+      h('span', { class: 'tc-icon' }, icon(TOOL_ICONS[name] || 'tool')),
+      label === name ? h('span', { class: 'tc-name', text: name }) : h('span', { class: 'tc-name', i18n: label }),
+      label === name ? null : h('code', { class: 'tc-id', text: name }),
+      h('span', { class: 'tc-status', role: 'status' },
+        status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
+        h('span', { i18n: statusKey })));
+    const args = h('div', { class: 'tc-args' }, keyArgs(name, record.args).map(([key, value]) => h('div', { class: 'kv' },
+      h('span', { class: 'k', i18n: key }),
+      h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span', { class: 'v', text: value, title: value }))));
+    const body = h('div', { class: 'tc-body' }, this.bodyFor(record));
+    const foot = this.footFor(record, awaiting);
+    this.el.replaceChildren(head, args);
+    if (body.childNodes.length) this.el.append(body);
+    if (foot) this.el.append(foot);
+  }
+
+  bodyFor(record) {
+    const { name, status, preview, result } = record;
+    const parts = [];
+    // Writes and deletes keep their preview (the diff, the tree) after they ran.
+    const showPreview = preview && preview.kind !== 'error'
+      && (status === 'pending' || ['write_file', 'delete_file'].includes(name));
+    if (showPreview && name !== 'run_command') parts.push(previewView(preview));
+    if (status === 'pending' && name === 'run_command') parts.push(previewView(preview));
+    if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
+    if (result) parts.push(resultView(name, result, record));
+    if (!parts.length && status === 'running' && name === 'run_command') {
+      parts.push(plainBlock(t('card.running_cmd')));
+    }
+    return parts.filter(Boolean);
+  }
+
+  footFor(record, awaiting) {
+    const bits = [];
+    if (record.duration_ms != null && record.status !== 'pending') {
+      bits.push(h('span', { class: 'tc-time', text: duration(record.duration_ms) }));
+    }
+    if (record.undone) bits.push(h('span', { class: 'tc-undone', i18n: 'card.undone' }));
+    if (awaiting) {
+      bits.push(h('button', {
+        class: 'btn small', type: 'button', i18n: 'card.review',
+        onclick: () => emit(this.el, 'metona:review', { callId: record.call_id }),
+      }));
+    }
+    if (record.undoable && !record.undone && record.status === 'success') {
+      bits.push(h('button', {
+        class: 'btn small', type: 'button', icon: 'undo',
+        onclick: (event) => {
+          event.currentTarget.disabled = true;
+          emit(this.el, 'metona:undo', { callId: record.call_id });
+        },
+      }, h('span', { i18n: 'card.undo' })));
+    }
+    return bits.length ? h('div', { class: 'tc-foot' }, bits) : null;
+  }
+}
