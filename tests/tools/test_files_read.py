@@ -386,6 +386,16 @@ def test_the_scan_stops_after_1000_files(box, layout):
     assert result["files_scanned"] == 1000 and result["truncated"] is True
 
 
+def test_a_name_only_search_is_not_held_to_the_content_cap(box, layout):
+    for i in range(1100):
+        (layout.work / f"f{i:04}.txt").write_text("nothing")
+    result = ok(
+        box.execute("search_files", {"path": ".", "query": "f1099*", "search_type": "filename"})
+    )
+    assert [Path(r["path"]).name for r in result["results"]] == ["f1099.txt"]
+    assert result["truncated"] is False and result["files_scanned"] == 1100
+
+
 def test_search_can_be_cancelled(layout, policy):
     for i in range(20):
         (layout.work / f"f{i}.txt").write_text("needle")

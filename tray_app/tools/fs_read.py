@@ -6,7 +6,7 @@ import base64
 import fnmatch
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +17,24 @@ from tray_app.tools.fs_safe import (
     describe_os_error,
     human_size,
     iso_time,
+    kind_of,
     looks_binary,
     read_regular,
     split_lines,
 )
 from tray_app.tools.fs_walk import Entry, Walk, is_regular
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox import Access, SandboxPolicy
 
 MAX_READ_BYTES = 1024 * 1024
 MAX_READ_LINES = 500
 MAX_LIST_ENTRIES = 500
-MAX_SCAN_FILES = 1000
+MAX_SCAN_FILES = 1000  # files whose content is searched
+MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
 MAX_SEARCH_FILE_BYTES = 500 * 1024
 MAX_MATCHES_PER_FILE = 10
 SEARCH_MAX_DEPTH = 32
 MATCH_TEXT_CHARS = 200
+_LISTED_TYPES = frozenset({"file", "directory", "symlink"})  # pipes, sockets, devices: "other"
 
 
 def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
@@ -98,7 +101,7 @@ def _text_result(path: Path, text: str, size: int, args: ReadFileArgs) -> ToolRe
     }
 
 
-def _hidden_from_model(policy: SandboxPolicy) -> Any:
+def _hidden_from_model(policy: SandboxPolicy) -> Callable[[Entry], bool]:
     """Walk filter: secrets and blocked folders are left out of listings and searches."""
 
     def skip(entry: Entry) -> bool:
@@ -107,19 +110,18 @@ def _hidden_from_model(policy: SandboxPolicy) -> Any:
     return skip
 
 
-def _folder(policy: SandboxPolicy, raw: str, access: Any) -> Path | ToolResult:
-    path: Path = policy.resolve(raw, access=access)
+def _folder(policy: SandboxPolicy, raw: str, access: Access) -> Path | ToolResult:
+    """The folder to walk (search also takes a single file), or a failure saying why not."""
+    path = policy.resolve(raw, access=access)
     try:
-        info = os.lstat(path)
+        mode = os.lstat(path).st_mode
     except OSError as exc:
         return failure(describe_os_error(exc, path, what="folder"))
-    if not stat.S_ISDIR(info.st_mode):
-        return (
-            path
-            if access == "search" and stat.S_ISREG(info.st_mode)
-            else failure(f"{path} is a file, not a folder; use read_file to read it")
-        )
-    return path
+    if stat.S_ISDIR(mode) or (access == "search" and stat.S_ISREG(mode)):
+        return path
+    if stat.S_ISREG(mode):
+        return failure(f"{path} is a file, not a folder; use read_file to read it")
+    return failure(f"{path} is a {kind_of(mode)}, not a folder")
 
 
 def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
@@ -149,9 +151,7 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
             entries.append(
                 {
                     "name": entry.rel,
-                    "type": entry.kind
-                    if entry.kind in ("file", "directory", "symlink")
-                    else "other",
+                    "type": entry.kind if entry.kind in _LISTED_TYPES else "other",
                     "size": entry.info.st_size if is_regular(entry) else None,
                     "modified": iso_time(entry.info.st_mtime),
                 }
@@ -257,12 +257,17 @@ class _Search:
         self.exts = tuple(args.file_extensions or ())
         self.results: list[dict[str, Any]] = []
         self.total_matches = 0
-        self.scanned = 0
+        self.scanned = 0  # files looked at
+        self.read = 0  # files whose content was searched
         self.truncated = False
 
     def run(self, entries: Iterable[Entry]) -> None:
         for entry in entries:
-            if self.total_matches >= self.args.max_results or self.scanned >= MAX_SCAN_FILES:
+            if (
+                self.total_matches >= self.args.max_results
+                or self.read >= MAX_SCAN_FILES
+                or self.scanned >= MAX_NAME_FILES
+            ):
                 self.truncated = True
                 return
             self.visit(entry)
@@ -284,6 +289,7 @@ class _Search:
             or entry.info.st_nlink > 1  # other names may be outside (sandbox docstring)
         ):
             return
+        self.read += 1
         text = _file_text(entry.path)
         if text is None:
             return

@@ -129,7 +129,7 @@ class SandboxPolicy:
         self.allowed_roots: list[Path] = _unique(
             p for p in (self._configured(d) for d in allowed_dirs) if p is not None
         )
-        self._blocked: list[tuple[Path, str]] = []
+        self._blocked: list[tuple[Path, str, tuple[str, ...]]] = []
         for folder in self._system_dirs():
             self._add_blocked(folder, "the system folder")
         homes = {self.home, Path(os.path.abspath(Path.home()))}
@@ -234,12 +234,12 @@ class SandboxPolicy:
         if not folder.is_absolute():
             return
         for form in {_plain_abs(str(folder)), Path(os.path.realpath(folder))}:
-            self._blocked.append((form, label))
+            self._blocked.append((form, label, _key(form, fold=True)))
 
     def _blocking(self, path: Path) -> tuple[Path, str] | None:
         key = _key(path, fold=True)
-        for folder, label in self._blocked:
-            if _within(key, _key(folder, fold=True)):
+        for folder, label, folder_key in self._blocked:
+            if _within(key, folder_key):
                 return folder, label
         return None
 
