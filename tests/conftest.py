@@ -12,6 +12,8 @@ import pytest
 
 from tray_app.paths import AppPaths
 
+pytest_plugins = ["tests.fakes.plugin"]
+
 
 def _is_loopback(address: Any) -> bool:
     if isinstance(address, (str, bytes)):  # AF_UNIX

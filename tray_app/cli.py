@@ -70,7 +70,7 @@ def run_desktop(toggle: bool) -> int:
         print(NO_DISPLAY_HELP, file=sys.stderr)
         return 1
     try:
-        from tray_app.desktop.app import main as desktop_main  # type: ignore[import-not-found]
+        from tray_app.desktop.app import main as desktop_main
     except ImportError as exc:
         print(
             f"metona-tray: the desktop app is not available ({exc}).\n"

@@ -54,7 +54,7 @@ def gather(endpoint: str | None) -> dict[str, Any]:
         "python": sys.version.split()[0],
     }
     try:
-        from tray_app.desktop.checks import desktop_report  # type: ignore[import-not-found]
+        from tray_app.desktop.checks import desktop_report
 
         report["desktop"] = desktop_report()
     except ImportError:

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from tray_app.core.bootstrap import start_app
 from tray_app.core.events import (
     ApprovalNeeded,
     TurnFailed,
@@ -104,7 +105,9 @@ class ChatRunner:
 
     def run_turn(self, session_id: str, text: str) -> int:
         """Send one message and follow its turn to the end; returns an exit code."""
-        with self.core.bus.subscribe(lambda e: getattr(e, "session_id", session_id) == session_id) as sub:
+        with self.core.bus.subscribe(
+            lambda e: getattr(e, "session_id", session_id) == session_id
+        ) as sub:
             turn_id = self.core.send_message(session_id, text)["turn_id"]
             aborting = False
             while True:
@@ -130,10 +133,6 @@ class ChatRunner:
                     return EXIT_OK
 
 
-def _open_core(settings: Settings, paths: AppPaths) -> Core:
-    return Core(settings=settings, paths=paths, persist_settings=False).start()
-
-
 def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -146,8 +145,10 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     except UsageError as exc:
         err.write(f"metona-tray chat: {exc}\n")
         return EXIT_USAGE
-    paths.ensure()
-    core = _open_core(settings, paths)
+    app = start_app(paths, settings=settings, persist_settings=False, recover=False)
+    core = app.core
+    if core.history_warning:
+        err.write(f"warning: {core.history_warning}\n")
     runner = ChatRunner(core, args, out, err)
     try:
         if args.session:
@@ -156,6 +157,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             except KeyError:
                 err.write(f"metona-tray chat: no stored chat {args.session!r}\n")
                 return EXIT_USAGE
+            core.repair_session(session_id)
         else:
             session_id = core.new_session(workspace=args.workspace)["id"]
         prompt = " ".join(args.prompt).strip()
@@ -165,12 +167,14 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
-        core.stop()
+        app.close()
 
 
 def interactive(runner: ChatRunner, session_id: str) -> int:
     err = runner.err
-    err.write("Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts over.\n")
+    err.write(
+        "Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts over.\n"
+    )
     code = EXIT_OK
     while True:
         err.write("\n> ")
@@ -198,8 +202,13 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
 
 def run_sessions(args: argparse.Namespace) -> int:
     paths = AppPaths.from_env()
-    core = Core(settings=load_settings(paths.settings_file), paths=paths, persist_settings=False)
-    with core:
-        for session in core.list_sessions(args.query):
-            print(f"{session['id']}  {session['title'] or '(untitled)'}  {session['model']}")
+    app = start_app(paths, persist_settings=False, recover=False)
+    try:
+        if app.core.history_warning:
+            print(f"warning: {app.core.history_warning}", file=sys.stderr)
+        for session in app.core.search_sessions(args.query):
+            title = session["title"] or "(untitled)"
+            print(f"{session['id']}  {title}  {session['model']}")
+    finally:
+        app.close()
     return EXIT_OK

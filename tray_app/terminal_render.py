@@ -121,4 +121,3 @@ class TextRenderer:
         if self._in_thinking:
             self.err.write("\n")
             self._in_thinking = False
-

@@ -78,7 +78,9 @@ async def test_decide_resolves_once_and_publishes_the_outcome() -> None:
 
 async def test_remember_is_ignored_for_deletes() -> None:
     broker = ApprovalBroker(lambda e: None, timeout=30)
-    waiter = asyncio.create_task(broker.request(_event("c2", risk="destructive", name="delete_file")))
+    waiter = asyncio.create_task(
+        broker.request(_event("c2", risk="destructive", name="delete_file"))
+    )
     while not broker.pending_count():
         await asyncio.sleep(0)
     broker.decide("c2", True, remember=True)

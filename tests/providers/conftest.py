@@ -1,5 +1,5 @@
-"""Provider fixtures. The fake servers' fixtures are borrowed from ``tests.fakes.plugin`` until
-tests/conftest.py loads that plugin for everyone."""
+"""Provider fixtures over the fake servers (``fake_ollama``/``fake_openai`` come from
+``tests.fakes.plugin``, loaded by tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
-from tests.fakes.plugin import fake_ollama, fake_openai
 from tray_app.providers.ollama import OllamaProvider
 from tray_app.providers.openai import OpenAIProvider
-
-__all__ = ["fake_ollama", "fake_openai"]
-
 
 @pytest.fixture
 async def ollama(fake_ollama: FakeOllama) -> AsyncIterator[OllamaProvider]:

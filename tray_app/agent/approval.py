@@ -44,7 +44,7 @@ def needs_confirmation(
 
 
 def can_remember(risk: Risk) -> bool:
-    """"Don't ask again this session" exists for write_file and create_directory only."""
+    """ "Don't ask again this session" exists for write_file and create_directory only."""
     return risk is Risk.WRITE
 
 
@@ -100,9 +100,7 @@ class ApprovalBroker:
             self._resolve(event, Outcome(decision="cancelled", by="abort"))
             raise
         self._resolve(event, outcome)
-        if outcome.decision == "approved" and outcome.remember and can_remember(
-            Risk(event.risk)
-        ):
+        if outcome.decision == "approved" and outcome.remember and can_remember(Risk(event.risk)):
             self.grant(event.session_id, event.name)
         return outcome
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,19 +18,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
+from tray_app.agent.approval import ApprovalBroker
+from tray_app.agent.calls import CallHandler
 from tray_app.agent.context import fit_history
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.core.events import (
-    ApprovalNeeded,
     ContentDelta,
     MessageFinished,
     MessageStarted,
     Notice,
     ThinkingDelta,
-    ToolCallEvent,
-    ToolCallUpdate,
-    ToolStatus,
     TurnFailed,
     TurnFinished,
     TurnStarted,
@@ -42,6 +37,7 @@ from tray_app.errors import (
     ModelNotFound,
     ProviderError,
     ProviderUnavailable,
+    StoreError,
     StreamError,
 )
 from tray_app.providers.base import (
@@ -49,15 +45,13 @@ from tray_app.providers.base import (
     ChatRequest,
     ModelInfo,
     Provider,
-    StreamDelta,
     StreamDone,
     ToolCall,
 )
-from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
-from tray_app.tools.base import Risk, Toolbox, failure
+from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
+from tray_app.tools.base import Toolbox
 
 SAVE_INTERVAL = 1.0  # seconds between saves of a streaming answer ("nothing lost")
-TOOL_STOP_GRACE = 5.0  # seconds a cancelled tool gets to clean up (kill its process tree)
 
 
 @dataclass(frozen=True)
@@ -111,11 +105,19 @@ class AgentTurn:
         self.publish = publish
         self.config = config
         self.workspace = workspace
-        self.on_tool_record = on_tool_record
+        self.calls = CallHandler(
+            session_id=session_id,
+            turn_id=turn_id,
+            toolbox=toolbox,
+            broker=broker,
+            chats=chats,
+            publish=publish,
+            confirmation_mode=config.confirmation_mode,
+            on_tool_record=on_tool_record,
+        )
         self.rounds = 0
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}
         self._message: MessageRecord | None = None
-        self._last_save = 0.0
 
     # ---- the turn ---------------------------------------------------------------------------
 
@@ -138,13 +140,16 @@ class AgentTurn:
             self._finish_message(stopped=True)
             self._finish("aborted", started)
             return "aborted"
-        except ProviderError as exc:
-            self._finish_message(stopped=True, error=str(exc))
+        except (ProviderError, StoreError) as exc:
+            code = error_code(exc) if isinstance(exc, ProviderError) else "store_error"
+            # If the store is what failed, the event below still tells the user.
+            with contextlib.suppress(StoreError):
+                self._finish_message(stopped=True, error=str(exc))
             self.publish(
                 TurnFailed(
                     session_id=self.session_id,
                     turn_id=self.turn_id,
-                    code=error_code(exc),
+                    code=code,
                     message=str(exc),
                 )
             )
@@ -201,15 +206,15 @@ class AgentTurn:
                 num_ctx=self.config.num_ctx,
                 keep_alive=self.config.keep_alive,
             )
-            calls = await self._stream(request, round_no)
+            message_id, calls = await self._stream(request, round_no)
             if not calls:
                 return "done"
             last_round = round_no == self.config.max_rounds
             for call in calls:
                 if last_round:
-                    await self._skip_call(call, "not run: the round limit was reached")
+                    await self.calls.skip(call, message_id, "not run: the round limit was reached")
                 else:
-                    await self._handle_call(call)
+                    await self.calls.handle(call, message_id)
         self.publish(
             Notice(
                 session_id=self.session_id,
@@ -231,6 +236,7 @@ class AgentTurn:
         turn_start = next(
             (i for i, m in enumerate(records) if m.turn_id == self.turn_id), len(records)
         )
+
         # An answer that failed or was stopped before saying anything is not sent back.
         def useful(record: MessageRecord) -> bool:
             return record.role != "assistant" or bool(record.content or record.tool_calls)
@@ -257,7 +263,7 @@ class AgentTurn:
 
     # ---- streaming --------------------------------------------------------------------------
 
-    async def _stream(self, request: ChatRequest, round_no: int) -> list[ToolCall]:
+    async def _stream(self, request: ChatRequest, round_no: int) -> tuple[str, list[ToolCall]]:
         message = MessageRecord(
             session_id=self.session_id,
             turn_id=self.turn_id,
@@ -267,7 +273,6 @@ class AgentTurn:
         )
         self.chats.add_message(message)
         self._message = message
-        self._last_save = time.monotonic()
         self.publish(
             MessageStarted(
                 session_id=self.session_id,
@@ -277,26 +282,11 @@ class AgentTurn:
                 model=self.config.model,
             )
         )
-        done: StreamDone | None = None
-        async for item in self.provider.chat(request):
-            if isinstance(item, StreamDelta):
-                if item.kind == "thinking":
-                    message.thinking += item.text
-                    self.publish(
-                        ThinkingDelta(
-                            session_id=self.session_id, message_id=message.id, text=item.text
-                        )
-                    )
-                else:
-                    message.content += item.text
-                    self.publish(
-                        ContentDelta(
-                            session_id=self.session_id, message_id=message.id, text=item.text
-                        )
-                    )
-                self._save_if_due()
-            else:
-                done = item
+        saver = asyncio.get_running_loop().create_task(self._save_periodically(message))
+        try:
+            done = await self._consume(request, message)
+        finally:
+            saver.cancel()
         if done is None:
             raise StreamError("the answer ended before the server said it was done")
         stats = done.stats.model_dump(exclude_none=True)
@@ -315,16 +305,34 @@ class AgentTurn:
             MessageFinished(session_id=self.session_id, message_id=message.id, stats=stats)
         )
         self._message = None
-        return done.tool_calls
+        return message.id, done.tool_calls
 
-    def _save_if_due(self) -> None:
-        now = time.monotonic()
-        if self._message is None or now - self._last_save < SAVE_INTERVAL:
-            return
-        self._last_save = now
-        self.chats.update_message(
-            self._message.id, content=self._message.content, thinking=self._message.thinking
-        )
+    async def _consume(self, request: ChatRequest, message: MessageRecord) -> StreamDone | None:
+        done: StreamDone | None = None
+        async for item in self.provider.chat(request):
+            if isinstance(item, StreamDone):
+                done = item
+            elif item.kind == "thinking":
+                message.thinking += item.text
+                self.publish(
+                    ThinkingDelta(session_id=self.session_id, message_id=message.id, text=item.text)
+                )
+            else:
+                message.content += item.text
+                self.publish(
+                    ContentDelta(session_id=self.session_id, message_id=message.id, text=item.text)
+                )
+        return done
+
+    async def _save_periodically(self, message: MessageRecord) -> None:
+        """Save the growing answer every second, also while the model is quiet."""
+        saved = ("", "")
+        while True:
+            await asyncio.sleep(SAVE_INTERVAL)
+            current = (message.content, message.thinking)
+            if current != saved:
+                self.chats.update_message(message.id, content=current[0], thinking=current[1])
+                saved = current
 
     def _finish_message(self, *, stopped: bool, error: str | None = None) -> None:
         """Keep what streamed of an interrupted answer, marked stopped."""
@@ -343,189 +351,3 @@ class AgentTurn:
         self.publish(
             MessageFinished(session_id=self.session_id, message_id=message.id, stopped=stopped)
         )
-
-    # ---- tool calls -------------------------------------------------------------------------
-
-    def _new_record(self, call: ToolCall) -> ToolCallRecord:
-        message_id = self._last_assistant_id()
-        record = ToolCallRecord(
-            call_id=new_id("c"),
-            session_id=self.session_id,
-            message_id=message_id,
-            provider_id=call.id,
-            name=call.name,
-            arguments=call.arguments,
-        )
-        return record
-
-    def _last_assistant_id(self) -> str:
-        for record in reversed(self.chats.messages(self.session_id)):
-            if record.role == "assistant":
-                return record.id
-        return ""
-
-    def _save_record(self, record: ToolCallRecord) -> None:
-        self.chats.upsert_tool_call(record)
-
-    def _update(self, record: ToolCallRecord, status: ToolStatus, **fields: Any) -> None:
-        record.status = status
-        for key, value in fields.items():
-            setattr(record, key, value)
-        self._save_record(record)
-        self.publish(
-            ToolCallUpdate(
-                session_id=self.session_id,
-                call_id=record.call_id,
-                status=status,
-                result=record.result,
-                duration_ms=record.duration_ms,
-                undoable=record.undoable,
-            )
-        )
-
-    def _answer(self, record: ToolCallRecord, result: dict[str, Any]) -> None:
-        """The tool message the model receives, in the order of the calls."""
-        self.chats.add_message(
-            MessageRecord(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                role="tool",
-                content=json.dumps(result, ensure_ascii=False),
-                tool_name=record.name,
-                tool_call_id=record.provider_id,
-            )
-        )
-        if self.on_tool_record is not None:
-            self.on_tool_record(record)
-
-    def _announce(self, record: ToolCallRecord, status: ToolStatus) -> None:
-        record.status = status
-        self._save_record(record)
-        self.publish(
-            ToolCallEvent(
-                session_id=self.session_id,
-                message_id=record.message_id,
-                call_id=record.call_id,
-                name=record.name,
-                args=record.arguments,
-                risk=record.risk,
-                status=status,
-                preview=record.preview,
-            )
-        )
-
-    async def _skip_call(self, call: ToolCall, reason: str) -> None:
-        record = self._new_record(call)
-        self._announce(record, "pending")
-        result = failure(reason)
-        self._update(record, "cancelled", result=result, decision="skipped", decided_by="rule")
-        self._answer(record, result)
-
-    async def _handle_call(self, call: ToolCall) -> None:
-        record = self._new_record(call)
-        toolbox = self.toolbox
-        problem = self._problem(call)
-        if problem is not None or toolbox is None:
-            self._announce(record, "pending")
-            result = failure(problem or "tools are disabled")
-            self._update(record, "error", result=result, decision="refused", decided_by="rule")
-            self._answer(record, result)
-            return
-        tool = toolbox.tool(call.name)
-        assert tool is not None
-        record.risk = tool.risk.value
-        preview = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
-        record.preview = preview
-        self._announce(record, "pending")
-        if preview.get("kind") == "error":
-            result = failure(str(preview.get("text") or "refused by the sandbox policy"))
-            self._update(record, "error", result=result, decision="refused", decided_by="rule")
-            self._answer(record, result)
-            return
-        if needs_confirmation(
-            tool=call.name,
-            risk=tool.risk,
-            mode=self.config.confirmation_mode,
-            preview=preview,
-            granted=self.broker.granted(self.session_id, call.name),
-        ):
-            try:
-                outcome = await self.broker.request(
-                    ApprovalNeeded(
-                        session_id=self.session_id,
-                        call_id=record.call_id,
-                        name=call.name,
-                        args=call.arguments,
-                        risk=tool.risk.value,
-                        preview=preview,
-                        can_remember=can_remember(tool.risk),
-                        expires_at=time.time() + self.broker.timeout,
-                    )
-                )
-            except asyncio.CancelledError:
-                result = failure("cancelled: the user stopped the turn")
-                self._update(record, "cancelled", result=result, decision="cancelled",
-                             decided_by="abort")
-                self._answer(record, result)
-                raise
-            record.decision, record.decided_by = outcome.decision, outcome.by
-            if outcome.decision != "approved":
-                why = {
-                    "denied": "the user denied this call",
-                    "timeout": "no answer within the confirmation timeout; counted as denied",
-                    "cancelled": "cancelled",
-                }[outcome.decision]
-                result = failure(f"{call.name} was not run: {why}")
-                self._update(record, "cancelled", result=result)
-                self._answer(record, result)
-                return
-        else:
-            record.decision, record.decided_by = "approved", "rule"
-        await self._run(record, toolbox)
-
-    def _problem(self, call: ToolCall) -> str | None:
-        if call.arguments_error:
-            return f"invalid arguments for {call.name}: {call.arguments_error}"
-        if self.toolbox is None:
-            return "tools are disabled"
-        checked = self.toolbox.validate(call.name, call.arguments)
-        return checked if isinstance(checked, str) else None
-
-    async def _run(self, record: ToolCallRecord, toolbox: Toolbox) -> None:
-        self._update(record, "running")
-        cancel = threading.Event()
-        started = time.monotonic()
-        job = asyncio.ensure_future(
-            asyncio.to_thread(
-                toolbox.execute,
-                record.name,
-                record.arguments,
-                call_id=record.call_id,
-                cancel=cancel,
-            )
-        )
-        try:
-            result = await asyncio.shield(job)
-        except asyncio.CancelledError:
-            cancel.set()
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(job), TOOL_STOP_GRACE)
-            result = failure("cancelled: the user stopped the turn")
-            self._update(record, "cancelled", result=result,
-                         duration_ms=round((time.monotonic() - started) * 1000, 1))
-            self._answer(record, result)
-            raise
-        duration = round((time.monotonic() - started) * 1000, 1)
-        if result.get("cancelled"):
-            status: ToolStatus = "cancelled"
-        else:
-            status = "success" if result.get("success") else "error"
-        journal = toolbox.journal
-        undoable = bool(
-            status == "success"
-            and journal is not None
-            and record.risk in (Risk.WRITE.value, Risk.DESTRUCTIVE.value)
-            and journal.can_undo(record.call_id)
-        )
-        self._update(record, status, result=result, duration_ms=duration, undoable=undoable)
-        self._answer(record, result)

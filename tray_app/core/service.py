@@ -10,38 +10,43 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Literal
 
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.loop import AgentTurn
 from tray_app.core.bus import EventBus
-from tray_app.core.events import (
-    DecidedBy,
-    PullProgressEvent,
-    SessionUpdated,
-    SettingsUpdated,
-    StateChanged,
-    TurnFailed,
-    UndoApplied,
-)
+from tray_app.core.config_commands import ConfigCommands
+from tray_app.core.events import DecidedBy, SessionUpdated, StateChanged, TurnFailed
 from tray_app.core.runner import CoreRunner
 from tray_app.core.turns import TurnFactory
 from tray_app.errors import ProviderError
 from tray_app.paths import AppPaths
-from tray_app.providers.base import ModelInfo, Provider
+from tray_app.providers.base import Provider
 from tray_app.providers.factory import make_provider
+from tray_app.store.chats import search_chats
+from tray_app.store.export import export_json, export_markdown
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord, new_id
-from tray_app.store.settings import Settings, save_settings
+from tray_app.store.recovery import recover_session
+from tray_app.store.settings import Settings
+from tray_app.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
 
-ProviderFactory = Callable[[Settings], Provider]
+if TYPE_CHECKING:
+    from tray_app.store.secrets import SecretStore
+
+ProviderFactory = Callable[[Settings, Callable[[], "SecretStore | None"]], Provider]
 
 
-def default_provider_factory(settings: Settings) -> Provider:
-    return make_provider(settings.provider, settings.endpoint)
+def default_provider_factory(
+    settings: Settings, secrets: Callable[[], SecretStore | None]
+) -> Provider:
+    """Ollama needs no key; the keyring is only opened for an OpenAI-compatible server."""
+    api_key = None
+    store = secrets() if settings.provider == "openai" else None
+    if store is not None:
+        api_key = store.get(settings.endpoint)
+    return make_provider(settings.provider, settings.endpoint, api_key=api_key)
 
 
 def session_title(text: str) -> str:
@@ -49,7 +54,7 @@ def session_title(text: str) -> str:
     return first if len(first) <= 60 else first[:57].rstrip() + "…"
 
 
-class Core:
+class Core(ConfigCommands):
     def __init__(
         self,
         *,
@@ -60,10 +65,14 @@ class Core:
         persist_settings: bool = True,
         history_warning: str | None = None,
         on_tool_record: Callable[[Any], None] | None = None,
+        tool_registry: ToolRegistry | None = None,
+        secrets: Callable[[], SecretStore] | None = None,
     ) -> None:
         self.paths = paths
         self.bus = EventBus()
         self.history_warning = history_warning
+        self._secrets_factory = secrets
+        self._secrets: SecretStore | None = None
         self._settings = settings
         self._persist = persist_settings
         self._chats: ChatRepository = chats if chats is not None else MemoryChats()
@@ -73,9 +82,8 @@ class Core:
         self._broker = ApprovalBroker(self.bus.publish, timeout=settings.confirmation_timeout)
         self._broker.on_change = self._publish_state
         self._turns: dict[str, asyncio.Task[str]] = {}  # session id -> running turn
-        self._factory = TurnFactory(paths)
+        self._factory = TurnFactory(paths, tool_registry)
         self._on_tool_record = on_tool_record
-        self._state = "idle"
         self._last_failed = False
 
     # ---- life cycle -------------------------------------------------------------------------
@@ -109,12 +117,19 @@ class Core:
     def _run(self, fn: Callable[..., Any], *args: Any, timeout: float | None = 30.0) -> Any:
         return self._runner.call(fn, *args, timeout=timeout)
 
+    @property
+    def secrets(self) -> SecretStore | None:
+        """The keyring, opened on first need: probing it can start helper processes."""
+        if self._secrets is None and self._secrets_factory is not None:
+            self._secrets = self._secrets_factory()
+        return self._secrets
+
     # ---- provider ---------------------------------------------------------------------------
 
     @property
     def provider(self) -> Provider:
         if self._provider is None:
-            self._provider = self._provider_factory(self._settings)
+            self._provider = self._provider_factory(self._settings, lambda: self.secrets)
         return self._provider
 
     async def _reset_provider(self) -> None:
@@ -124,7 +139,9 @@ class Core:
 
     # ---- sessions ---------------------------------------------------------------------------
 
-    def new_session(self, *, model: str | None = None, workspace: str | None = None) -> dict[str, Any]:
+    def new_session(
+        self, *, model: str | None = None, workspace: str | None = None
+    ) -> dict[str, Any]:
         def create() -> dict[str, Any]:
             folder = self._factory.check_workspace(self._settings, workspace)
             record = self._chats.create_session(
@@ -183,6 +200,36 @@ class Core:
             return {"ok": True}
 
         return dict(self._run(delete))
+
+    def search_sessions(self, query: str | None = None) -> list[dict[str, Any]]:
+        """Sessions whose title or messages match every word of ``query`` (all when empty)."""
+
+        def search() -> list[dict[str, Any]]:
+            if not query or not query.strip():
+                return [s.model_dump() for s in self._chats.list_sessions()]
+            found: list[dict[str, Any]] = []
+            for hit in search_chats(self._chats, query):
+                session = self._chats.get_session(hit["session_id"])
+                if session is not None:
+                    found.append({**session.model_dump(), "match": dict(hit)})
+            return found
+
+        return list(self._run(search))
+
+    def export_session(self, session_id: str, *, fmt: str = "markdown") -> dict[str, Any]:
+        """The session as Markdown (readable) or JSON (complete)."""
+
+        def export() -> dict[str, Any]:
+            self._require_session(session_id)
+            if fmt == "json":
+                return {"format": "json", "data": export_json(self._chats, session_id)}
+            return {"format": "markdown", "data": export_markdown(self._chats, session_id)}
+
+        return dict(self._run(export))
+
+    def repair_session(self, session_id: str) -> dict[str, Any]:
+        """Mark what a killed run left half-done in this session as stopped or cancelled."""
+        return {"changed": int(self._run(recover_session, self._chats, session_id))}
 
     def _require_session(self, session_id: str) -> Any:
         session = self._chats.get_session(session_id)
@@ -355,7 +402,7 @@ class Core:
     def decide(
         self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
     ) -> dict[str, Any]:
-        ok = self._run(self._broker.decide, call_id, approve, remember, by)
+        ok = self._run(lambda: self._broker.decide(call_id, approve, remember=remember, by=by))
         return {"ok": bool(ok)}
 
     def pending_approvals(self) -> list[dict[str, Any]]:
@@ -372,7 +419,7 @@ class Core:
 
         return dict(self._run(read))
 
-    def _compute_state(self) -> str:
+    def _compute_state(self) -> Literal["idle", "working", "waiting", "error"]:
         if self._broker.pending_count():
             return "waiting"
         if self._turns:
@@ -381,123 +428,4 @@ class Core:
 
     def _publish_state(self) -> None:
         state = self._compute_state()
-        self.bus.publish(StateChanged(state=state, pending=self._broker.pending_count()))  # type: ignore[arg-type]
-        self._state = state
-
-    # ---- models -----------------------------------------------------------------------------
-
-    def list_models(self) -> dict[str, Any]:
-        """Installed models with their capabilities, or the reason there are none."""
-
-        async def read() -> dict[str, Any]:
-            try:
-                models = await self.provider.list_models()
-                detailed: list[ModelInfo] = []
-                for model in models:
-                    try:
-                        info = await self.provider.model_info(model.name)
-                        detailed.append(model.model_copy(update={
-                            "capabilities": info.capabilities,
-                            "context_length": info.context_length,
-                        }))
-                    except ProviderError:
-                        detailed.append(model)
-            except ProviderError as exc:
-                return {"models": [], "error": str(exc)}
-            return {"models": [m.model_dump() for m in detailed], "error": None}
-
-        return dict(self._runner.run(read(), 60))
-
-    def server_status(self) -> dict[str, Any]:
-        async def read() -> dict[str, Any]:
-            try:
-                version = await self.provider.version()
-            except ProviderError as exc:
-                return {"reachable": False, "version": None, "error": str(exc)}
-            return {"reachable": True, "version": version, "error": None}
-
-        return dict(self._runner.run(read(), 30))
-
-    def pull_model(self, name: str) -> dict[str, Any]:
-        """Start pulling a model; progress arrives as ``pull_progress`` events."""
-
-        async def pull() -> None:
-            try:
-                async for progress in self.provider.pull(name):
-                    self.bus.publish(
-                        PullProgressEvent(
-                            model=name,
-                            status=progress.status,
-                            completed=progress.completed,
-                            total=progress.total,
-                            done=progress.status == "success",
-                        )
-                    )
-            except ProviderError as exc:
-                self.bus.publish(
-                    PullProgressEvent(model=name, status="error", done=True, error=str(exc))
-                )
-
-        def start() -> dict[str, Any]:
-            asyncio.get_running_loop().create_task(pull())
-            return {"started": True, "model": name}
-
-        return dict(self._run(start))
-
-    # ---- settings ---------------------------------------------------------------------------
-
-    @property
-    def settings(self) -> Settings:
-        return self._settings
-
-    def get_settings(self) -> dict[str, Any]:
-        return self._settings.model_dump()
-
-    def update_settings(self, patch: dict[str, Any]) -> dict[str, Any]:
-        """Validate and apply a partial change; invalid fields are reported, nothing applied."""
-
-        async def apply() -> dict[str, Any]:
-            merged = {**self._settings.model_dump(), **patch}
-            try:
-                updated = Settings.model_validate(merged)
-            except ValidationError as exc:
-                errors = {
-                    ".".join(str(p) for p in e["loc"]): e["msg"] for e in exc.errors()
-                }
-                return {"ok": False, "errors": errors, "settings": self._settings.model_dump()}
-            old = self._settings
-            self._settings = updated
-            self._broker.timeout = updated.confirmation_timeout
-            if (old.provider, old.endpoint) != (updated.provider, updated.endpoint):
-                await self._reset_provider()
-            if self._persist:
-                save_settings(updated, self.paths.settings_file)
-            self.bus.publish(SettingsUpdated(settings=updated.model_dump()))
-            return {"ok": True, "errors": {}, "settings": updated.model_dump()}
-
-        return dict(self._runner.run(apply()))
-
-    # ---- undo -------------------------------------------------------------------------------
-
-    def undo_last(self) -> dict[str, Any]:
-        return self._undo(None)
-
-    def undo(self, call_id: str) -> dict[str, Any]:
-        return self._undo(call_id)
-
-    def _undo(self, call_id: str | None) -> dict[str, Any]:
-        def run() -> dict[str, Any]:
-            journal = self._factory.journal()
-            result = journal.undo_last() if call_id is None else journal.undo(call_id)
-            if result.get("success"):
-                self.bus.publish(
-                    UndoApplied(
-                        call_id=result.get("call_id"),
-                        path=result.get("path"),
-                        action=str(result.get("action", "")),
-                    )
-                )
-            return dict(result)
-
-        return dict(self._run(run))
-
+        self.bus.publish(StateChanged(state=state, pending=self._broker.pending_count()))

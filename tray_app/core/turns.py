@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from tray_app.agent.loop import TurnConfig
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
-from tray_app.tools.base import Toolbox
+from tray_app.tools.base import Toolbox, ToolRegistry
 
 if TYPE_CHECKING:
     from tray_app.tools.journal import Journal
@@ -31,8 +31,9 @@ def resolve_language(setting: str) -> str:
 
 
 class TurnFactory:
-    def __init__(self, paths: AppPaths) -> None:
+    def __init__(self, paths: AppPaths, registry: ToolRegistry | None = None) -> None:
         self.paths = paths
+        self.registry = registry
         self._journal: Journal | None = None
 
     def journal(self) -> Journal:
@@ -69,7 +70,9 @@ class TurnFactory:
     def toolbox(self, settings: Settings, workspace: str | None) -> Toolbox | None:
         if not settings.tools_enabled:
             return None
-        box = Toolbox(self.policy(settings, workspace), journal=self.journal())
+        box = Toolbox(
+            self.policy(settings, workspace), registry=self.registry, journal=self.journal()
+        )
         box.enabled = set(self.enabled_tools(settings, box.registry.names()))
         return box
 

@@ -59,7 +59,7 @@ class Settings(BaseModel):
     allowed_dirs: list[str] = Field(default_factory=default_allowed_dirs)
     blocked_dirs: list[str] = Field(default_factory=list)
     confirmation_mode: ConfirmationMode = "all_writes"
-    confirmation_timeout: float = Field(default=300.0, ge=5.0, le=86_400.0)
+    confirmation_timeout: float = Field(default=300.0, ge=1.0, le=86_400.0)
     run_command_enabled: bool = False
     sandbox_enabled: bool = False
     tool_result_limit: int = Field(default=16_000, ge=1_000, le=1_000_000)
@@ -113,8 +113,15 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
             data["confirmation_mode"] = modes[mode]
         enabled_tools = data.pop("enabledTools", None)
         if isinstance(enabled_tools, list) and "disabled_tools" not in data:
-            known = ["read_file", "write_file", "list_directory", "search_files",
-                     "create_directory", "delete_file", "run_command"]
+            known = [
+                "read_file",
+                "write_file",
+                "list_directory",
+                "search_files",
+                "create_directory",
+                "delete_file",
+                "run_command",
+            ]
             data["disabled_tools"] = [t for t in known if t not in enabled_tools]
     data["version"] = SETTINGS_VERSION
     return data

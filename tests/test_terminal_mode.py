@@ -1,0 +1,362 @@
+"""``metona-tray chat`` and ``doctor`` as a user runs them: a subprocess against fake Ollama.
+
+These cover the design document's integration scenarios 1-4 end to end, with the real file
+tools, the real sandbox and the real chat store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import midstream_error_turn, text_turn, tool_turn
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def run(metona_home: Path, home: Path, tmp_path: Path) -> Run:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+
+    def go(*args: str, stdin: str | None = None, timeout: float = 60) -> Any:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+        env.update(
+            METONA_HOME=str(metona_home),
+            HOME=str(home),
+            XDG_DATA_HOME=str(home / ".local" / "share"),
+            NO_COLOR="1",
+        )
+        env.pop("DISPLAY", None)
+        env.pop("WAYLAND_DISPLAY", None)
+        return subprocess.run(
+            [sys.executable, "-m", "tray_app", *args],
+            input=stdin if stdin is not None else "",
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=timeout,
+        )
+
+    return go
+
+
+def events(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def chat(run: Run, fake: FakeOllama, workspace: Path, prompt: str, *flags: str) -> Any:
+    return run(
+        "chat",
+        "--json",
+        "--model",
+        "qwen3:8b",
+        "--endpoint",
+        fake.url,
+        "--workspace",
+        str(workspace),
+        *flags,
+        prompt,
+    )
+
+
+def test_done_when_a_scripted_write_lands_and_the_answer_streams(
+    run: Run,
+    fake_ollama: FakeOllama,
+    workspace: Path,
+    home: Path,
+    metona_home: Path,
+    tmp_path: Path,
+) -> None:
+    fake_ollama.script(
+        tool_turn(
+            [("write_file", {"path": "hello.txt", "content": "Hello from the model\n"})],
+            thinking="I will write the file.",
+            on_done_chunk=True,
+        ),
+        text_turn("I wrote hello.txt for you."),
+    )
+    result = chat(run, fake_ollama, workspace, "write hello.txt", "--yes")
+    assert result.returncode == 0, result.stderr
+    seen = events(result.stdout)  # every stdout line is a JSON event
+    kinds = [e["type"] for e in seen]
+    assert kinds[-1] == "turn_finished"
+    assert kinds.index("turn_started") < kinds.index("content_delta")
+    assert "thinking_delta" in kinds and "approval_needed" in kinds
+    answer = "".join(e["text"] for e in seen if e["type"] == "content_delta")
+    assert answer == "I wrote hello.txt for you."
+    assert (workspace / "hello.txt").read_text() == "Hello from the model\n"
+    updates = [e for e in seen if e["type"] == "tool_call_update" and e["status"] == "success"]
+    assert updates and updates[0]["result"]["created"] is True
+    # Nothing written outside METONA_HOME and the workspace.
+    assert list(home.iterdir()) == []
+    assert list((tmp_path / "cwd").iterdir()) == []
+    assert (metona_home / "data").is_dir()
+
+
+def test_without_yes_and_without_a_terminal_writes_are_denied(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": "x.txt", "content": "x"})]),
+        text_turn("The write was denied."),
+    )
+    result = run(
+        "chat",
+        "--model",
+        "qwen3:8b",
+        "--endpoint",
+        fake_ollama.url,
+        "--workspace",
+        str(workspace),
+        "write x",
+    )
+    assert result.returncode == 0
+    assert "no terminal to ask" in result.stderr
+    assert not (workspace / "x.txt").exists()
+    assert "The write was denied." in result.stdout
+    sent = json.loads(
+        [m for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+    )
+    assert sent["success"] is False and "denied" in sent["error"]
+
+
+def test_yes_does_not_approve_deletes_but_yes_all_does(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    (workspace / "old.txt").write_text("old")
+    fake_ollama.script(
+        tool_turn([("delete_file", {"path": "old.txt"})]),
+        text_turn("not deleted"),
+        tool_turn([("delete_file", {"path": "old.txt"})]),
+        text_turn("deleted"),
+    )
+    assert chat(run, fake_ollama, workspace, "delete old", "--yes").returncode == 0
+    assert (workspace / "old.txt").exists()
+    assert chat(run, fake_ollama, workspace, "delete old", "--yes-all").returncode == 0
+    assert not (workspace / "old.txt").exists()
+
+
+def test_scenario_1_code_review_lists_then_reads_each_file(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    src = workspace / "src" / "main"
+    src.mkdir(parents=True)
+    (src / "a.ts").write_text("import fs from 'fs';\nexport const a = 1;\n")
+    (src / "b.ts").write_text("import path from 'path';\nexport const b = path.sep;\n")
+    fake_ollama.script(
+        tool_turn([("list_directory", {"path": "src/main"})]),
+        tool_turn(
+            [("read_file", {"path": "src/main/a.ts"}), ("read_file", {"path": "src/main/b.ts"})]
+        ),
+        text_turn("a.ts never uses `fs`; b.ts uses its import."),
+    )
+    result = chat(run, fake_ollama, workspace, "find unused imports in src/main/")
+    assert result.returncode == 0, result.stderr
+    requests = fake_ollama.chat_requests
+    listing = json.loads([m for m in requests[1]["messages"] if m["role"] == "tool"][-1]["content"])
+    assert sorted(e["name"] for e in listing["entries"]) == ["a.ts", "b.ts"]
+    reads = [json.loads(m["content"]) for m in requests[2]["messages"] if m["role"] == "tool"][-2:]
+    assert "import fs from 'fs';" in reads[0]["content"]
+    assert "path.sep" in reads[1]["content"]
+    assert "never uses" in "".join(
+        e["text"] for e in events(result.stdout) if e["type"] == "content_delta"
+    )
+
+
+def test_scenario_2_create_a_new_file(run: Run, fake_ollama: FakeOllama, workspace: Path) -> None:
+    code = "export const add = (a: number, b: number) => a + b;\n"
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": "utils/math.ts", "content": code})]),
+        text_turn("Created utils/math.ts with add."),
+    )
+    result = chat(run, fake_ollama, workspace, "create utils/math.ts", "--yes")
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "utils" / "math.ts").read_text() == code
+
+
+def test_scenario_3_search_then_modify(run: Run, fake_ollama: FakeOllama, workspace: Path) -> None:
+    (workspace / "app.ts").write_text("var x = 1;\nconst y = 2;\n")
+    fake_ollama.script(
+        tool_turn(
+            [
+                (
+                    "search_files",
+                    {
+                        "path": ".",
+                        "query": "var ",
+                        "search_type": "content",
+                        "file_extensions": [".ts"],
+                    },
+                )
+            ]
+        ),
+        tool_turn([("read_file", {"path": "app.ts"})]),
+        tool_turn([("write_file", {"path": "app.ts", "content": "const x = 1;\nconst y = 2;\n"})]),
+        text_turn("Replaced var with const in app.ts."),
+    )
+    result = chat(run, fake_ollama, workspace, "replace var with const", "--yes")
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(
+        [m for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    )
+    assert hits["total_matches"] == 1 and hits["results"][0]["matches"][0]["line"] == 1
+    assert (workspace / "app.ts").read_text() == "const x = 1;\nconst y = 2;\n"
+
+
+def test_scenario_4_project_init_creates_folders_and_files(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    fake_ollama.script(
+        tool_turn(
+            [
+                ("create_directory", {"path": "proj/src"}),
+                ("create_directory", {"path": "proj/test"}),
+            ]
+        ),
+        tool_turn(
+            [
+                ("write_file", {"path": "proj/package.json", "content": '{"name": "proj"}\n'}),
+                ("write_file", {"path": "proj/src/index.js", "content": "console.log(1);\n"}),
+            ]
+        ),
+        text_turn("Project ready."),
+    )
+    result = chat(run, fake_ollama, workspace, "init a node project", "--yes")
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "proj" / "test").is_dir()
+    assert json.loads((workspace / "proj" / "package.json").read_text()) == {"name": "proj"}
+    assert (workspace / "proj" / "src" / "index.js").exists()
+
+
+def test_a_model_without_tools_still_answers(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    fake_ollama.script(text_turn("Just chatting."))
+    result = run(
+        "chat",
+        "--json",
+        "--model",
+        "gemma3:4b",
+        "--endpoint",
+        fake_ollama.url,
+        "--workspace",
+        str(workspace),
+        "hello",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "tools" not in fake_ollama.chat_requests[0]
+    assert any(
+        e["type"] == "notice" and e["code"] == "tools_unsupported" for e in events(result.stdout)
+    )
+
+
+def test_an_error_mid_stream_exits_1_with_the_servers_words_and_keeps_the_text(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    fake_ollama.script(
+        midstream_error_turn("The partial ans", "model runner has unexpectedly stopped")
+    )
+    result = run(
+        "chat",
+        "--model",
+        "qwen3:8b",
+        "--endpoint",
+        fake_ollama.url,
+        "--workspace",
+        str(workspace),
+        "hi",
+    )
+    assert result.returncode == 1
+    assert "The partial ans" in result.stdout
+    assert "model runner has unexpectedly stopped" in result.stderr
+    sessions = run("sessions")
+    session_id = sessions.stdout.split()[0]
+    fake_ollama.script(text_turn("continued"))
+    again = run(
+        "chat",
+        "--json",
+        "--session",
+        session_id,
+        "--endpoint",
+        fake_ollama.url,
+        "--workspace",
+        str(workspace),
+        "go on",
+    )
+    assert again.returncode == 0, again.stderr
+    history = fake_ollama.chat_requests[-1]["messages"]
+    assert [m["content"] for m in history if m["role"] == "assistant"] == ["The partial ans"]
+    assert [m["content"] for m in history if m["role"] == "user"] == ["hi", "go on"]
+
+
+def test_server_down_exits_1_and_says_how_to_fix_it(run: Run, workspace: Path) -> None:
+    result = run(
+        "chat",
+        "--model",
+        "qwen3:8b",
+        "--endpoint",
+        "http://127.0.0.1:9",
+        "--workspace",
+        str(workspace),
+        "hi",
+    )
+    assert result.returncode == 1
+    assert "ollama" in result.stderr.lower()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["chat", "--max-rounds", "0", "hi"],
+        ["chat", "--workspace", "/no/such/folder", "hi"],
+        ["chat", "--endpoint", "ftp://x", "hi"],
+        ["chat", "--bogus"],
+        ["nonsense-command"],
+    ],
+)
+def test_usage_errors_exit_2(run: Run, args: list[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert result.stderr.strip()
+
+
+def test_without_a_display_the_app_points_to_the_terminal_mode(run: Run) -> None:
+    result = run()
+    assert result.returncode == 1
+    assert "metona-tray chat" in result.stderr
+
+
+def test_doctor_reports_the_server_and_models(run: Run, fake_ollama: FakeOllama) -> None:
+    result = run("doctor", "--json", "--endpoint", fake_ollama.url)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["server"]["reachable"] is True
+    assert report["server"]["version"] == "0.12.10"
+    models = {m["name"]: m["capabilities"] for m in report["server"]["models"]}
+    assert "tools" in models["qwen3:8b"] and "tools" not in models["gemma3:4b"]
+    down = run("doctor", "--endpoint", "http://127.0.0.1:9")
+    assert down.returncode == 1 and "FAIL" in down.stdout

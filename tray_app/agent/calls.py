@@ -1,0 +1,232 @@
+"""One tool call from the model's request to the tool message it gets back.
+
+Each call is recorded before anything happens to it and updated at every step (pending,
+running, success/error/cancelled), so a card never loses its state and a crash never loses a
+call's record. Failures of every kind become ``{"success": false, "error": ...}`` for the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
+from tray_app.core.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
+from tray_app.providers.base import ToolCall
+from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
+from tray_app.tools.base import Risk, Toolbox, failure
+
+TOOL_STOP_GRACE = 5.0  # seconds a cancelled tool gets to clean up (kill its process tree)
+
+
+class CallHandler:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        turn_id: str,
+        toolbox: Toolbox | None,
+        broker: ApprovalBroker,
+        chats: ChatRepository,
+        publish: Callable[[BaseModel], None],
+        confirmation_mode: str,
+        on_tool_record: Callable[[ToolCallRecord], None] | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self.turn_id = turn_id
+        self.toolbox = toolbox
+        self.broker = broker
+        self.chats = chats
+        self.publish = publish
+        self.confirmation_mode = confirmation_mode
+        self.on_tool_record = on_tool_record
+
+    def _new_record(self, call: ToolCall, message_id: str) -> ToolCallRecord:
+        return ToolCallRecord(
+            call_id=new_id("c"),
+            session_id=self.session_id,
+            message_id=message_id,
+            provider_id=call.id,
+            name=call.name,
+            arguments=call.arguments,
+        )
+
+    def _save_record(self, record: ToolCallRecord) -> None:
+        self.chats.upsert_tool_call(record)
+
+    def _update(self, record: ToolCallRecord, status: ToolStatus, **fields: Any) -> None:
+        record.status = status
+        for key, value in fields.items():
+            setattr(record, key, value)
+        self._save_record(record)
+        self.publish(
+            ToolCallUpdate(
+                session_id=self.session_id,
+                call_id=record.call_id,
+                status=status,
+                result=record.result,
+                duration_ms=record.duration_ms,
+                undoable=record.undoable,
+            )
+        )
+
+    def _answer(self, record: ToolCallRecord, result: dict[str, Any]) -> None:
+        """The tool message the model receives, in the order of the calls."""
+        self.chats.add_message(
+            MessageRecord(
+                session_id=self.session_id,
+                turn_id=self.turn_id,
+                role="tool",
+                content=json.dumps(result, ensure_ascii=False),
+                tool_name=record.name,
+                tool_call_id=record.provider_id,
+            )
+        )
+        if self.on_tool_record is not None:
+            self.on_tool_record(record)
+
+    def _announce(self, record: ToolCallRecord, status: ToolStatus) -> None:
+        record.status = status
+        self._save_record(record)
+        self.publish(
+            ToolCallEvent(
+                session_id=self.session_id,
+                message_id=record.message_id,
+                call_id=record.call_id,
+                name=record.name,
+                args=record.arguments,
+                risk=record.risk,
+                status=status,
+                preview=record.preview,
+            )
+        )
+
+    async def skip(self, call: ToolCall, message_id: str, reason: str) -> None:
+        """Answer a call without running it (the round limit was reached)."""
+        record = self._new_record(call, message_id)
+        self._announce(record, "pending")
+        result = failure(reason)
+        self._update(record, "cancelled", result=result, decision="skipped", decided_by="rule")
+        self._answer(record, result)
+
+    async def handle(self, call: ToolCall, message_id: str) -> None:
+        """Validate, check, ask if needed, run; the model always gets one answer."""
+        record = self._new_record(call, message_id)
+        toolbox = self.toolbox
+        problem = self._problem(call)
+        if problem is not None or toolbox is None:
+            self._announce(record, "pending")
+            result = failure(problem or "tools are disabled")
+            self._update(record, "error", result=result, decision="refused", decided_by="rule")
+            self._answer(record, result)
+            return
+        tool = toolbox.tool(call.name)
+        assert tool is not None
+        record.risk = tool.risk.value
+        preview = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
+        record.preview = preview
+        self._announce(record, "pending")
+        if preview.get("kind") == "error":
+            result = failure(str(preview.get("text") or "refused by the sandbox policy"))
+            self._update(record, "error", result=result, decision="refused", decided_by="rule")
+            self._answer(record, result)
+            return
+        if needs_confirmation(
+            tool=call.name,
+            risk=tool.risk,
+            mode=self.confirmation_mode,
+            preview=preview,
+            granted=self.broker.granted(self.session_id, call.name),
+        ):
+            try:
+                outcome = await self.broker.request(
+                    ApprovalNeeded(
+                        session_id=self.session_id,
+                        call_id=record.call_id,
+                        name=call.name,
+                        args=call.arguments,
+                        risk=tool.risk.value,
+                        preview=preview,
+                        can_remember=can_remember(tool.risk),
+                        expires_at=time.time() + self.broker.timeout,
+                    )
+                )
+            except asyncio.CancelledError:
+                result = failure("cancelled: the user stopped the turn")
+                self._update(
+                    record, "cancelled", result=result, decision="cancelled", decided_by="abort"
+                )
+                self._answer(record, result)
+                raise
+            record.decision, record.decided_by = outcome.decision, outcome.by
+            if outcome.decision != "approved":
+                why = {
+                    "denied": "the user denied this call",
+                    "timeout": "no answer within the confirmation timeout; counted as denied",
+                    "cancelled": "cancelled",
+                }[outcome.decision]
+                result = failure(f"{call.name} was not run: {why}")
+                self._update(record, "cancelled", result=result)
+                self._answer(record, result)
+                return
+        else:
+            record.decision, record.decided_by = "approved", "rule"
+        await self._run(record, toolbox)
+
+    def _problem(self, call: ToolCall) -> str | None:
+        if call.arguments_error:
+            return f"invalid arguments for {call.name}: {call.arguments_error}"
+        if self.toolbox is None:
+            return "tools are disabled"
+        checked = self.toolbox.validate(call.name, call.arguments)
+        return checked if isinstance(checked, str) else None
+
+    async def _run(self, record: ToolCallRecord, toolbox: Toolbox) -> None:
+        self._update(record, "running")
+        cancel = threading.Event()
+        started = time.monotonic()
+        job = asyncio.ensure_future(
+            asyncio.to_thread(
+                toolbox.execute,
+                record.name,
+                record.arguments,
+                call_id=record.call_id,
+                cancel=cancel,
+            )
+        )
+        try:
+            result = await asyncio.shield(job)
+        except asyncio.CancelledError:
+            cancel.set()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(job), TOOL_STOP_GRACE)
+            result = failure("cancelled: the user stopped the turn")
+            self._update(
+                record,
+                "cancelled",
+                result=result,
+                duration_ms=round((time.monotonic() - started) * 1000, 1),
+            )
+            self._answer(record, result)
+            raise
+        duration = round((time.monotonic() - started) * 1000, 1)
+        if result.get("cancelled"):
+            status: ToolStatus = "cancelled"
+        else:
+            status = "success" if result.get("success") else "error"
+        journal = toolbox.journal
+        undoable = bool(
+            status == "success"
+            and journal is not None
+            and record.risk in (Risk.WRITE.value, Risk.DESTRUCTIVE.value)
+            and journal.can_undo(record.call_id)
+        )
+        self._update(record, status, result=result, duration_ms=duration, undoable=undoable)
+        self._answer(record, result)
