@@ -126,6 +126,11 @@ def test_writing_a_folder_is_refused(box, layout):
     assert "a folder" in err(box.execute("write_file", {"path": "d", "content": "x"}))
 
 
+def test_a_path_ending_in_a_separator_is_not_written_as_a_file(box, layout):
+    assert "separator" in err(box.execute("write_file", {"path": "newdir/", "content": "x"}))
+    assert not (layout.work / "newdir").exists()
+
+
 def test_writing_under_a_file_is_explained(box, layout):
     (layout.work / "f.txt").write_text("x")
     message = err(box.execute("write_file", {"path": "f.txt/x.txt", "content": "x"}))

@@ -86,7 +86,8 @@ class Walk:
                 ident = (entry.info.st_dev, entry.info.st_ino)
                 if ident in visited:
                     continue
-                visited.add(ident)
+                if entry.info.st_ino:  # DirEntry.stat() on Windows leaves st_ino at 0
+                    visited.add(ident)
                 queue.append((entry.path, entry.rel, depth + 1))
             if self.stopped:
                 return

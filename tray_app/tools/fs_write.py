@@ -45,6 +45,8 @@ class WritePlan:
 
 def plan_write(policy: SandboxPolicy, args: WriteFileArgs) -> WritePlan | ToolResult:
     target = policy.resolve(args.path, access="write")
+    if args.path.endswith(("/", os.sep)):
+        return failure(f"{args.path!r} ends with a separator; give the path of a file to write")
     try:
         data = args.content.encode("utf-8")
     except UnicodeEncodeError:
