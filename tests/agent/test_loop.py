@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.agent.conftest import Rig
+from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import (
     drop_turn,
     error_turn,

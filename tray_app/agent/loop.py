@@ -195,6 +195,21 @@ class AgentTurn:
     async def _rounds(self, info: ModelInfo, tools: list[dict[str, Any]] | None) -> str:
         think = self.config.think if info.supports("thinking") else None
         vision = info.supports("vision")
+        if not vision and any(
+            m.images for m in self.chats.messages(self.session_id) if m.turn_id == self.turn_id
+        ):
+            self.publish(
+                Notice(
+                    session_id=self.session_id,
+                    turn_id=self.turn_id,
+                    level="warning",
+                    code="images_unsupported",
+                    message=(
+                        f"{self.config.model} cannot see images, so the attached images "
+                        "were not sent. Pick a model with the vision badge to ask about them."
+                    ),
+                )
+            )
         for round_no in range(1, self.config.max_rounds + 1):
             self.rounds = round_no
             request = ChatRequest(
