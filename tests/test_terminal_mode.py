@@ -139,7 +139,7 @@ def test_without_yes_and_without_a_terminal_writes_are_denied(
     assert not (workspace / "x.txt").exists()
     assert "The write was denied." in result.stdout
     sent = json.loads(
-        [m for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+        next(m for m in fake_ollama.chat_requests[1]["messages"] if m["role"] == "tool")["content"]
     )
     assert sent["success"] is False and "denied" in sent["error"]
 

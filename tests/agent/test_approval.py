@@ -47,6 +47,14 @@ def test_a_session_grant_skips_writes_but_never_deletes_or_commands() -> None:
     )
 
 
+async def _until_pending(broker: ApprovalBroker) -> None:
+    """Wait for the broker to hold a request (it calls on_change when one arrives)."""
+    changed = asyncio.Event()
+    broker.on_change = changed.set
+    if not broker.pending_count():
+        await asyncio.wait_for(changed.wait(), 5)
+
+
 def _event(call_id: str, risk: str = "write", name: str = "write_file") -> ApprovalNeeded:
     return ApprovalNeeded(
         session_id="s1",
@@ -64,8 +72,7 @@ async def test_decide_resolves_once_and_publishes_the_outcome() -> None:
     published: list[BaseModel] = []
     broker = ApprovalBroker(published.append, timeout=30)
     waiter = asyncio.create_task(broker.request(_event("c1")))
-    while not broker.pending_count():
-        await asyncio.sleep(0)
+    await _until_pending(broker)
     assert broker.decide("c1", True, remember=True, by="notification")
     assert not broker.decide("c1", False)  # already answered elsewhere
     outcome = await waiter
@@ -81,8 +88,7 @@ async def test_remember_is_ignored_for_deletes() -> None:
     waiter = asyncio.create_task(
         broker.request(_event("c2", risk="destructive", name="delete_file"))
     )
-    while not broker.pending_count():
-        await asyncio.sleep(0)
+    await _until_pending(broker)
     broker.decide("c2", True, remember=True)
     await waiter
     assert not broker.granted("s1", "delete_file")
@@ -101,8 +107,7 @@ async def test_cancelling_the_wait_withdraws_the_request() -> None:
     published: list[BaseModel] = []
     broker = ApprovalBroker(published.append, timeout=30)
     waiter = asyncio.create_task(broker.request(_event("c4")))
-    while not broker.pending_count():
-        await asyncio.sleep(0)
+    await _until_pending(broker)
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter

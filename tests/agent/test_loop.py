@@ -156,7 +156,7 @@ def test_dont_ask_again_covers_later_writes_in_the_session_only(make_rig: Any) -
         tool_turn([("note", {"text": "b"})]),
         text_turn("done"),
     )
-    sid, turn = rig.send("two notes")
+    _, turn = rig.send("two notes")
     asked = rig.log.wait_type("approval_needed")
     rig.core.decide(asked.call_id, True, remember=True)
     assert rig.finish(turn).stop_reason == "done"
@@ -274,7 +274,8 @@ def test_an_error_mid_stream_keeps_the_partial_answer(make_rig: Any) -> None:
     failed = rig.finish(turn)
     assert failed.type == "turn_failed" and failed.code == "stream_error"
     assert message in failed.message
-    assistant = [m for m in rig.core.get_session(sid)["messages"] if m["role"] == "assistant"][0]
+    messages = rig.core.get_session(sid)["messages"]
+    assistant = next(m for m in messages if m["role"] == "assistant")
     assert assistant["content"] == "Partial answer so far"
     assert assistant["stopped"] is True and message in assistant["error"]
 
