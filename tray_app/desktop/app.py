@@ -1,0 +1,314 @@
+"""The desktop app: start order, threads, and shutdown (DESIGN section 1).
+
+Threads: main = the GUI loop (``webview.start``; on GTK the tray icon shares it through
+``run_detached``), core = Core's asyncio loop, ``metona-ui-pump`` = events to the page, tray
+and notifier, ``metona-hotkey`` = pynput's listener, ``metona-notify`` = desktop-notifier's
+loop, ``metona-instance`` = second launches. Quit (tray menu, SIGTERM/SIGINT, the instance
+socket) runs ``_shutdown`` on its own thread and ends the GUI loop last; a watchdog ends the
+process if anything still hangs after ``QUIT_DEADLINE`` seconds.
+
+Test hooks: with ``METONA_TEST_HOOKS=1`` the instance socket (key-authenticated, user-only)
+also answers ``state``, ``core`` (a whitelisted Core command) and ``eval_js``; tests/e2e uses
+them to drive and observe the app. Without that variable they do not exist.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from tray_app.core.bootstrap import start_app
+from tray_app.desktop import autostart
+from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+QUIT_DEADLINE = 4.0
+LINUX = sys.platform.startswith("linux")
+TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
+HOOK_CORE_COMMANDS = frozenset(
+    {"new_session", "send_message", "get_session", "list_sessions", "status",
+     "pending_approvals", "decide", "update_settings", "get_settings"}
+)  # fmt: skip
+
+
+def web_root() -> Path:
+    """The page: next to the package in a checkout, under ``_MEIPASS`` when frozen."""
+    override = os.environ.get("METONA_WEB_DIR")
+    if override:
+        return Path(override)
+    if getattr(sys, "frozen", False):
+        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent)) / "web"
+    return Path(__file__).resolve().parents[2] / "web"
+
+
+class DesktopApp:
+    def __init__(self, paths: AppPaths, instance: SingleInstance, *, show_at_start: bool) -> None:
+        self.paths = paths
+        self.instance = instance
+        self.show_at_start = show_at_start
+        self.quitting = threading.Event()
+        self.test_hooks = os.environ.get(TEST_HOOKS_ENV) == "1"
+        self.running = start_app(paths)  # the core thread, chat store, audit log
+        self.core = self.running.core
+        self._start_at_login = self.core.settings.start_at_login
+        self._hotkey_text = self.core.settings.hotkey
+
+    # ---- start -----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        if LINUX:
+            os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
+        import webview
+
+        from tray_app.desktop.bridge import Bridge
+        from tray_app.desktop.hotkey import HotkeyManager
+        from tray_app.desktop.notify import Notifier
+        from tray_app.desktop.tray import Tray
+        from tray_app.desktop.webview_compat import allow_strict_csp
+        from tray_app.desktop.window import Popup, UiPump
+
+        allow_strict_csp()
+        bridge = Bridge(
+            self.core,
+            hide_window=lambda: self.popup.hide(),
+            pick_folder=lambda: self.popup.pick_folder(),
+            open_url=webbrowser.open,
+        )
+        index = web_root() / "index.html"
+        # A local path: pywebview serves web/ on 127.0.0.1 (a random port), so the page has an
+        # http origin for its CSP and fetch(); file:// would refuse fetch() of its locales.
+        self.popup = Popup(str(index), bridge, gtk=LINUX)
+        self.tray = Tray(self.core, self)
+        self.popup.tray_anchor = self.tray.anchor
+        self.notifier = Notifier(self.core, self.popup, open_popup=self._open_at)
+        self.pump = UiPump(
+            self.core.bus.subscribe(), self.popup, [self.tray.on_events, self.notifier.on_events,
+                                                    self._on_events]
+        )  # fmt: skip
+        self.hotkeys = HotkeyManager(self.popup.toggle)
+        self.instance.serve(self._on_command)
+        self.tray.start(**self._tray_options())
+        self._install_signal_handlers()  # after pystray, which resets SIGINT
+        log.info("desktop app starting (tray backend %s, page %s)", self.tray.backend, index)
+        webview.start(self._after_gui_started, gui="gtk" if LINUX else None, private_mode=True)
+        # The GUI loop has ended: Quit ran, or the window was destroyed some other way.
+        if not self.quitting.is_set():
+            self._shutdown(destroy_window=False)
+        log.info("desktop app stopped")
+        return 0
+
+    def _tray_options(self) -> dict[str, Any]:
+        if sys.platform == "darwin":  # untested: share NSApp with pywebview (DESIGN 1)
+            from AppKit import NSApplication  # type: ignore[import-not-found]
+
+            return {"darwin_nsapplication": NSApplication.sharedApplication()}
+        return {}
+
+    def _after_gui_started(self) -> None:
+        """Runs on a pywebview thread once the GUI loop starts."""
+        if sys.platform == "darwin":  # untested: no Dock icon for a tray app (DESIGN 1)
+            try:
+                from AppKit import NSApplication
+
+                NSApplication.sharedApplication().setActivationPolicy_(1)
+            except Exception:
+                log.warning("could not hide the Dock icon", exc_info=True)
+        self.pump.start()
+        self.notifier.start()
+        self.hotkeys.apply(self._hotkey_text)
+        self._apply_autostart(self._start_at_login, at_start=True)
+        if self.show_at_start:
+            self.popup.show()
+
+    def _install_signal_handlers(self) -> None:
+        if LINUX:
+            from gi.repository import GLib
+
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, self._on_signal)
+            return
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: self.quit())
+
+    def _on_signal(self) -> bool:
+        self.quit()
+        return True
+
+    # ---- what the tray and the notifier ask (tray.TrayActions) -----------------------------
+
+    def toggle_from_tray(self) -> None:
+        self.popup.toggle_from_tray()
+
+    def show_popup(self) -> None:
+        self.popup.show()
+
+    def ui_action(self, action: str, **fields: Any) -> None:
+        self.pump.post(action, **fields)
+
+    def report(self, title: str, message: str) -> None:
+        self.notifier.info(title, message)
+
+    def _open_at(self, session_id: str | None, call_id: str | None) -> None:
+        if call_id:
+            self.ui_action("show_pending", call_id=call_id, session_id=session_id)
+        elif session_id:
+            self.ui_action("open_session", session_id=session_id)
+        self.popup.show()
+
+    # ---- settings that the desktop applies -------------------------------------------------
+
+    def _on_events(self, events: list[Any]) -> None:
+        from tray_app.core.events import SettingsUpdated
+
+        for event in events:
+            if not isinstance(event, SettingsUpdated):
+                continue
+            hotkey = str(event.settings.get("hotkey", ""))
+            if hotkey != self._hotkey_text:
+                self._hotkey_text = hotkey
+                threading.Thread(
+                    target=self.hotkeys.apply, args=(hotkey,), name="metona-hotkey-apply",
+                    daemon=True,
+                ).start()  # fmt: skip
+            login = bool(event.settings.get("start_at_login", False))
+            if login != self._start_at_login:
+                self._start_at_login = login
+                self._apply_autostart(login, at_start=False)
+
+    def _apply_autostart(self, enabled: bool, *, at_start: bool) -> None:
+        """Write/remove the login entry on change; at start only refresh an enabled one
+        (never delete an entry another install of the app wrote)."""
+        if at_start and not enabled:
+            return
+        try:
+            where = autostart.set_enabled(enabled)
+            log.info("start at login %s: %s", "on" if enabled else "off", where)
+        except OSError as exc:
+            log.warning("could not change start at login: %s", exc)
+            self.report("Start at login", f"could not be changed: {exc}")
+
+    # ---- the instance socket ---------------------------------------------------------------
+
+    def _on_command(self, request: dict[str, Any]) -> dict[str, Any]:
+        command = request["command"]
+        if command == "ping":
+            return {"ok": True, "pid": os.getpid()}
+        if command in ("show", "toggle", "hide"):
+            getattr(self.popup, command)()
+            return {"ok": True}
+        if command == "quit":
+            self.quit()
+            return {"ok": True}
+        if self.test_hooks:
+            return self._on_test_hook(command, request)
+        return {"ok": False, "error": f"unknown command {command!r}"}
+
+    def _on_test_hook(self, command: str, request: dict[str, Any]) -> dict[str, Any]:
+        if command == "state":
+            return {
+                "ok": True,
+                "visible": self.popup.visible,
+                "active": self.popup.active,
+                "page_loaded": self.popup.page_loaded(),
+                "tray_backend": self.tray.backend,
+                "tray_ready": self.tray.ready,
+                "tray_state": self.tray.state.state,
+                "pending": self.tray.state.pending,
+                "hotkey": self.hotkeys.current,
+                "hotkey_error": self.hotkeys.error,
+                "notifications": sorted(self.notifier.capabilities),
+            }
+        if command == "core":
+            method = str(request.get("method"))
+            if method not in HOOK_CORE_COMMANDS:
+                return {"ok": False, "error": f"{method} is not a test hook"}
+            result = getattr(self.core, method)(
+                *request.get("args", []), **request.get("kwargs", {})
+            )
+            return {"ok": True, "result": result}
+        if command == "eval_js":
+            return {"ok": True, "result": self.popup.evaluate_js(str(request.get("script")))}
+        return {"ok": False, "error": f"unknown command {command!r}"}
+
+    # ---- quit ------------------------------------------------------------------------------
+
+    def quit(self) -> None:
+        """From any thread, idempotent; the work happens on ``metona-quit``."""
+        if self.quitting.is_set():
+            return
+        self.quitting.set()
+        threading.Thread(target=self._shutdown, name="metona-quit", daemon=True).start()
+
+    def _shutdown(self, destroy_window: bool = True) -> None:
+        self.quitting.set()
+        watchdog = threading.Timer(QUIT_DEADLINE, self._force_exit)
+        watchdog.daemon = True
+        watchdog.start()
+        started = time.monotonic()
+        steps = [
+            ("hotkey", self.hotkeys.stop),
+            ("instance socket", self.instance.stop),
+            ("ui pump", self.pump.stop),
+            ("notifications", self.notifier.stop),
+            ("tray", self.tray.stop),
+            ("core", lambda: self.running.close(1.5)),
+        ]
+        if destroy_window:
+            steps.append(("window", self.popup.destroy))
+        for name, step in steps:
+            try:
+                step()
+            except Exception:
+                log.exception("quit: stopping the %s failed", name)
+        log.info("quit: stopped in %.2f s", time.monotonic() - started)
+        if not destroy_window:
+            watchdog.cancel()
+
+    @staticmethod
+    def _force_exit() -> None:
+        log.error("quit took longer than %.0f s; ending the process", QUIT_DEADLINE)
+        logging.shutdown()
+        os._exit(0)
+
+
+def _forward(instance: SingleInstance, command: str) -> int:
+    """Second launch: ask the first instance; retry while it is still starting."""
+    deadline = time.monotonic() + 15.0
+    while True:
+        try:
+            reply = instance.send({"command": command})
+        except InstanceError as exc:
+            if time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            pid = instance.holder_pid()
+            print(
+                f"metona-tray is already running (pid {pid}) but does not answer: {exc}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0 if reply.get("ok") else 1
+
+
+def main(toggle: bool = False) -> int:
+    from tray_app.logs import setup_logging
+
+    paths = AppPaths.from_env()
+    paths.ensure()
+    setup_logging(paths)
+    instance = SingleInstance(paths.runtime_dir)
+    if not instance.acquire():
+        return _forward(instance, "toggle" if toggle else "show")
+    try:
+        return DesktopApp(paths, instance, show_at_start=toggle).run()
+    finally:
+        instance.release()

@@ -1,0 +1,232 @@
+"""Single instance: a lock file plus an authenticated local socket for forwarding commands.
+
+The first launch takes an exclusive lock on ``runtime_dir/instance.lock`` (held until exit;
+the OS drops it when the process dies, so a stale lock left by a crash is simply free again)
+and listens on ``runtime_dir/instance.sock`` (a named pipe on Windows). A second launch fails
+to take the lock, connects, asks the first to show its popup (``--toggle``: toggle it) and exits.
+
+Authentication: a random key in ``instance.key`` (mode 0600, inside the 0700 runtime folder)
+is the ``authkey`` of ``multiprocessing.connection``, whose HMAC challenge runs both ways
+before any command is read. Messages are JSON bytes (``send_bytes``), never pickles.
+
+Commands: ``show``, ``toggle``, ``hide``, ``quit``, ``ping``; with ``METONA_TEST_HOOKS=1`` in
+the first instance's environment, also the test-only commands handled by ``app.py``
+(documented there). Windows path (named pipe, ``msvcrt`` lock) is untested here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import secrets
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Client, Connection, Listener
+from pathlib import Path
+from typing import IO, Any
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 1_000_000
+UNIX_PATH_MAX = 100  # sun_path is 104-108 bytes depending on the OS; keep a margin
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class InstanceError(RuntimeError):
+    """Another instance holds the lock but cannot be reached."""
+
+
+def socket_address(runtime_dir: Path) -> tuple[str, str]:
+    """``(address, family)`` of the instance socket for this runtime folder.
+
+    Unix socket paths are limited to ~104 bytes: a long runtime folder (deep test temp
+    folders, long home paths) gets a short path in a private 0700 folder under the temp dir,
+    named by a hash of the runtime folder so that every launch agrees on it.
+    """
+    if sys.platform == "win32":
+        digest = hashlib.sha256(str(runtime_dir).encode()).hexdigest()[:16]
+        return rf"\\.\pipe\metona-tray-{digest}", "AF_PIPE"
+    path = runtime_dir / "instance.sock"
+    if len(os.fsencode(path)) <= UNIX_PATH_MAX:
+        return str(path), "AF_UNIX"
+    digest = hashlib.sha256(os.fsencode(runtime_dir)).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / f"metona-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if folder.stat().st_uid != os.getuid() or folder.stat().st_mode & 0o077:
+        raise InstanceError(f"{folder} is not a private folder; remove it and try again")
+    return str(folder / f"{digest}.sock"), "AF_UNIX"
+
+
+def _lock(handle: IO[bytes]) -> bool:
+    """Take the exclusive lock without waiting; False when another process has it."""
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+class SingleInstance:
+    """``acquire()`` once at start; then either ``serve(handler)`` or ``send(command)``."""
+
+    def __init__(self, runtime_dir: Path) -> None:
+        self.runtime_dir = runtime_dir
+        self.lock_path = runtime_dir / "instance.lock"
+        self.key_path = runtime_dir / "instance.key"
+        self.address, self.family = socket_address(runtime_dir)
+        self._lock_handle: IO[bytes] | None = None
+        self._listener: Listener | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+
+    # ---- the lock --------------------------------------------------------------------------
+
+    def acquire(self) -> bool:
+        """True when this process is the first instance (and now holds the lock)."""
+        self.runtime_dir.mkdir(parents=True, exist_ok=True)
+        if os.name == "posix":
+            os.chmod(self.runtime_dir, 0o700)
+        handle = open(self.lock_path, "a+b")  # noqa: SIM115 - held open for the app's life
+        if not _lock(handle):
+            handle.close()
+            return False
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n".encode())
+        handle.flush()
+        self._lock_handle = handle
+        return True
+
+    def holder_pid(self) -> int | None:
+        try:
+            return int(self.lock_path.read_text().strip() or 0) or None
+        except (OSError, ValueError):
+            return None
+
+    def release(self) -> None:
+        self.stop()
+        if self._lock_handle is not None:
+            with contextlib.suppress(OSError):
+                self._lock_handle.close()  # closing drops the lock
+            self._lock_handle = None
+
+    # ---- the server (first instance) -------------------------------------------------------
+
+    def _new_key(self) -> bytes:
+        key = secrets.token_bytes(32)
+        fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(key.hex().encode())
+        if os.name == "posix":
+            os.chmod(self.key_path, 0o600)
+        return key
+
+    def serve(self, handler: Handler) -> None:
+        """Start answering second launches on a daemon thread; needs the lock."""
+        if self._lock_handle is None:
+            raise RuntimeError("serve() needs the instance lock")
+        key = self._new_key()
+        if self.family == "AF_UNIX":
+            # We hold the lock, so a socket file left here belongs to a dead instance.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.address)
+        self._listener = Listener(self.address, self.family, authkey=key)
+        if self.family == "AF_UNIX":
+            os.chmod(self.address, 0o600)
+        self._thread = threading.Thread(
+            target=self._accept_loop, args=(handler,), name="metona-instance", daemon=True
+        )
+        self._thread.start()
+
+    def _accept_loop(self, handler: Handler) -> None:
+        listener = self._listener
+        assert listener is not None
+        while not self._stopping.is_set():
+            try:
+                conn = listener.accept()  # runs the HMAC challenge; raises on a bad key
+            except (OSError, EOFError) as exc:
+                if self._stopping.is_set():
+                    return
+                log.warning("instance socket: refused a connection (%s)", exc)
+                continue
+            except Exception as exc:  # AuthenticationError and friends
+                log.warning("instance socket: refused a connection (%s)", exc)
+                continue
+            if self._stopping.is_set():
+                conn.close()
+                return
+            threading.Thread(
+                target=self._answer, args=(conn, handler), name="metona-instance-conn", daemon=True
+            ).start()
+
+    @staticmethod
+    def _answer(conn: Connection, handler: Handler) -> None:
+        with conn:
+            try:
+                request = json.loads(conn.recv_bytes(MAX_MESSAGE))
+                if not isinstance(request, dict) or not isinstance(request.get("command"), str):
+                    raise ValueError("a request is a JSON object with a command")
+                reply = handler(request)
+            except Exception as exc:
+                log.warning("instance command failed: %s", exc)
+                reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            with contextlib.suppress(OSError):
+                conn.send_bytes(json.dumps(reply, default=str).encode())
+
+    def stop(self) -> None:
+        """Stop accepting; wakes the accept loop by connecting to it once."""
+        if self._listener is None:
+            return
+        self._stopping.set()
+        with contextlib.suppress(Exception):
+            self.send({"command": "ping"}, timeout=1.0)
+        with contextlib.suppress(OSError):
+            self._listener.close()  # also removes the socket file
+        self._listener = None
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(1.0)
+        self._thread = None
+        with contextlib.suppress(OSError):
+            self.key_path.unlink()
+
+    # ---- the client (second launch) --------------------------------------------------------
+
+    def send(self, request: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any]:
+        """Send one command to the running instance and return its reply."""
+        try:
+            key = bytes.fromhex(self.key_path.read_text().strip())
+        except (OSError, ValueError) as exc:
+            raise InstanceError(f"cannot read the instance key ({exc})") from exc
+        result: dict[str, Any] = {}
+        error: list[BaseException] = []
+
+        def talk() -> None:
+            try:
+                with Client(self.address, self.family, authkey=key) as conn:
+                    conn.send_bytes(json.dumps(request).encode())
+                    result.update(json.loads(conn.recv_bytes(MAX_MESSAGE)))
+            except BaseException as exc:
+                error.append(exc)
+
+        # multiprocessing's Client has no timeout: a hung first instance must not hang us.
+        worker = threading.Thread(target=talk, name="metona-instance-client", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            raise InstanceError(f"the running instance did not answer within {timeout:g} s")
+        if error:
+            raise InstanceError(f"cannot reach the running instance ({error[0]})") from error[0]
+        return result

@@ -1,0 +1,257 @@
+"""The tray icon (pystray) and its menu (SPEC section 8).
+
+Backends: on Linux ``gtk`` (Gtk.StatusIcon, XEmbed trays such as trayer, XFCE, MATE: a click
+is delivered, so a click toggles the popup) or ``appindicator`` when a StatusNotifierWatcher
+runs (KDE, GNOME with the AppIndicator extension: a click opens the menu, whose first entry
+opens the chat). Never ``xorg`` (no menus, lost clicks, ``stop()`` hangs: verified). Both
+GTK backends share the GTK main loop that pywebview runs, through ``run_detached()``.
+Windows (own thread) and macOS (``darwin_nsapplication``) follow DESIGN section 1, untested.
+
+Menu callbacks run on the GUI thread, so anything that talks to the core goes to a one-thread
+worker; the menu reads only ``self.state``, an immutable snapshot replaced by the ui pump.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from tray_app.core.events import ModelsUpdated, SettingsUpdated, StateChanged
+from tray_app.desktop.icons import tray_image, tray_title
+from tray_app.desktop.placement import Rect
+
+log = logging.getLogger(__name__)
+
+
+class TrayCore(Protocol):
+    def new_session(self, *, model: str | None = ..., workspace: str | None = ...) -> Any: ...
+    def list_models(self) -> Any: ...
+    def get_settings(self) -> Any: ...
+    def update_settings(self, patch: dict[str, Any]) -> Any: ...
+    def undo_last(self) -> Any: ...
+    def pending_approvals(self) -> Any: ...
+    def status(self) -> Any: ...
+
+
+class TrayActions(Protocol):
+    """What the menu asks of the rest of the app (``app.DesktopApp``)."""
+
+    def toggle_from_tray(self) -> None: ...
+    def show_popup(self) -> None: ...
+    def ui_action(self, action: str, **fields: Any) -> None: ...
+    def report(self, title: str, message: str) -> None: ...
+    def quit(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class TrayState:
+    state: str = "idle"
+    pending: int = 0
+    models: tuple[str, ...] = ()
+    model: str = ""
+    tools_enabled: bool = True
+
+
+def linux_backend() -> str:
+    """``appindicator`` under a StatusNotifierWatcher, else ``gtk``; never ``xorg``."""
+    wanted = os.environ.get("PYSTRAY_BACKEND", "")
+    if wanted and wanted != "xorg":
+        return wanted
+    if wanted == "xorg":
+        log.warning("PYSTRAY_BACKEND=xorg is not supported (no menus, lost clicks); using gtk")
+    from tray_app.desktop.checks import has_status_notifier_watcher
+
+    return "appindicator" if has_status_notifier_watcher() else "gtk"
+
+
+def reduce_state(state: TrayState, events: list[BaseModel]) -> TrayState:
+    """Fold a batch of core events into the tray's snapshot."""
+    for event in events:
+        if isinstance(event, StateChanged):
+            state = replace(state, state=event.state, pending=event.pending)
+        elif isinstance(event, SettingsUpdated):
+            settings = event.settings
+            state = replace(
+                state,
+                model=str(settings.get("default_model", "")),
+                tools_enabled=bool(settings.get("tools_enabled", True)),
+            )
+        elif isinstance(event, ModelsUpdated):
+            state = replace(state, models=tuple(str(m.get("name", "")) for m in event.models))
+    return state
+
+
+class Tray:
+    def __init__(self, core: TrayCore, actions: TrayActions) -> None:
+        self.backend = linux_backend() if sys.platform.startswith("linux") else sys.platform
+        if sys.platform.startswith("linux"):
+            os.environ["PYSTRAY_BACKEND"] = self.backend  # read by pystray at import
+        import pystray
+
+        self._pystray: Any = pystray
+        self._core = core
+        self._actions = actions
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metona-tray-action")
+        settings = core.get_settings()
+        self.state = TrayState(
+            model=str(settings.get("default_model", "")),
+            tools_enabled=bool(settings.get("tools_enabled", True)),
+        )
+        self.icon: Any = pystray.Icon(
+            "metona-tray", tray_image(), tray_title("idle", 0), menu=self._menu()
+        )
+        self.ready = False
+
+    # ---- life cycle ------------------------------------------------------------------------
+
+    def start(self, **platform_options: Any) -> None:
+        """Before the GUI loop starts, on the main thread (``run_detached`` per DESIGN 1)."""
+
+        def setup(icon: Any) -> None:
+            icon.visible = True
+            self.ready = True
+
+        if platform_options:
+            self.icon._options.update(platform_options)  # e.g. darwin_nsapplication
+        self.icon.run_detached(setup)
+        self._worker.submit(self._refresh_models)
+
+    def stop(self) -> None:
+        try:
+            self.icon.visible = False
+            self.icon.stop()
+        except Exception:
+            log.exception("stopping the tray icon failed")
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def anchor(self) -> Rect | None:
+        """The icon's rectangle on screen where the backend knows it (GTK StatusIcon)."""
+        status_icon = getattr(self.icon, "_status_icon", None)
+        if status_icon is None:
+            return None
+        ok, _screen, area, _orientation = status_icon.get_geometry()
+        if not ok or area.width <= 0:
+            return None
+        return Rect(area.x, area.y, area.width, area.height)
+
+    # ---- state from the ui pump ------------------------------------------------------------
+
+    def on_events(self, events: list[BaseModel]) -> None:
+        new = reduce_state(self.state, events)
+        if new == self.state:
+            return
+        old, self.state = self.state, new
+        if (old.state, old.pending) != (new.state, new.pending):
+            self.icon.icon = tray_image(new.state, new.pending)
+            self.icon.title = tray_title(new.state, new.pending)
+        self.icon.update_menu()
+        if any(isinstance(e, SettingsUpdated) for e in events) and not new.models:
+            self._worker.submit(self._refresh_models)
+
+    def _refresh_models(self) -> None:
+        result = self._core.list_models()
+        names = tuple(str(m.get("name", "")) for m in result.get("models", []))
+        self.state = replace(self.state, models=names)
+        self.icon.update_menu()
+
+    # ---- the menu --------------------------------------------------------------------------
+
+    def _later(self, fn: Callable[[], Any], what: str) -> None:
+        def run() -> None:
+            try:
+                fn()
+            except Exception as exc:
+                log.exception("tray: %s failed", what)
+                self._actions.report(f"{what} failed", str(exc))
+
+        self._worker.submit(run)
+
+    def _new_chat(self) -> None:
+        def run() -> None:
+            session = self._core.new_session()
+            self._actions.ui_action("open_session", session_id=session["id"])
+            self._actions.show_popup()
+
+        self._later(run, "New chat")
+
+    def _show_pending(self) -> None:
+        def run() -> None:
+            pending = self._core.pending_approvals()
+            first = pending[0] if pending else {}
+            self._actions.ui_action(
+                "show_pending", call_id=first.get("call_id"), session_id=first.get("session_id")
+            )
+            self._actions.show_popup()
+
+        self._later(run, "Pending approvals")
+
+    def _choose_model(self, name: str) -> None:
+        self._later(lambda: self._core.update_settings({"default_model": name}), "Model")
+
+    def _toggle_tools(self) -> None:
+        enabled = not self.state.tools_enabled
+        self._later(lambda: self._core.update_settings({"tools_enabled": enabled}), "Tool calling")
+
+    def _undo(self) -> None:
+        def run() -> None:
+            result = self._core.undo_last()
+            if result.get("success"):
+                self._actions.report("Change undone", str(result.get("path") or ""))
+            else:
+                self._actions.report("Nothing undone", str(result.get("error") or ""))
+
+        self._later(run, "Undo")
+
+    def _settings(self) -> None:
+        self._actions.ui_action("open_settings")
+        self._actions.show_popup()
+
+    def _model_action(self, name: str) -> Callable[[Any, Any], None]:
+        def choose(_icon: Any, _item: Any) -> None:  # pystray wants exactly (icon, item)
+            self._choose_model(name)
+
+        return choose
+
+    def _model_items(self) -> Any:
+        item = self._pystray.MenuItem
+        names = self.state.models or ((self.state.model,) if self.state.model else ())
+        for name in names:
+            yield item(
+                name,
+                self._model_action(name),
+                checked=lambda _it, n=name: n == self.state.model,
+                radio=True,
+            )
+        if not names:
+            yield item("No models found", None, enabled=False)
+        yield self._pystray.Menu.SEPARATOR
+        yield item("Refresh list", lambda: self._worker.submit(self._refresh_models))
+
+    def _menu(self) -> Any:
+        item, menu = self._pystray.MenuItem, self._pystray.Menu
+        return menu(
+            item(
+                "Toggle chat", lambda: self._actions.toggle_from_tray(), default=True, visible=False
+            ),
+            item("Open chat", lambda: self._actions.show_popup()),
+            item("New chat", self._new_chat),
+            item(
+                lambda _it: f"Pending approvals ({self.state.pending})",
+                self._show_pending,
+                enabled=lambda _it: self.state.pending > 0,
+            ),
+            menu.SEPARATOR,
+            item("Model", menu(self._model_items)),
+            item("Tool calling", self._toggle_tools, checked=lambda _it: self.state.tools_enabled),
+            item("Undo last change", self._undo),
+            menu.SEPARATOR,
+            item("Settings", self._settings),
+            item("Quit", lambda: self._actions.quit()),
+        )
