@@ -124,24 +124,23 @@ class AgentTurn:
     async def run(self) -> str:
         """Run to the end; returns the stop reason ("done", "max_rounds", "aborted", "failed")."""
         started = time.monotonic()
+        announced = False
         try:
             info = await self.provider.model_info(self.config.model)
             tools = self._tool_definitions(info)
-            self.publish(
-                TurnStarted(
-                    session_id=self.session_id,
-                    turn_id=self.turn_id,
-                    model=self.config.model,
-                    tools_enabled=bool(tools),
-                )
-            )
+            self._announce_start(tools_enabled=bool(tools))
+            announced = True
             reason = await self._rounds(info, tools)
         except asyncio.CancelledError:
+            if not announced:
+                self._announce_start(tools_enabled=False)
             self._finish_message(stopped=True)
             self._finish("aborted", started)
             return "aborted"
         except (ProviderError, StoreError) as exc:
             code = error_code(exc) if isinstance(exc, ProviderError) else "store_error"
+            if not announced:  # consumers always see turn_started before the turn's end
+                self._announce_start(tools_enabled=False)
             # If the store is what failed, the event below still tells the user.
             with contextlib.suppress(StoreError):
                 self._finish_message(stopped=True, error=str(exc))
@@ -156,6 +155,16 @@ class AgentTurn:
             return "failed"
         self._finish(reason, started)
         return reason
+
+    def _announce_start(self, *, tools_enabled: bool) -> None:
+        self.publish(
+            TurnStarted(
+                session_id=self.session_id,
+                turn_id=self.turn_id,
+                model=self.config.model,
+                tools_enabled=tools_enabled,
+            )
+        )
 
     def _finish(self, reason: str, started: float) -> None:
         stats = {**self.totals, "duration_ms": round((time.monotonic() - started) * 1000)}

@@ -16,7 +16,14 @@ from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.loop import AgentTurn
 from tray_app.core.bus import EventBus
 from tray_app.core.config_commands import ConfigCommands
-from tray_app.core.events import DecidedBy, SessionUpdated, StateChanged, TurnFailed
+from tray_app.core.events import (
+    DecidedBy,
+    SessionUpdated,
+    StateChanged,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
 from tray_app.core.runner import CoreRunner
 from tray_app.core.turns import TurnFactory
 from tray_app.errors import ProviderError
@@ -319,6 +326,11 @@ class Core(ConfigCommands):
                     self.bus.publish(SessionUpdated(session=session.model_dump()))
             if not model:
                 self.bus.publish(
+                    TurnStarted(
+                        session_id=session_id, turn_id=turn_id, model="", tools_enabled=False
+                    )
+                )
+                self.bus.publish(
                     TurnFailed(
                         session_id=session_id,
                         turn_id=turn_id,
@@ -345,7 +357,13 @@ class Core(ConfigCommands):
             reason = await turn.run()
             return reason
         except asyncio.CancelledError:
+            # Stopped before the agent turn began (e.g. while picking a model): still end it.
             reason = "aborted"
+            self.bus.publish(
+                TurnFinished(
+                    session_id=session_id, turn_id=turn_id, stop_reason="aborted", rounds=0
+                )
+            )
             raise
         except Exception as exc:  # a bug: the user sees it, the log has the traceback
             log.exception("turn %s crashed", turn_id)
