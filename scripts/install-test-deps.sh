@@ -36,3 +36,17 @@ if ((${#web_missing[@]})); then
     fi
 fi
 # --- end web tests ---
+
+# --- gui tests ---
+# The desktop end-to-end tests (tests/e2e) start their own Xvfb, D-Bus session, tray host
+# (trayer) and test notification server, and drive the app with xdotool/xwininfo. They also
+# need what the app itself needs (WebKitGTK, GTK, AppIndicator, PyGObject's build headers and
+# the `desktop` extra in .venv): install-desktop-deps.sh does both in one apt run, as root and
+# only when something is missing (apt-get update only if the current lists cannot install).
+# Not root or not Debian: tests/e2e skips and says what is missing.
+if [[ $(uname -s) == Linux ]]; then
+    METONA_EXTRA_APT="xvfb xauth xdotool x11-utils trayer dbus" \
+        bash "$(dirname "$0")/install-desktop-deps.sh" \
+        || echo "GUI test dependencies are incomplete; tests/e2e will be skipped" >&2
+fi
+# --- end gui tests ---

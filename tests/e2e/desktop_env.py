@@ -1,0 +1,330 @@
+"""A private desktop for end-to-end tests: Xvfb, a D-Bus session, the test notification
+server and a tray host (trayer), each a child process stopped by PID; and ``AppProcess``, the
+real app (``python -m tray_app``) driven through its instance socket and xdotool.
+
+Everything waits on conditions with timeouts (``wait_for``), never on fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from PIL import Image, ImageGrab
+
+from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.paths import AppPaths
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTIFY_SERVER = Path(__file__).with_name("notify_server.py")
+SCREEN = "1280x800x24"
+TRAY_HEIGHT = 32
+TOOLS = ("Xvfb", "dbus-daemon", "trayer", "xdotool", "xwininfo")
+T = TypeVar("T")
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+def wait_for(check: Callable[[], T], timeout: float, what: str, interval: float = 0.05) -> T:
+    """Poll ``check`` until it returns something truthy; fail with ``what`` on timeout."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except Exception as exc:  # the thing is not up yet
+            last_error = exc
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out after {timeout:g} s waiting for {what}"
+            ) from last_error
+        time.sleep(interval)
+
+
+@dataclass
+class Child:
+    name: str
+    popen: subprocess.Popen[bytes]
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """TERM the process group, then KILL it: nothing may outlive the test."""
+        if self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, signal.SIGKILL)  # stragglers in its group too
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout)
+
+
+class DesktopEnv:
+    def __init__(self, workdir: Path, artifacts: Path) -> None:
+        self.workdir = workdir
+        self.artifacts = artifacts
+        self.children: list[Child] = []
+        self.display = ""
+        self.bus_address = ""
+        artifacts.mkdir(parents=True, exist_ok=True)
+
+    # ---- start / stop ----------------------------------------------------------------------
+
+    def _spawn(self, name: str, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        kwargs.setdefault("stdout", subprocess.DEVNULL)
+        kwargs.setdefault("stderr", open(self.workdir / f"{name}.log", "wb"))  # noqa: SIM115
+        popen = subprocess.Popen(argv, start_new_session=True, **kwargs)
+        self.children.append(Child(name, popen))
+        return popen
+
+    def start(self) -> DesktopEnv:
+        try:
+            self._start_xvfb()
+            self._start_dbus()
+            self._start_notifications()
+            self._start_tray()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for child in reversed(self.children):
+            child.stop()
+        self.children.clear()
+
+    def _start_xvfb(self) -> None:
+        read_fd, write_fd = os.pipe()
+        self._spawn(
+            "xvfb",
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", SCREEN, "-nolisten", "tcp",
+             "-noreset"],
+            pass_fds=(write_fd,),
+        )  # fmt: skip
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as pipe:  # Xvfb writes the display it chose, then \n
+            number = wait_for(pipe.readline, 20, "Xvfb to pick a display").strip().decode()
+        self.display = f":{number}"
+
+    def _start_dbus(self) -> None:
+        popen = self._spawn(
+            "dbus", ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+            stdout=subprocess.PIPE,
+        )  # fmt: skip
+        assert popen.stdout is not None
+        self.bus_address = popen.stdout.readline().decode().strip()
+        assert self.bus_address, "dbus-daemon printed no address"
+
+    def _start_notifications(self) -> None:
+        popen = self._spawn(
+            "notifications", [sys.executable, str(NOTIFY_SERVER)], stdout=subprocess.PIPE,
+            env=self.env,
+        )  # fmt: skip
+        assert popen.stdout is not None
+        line = popen.stdout.readline().decode().strip()
+        assert line == "ready", f"the test notification server did not start ({line!r})"
+
+    def _start_tray(self) -> None:
+        self._spawn(
+            "trayer",
+            ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request",
+             "--height", str(TRAY_HEIGHT), "--SetDockType", "true", "--transparent", "true",
+             "--alpha", "0", "--tint", "0x2b2b3a", "--expand", "true"],
+            env=self.env,
+        )  # fmt: skip
+        wait_for(self.tray_window, 20, "trayer's window")
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = {
+            k: v for k, v in os.environ.items()
+            if not k.startswith(("DISPLAY", "WAYLAND", "DBUS_", "XDG_SESSION", "PYSTRAY"))
+        }  # fmt: skip
+        env.update(
+            DISPLAY=self.display,
+            DBUS_SESSION_BUS_ADDRESS=self.bus_address,
+            GDK_BACKEND="x11",
+            NO_AT_BRIDGE="1",  # no accessibility bus in this session
+            XDG_SESSION_TYPE="x11",
+        )
+        return env
+
+    # ---- X11 -------------------------------------------------------------------------------
+
+    def run(self, *argv: str, check: bool = True, timeout: float = 10) -> str:
+        done = subprocess.run(
+            argv, env=self.env, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if check and done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def xdotool(self, *args: str, check: bool = True) -> str:
+        return self.run("xdotool", *args, check=check)
+
+    def tray_window(self) -> str | None:
+        out = self.xdotool("search", "--onlyvisible", "--class", "trayer", check=False).split()
+        return out[0] if out else None
+
+    def geometry(self, window: str) -> tuple[int, int, int, int]:
+        """(x, y, width, height) of a window in root coordinates."""
+        values: dict[str, int] = {}
+        for line in self.run("xwininfo", "-id", window).splitlines():
+            line = line.strip()
+            for key, name in (("Absolute upper-left X:", "x"), ("Absolute upper-left Y:", "y"),
+                              ("Width:", "w"), ("Height:", "h")):  # fmt: skip
+                if line.startswith(key):
+                    values[name] = int(line.split(":", 1)[1])
+        return values["x"], values["y"], values["w"], values["h"]
+
+    def tray_icons(self) -> list[tuple[str, tuple[int, int, int, int]]]:
+        """Mapped windows inside trayer that have an icon's size: the docked icons."""
+        tray = self.tray_window()
+        if tray is None:
+            return []
+        icons = []
+        for line in self.run("xwininfo", "-tree", "-id", tray).splitlines():
+            parts = line.split()
+            if not parts or not parts[0].startswith("0x"):
+                continue
+            geometry = next((p for p in parts if "x" in p and "+" in p and p[0].isdigit()), "")
+            if not geometry:
+                continue
+            size = geometry.split("+")[0]
+            width, height = (int(v) for v in size.split("x"))
+            if 12 <= width <= 64 and 12 <= height <= 64:
+                icons.append((parts[0], self.geometry(parts[0])))
+        return icons
+
+    def visible_windows(self, name: str, min_width: int = 100) -> list[str]:
+        """Mapped windows whose title matches; small ones (the tray icon's own window, whose
+        title is the tooltip) are left out."""
+        found = self.xdotool("search", "--onlyvisible", "--name", name, check=False).split()
+        return [w for w in found if self.geometry(w)[2] >= min_width]
+
+    def top_windows(self) -> set[str]:
+        """Every mapped top-level window (menus have no title, so match them all)."""
+        return set(
+            self.xdotool("search", "--onlyvisible", "--maxdepth", "1", "", check=False).split()
+        )
+
+    def screenshot(self, name: str) -> Image.Image:
+        image = ImageGrab.grab(xdisplay=self.display)
+        image.save(self.artifacts / f"{name}.png")
+        return image
+
+    # ---- notifications ---------------------------------------------------------------------
+
+    def _bus(self) -> Any:
+        from gi.repository import Gio
+
+        flags = (
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+            | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        )
+        return Gio.DBusConnection.new_for_address_sync(self.bus_address, flags, None, None)
+
+    def _control(self, method: str, args: Any = None, reply: str | None = None) -> Any:
+        from gi.repository import Gio, GLib
+
+        bus = self._bus()
+        try:
+            result = bus.call_sync(
+                "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                "org.metona.TestNotifications", method, args,
+                GLib.VariantType(reply) if reply else None, Gio.DBusCallFlags.NONE, 5000, None,
+            )  # fmt: skip
+            return result.unpack() if result is not None else None
+        finally:
+            bus.close_sync(None)
+
+    def notifications(self) -> list[dict[str, Any]]:
+        (text,) = self._control("Recorded", None, "(s)")
+        records: list[dict[str, Any]] = json.loads(text)
+        return records
+
+    def invoke(self, nid: int, action: str) -> None:
+        from gi.repository import GLib
+
+        self._control("Invoke", GLib.Variant("(us)", (nid, action)))
+
+
+class AppProcess:
+    """``python -m tray_app`` in the test desktop, with its own METONA_HOME."""
+
+    def __init__(self, desktop: DesktopEnv, home: Path, name: str = "app") -> None:
+        self.desktop = desktop
+        self.home = home
+        self.name = name
+        self.instance = SingleInstance(AppPaths.under(home).runtime_dir)
+        self.child: Child | None = None
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = self.desktop.env
+        env.update(
+            METONA_HOME=str(self.home),
+            METONA_TEST_HOOKS="1",
+            XDG_CONFIG_HOME=str(self.home / "xdg-config"),
+            XDG_CACHE_HOME=str(self.home / "xdg-cache"),
+            XDG_DATA_HOME=str(self.home / "xdg-data"),
+            PYTHONPATH=str(ROOT),
+        )
+        return env
+
+    def launch(self, *args: str) -> subprocess.Popen[bytes]:
+        log = open(self.desktop.artifacts / f"{self.name}-{int(time.time() * 1000)}.log", "wb")  # noqa: SIM115
+        return subprocess.Popen(
+            [sys.executable, "-m", "tray_app", *args], cwd=ROOT, env=self.env,
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+    def start(self) -> AppProcess:
+        self.child = Child(self.name, self.launch())
+        wait_for(self._ready, 90, "the app to dock its icon and load its page", interval=0.1)
+        return self
+
+    def _ready(self) -> bool:
+        assert self.child is not None
+        if self.child.popen.poll() is not None:
+            raise AssertionError(f"the app exited early with {self.child.popen.returncode}")
+        state = self.state()
+        return bool(state["page_loaded"] and state["tray_ready"] and state["hotkey"])
+
+    def send(self, command: str, **fields: Any) -> dict[str, Any]:
+        reply = self.instance.send({"command": command, **fields}, timeout=30)
+        assert reply.get("ok"), f"{command} failed: {reply}"
+        return reply
+
+    def state(self) -> dict[str, Any]:
+        return self.send("state")
+
+    def core(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return self.send("core", method=method, args=list(args), kwargs=kwargs)["result"]
+
+    def eval_js(self, script: str) -> Any:
+        return self.send("eval_js", script=script)["result"]
+
+    def stop(self) -> None:
+        if self.child is None:
+            return
+        if self.child.popen.poll() is None:
+            with contextlib.suppress(InstanceError, AssertionError):
+                self.instance.send({"command": "quit"}, timeout=2)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.child.popen.wait(5)
+        self.child.stop()
