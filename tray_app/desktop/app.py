@@ -89,7 +89,9 @@ class DesktopApp:
         self.popup = Popup(str(index), bridge, gtk=LINUX)
         self.tray = Tray(self.core, self)
         self.popup.tray_anchor = self.tray.anchor
-        self.notifier = Notifier(self.core, self.popup, open_popup=self._open_at)
+        self.notifier = Notifier(
+            self.core, self.popup, open_popup=self._open_at, icon=self._icon_file()
+        )
         self.pump = UiPump(
             self.core.bus.subscribe(), self.popup, [self.tray.on_events, self.notifier.on_events,
                                                     self._on_events]
@@ -105,6 +107,17 @@ class DesktopApp:
             self._shutdown(destroy_window=False)
         log.info("desktop app stopped")
         return 0
+
+    def _icon_file(self) -> Path | None:
+        """The app icon as a file, for notifications (drawn, like the tray icon)."""
+        from tray_app.desktop.icons import tray_image
+
+        path = self.paths.cache_dir / "metona-tray.png"
+        try:
+            tray_image("idle", size=128).save(path)
+        except OSError:
+            return None
+        return path
 
     def _tray_options(self) -> dict[str, Any]:
         if sys.platform == "darwin":  # untested: share NSApp with pywebview (DESIGN 1)

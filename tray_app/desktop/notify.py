@@ -20,6 +20,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -92,14 +93,18 @@ class Notifier:
         open_popup: Callable[[str | None, str | None], None],
         long_turn_seconds: float = 20.0,
         app_name: str = APP_NAME,
+        icon: Path | None = None,
+        backend: Any = None,
     ) -> None:
+        """``backend``: a ``DesktopNotifier``-like object (tests); default: the real one."""
         self._core = core
         self._popup = popup
         self._open_popup = open_popup
         self.long_turn_seconds = long_turn_seconds
         self._app_name = app_name
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._notifier: Any = None
+        self._notifier: Any = backend
+        self._icon = icon
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._main, name="metona-notify", daemon=True)
         self._approvals: dict[str, str] = {}  # call id -> notification id
@@ -131,9 +136,11 @@ class Notifier:
 
     async def _connect(self) -> None:
         try:
-            from desktop_notifier import DesktopNotifier
+            if self._notifier is None:
+                from desktop_notifier import DesktopNotifier, Icon
 
-            self._notifier = DesktopNotifier(app_name=self._app_name)
+                icon = Icon(path=self._icon) if self._icon else None
+                self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
             caps = await asyncio.wait_for(self._notifier.get_capabilities(), 3.0)
             self.capabilities = frozenset(c.name.lower() for c in caps)
             log.info("notifications: %s", ", ".join(sorted(self.capabilities)) or "none")

@@ -1,0 +1,36 @@
+"""doctor's desktop section works (and says why) without a display or a session bus."""
+
+from __future__ import annotations
+
+import pytest
+
+from tray_app.desktop.checks import desktop_report
+
+
+def test_report_without_display_or_bus(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_TYPE"):
+        monkeypatch.delenv(name, raising=False)
+    report = desktop_report()
+    assert report["available"] is True
+    assert "metona-tray chat" in report["display"]
+    assert report["hotkey"] == "not available"
+    assert "notifications" in report and "gui_backend" in report and "tray" in report
+    assert report["start_at_login"] in ("on", "off")
+
+
+def test_wayland_report_explains_the_toggle_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    report = desktop_report()
+    assert report["display"].startswith("Wayland")
+    assert "metona-tray --toggle" in report["hotkey_hint"]
+
+
+def test_gnome_without_a_tray_host_gets_the_extension_hint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XDG_CURRENT_DESKTOP", "ubuntu:GNOME")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    report = desktop_report()
+    assert "AppIndicator" in report.get("tray_hint", "")

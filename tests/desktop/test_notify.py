@@ -1,0 +1,209 @@
+"""Notifications: Approve/Deny decide through the core, answered-elsewhere withdraws, long
+turns finishing while hidden say so. A fake backend stands in for the notification server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tray_app.core.events import (
+    ApprovalNeeded,
+    ApprovalResolved,
+    SessionUpdated,
+    TurnFinished,
+    TurnStarted,
+)
+from tray_app.desktop.notify import Notifier, describe_approval
+
+pytest.importorskip("desktop_notifier")
+
+
+@dataclass(frozen=True)
+class Cap:
+    name: str
+
+
+class FakeBackend:
+    def __init__(self, capabilities: tuple[str, ...] = ("BUTTONS", "ON_CLICKED")) -> None:
+        self.capabilities = capabilities
+        self.sent: list[dict[str, Any]] = []
+        self.cleared: list[str] = []
+        self.changed = threading.Event()
+
+    async def get_capabilities(self) -> set[Cap]:
+        return {Cap(c) for c in self.capabilities}
+
+    async def send(self, **kwargs: Any) -> str:
+        identifier = f"n{len(self.sent) + 1}"
+        self.sent.append({"id": identifier, **kwargs})
+        self.changed.set()
+        return identifier
+
+    async def clear(self, identifier: str) -> None:
+        self.cleared.append(identifier)
+        self.changed.set()
+
+
+class FakeCore:
+    def __init__(self) -> None:
+        self.decisions: list[tuple[str, bool, str]] = []
+        self.decided = threading.Event()
+
+    def decide(
+        self, call_id: str, approve: bool, *, remember: bool = False, by: Any = "popup"
+    ) -> Any:
+        self.decisions.append((call_id, approve, by))
+        self.decided.set()
+        return {"ok": True}
+
+
+class FakePopup:
+    visible = False
+    active = False
+
+
+def approval(call_id: str = "c1", path: str = "/w/hello.txt", **preview: Any) -> ApprovalNeeded:
+    return ApprovalNeeded(
+        session_id="s1", call_id=call_id, name="write_file",
+        args={"path": "hello.txt", "content": "hi"}, risk="write",
+        preview={"path": path, "exists": False, "size_after": 2, **preview},
+        can_remember=True, expires_at=time.time() + 300,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def rig() -> Iterator[tuple[Notifier, FakeBackend, FakeCore, FakePopup, list[Any]]]:
+    backend, core, popup, opened = FakeBackend(), FakeCore(), FakePopup(), []
+    notifier = Notifier(
+        core, popup, open_popup=lambda s, c: opened.append((s, c)), backend=backend,
+        long_turn_seconds=5.0,
+    )  # fmt: skip
+    notifier.start()
+    yield notifier, backend, core, popup, opened
+    notifier.stop()
+
+
+def wait(condition: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.01)
+
+
+def test_hidden_popup_gets_a_notification_whose_buttons_decide(rig: Any) -> None:
+    notifier, backend, core, _popup, opened = rig
+    assert "buttons" in notifier.capabilities
+    notifier.on_events([approval()])
+    wait(lambda: backend.sent)
+    sent = backend.sent[0]
+    assert sent["title"] == "Approve write_file?"
+    assert sent["message"] == "/w/hello.txt (create, 2 bytes)"
+    assert [b.title for b in sent["buttons"]] == ["Approve", "Deny"]
+    sent["buttons"][0].on_pressed()
+    assert core.decided.wait(5)
+    assert core.decisions == [("c1", True, "notification")]
+    sent["on_clicked"]()
+    assert opened == [("s1", "c1")]
+
+
+def test_deny_button(rig: Any) -> None:
+    notifier, backend, core, _popup, _opened = rig
+    notifier.on_events([approval("c9")])
+    wait(lambda: backend.sent)
+    backend.sent[0]["buttons"][1].on_pressed()
+    assert core.decided.wait(5)
+    assert core.decisions == [("c9", False, "notification")]
+
+
+def test_no_notification_while_the_popup_has_focus(rig: Any) -> None:
+    notifier, backend, _core, popup, _opened = rig
+    popup.visible = popup.active = True
+    notifier.on_events([approval()])
+    time.sleep(0.2)
+    assert backend.sent == []
+
+
+def test_answered_elsewhere_withdraws_it(rig: Any) -> None:
+    notifier, backend, _core, _popup, _opened = rig
+    notifier.on_events([approval("c1")])
+    wait(lambda: backend.sent)
+    notifier.on_events(
+        [ApprovalResolved(session_id="s1", call_id="c1", decision="approved", by="popup")]
+    )
+    wait(lambda: backend.cleared)
+    assert backend.cleared == ["n1"]
+
+
+def test_a_server_without_buttons_asks_for_a_click(rig: Any) -> None:
+    notifier, backend, _core, _popup, _opened = rig
+    notifier.capabilities = frozenset({"on_clicked"})
+    notifier.on_events([approval()])
+    wait(lambda: backend.sent)
+    assert backend.sent[0]["buttons"] == ()
+    assert "Click to review" in backend.sent[0]["message"]
+
+
+def test_long_turns_finishing_while_hidden_are_announced(rig: Any) -> None:
+    notifier, backend, _core, popup, opened = rig
+    now = time.time()
+    notifier.on_events(
+        [
+            SessionUpdated(session={"id": "s1", "title": "Tidy my notes"}),
+            TurnStarted(session_id="s1", turn_id="t1", model="m", tools_enabled=True, at=now - 30),
+            TurnFinished(session_id="s1", turn_id="t1", stop_reason="done", rounds=1, at=now),
+            TurnStarted(session_id="s1", turn_id="t2", model="m", tools_enabled=True, at=now),
+            TurnFinished(session_id="s1", turn_id="t2", stop_reason="done", rounds=1, at=now + 1),
+        ]
+    )
+    wait(lambda: backend.sent)
+    time.sleep(0.1)
+    assert [(s["title"], s["message"]) for s in backend.sent] == [("Answer ready", "Tidy my notes")]
+    backend.sent[0]["on_clicked"]()
+    assert opened == [("s1", None)]
+    popup.visible = True
+    notifier.on_events(
+        [
+            TurnStarted(session_id="s1", turn_id="t3", model="m", tools_enabled=True, at=now - 60),
+            TurnFinished(session_id="s1", turn_id="t3", stop_reason="done", rounds=1, at=now),
+        ]
+    )
+    time.sleep(0.2)
+    assert len(backend.sent) == 1  # the user is looking at it already
+
+
+def test_model_chosen_text_cannot_become_markup() -> None:
+    title, body = describe_approval(approval(path="/w/<b>x</b>&y.txt"))
+    assert "<" not in body and ">" not in body and "&" not in body
+    assert title == "Approve write_file?"
+
+
+def test_long_targets_are_shortened_in_the_middle() -> None:
+    path = "/w/" + "a" * 300 + "/end.txt"
+    _title, body = describe_approval(approval(path=path))
+    assert body.startswith("/w/aaa") and "end.txt" in body and "…" in body
+    assert len(body) < 200
+
+
+def test_overwrite_is_named() -> None:
+    _title, body = describe_approval(approval(exists=True, size_after=10))
+    assert "overwrite, 10 bytes" in body
+
+
+def test_stop_is_quick_without_a_server() -> None:
+    class Broken(FakeBackend):
+        async def get_capabilities(self) -> set[Cap]:
+            await asyncio.sleep(0)
+            raise ConnectionError("no notification server")
+
+    notifier = Notifier(FakeCore(), FakePopup(), open_popup=lambda s, c: None, backend=Broken())
+    notifier.start()
+    assert notifier.error and "no notification server" in notifier.error
+    started = time.monotonic()
+    notifier.stop()
+    assert time.monotonic() - started < 1.5
