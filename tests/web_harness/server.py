@@ -67,7 +67,9 @@ class PageHarness:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="page-harness", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, name="page-harness", daemon=True
+        )
         self._thread.start()
         return self
 

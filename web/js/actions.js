@@ -54,11 +54,15 @@ export function createActions(ui) {
     if (ui.sidebar.isOverlay) ui.sidebar.close();
     store.currentId = sessionId;
     refreshChrome();
+    const epoch = store.turnEpoch.get(sessionId) || 0;
     try {
       const snapshot = await call('get_session', { session_id: sessionId });
       if (store.currentId !== sessionId) return; // the user moved on meanwhile
-      if (snapshot.running) store.running.add(sessionId);
-      else store.running.delete(sessionId);
+      // Trust the snapshot's "running" only if no turn event arrived while we waited for it.
+      if ((store.turnEpoch.get(sessionId) || 0) === epoch) {
+        if (snapshot.running) store.running.add(sessionId);
+        else store.running.delete(sessionId);
+      }
       ui.chatlog.show(snapshot);
       refreshChrome();
     } catch (err) {
@@ -89,8 +93,8 @@ export function createActions(ui) {
     try {
       const id = await ensureSession();
       view = ui.chatlog.userSent({ id: `local_${++localIds}`, content: text, images });
-      await call('send_message', { session_id: id, text, images });
-      store.running.add(id);
+      const started = await call('send_message', { session_id: id, text, images });
+      markRunning(id, started.turn_id);
       refreshChrome();
       return true;
     } catch (err) {
@@ -104,13 +108,20 @@ export function createActions(ui) {
   async function rerun(method, payload) {
     const id = store.currentId;
     if (!id) return;
+    ui.chatlog.dropAfterLastUser(payload.text);
     try {
-      await call(method, { session_id: id, ...payload });
-      store.running.add(id);
-      await open(id);
+      const started = await call(method, { session_id: id, ...payload });
+      markRunning(id, started.turn_id);
+      refreshChrome();
     } catch (err) {
       fail(err);
     }
+    await open(id);
+  }
+
+  // The turn may already be over (its events can beat the command's answer).
+  function markRunning(sessionId, turnId) {
+    if (!store.endedTurns.has(turnId)) store.running.add(sessionId);
   }
 
   async function stop() {

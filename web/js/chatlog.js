@@ -42,10 +42,13 @@ export class ChatLog {
       if (message.role === 'user') {
         this.addView(message.id, new UserMessage(message));
       } else if (message.role === 'assistant') {
+        // The snapshot may be older than events already applied: what streamed live wins.
         const live = store.live.get(message.id);
-        const streaming = Boolean(message.stats && message.stats.streaming) && snapshot.running;
+        const streaming = Boolean(message.stats && message.stats.streaming)
+          && store.running.has(message.session_id) && !live?.finished;
         const view = new AssistantMessage({
           ...message,
+          ...(live?.finished ? { stats: live.stats, stopped: live.stopped } : {}),
           content: longer(message.content, live?.content),
           thinking: longer(message.thinking, live?.thinking),
           streaming,
@@ -152,6 +155,21 @@ export class ChatLog {
       if (view instanceof UserMessage) view.setEditable(idle && view === lastUser);
       else if (view.retry !== (idle && view === lastAssistant)) view.setRetry(idle && view === lastAssistant);
     }
+  }
+
+  /** Retry / edit: drop everything after the last user message at once (Core does the same). */
+  dropAfterLastUser(text) {
+    const users = [...this.views.values()].filter((v) => v instanceof UserMessage);
+    const last = users[users.length - 1];
+    if (!last) return;
+    while (last.el.nextSibling) last.el.nextSibling.remove();
+    for (const [id, view] of this.views) if (!view.el.isConnected) this.views.delete(id);
+    for (const [id, card] of this.cards) if (!card.el.isConnected) this.cards.delete(id);
+    if (text != null) {
+      last.record.content = text;
+      last.render();
+    }
+    last.setEditable(false);
   }
 
   clear() {

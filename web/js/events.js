@@ -1,7 +1,7 @@
 // Applies Core events to the page. Python pushes batches whenever it likes; we queue them and
 // apply everything once per animation frame, so a fast stream costs one render per frame.
 // A timer backs up requestAnimationFrame, which stops while the popup is hidden.
-import { store, mergeCall } from './store.js';
+import { store, mergeCall, bumpEpoch } from './store.js';
 import { noticeView } from './message.js';
 
 const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds']);
@@ -38,7 +38,8 @@ function applyBatch(ctx, batch) {
     const here = ev.session_id && ev.session_id === store.currentId;
     switch (ev.type) {
       case 'turn_started':
-        store.running.add(ev.session_id);
+        bumpEpoch(ev.session_id);
+        if (!store.endedTurns.has(ev.turn_id)) store.running.add(ev.session_id);
         sessionsChanged = true;
         break;
       case 'notice':
@@ -59,13 +60,16 @@ function applyBatch(ctx, batch) {
         if (here) dirty.add(ev.message_id);
         break;
       }
-      case 'message_finished':
+      case 'message_finished': {
+        const live = store.live.get(ev.message_id);
+        if (live) Object.assign(live, { finished: true, stopped: ev.stopped, stats: ev.stats || {} });
         if (here) {
           dirty.delete(ev.message_id);
           chatlog.messageFinished(ev);
-          if (store.live.get(ev.message_id)?.complete === false) ctx.reloadSoon();
+          if (live?.complete === false) ctx.reloadSoon();
         }
         break;
+      }
       case 'tool_call': {
         const record = mergeCall({ ...ev, created_at: ev.at });
         if (here) chatlog.toolCall(record);
@@ -88,6 +92,8 @@ function applyBatch(ctx, batch) {
         break;
       case 'turn_finished':
       case 'turn_failed':
+        bumpEpoch(ev.session_id);
+        store.endedTurns.add(ev.turn_id);
         store.running.delete(ev.session_id);
         sessionsChanged = true;
         if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));

@@ -12,7 +12,14 @@ export const store = {
   live: new Map(), // message_id -> { session_id, content, thinking, complete }
   calls: new Map(), // call_id -> tool call record (the card's state)
   approvals: [], // approval_needed events, oldest first
+  endedTurns: new Set(), // turn ids whose turn_finished / turn_failed was applied
+  turnEpoch: new Map(), // session id -> count of turn start/end events (to spot stale snapshots)
 };
+
+/** Count a turn event for a session; open() compares counts to know if a snapshot is stale. */
+export function bumpEpoch(sessionId) {
+  store.turnEpoch.set(sessionId, (store.turnEpoch.get(sessionId) || 0) + 1);
+}
 
 const RANK = { pending: 0, running: 1, success: 2, error: 2, cancelled: 2 };
 
