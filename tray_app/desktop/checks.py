@@ -167,7 +167,7 @@ def desktop_report() -> dict[str, Any]:
         report["tray_hint"] = tray_hint
     notes, buttons = notification_support()
     report["notifications"] = notes
-    report["notification_buttons"] = buttons
+    report["notification_buttons"] = {True: "yes", False: "no", None: "unknown"}[buttons]
     hotkey = support()
     report["hotkey"] = hotkey["backend"] or "not available"
     if hotkey["hint"]:
