@@ -41,6 +41,7 @@ export function createActions(ui) {
       ui.workspace.title = fallback;
     }
     runningChanged();
+    ui.approvalsChanged();
   }
 
   function runningChanged() {

@@ -4,7 +4,7 @@
 // composer cannot approve a call that just appeared.
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { t, tx } from './i18n.js';
+import { tx } from './i18n.js';
 import { bytes } from './format.js';
 import { previewView } from './results.js';
 import { toolLabel, keyArgs } from './toolcard.js';
@@ -36,6 +36,7 @@ export class ApprovalPanel {
     if (this.head && this.head.call_id === head.call_id) {
       tx(this.queueLabel, 'approval.queue', { i: 1, n: queue.length });
       this.queueLabel.hidden = queue.length < 2;
+      this.showChat(currentId);
       return;
     }
     this.head = head;
@@ -55,23 +56,25 @@ export class ApprovalPanel {
     this.queueLabel = h('span', { class: 'queue', i18n: ['approval.queue', { i: 1, n: this.count }], hidden: this.count < 2 });
     this.expiry = h('span', { class: 'expiry' });
     const facts = [];
-    for (const [key, value] of keyArgs(call.name, call.args)) facts.push([key, value]);
+    for (const row of keyArgs(call.name, call.args)) facts.push(row);
     if (call.name === 'write_file') {
-      facts.push(['approval.effect', t(p.exists ? 'approval.overwrites' : 'approval.new_file')]);
+      facts.push(['approval.effect', p.exists ? 'approval.overwrites' : 'approval.new_file', true]);
       if (p.exists && p.size_before != null) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
     }
     if (call.name === 'delete_file' && p.size != null) facts.push(['approval.total_size', bytes(p.size)]);
-    if (call.session_id !== currentId) facts.push(['approval.chat', this.sessionTitle(call.session_id)]);
     const tool = label === call.name ? h('span', { text: call.name }) : h('span', { i18n: label });
     this.el.replaceChildren(
       h('header', { class: 'ap-head' }, icon('alert'),
         h('h2', { id: 'approval-title' }, h('span', { i18n: 'approval.title' }), ' ', tool),
         this.queueLabel),
-      h('dl', { class: 'ap-facts' }, facts.map(([key, value]) => h('div', { class: 'kv' },
-        h('dt', { class: 'k', i18n: key }), h('dd', { class: 'v', text: value, title: value })))),
+      h('dl', { class: 'ap-facts' }, facts.map(([key, value, isKey]) => h('div', { class: 'kv' },
+        h('dt', { class: 'k', i18n: key }),
+        h('dd', isKey ? { class: 'v', i18n: value } : { class: 'v', text: value, title: value }))),
+      this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
       h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve));
+    this.showChat(currentId);
     this.el.hidden = false;
     this.el.classList.remove('arrived');
     void this.el.offsetWidth; // restart the arrival animation
@@ -88,6 +91,17 @@ export class ApprovalPanel {
     // Take focus only when the user is not typing somewhere.
     const active = document.activeElement;
     if (!active || !/^(TEXTAREA|INPUT|SELECT)$/.test(active.tagName)) this.el.focus({ preventScroll: true });
+  }
+
+  /** Name the chat a call comes from when it is not the one on screen. */
+  showChat(currentId) {
+    const other = this.head.session_id !== currentId;
+    this.chatRow.hidden = !other;
+    if (other) {
+      const title = this.sessionTitle(this.head.session_id);
+      this.chatRow.lastChild.textContent = title;
+      this.chatRow.lastChild.title = title;
+    }
   }
 
   tick() {

@@ -85,7 +85,7 @@ export class SettingsPanel {
   update(settings) {
     this.settings = settings;
     for (const [name, control] of this.controls) {
-      if (control.root.contains(document.activeElement) && control.root !== document.activeElement) continue;
+      if (control.typing && control.root.contains(document.activeElement)) continue;
       if (name in settings) control.set(settings[name], settings);
     }
   }
@@ -163,7 +163,9 @@ export class SettingsPanel {
         root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
       }
     }
-    this.controls.set(spec.name, { root, set, error });
+    // A field being typed in keeps what the user typed; lists and switches always refresh.
+    const typing = ['text', 'number', 'password', 'textarea', 'hotkey'].includes(spec.type);
+    this.controls.set(spec.name, { root, set, error, typing });
     if (spec.local) set('', settings);
     return root;
   }

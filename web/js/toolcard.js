@@ -23,11 +23,11 @@ export function toolLabel(name) {
   return t(key) === key ? name : key;
 }
 
-/** The arguments worth a glance, as [label key, value] pairs. */
+/** The arguments worth a glance, as [label key, value, value is a locale key] rows. */
 export function keyArgs(name, args = {}) {
   const rows = [];
-  const add = (key, value) => {
-    if (value != null && value !== '') rows.push([key, String(value)]);
+  const add = (key, value, isKey = false) => {
+    if (value != null && value !== '') rows.push([key, String(value), isKey]);
   };
   switch (name) {
     case 'read_file':
@@ -45,11 +45,11 @@ export function keyArgs(name, args = {}) {
     case 'list_directory':
     case 'create_directory':
       add('arg.path', args.path);
-      if (args.recursive) add('arg.recursive', t('common.yes'));
+      if (args.recursive) add('arg.recursive', 'common.yes', true);
       break;
     case 'delete_file':
       add('arg.path', args.path);
-      if (args.recursive) add('arg.recursive', t('common.yes'));
+      if (args.recursive) add('arg.recursive', 'common.yes', true);
       break;
     case 'run_command':
       add('arg.command', args.command);
@@ -86,9 +86,10 @@ export class ToolCard {
       h('span', { class: 'tc-status', role: 'status' },
         status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
         h('span', { i18n: statusKey })));
-    const args = h('div', { class: 'tc-args' }, keyArgs(name, record.args).map(([key, value]) => h('div', { class: 'kv' },
+    const args = h('div', { class: 'tc-args' }, keyArgs(name, record.args).map(([key, value, isKey]) => h('div', { class: 'kv' },
       h('span', { class: 'k', i18n: key }),
-      h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span', { class: 'v', text: value, title: value }))));
+      h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
+        isKey ? { class: 'v', i18n: value } : { class: 'v', text: value, title: value }))));
     const body = h('div', { class: 'tc-body' }, this.bodyFor(record));
     const foot = this.footFor(record, awaiting);
     this.el.replaceChildren(head, args);

@@ -1,0 +1,138 @@
+"""Hostile model output runs nothing, loads nothing and approves nothing."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import text_turn, tool_turn
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+
+def hostile(origin: str) -> str:
+    # `origin` is the harness itself: a request for the "tracker" would show up in its log.
+    return f"""Here is the plan.
+
+<script>window.__pwned = 'script'</script>
+<img src="x" onerror="window.__pwned = 'onerror'">
+<svg onload="window.__pwned = 'svg'"><circle r="5"/></svg>
+<iframe src="javascript:window.top.__pwned='iframe'"></iframe>
+<style>body {{ display: none !important; }}</style>
+<div style="position:fixed;inset:0;background:red">overlay</div>
+<form action="{origin}/steal"><input name="q"><button>Send</button></form>
+<button class="btn primary" data-call-id="c_fake" onclick="window.__pwned='button'">Approve</button>
+
+[click me](javascript:window.__pwned='link')
+[data link](data:text/html,<script>alert(1)</script>)
+[harmless](https://example.com/page)
+
+![tracker]({origin}/tracker.png)
+<img src="{origin}/tracker2.png">
+![inline](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)
+
+<a href="#" onclick="window.__pwned='anchor'">anchor</a>
+<details open ontoggle="window.__pwned='details'">x</details>
+"""
+
+
+def test_a_hostile_answer_runs_loads_and_approves_nothing(app: App) -> None:
+    target = app.workspace / "victim.txt"
+    origin = app.harness.origin
+    app.fake.script(
+        tool_turn(
+            [("write_file", {"path": str(target), "content": "owned\n"})],
+            content=hostile(origin),
+        ),
+        text_turn("Ok."),
+    )
+    app.send("Do it")
+    page = app.page
+    approve = page.locator("#approval button.btn.primary")
+    expect(approve).to_be_enabled()
+    content = page.locator(".msg.assistant .content").first
+
+    # Nothing ran, nothing dangerous is in the DOM, and raw HTML shows as text.
+    assert page.evaluate("window.__pwned") is None
+    assert app.dialogs == []
+    # (svg.icon and .code-copy are the page's own additions after sanitizing)
+    for selector in (
+        "script",
+        "iframe",
+        "svg:not(.icon)",
+        "style",
+        "form",
+        "input",
+        "button",
+        "[style]",
+        "[onerror]",
+        "[onload]",
+        "[onclick]",
+        "[ontoggle]",
+        "details",
+    ):
+        assert content.locator(selector).count() == 0, selector
+    expect(content).to_contain_text("<script>")
+    expect(page.locator("body")).to_be_visible()
+    # Links: javascript: and data: lose their href; the web link opens in the system browser.
+    expect(content.locator("a", has_text="click me")).not_to_have_attribute("href", "")
+    assert content.locator("a", has_text="click me").get_attribute("href") is None
+    assert content.locator("a", has_text="data link").get_attribute("href") is None
+    content.locator("a", has_text="click me").click()
+    url = page.url
+    content.locator("a", has_text="harmless").click()
+    expect(page.locator("#approval")).to_be_visible()
+    assert page.url == url
+    assert app.harness.opened_links == ["https://example.com/page"]
+    # Remote images were never requested; the inline data image is kept.
+    expect(content.locator(".blocked-img")).to_have_count(1)  # the raw <img> is shown as text
+    expect(content.locator("img")).to_have_count(1)
+    assert not app.harness.saw("tracker")
+    assert not app.harness.saw("/steal")
+    assert page.evaluate("window.__csp") == []
+
+    # The fake Approve button is text; clicking it does nothing.
+    content.get_by_text("Approve", exact=False).first.click()
+    # Scripted (untrusted) clicks and keys on the real controls do nothing either.
+    page.evaluate("document.querySelector('#approval button.btn.primary').click()")
+    page.evaluate(
+        """() => {
+      const panel = document.querySelector('#approval');
+      panel.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    }"""
+    )
+    assert len(app.core.pending_approvals()) == 1
+    # A real click on Deny is the first decision Core receives.
+    page.click("#approval .ap-actions button.btn:not(.primary)")
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "cancelled")
+    assert not target.exists()
+    assert page.evaluate("window.__pwned") is None
+
+
+def test_tool_output_is_shown_as_text(app: App) -> None:
+    evil = app.workspace / "evil.html"
+    evil.write_text('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\n')
+    app.fake.script(
+        tool_turn([("read_file", {"path": str(evil)})]),
+        text_turn("Read it."),
+    )
+    app.send("Read the file")
+    page = app.page
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    expect(card.locator(".excerpt")).to_contain_text("<script>window.__pwned=2</script>")
+    assert card.locator("img, script").count() == 0
+    assert page.evaluate("window.__pwned") is None
+
+
+def test_the_page_only_loads_its_own_files(app: App) -> None:
+    requests = [r.split(" ", 1)[1] for r in app.harness.requests]
+    assert requests, "the harness saw no request"
+    assert all(r.startswith(app.harness.base) for r in requests), requests
+    # The shipped page has a strict CSP and no inline script or style.
+    csp = app.page.locator("meta[http-equiv=Content-Security-Policy]").get_attribute("content")
+    assert "script-src 'self'" in csp and "default-src 'self'" in csp
+    assert app.page.evaluate("typeof window.metona.dispatch") == "function"
+    assert app.page.evaluate("Object.isFrozen(window.metona)") is True
