@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,11 +84,20 @@ class App:
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        self.page.screenshot(path=str(path))
+        self.page.screenshot(path=str(path), animations="disabled")
         return path
 
 
 AppFactory = Callable[..., App]
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait for something on the Python side (the harness, the file system) to become true."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)
 
 
 @pytest.fixture

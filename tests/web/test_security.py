@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tests.web.conftest import App
+from tests.web.conftest import App, wait_until
 
 pytestmark = pytest.mark.web
 
@@ -84,7 +84,7 @@ def test_a_hostile_answer_runs_loads_and_approves_nothing(app: App) -> None:
     content.locator("a", has_text="harmless").click()
     expect(page.locator("#approval")).to_be_visible()
     assert page.url == url
-    assert app.harness.opened_links == ["https://example.com/page"]
+    wait_until(lambda: app.harness.opened_links == ["https://example.com/page"])
     # Remote images were never requested; the inline data image is kept.
     expect(content.locator(".blocked-img")).to_have_count(1)  # the raw <img> is shown as text
     expect(content.locator("img")).to_have_count(1)

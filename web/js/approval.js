@@ -7,7 +7,7 @@ import { icon } from './icons.js';
 import { tx } from './i18n.js';
 import { bytes } from './format.js';
 import { previewView } from './results.js';
-import { toolLabel, keyArgs } from './toolcard.js';
+import { toolLabel, keyArgs, valueClass } from './toolcard.js';
 
 const ARM_MS = 450;
 
@@ -56,10 +56,13 @@ export class ApprovalPanel {
     this.queueLabel = h('span', { class: 'queue', i18n: ['approval.queue', { i: 1, n: this.count }], hidden: this.count < 2 });
     this.expiry = h('span', { class: 'expiry' });
     const facts = [];
-    for (const row of keyArgs(call.name, call.args)) facts.push(row);
+    const sizeChange = call.name === 'write_file' && p.exists && p.size_before != null;
+    for (const row of keyArgs(call.name, call.args)) {
+      if (!(sizeChange && row[0] === 'arg.size')) facts.push(row);
+    }
     if (call.name === 'write_file') {
       facts.push(['approval.effect', p.exists ? 'approval.overwrites' : 'approval.new_file', true]);
-      if (p.exists && p.size_before != null) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+      if (sizeChange) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
     }
     if (call.name === 'delete_file' && p.size != null) facts.push(['approval.total_size', bytes(p.size)]);
     const tool = label === call.name ? h('span', { text: call.name }) : h('span', { i18n: label });
@@ -69,7 +72,7 @@ export class ApprovalPanel {
         this.queueLabel),
       h('dl', { class: 'ap-facts' }, facts.map(([key, value, isKey]) => h('div', { class: 'kv' },
         h('dt', { class: 'k', i18n: key }),
-        h('dd', isKey ? { class: 'v', i18n: value } : { class: 'v', text: value, title: value }))),
+        h('dd', isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: value, title: value }))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,

@@ -99,12 +99,18 @@ export class AssistantMessage {
     if (thinking && thinking.length > this.shown.thinking.length) {
       this.shown.thinking = thinking;
       this.thinking.hidden = false;
-      if (this.el.classList.contains('streaming') && !this.shown.content) this.thinking.open = true;
+      if (this.el.classList.contains('streaming') && !this.shown.content && !this.thinking.open) {
+        this.thinking.open = true; // show the thinking while it streams, fold it when the answer starts
+        this.autoOpened = true;
+      }
       this.thinkMd.setText(thinking);
     }
     if (content && content.length > this.shown.content.length) {
       this.shown.content = content;
-      if (this.thinking.open && this.el.classList.contains('streaming')) this.thinking.open = false;
+      if (this.autoOpened) {
+        this.thinking.open = false;
+        this.autoOpened = false;
+      }
       this.md.setText(content);
     }
   }
@@ -115,6 +121,7 @@ export class AssistantMessage {
     this.md.finish();
     this.thinkMd.finish();
     tx(this.thinkLabel, 'msg.thought');
+    if (this.autoOpened) this.thinking.open = false;
     this.el.classList.toggle('stopped', Boolean(this.record.stopped));
     this.renderFoot();
   }

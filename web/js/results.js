@@ -2,7 +2,7 @@
 // command output: untrusted, so it goes into the DOM only as textContent (via h()).
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { bytes, duration } from './format.js';
+import { bytes, duration, shortPath } from './format.js';
 import { tx } from './i18n.js';
 
 const FOLD_LINES = 14;
@@ -129,7 +129,7 @@ function searchView(r) {
   for (const file of r.results || []) {
     for (const m of file.matches || []) {
       rows.push(h('li', { class: 'hit' },
-        h('span', { class: 'hit-path', text: m.line ? `${file.path}:${m.line}` : file.path }),
+        h('span', { class: 'hit-path', title: file.path, text: `${shortPath(file.path, 36)}${m.line ? `:${m.line}` : ''}` }),
         m.line ? h('span', { class: 'hit-text', text: String(m.text ?? '').trim() }) : null));
     }
   }

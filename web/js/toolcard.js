@@ -23,6 +23,13 @@ export function toolLabel(name) {
   return t(key) === key ? name : key;
 }
 
+const MONO = new Set(['arg.path', 'arg.cwd', 'arg.command', 'arg.query', 'arg.arguments']);
+
+/** Paths, commands and queries read best in the code font. */
+export function valueClass(key) {
+  return MONO.has(key) ? 'v mono' : 'v';
+}
+
 /** The arguments worth a glance, as [label key, value, value is a locale key] rows. */
 export function keyArgs(name, args = {}) {
   const rows = [];
@@ -89,7 +96,7 @@ export class ToolCard {
     const args = h('div', { class: 'tc-args' }, keyArgs(name, record.args).map(([key, value, isKey]) => h('div', { class: 'kv' },
       h('span', { class: 'k', i18n: key }),
       h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
-        isKey ? { class: 'v', i18n: value } : { class: 'v', text: value, title: value }))));
+        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: value, title: value }))));
     const body = h('div', { class: 'tc-body' }, this.bodyFor(record));
     const foot = this.footFor(record, awaiting);
     this.el.replaceChildren(head, args);

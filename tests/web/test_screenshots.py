@@ -1,0 +1,107 @@
+"""Screenshots of the main views in both themes and both languages (test-artifacts/web/).
+
+They are looked at by people; the test only checks the views are in the state pictured.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
+from tests.web.conftest import AppFactory
+
+pytestmark = pytest.mark.web
+
+ANSWER = {
+    "en": (
+        "Sure. I read the config first, then I will update it.\n\n"
+        "```python\nimport json\n\ndef load(path):\n    with open(path) as f:\n"
+        "        return json.load(f)  # the settings\n```\n\n"
+        "- **port** stays `3000`\n- debug logging gets turned on\n"
+    ),
+    "zh-CN": (
+        "好的。我先读取配置，然后更新它。\n\n"
+        "```python\nimport json\n\ndef load(path):\n    with open(path) as f:\n"
+        "        return json.load(f)  # 设置\n```\n\n"
+        "- **端口** 保持 `3000`\n- 打开调试日志\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_screenshots(make_app: AppFactory, theme: str, lang: str) -> None:
+    with FakeOllama() as fake:
+        app = make_app(fake, theme=theme, language=lang)
+        ws = app.workspace
+        config = ws / "config.ts"
+        config.write_text("export const config = {\n  port: 3000,\n  debug: false,\n};\n")
+        (ws / "src").mkdir()
+        for name in ("main.ts", "menu.ts", "tray.ts"):
+            (ws / "src" / name).write_text(f"import {{ app }} from 'electron';\n// {name}\n")
+        new_config = "export const config = {\n  port: 3000,\n  debug: true,\n};\n"
+        fake.script(
+            tool_turn(
+                [
+                    ("read_file", {"path": str(config)}),
+                    ("search_files", {"path": str(ws), "query": "electron"}),
+                ],
+                thinking="The user wants debug on. Read the file first.",
+            ),
+            tool_turn(
+                [("write_file", {"path": str(config), "content": new_config})],
+                content=ANSWER[lang],
+            ),
+            text_turn("Done." if lang == "en" else "完成。"),
+        )
+        tag = f"{theme}-{lang}"
+        page = app.page
+        app.send("Turn on debug logging" if lang == "en" else "打开调试日志")
+        expect(page.locator("#approval button.btn.primary")).to_be_enabled()
+        expect(page.locator(".tool-card[data-status=success]")).to_have_count(2)
+        page.evaluate("document.activeElement.blur()")
+        app.screenshot(f"{tag}-approval")
+        page.click("#approval button.btn.primary")
+        expect(page.locator(".msg.assistant .content").last).to_have_text(
+            "Done." if lang == "en" else "完成。"
+        )
+        page.locator(".tool-card").nth(2).scroll_into_view_if_needed()
+        app.screenshot(f"{tag}-chat")
+        page.locator(".msg.user").first.scroll_into_view_if_needed()
+        app.screenshot(f"{tag}-cards")
+        page.click("#btn-model")
+        expect(page.locator("#model-menu")).to_be_visible()
+        app.screenshot(f"{tag}-models")
+        page.keyboard.press("Escape")
+        page.click("#btn-sidebar")
+        expect(page.locator("#sidebar")).to_have_class("sidebar open")
+        app.screenshot(f"{tag}-sidebar")
+        page.keyboard.press("Escape")
+        page.click("#btn-settings")
+        expect(page.locator("#settings")).to_be_visible()
+        app.screenshot(f"{tag}-settings")
+        page.locator(".set-section").nth(2).scroll_into_view_if_needed()
+        app.screenshot(f"{tag}-settings-tools")
+        assert app.page_errors == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_screenshots_onboarding_wide_and_zoomed(make_app: AppFactory, theme: str) -> None:
+    app = make_app(endpoint="http://127.0.0.1:9", theme=theme)
+    expect(app.page.locator("#onboarding .ob-card")).to_be_visible()
+    app.screenshot(f"{theme}-en-onboarding")
+    with FakeOllama() as fake:
+        fake.script(text_turn("A **short** answer with `code`, a list:\n\n- one\n- two\n"))
+        # 150% zoom in a 420x640 popup leaves 280x427 CSS pixels.
+        zoomed = make_app(fake, theme=theme, viewport=(280, 427), scale=1.5)
+        zoomed.send("How does this look when zoomed?")
+        expect(zoomed.page.locator(".msg.assistant .msg-foot .stat").first).to_be_visible()
+        zoomed.screenshot(f"{theme}-en-zoom150")
+        overflow = zoomed.page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, "the page scrolls sideways at 150% zoom"
+        wide = make_app(fake, theme=theme, viewport=(900, 640))
+        expect(wide.page.locator("#sidebar")).to_be_visible()
+        wide.screenshot(f"{theme}-en-wide")
