@@ -92,7 +92,7 @@ export function resultView(name, result, record) {
   switch (name) {
     case 'read_file': return readView(result);
     case 'list_directory': return listView(result);
-    case 'search_files': return searchView(result);
+    case 'search_files': return searchView(result, record.args?.path);
     case 'run_command': return commandView(result);
     case 'write_file': return h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
     case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });
@@ -124,12 +124,19 @@ function listView(r) {
       r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
 }
 
-function searchView(r) {
+// Hits read best relative to the folder searched (src/main.ts:3, not the whole path).
+function relative(path, root) {
+  const base = String(root || '').replace(/[\\/]+$/, '');
+  if (base && path.startsWith(base) && /[\\/]/.test(path[base.length] || '')) return path.slice(base.length + 1);
+  return shortPath(path, 36);
+}
+
+function searchView(r, root) {
   const rows = [];
   for (const file of r.results || []) {
     for (const m of file.matches || []) {
       rows.push(h('li', { class: 'hit' },
-        h('span', { class: 'hit-path', title: file.path, text: `${shortPath(file.path, 36)}${m.line ? `:${m.line}` : ''}` }),
+        h('span', { class: 'hit-path', title: file.path, text: `${relative(file.path, root)}${m.line ? `:${m.line}` : ''}` }),
         m.line ? h('span', { class: 'hit-text', text: String(m.text ?? '').trim() }) : null));
     }
   }

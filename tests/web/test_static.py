@@ -1,0 +1,96 @@
+"""Checks on the shipped page's files that need no browser."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+JS = sorted((WEB / "js").glob("*.js"))
+
+
+def locale(name: str) -> dict[str, str]:
+    return dict(json.loads((WEB / "locales" / f"{name}.json").read_text(encoding="utf-8")))
+
+
+def base_key(key: str) -> str:
+    return re.sub(r"_(zero|one|two|few|many|other)$", "", key)
+
+
+def test_index_has_a_strict_csp_and_no_inline_code() -> None:
+    html = (WEB / "index.html").read_text(encoding="utf-8")
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert csp is not None
+    policy = csp.group(1)
+    for directive in (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-src 'none'",
+    ):
+        assert directive in policy
+    assert "unsafe" not in policy
+    assert " style=" not in html
+    assert re.search(r"\son[a-z]+=", html) is None
+    assert re.findall(r"<script(?![^>]*\bsrc=)", html) == []
+    assert "http://" not in html.replace("http-equiv", "") and "https://" not in html
+
+
+def test_only_bridge_js_touches_pywebview_and_nothing_evals() -> None:
+    for path in JS:
+        text = path.read_text(encoding="utf-8")
+        if path.name != "bridge.js":
+            assert "pywebview" not in text, path.name
+        assert "eval(" not in text and "new Function" not in text, path.name
+        assert (
+            re.search(r"\.(inner|outer)HTML\b|insertAdjacentHTML|document\.write", text) is None
+        ), path.name
+        assert len(text.splitlines()) < 400, f"{path.name} is too long"
+
+
+def test_the_shim_is_not_shipped() -> None:
+    shipped = "\n".join(p.read_text(encoding="utf-8") for p in WEB.rglob("*.js"))
+    assert "__metonaHarness" not in shipped
+
+
+def test_both_locales_have_the_same_keys_and_zh_is_translated() -> None:
+    en, zh = locale("en"), locale("zh-CN")
+    assert {base_key(k) for k in en} == {base_key(k) for k in zh}
+    same = {k for k in en if k in zh and en[k] == zh[k]}
+    assert same <= {"set.language.en", "set.language.zh-CN", "set.provider.ollama"}
+    for key, value in zh.items():
+        placeholders = set(re.findall(r"\{\w+\}", value))
+        english = en.get(key) or en.get(base_key(key) + "_other", "")
+        assert placeholders <= set(re.findall(r"\{\w+\}", english)), key
+
+
+def test_every_key_the_page_uses_exists() -> None:
+    en = {base_key(k) for k in locale("en")}
+    used: set[str] = set()
+    html = (WEB / "index.html").read_text(encoding="utf-8")
+    used |= set(re.findall(r'data-i18n(?:-[a-z-]+)?="([^"]+)"', html))
+    pattern = re.compile(
+        r"(?:i18n\w*:\s*\[?|\b(?:t|tx|tattr)\([^'`)]*?|key:\s*)'([a-z_]+\.[\w.-]+)'"
+    )
+    for path in JS:
+        used |= set(pattern.findall(path.read_text(encoding="utf-8")))
+    missing = sorted(k for k in used if k not in en)
+    assert missing == []
+    assert len(used) > 100
+
+
+def test_vendored_files_match_their_versions_file() -> None:
+    lines = (WEB / "vendor" / "VERSIONS").read_text().splitlines()
+    sums = [line.split() for line in lines if re.match(r"^[0-9a-f]{64}\s", line)]
+    assert len(sums) == 3
+    for digest, name in sums:
+        assert hashlib.sha256((WEB / "vendor" / name).read_bytes()).hexdigest() == digest
+    for licence in ("LICENSE.marked", "LICENSE.dompurify", "LICENSE.highlightjs"):
+        assert (WEB / "vendor" / licence).is_file()
