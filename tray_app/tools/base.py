@@ -193,10 +193,12 @@ class Toolbox:
             return f"tool {name!r} is not enabled"
         try:
             return tool.args_model.model_validate(parse_arguments(args))
-        except (ValueError, TypeError) as exc:
-            if isinstance(exc, ValidationError):
-                return describe_validation_error(name, exc)
-            return f"invalid arguments for {name}: {exc}"
+        except ValidationError as exc:
+            return describe_validation_error(name, exc)
+        except RecursionError:  # json.loads of "[[[[..." nested thousands deep
+            return f"invalid arguments for {name}: the JSON is nested too deeply"
+        except Exception as exc:  # whatever the model sent, execute() must answer, not raise
+            return f"invalid arguments for {name}: {type(exc).__name__}: {exc}"
 
     def execute(
         self,
