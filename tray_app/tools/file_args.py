@@ -7,6 +7,7 @@ mended here instead of failing the call. Numeric caps are clamped, not refused.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -37,6 +38,9 @@ def _clamp(value: Any, low: int, high: int) -> Any:
             return value  # pydantic reports it
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON's Infinity or 1e999: clamp like any other huge number; NaN is left to pydantic.
+        return value if math.isnan(value) else (high if value > 0 else low)
     return max(low, min(high, int(value)))
 
 
