@@ -260,3 +260,47 @@ def test_quit_from_the_tray_menu_stops_everything(desktop: DesktopEnv, app: AppP
     assert code == 0
     wait_for(lambda: not any(_alive(p) for p in helpers), 10, "WebKit's helpers to exit")
     wait_for(lambda: len(desktop.tray_icons()) < icons_before, 10, "the icon to leave the tray")
+
+
+def test_settings_rebind_the_hotkey_and_write_the_login_entry(
+    desktop: DesktopEnv, app: AppProcess
+) -> None:
+    reply = app.core("update_settings", {"hotkey": "Ctrl+Alt+K", "start_at_login": True})
+    assert reply["ok"], reply
+    wait_for(lambda: app.state()["hotkey"] == "Ctrl+Alt+K", 15, "the new hotkey")
+    entry = app.home / "xdg-config" / "autostart" / "metona-tray.desktop"
+    wait_for(entry.exists, 15, "the autostart entry")
+    assert f"METONA_HOME={app.home}" in entry.read_text()
+
+    press_hotkey(desktop)  # the old combination does nothing now
+    desktop.xdotool("key", "--clearmodifiers", "ctrl+alt+k")
+    wait_for(lambda: popup_visible(desktop, app), 15, "the new hotkey to show the popup")
+    desktop.xdotool("key", "--clearmodifiers", "ctrl+alt+k")
+    wait_for(lambda: popup_hidden(desktop, app), 15, "the new hotkey to hide the popup")
+
+    app.core("update_settings", {"start_at_login": False})
+    wait_for(lambda: not entry.exists(), 15, "the autostart entry to be removed")
+
+
+def test_the_workspace_picker_is_the_native_folder_dialog(
+    desktop: DesktopEnv, app: AppProcess, tmp_path: Path
+) -> None:
+    chosen = tmp_path / "picked folder"
+    chosen.mkdir()
+    app.send("show")
+    wait_for(lambda: popup_visible(desktop, app), 15, "the popup")
+    before = desktop.top_windows()
+    # What the page's "Change folder" button does: the bridge's pick_folder.
+    app.eval_js("(window.pywebview.api.pick_folder({}).then(r => { window.__picked = r; }), 1)")
+    dialog = wait_for(
+        lambda: [w for w in desktop.top_windows() - before if desktop.geometry(w)[2] > 200],
+        15,
+        "the folder dialog",
+    )
+    desktop.xdotool("windowfocus", "--sync", dialog[0])  # no window manager gives focus here
+    desktop.xdotool("key", "ctrl+l")
+    desktop.xdotool("type", "--delay", "10", f"{chosen}/")
+    desktop.screenshot("08-folder-dialog")
+    desktop.xdotool("key", "Return")
+    picked = wait_for(lambda: app.eval_js("window.__picked || null"), 15, "the chosen folder")
+    assert picked == {"ok": True, "data": {"supported": True, "path": str(chosen)}}

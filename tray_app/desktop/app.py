@@ -98,7 +98,7 @@ class DesktopApp:
         )  # fmt: skip
         self.hotkeys = HotkeyManager(self.popup.toggle)
         self.instance.serve(self._on_command)
-        self.tray.start(**self._tray_options())
+        self.tray.start()
         self._install_signal_handlers()  # after pystray, which resets SIGINT
         log.info("desktop app starting (tray backend %s, page %s)", self.tray.backend, index)
         webview.start(self._after_gui_started, gui="gtk" if LINUX else None, private_mode=True)
@@ -118,13 +118,6 @@ class DesktopApp:
         except OSError:
             return None
         return path
-
-    def _tray_options(self) -> dict[str, Any]:
-        if sys.platform == "darwin":  # untested: share NSApp with pywebview (DESIGN 1)
-            from AppKit import NSApplication  # type: ignore[import-not-found]
-
-            return {"darwin_nsapplication": NSApplication.sharedApplication()}
-        return {}
 
     def _after_gui_started(self) -> None:
         """Runs on a pywebview thread once the GUI loop starts."""

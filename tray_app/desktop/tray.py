@@ -111,15 +111,15 @@ class Tray:
 
     # ---- life cycle ------------------------------------------------------------------------
 
-    def start(self, **platform_options: Any) -> None:
-        """Before the GUI loop starts, on the main thread (``run_detached`` per DESIGN 1)."""
+    def start(self) -> None:
+        """Before the GUI loop starts, on the main thread (``run_detached``, DESIGN 1). On
+        macOS pystray's default NSApplication is ``sharedApplication()``, the one pywebview
+        runs, so the icon shares its loop (untested here)."""
 
         def setup(icon: Any) -> None:
             icon.visible = True
             self.ready = True
 
-        if platform_options:
-            self.icon._options.update(platform_options)  # e.g. darwin_nsapplication
         self.icon.run_detached(setup)
         self._worker.submit(self._refresh_models)
 

@@ -17,6 +17,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -173,11 +174,13 @@ class Popup:
             log.debug("tray icon geometry unavailable", exc_info=True)
         self.toggle(anchor)
 
-    def pick_folder(self, start: str = "") -> str | None:
-        """The native folder dialog (blocks the calling thread, never the GUI thread)."""
+    def pick_folder(self, start: str | None = None) -> str | None:
+        """The native folder dialog (blocks the calling thread, never the GUI thread);
+        None when cancelled. Opens in ``start`` or the home folder."""
         import webview
 
-        result = self.window.create_file_dialog(webview.FileDialog.FOLDER, directory=start)
+        folder = start or str(Path.home())
+        result = self.window.create_file_dialog(webview.FileDialog.FOLDER, directory=folder)
         if not result:
             return None
         return str(result[0] if isinstance(result, (list, tuple)) else result)
