@@ -123,9 +123,11 @@ class DesktopApp:
         """Runs on a pywebview thread once the GUI loop starts."""
         if sys.platform == "darwin":  # untested: no Dock icon for a tray app (DESIGN 1)
             try:
-                from AppKit import NSApplication
+                from AppKit import NSApplication  # type: ignore[import-not-found]
+                from PyObjCTools import AppHelper  # type: ignore[import-not-found]
 
-                NSApplication.sharedApplication().setActivationPolicy_(1)
+                app = NSApplication.sharedApplication()
+                AppHelper.callAfter(app.setActivationPolicy_, 1)  # accessory, on the main thread
             except Exception:
                 log.warning("could not hide the Dock icon", exc_info=True)
         self.pump.start()
