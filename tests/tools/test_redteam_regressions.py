@@ -28,3 +28,32 @@ def test_infinite_numbers_are_clamped_not_raised(box: Toolbox, layout) -> None:
     assert found["success"] is True and found["total_matches"] == 1
     nan = box.execute("read_file", {"path": "a.txt", "start_line": float("nan")})
     assert nan["success"] is False and "finite" in nan["error"]
+
+
+def test_refusals_never_name_what_a_link_outside_leads_to(box: Toolbox, layout) -> None:
+    # The resolved path in "(resolved to …)" disclosed names of files outside the allowed
+    # folders: chains through links there, dangling targets, loops, secret-looking names.
+    hidden = "SECRET-NAME-7c1d"
+    (layout.outside / f"{hidden}.txt").write_text("x")
+    (layout.outside / "hop").symlink_to(layout.outside / f"{hidden}.txt")
+    (layout.outside / "loop").symlink_to(layout.outside / "loop")
+    links = {
+        "chain": layout.outside / "hop",
+        "dangling": layout.outside / f"{hidden}-dir" / "new.txt",
+        "to_key": layout.outside / f"{hidden}.pem",
+        "to_loop": layout.outside / "loop",
+    }
+    for name, target in links.items():
+        (layout.work / name).symlink_to(target)
+    raws = [*links, str(layout.outside / "hop"), "chain/x", "to_loop/x"]
+    for raw in raws:
+        for tool in ("read_file", "write_file", "list_directory", "search_files"):
+            args = {"path": raw, "content": "x", "query": "x"}
+            result = box.execute(tool, args)
+            assert result["success"] is False, (tool, raw)
+            assert hidden not in result["error"] and "loop at" not in result["error"], result
+            preview = box.preview(tool, args)
+            assert hidden not in str(preview)
+    # A path that leads outside without a link still says where it resolved to.
+    message = box.execute("read_file", {"path": "../outside/x.txt"})["error"]
+    assert str(layout.outside / "x.txt") in message and "outside the allowed folders" in message

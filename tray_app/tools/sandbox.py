@@ -18,7 +18,8 @@ or raises ``SandboxViolation`` with a sentence naming the path and the reason. T
    blocked and protected folders (they always win), containment in an allowed folder by path
    components (``work_evil`` is not inside ``work``; case-folded on macOS and Windows), no
    hard-linked file, and for writes and deletes no ``.git`` component (hooks and config there
-   run code; reading ``.git`` is fine).
+   run code; reading ``.git`` is fine). A refusal never names where a link outside the allowed
+   folders leads: the names there are not the model's to learn.
 
 Hard links: a regular file with more than one link may have other names outside the allowed
 folders, and nothing cheap can find them (the allowed name proves nothing about the others).
@@ -178,14 +179,18 @@ class SandboxPolicy:
             real = self._realpath(parent, raw) / name
         else:
             real = self._realpath(joined, raw)
+        if not self._inside_allowed(real):
+            # Say nothing about where it leads: link targets outside are not the model's to see.
+            self._check_blocked(plain, raw)
+            roots = ", ".join(str(r) for r in self.allowed_roots) or "none are set"
+            if real == plain:
+                message = f"{self._describe(raw, plain)} is outside the allowed folders"
+            else:
+                message = f"{raw!r} leads through a symbolic link outside the allowed folders"
+            raise SandboxViolation(f"{message} ({roots})")
         self._check_names(real.parts, raw)
         self._check_blocked(plain, raw)
         self._check_blocked(real, raw)
-        if not self._inside_allowed(real):
-            roots = ", ".join(str(r) for r in self.allowed_roots) or "none are set"
-            raise SandboxViolation(
-                f"{self._describe(raw, real)} is outside the allowed folders ({roots})"
-            )
         if access in _MODIFYING:
             self._check_git(plain, real, raw)
         self._check_hard_links(real)
@@ -347,12 +352,12 @@ class SandboxPolicy:
         self._check_no_links(result, raw)
         return result
 
-    @staticmethod
-    def _check_no_links(path: Path, raw: str) -> None:
+    def _check_no_links(self, path: Path, raw: str) -> None:
         """After realpath no component may still be a link: one that is, is a loop."""
         for prefix in [*reversed(path.parents), path]:
             if os.path.islink(prefix):  # islink never raises
-                raise SandboxViolation(f"{raw!r} runs into a symbolic link loop at {prefix}")
+                where = f" at {prefix}" if self._inside_allowed(prefix) else ""
+                raise SandboxViolation(f"{raw!r} runs into a symbolic link loop{where}")
 
 
 def _unique(paths: Iterable[Path]) -> list[Path]:
