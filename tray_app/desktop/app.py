@@ -35,7 +35,7 @@ QUIT_DEADLINE = 4.0
 LINUX = sys.platform.startswith("linux")
 TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
 HOOK_CORE_COMMANDS = frozenset(
-    {"new_session", "send_message", "get_session", "list_sessions", "status",
+    {"new_session", "send_message", "get_session", "list_sessions", "status", "list_models",
      "pending_approvals", "decide", "update_settings", "get_settings"}
 )  # fmt: skip
 
