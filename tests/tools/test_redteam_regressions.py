@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tray_app.tools import sandbox
 from tray_app.tools.base import Toolbox
+from tray_app.tools.fs_safe import iso_time
 
 
 def test_deeply_nested_json_arguments_are_refused_not_raised(box: Toolbox) -> None:
@@ -57,3 +65,31 @@ def test_refusals_never_name_what_a_link_outside_leads_to(box: Toolbox, layout) 
     # A path that leads outside without a link still says where it resolved to.
     message = box.execute("read_file", {"path": "../outside/x.txt"})["error"]
     assert str(layout.outside / "x.txt") in message and "outside the allowed folders" in message
+
+
+@pytest.mark.parametrize("stamp", [2**40, -(2**40), 2**62, float("inf")])
+def test_a_timestamp_beyond_the_year_9999_gives_a_time_not_a_crash(stamp: float) -> None:
+    # datetime.fromtimestamp raised ValueError/OverflowError, and list_directory of the folder
+    # holding such a file failed as a whole ("failed unexpectedly").
+    assert iso_time(stamp) in ("9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z")
+    assert iso_time(0) == "1970-01-01T00:00:00Z"
+
+
+def test_listing_a_folder_with_a_far_future_file_on_tmpfs(policy_for, monkeypatch) -> None:
+    # /tmp is tmpfs on many systems; here the tmpfs at hand is /dev/shm, so /dev is not a
+    # blocked system folder for this one test.
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("no writable /dev/shm (tmpfs keeps 64-bit times; ext4 clamps them)")
+    monkeypatch.setattr(sandbox, "POSIX_SYSTEM_DIRS", ("/etc", "/sys", "/proc"))
+    with tempfile.TemporaryDirectory(dir=shm) as folder:
+        work = Path(folder)
+        (work / "future.txt").write_text("x")
+        (work / "normal.txt").write_text("y")
+        os.utime(work / "future.txt", (2**40, 2**40))
+        if os.stat(work / "future.txt").st_mtime < 2**40:
+            pytest.skip("this /dev/shm clamps times")
+        box = Toolbox(policy_for(allowed_dirs=[work]))
+        result = box.execute("list_directory", {"path": str(work)})
+        assert result["success"] is True, result
+        assert [e["name"] for e in result["entries"]] == ["future.txt", "normal.txt"]

@@ -116,7 +116,13 @@ def split_lines(text: str) -> list[str]:
 
 
 def iso_time(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        # tmpfs and others keep any 64-bit time (``touch -d @99999999999``); datetime ends at
+        # the years 1 and 9999, and one such file must not make a whole listing fail.
+        moment = (datetime.max if timestamp > 0 else datetime.min).replace(tzinfo=timezone.utc)
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%SZ")
 
 
 def human_size(size: int) -> str:
