@@ -273,10 +273,12 @@ class DesktopApp:
         if destroy_window:
             steps.append(("window", self.popup.destroy))
         for name, step in steps:
+            began = time.monotonic()
             try:
                 step()
             except Exception:
                 log.exception("quit: stopping the %s failed", name)
+            log.debug("quit: %s stopped in %.3f s", name, time.monotonic() - began)
         log.info("quit: stopped in %.2f s", time.monotonic() - started)
         if not destroy_window:
             watchdog.cancel()
