@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -93,3 +96,37 @@ def test_listing_a_folder_with_a_far_future_file_on_tmpfs(policy_for, monkeypatc
         result = box.execute("list_directory", {"path": str(work)})
         assert result["success"] is True, result
         assert [e["name"] for e in result["entries"]] == ["future.txt", "normal.txt"]
+
+
+def _bwrap_problem() -> str | None:
+    bwrap = shutil.which("bwrap")
+    if not sys.platform.startswith("linux") or bwrap is None:
+        return "needs bubblewrap on Linux"
+    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]
+    done = subprocess.run([*probe, "--cap-drop", "ALL", "--", "/bin/true"], check=False)
+    return None if done.returncode == 0 else "bwrap cannot create a sandbox here"
+
+
+def test_sandboxed_commands_cannot_change_the_policys_app_folders(layout) -> None:
+    # The sandbox took the app's folders from METONA_HOME, never from the policy it was given,
+    # so a command could rewrite the settings the policy protects (and grant itself more).
+    problem = _bwrap_problem()
+    if problem:
+        pytest.skip(problem)
+    settings = layout.home / ".config" / "metona-tray" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("{}")
+    policy = sandbox.SandboxPolicy(
+        allowed_dirs=[layout.home],
+        workspace=layout.home,
+        protected_dirs=[settings.parent],
+        run_command_enabled=True,
+        sandbox_enabled=True,
+        home=layout.home,
+    )
+    box = Toolbox(policy)
+    command = f'echo \'{{"allowed_dirs": ["/"]}}\' > {settings}; rm -f {settings}'
+    result = box.execute("run_command", {"command": command})
+    assert result["sandboxed"] is True and result["success"] is False, result
+    assert settings.read_text() == "{}"
+    assert box.execute("run_command", {"command": "touch fine.txt"})["success"] is True

@@ -130,6 +130,10 @@ class SandboxPolicy:
         self.allowed_roots: list[Path] = _unique(
             p for p in (self._configured(d) for d in allowed_dirs) if p is not None
         )
+        # The app's own folders; run_command's OS sandbox keeps them read-only too.
+        self.protected_dirs: list[Path] = _unique(
+            p for p in (self._configured(d) for d in protected_dirs) if p is not None
+        )
         self._blocked: list[tuple[Path, str, tuple[str, ...]]] = []
         for folder in self._system_dirs():
             self._add_blocked(folder, "the system folder")

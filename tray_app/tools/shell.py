@@ -164,7 +164,7 @@ def sandbox_masks(policy: SandboxPolicy) -> tuple[list[Path], list[Path]]:
     """
     homes = {Path(policy.home), Path.home()}
     hidden = [h / name for h in homes for name in HOME_SECRET_DIRS]
-    own = getattr(policy, "protected_dirs", None) or AppPaths.from_env().protected_dirs()
+    own = policy.protected_dirs or AppPaths.from_env().protected_dirs()
     usable = [Path(p) for p in own]
     return (
         [p for p in hidden if p.is_dir() and not p.is_symlink()],
