@@ -51,9 +51,28 @@ def result_summary(result: dict[str, Any] | None) -> str:
     return "ok"
 
 
+def preview_summary(preview: dict[str, Any]) -> str:
+    """One line of what the call would do: sizes, counts, or where a command runs."""
+    kind = preview.get("kind")
+    if kind == "new_file":
+        return f"new file, {preview.get('size_after', 0)} bytes"
+    if kind == "diff":
+        return f"overwrites: {preview.get('size_before')} -> {preview.get('size_after')} bytes"
+    if kind in ("tree", "file"):
+        count = preview.get("count")
+        return f"deletes {count} items" if count else f"deletes {preview.get('size', 0)} bytes"
+    if kind == "command":
+        where = "sandboxed" if preview.get("sandboxed") else "not sandboxed"
+        return f"runs in {preview.get('cwd')} ({where})"
+    return ""
+
+
 def approval_text(event: ApprovalNeeded) -> str:
     preview = event.preview or {}
     lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.args)}"]
+    summary = preview_summary(preview)
+    if summary:
+        lines.append(f"   {summary}")
     text = str(preview.get("text") or "")
     if text:
         shown = text.splitlines()[:40]

@@ -1,0 +1,112 @@
+"""The terminal mode as a person uses it: an interactive chat, and approvals typed at a prompt."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+
+
+def _env(metona_home: Path, home: Path) -> dict[str, str]:
+    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(home), NO_COLOR="1")
+    env.pop("DISPLAY", None)
+    return env
+
+
+def test_no_prompt_starts_a_chat_that_reads_one_message_per_line(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    fake_ollama.script(text_turn("First answer."), text_turn("Second answer."))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tray_app",
+            "chat",
+            "--model",
+            "qwen3:8b",
+            "--endpoint",
+            fake_ollama.url,
+            "--workspace",
+            str(tmp_path),
+        ],
+        input="hello\nand again\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(metona_home, tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "First answer." in result.stdout and "Second answer." in result.stdout
+    second = fake_ollama.chat_requests[1]["messages"]
+    assert [m["content"] for m in second if m["role"] == "user"] == ["hello", "and again"]
+
+
+def _read_until(fd: int, needle: bytes, timeout: float = 20) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle not in seen:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"{needle!r} not seen; got {seen[-500:]!r}")
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen
+
+
+def test_on_a_terminal_a_write_waits_for_the_typed_answer(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": "note.md", "content": "# Hi\n"})]),
+        text_turn("Written."),
+    )
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tray_app",
+            "chat",
+            "--model",
+            "qwen3:8b",
+            "--endpoint",
+            fake_ollama.url,
+            "--workspace",
+            str(workspace),
+            "write a note",
+        ],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=_env(metona_home, tmp_path),
+    )
+    os.close(slave)
+    try:
+        shown = _read_until(master, b"Approve write_file?")
+        assert b"note.md" in shown and b"new file, 5 bytes" in shown and b"# Hi" in shown
+        assert not (workspace / "note.md").exists()
+        os.write(master, b"y\n")
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.returncode == 0
+    assert (workspace / "note.md").read_text() == "# Hi\n"
+    assert b"Written." in out
