@@ -130,3 +130,28 @@ def test_sandboxed_commands_cannot_change_the_policys_app_folders(layout) -> Non
     assert result["sandboxed"] is True and result["success"] is False, result
     assert settings.read_text() == "{}"
     assert box.execute("run_command", {"command": "touch fine.txt"})["success"] is True
+
+
+def test_a_credential_folder_that_is_a_link_is_hidden_in_the_sandbox(layout) -> None:
+    # Only real folders were masked: with ~/.gnupg a link (GNU stow folds folders that way)
+    # a sandboxed command read the keys through it or at the link's target.
+    problem = _bwrap_problem()
+    if problem:
+        pytest.skip(problem)
+    real = layout.home / "dotfiles" / "gnupg"
+    real.mkdir(parents=True)
+    (real / "private.key").write_text("SECRET-GPG-KEY")
+    (layout.home / ".gnupg").symlink_to(real)
+    policy = sandbox.SandboxPolicy(
+        allowed_dirs=[layout.home],
+        workspace=layout.home,
+        run_command_enabled=True,
+        sandbox_enabled=True,
+        home=layout.home,
+    )
+    command = f"cat {layout.home}/.gnupg/private.key {real}/private.key; ls {real}"
+    result = Toolbox(policy).execute("run_command", {"command": command})
+    assert result["sandboxed"] is True
+    assert "SECRET-GPG-KEY" not in result["stdout"] and "private.key" not in result["stdout"]
+    ok = Toolbox(policy).execute("run_command", {"command": "echo hi > note.txt && cat note.txt"})
+    assert ok["stdout"] == "hi\n"

@@ -165,11 +165,21 @@ def sandbox_masks(policy: SandboxPolicy) -> tuple[list[Path], list[Path]]:
     homes = {Path(policy.home), Path.home()}
     hidden = [h / name for h in homes for name in HOME_SECRET_DIRS]
     own = policy.protected_dirs or AppPaths.from_env().protected_dirs()
-    usable = [Path(p) for p in own]
-    return (
-        [p for p in hidden if p.is_dir() and not p.is_symlink()],
-        [p for p in usable if p.is_dir() and not p.is_symlink()],
-    )
+    return _real_dirs(hidden, policy.workspace), _real_dirs(own, policy.workspace)
+
+
+def _real_dirs(folders: Sequence[Path], workspace: Path) -> list[Path]:
+    """The real paths of the existing folders: a mask on a link would not cover its target
+    (GNU stow makes ``~/.gnupg`` a link to ``~/dotfiles/gnupg``). A folder holding the
+    workspace is left out: masking it would hide the workspace itself."""
+    found: list[Path] = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        real = Path(os.path.realpath(folder))
+        if real not in found and not _within(Path(workspace), real):
+            found.append(real)
+    return found
 
 
 def _bwrap_started(read_fd: int) -> bool:
