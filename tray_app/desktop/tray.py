@@ -118,6 +118,7 @@ class Tray:
 
         def setup(icon: Any) -> None:
             icon.visible = True
+            self._tooltip(icon.title)
             self.ready = True
 
         self.icon.run_detached(setup)
@@ -130,6 +131,14 @@ class Tray:
         except Exception:
             log.exception("stopping the tray icon failed")
         self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def _tooltip(self, text: str) -> None:
+        """pystray's GTK StatusIcon sets only a title; the hover text is the tooltip."""
+        status_icon = getattr(self.icon, "_status_icon", None)
+        if status_icon is not None:
+            from gi.repository import GLib
+
+            GLib.idle_add(lambda: status_icon.set_tooltip_text(text) and False)
 
     def anchor(self) -> Rect | None:
         """The icon's rectangle on screen where the backend knows it (GTK StatusIcon)."""
@@ -151,6 +160,7 @@ class Tray:
         if (old.state, old.pending) != (new.state, new.pending):
             self.icon.icon = tray_image(new.state, new.pending)
             self.icon.title = tray_title(new.state, new.pending)
+            self._tooltip(self.icon.title)
         self.icon.update_menu()
         if any(isinstance(e, SettingsUpdated) for e in events) and not new.models:
             self._worker.submit(self._refresh_models)
