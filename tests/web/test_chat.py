@@ -145,3 +145,47 @@ def test_a_failed_answer_offers_retry(app: App) -> None:
     expect(notice).to_contain_text("model crashed")
     notice.get_by_role("button").click()
     expect(page.locator(".msg.assistant .content").last).to_have_text("Recovered.")
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cf00000301010018dd8db40000000049454e44ae426082"
+)
+
+
+def test_images_attach_only_for_vision_models(app: App, tmp_path: object) -> None:
+    page = app.page
+    expect(page.locator("#btn-attach")).to_be_disabled()  # qwen3:8b cannot see
+    page.click("#btn-model")
+    page.locator("#model-menu .model-row", has_text="gemma3:4b").click()
+    expect(page.locator("#btn-attach")).to_be_enabled()
+    page.set_input_files(
+        "#file-input", files=[{"name": "dot.png", "mimeType": "image/png", "buffer": PNG}]
+    )
+    expect(page.locator("#attachments .thumb")).to_have_count(1)
+    app.fake.script(text_turn("A single dot."))
+    app.send("What is this?")
+    expect(page.locator(".msg.user .msg-images img")).to_have_count(1)
+    expect(page.locator(".msg.assistant .content")).to_have_text("A single dot.")
+    expect(page.locator("#attachments")).to_be_hidden()
+    sent = app.fake.chat_requests[0]["messages"][-1]
+    assert sent["images"] and isinstance(sent["images"][0], str)
+
+
+def test_every_control_has_a_name(app: App) -> None:
+    page = app.page
+    app.fake.script(text_turn("Hi."))
+    app.send("Hello")
+    expect(page.locator(".msg.assistant .msg-foot .act").first).to_be_visible()
+    page.click("#btn-settings")
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('button, input, select, textarea')]
+        .filter((el) => el.checkVisibility() && el.type !== 'hidden')
+        .filter((el) => {
+          const label = el.labels && [...el.labels].some((l) => l.textContent.trim());
+          return !(label || el.getAttribute('aria-label') || el.textContent.trim()
+            || el.getAttribute('title'));
+        })
+        .map((el) => el.outerHTML.slice(0, 80))"""
+    )
+    assert unnamed == []

@@ -171,3 +171,24 @@ def test_result_views_fit_each_tool(app: App) -> None:
     expect(removed).to_have_attribute("data-status", "success")
     expect(removed.locator(".plain.tree")).to_contain_text("main.py")
     assert not (ws / "src").exists()
+
+
+def test_run_command_shows_the_command_then_its_output(
+    make_app: object, fake_ollama: object
+) -> None:
+    app = make_app(fake_ollama, run_command_enabled=True)  # type: ignore[operator]
+    app.fake.script(
+        tool_turn([("run_command", {"command": "echo hello from the shell"})]),
+        text_turn("Ran it."),
+    )
+    page = app.page
+    app.send("Run something")
+    panel = page.locator("#approval")
+    expect(panel.locator(".cmd-line")).to_have_text("$ echo hello from the shell")
+    expect(panel.locator(".cmd-preview")).to_contain_text(str(app.workspace))
+    expect(panel.locator(".remember")).to_have_count(0)  # commands always ask
+    page.click(APPROVE)
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    expect(card.locator(".plain.stdout")).to_contain_text("hello from the shell")
+    expect(card.locator(".tc-meta")).to_contain_text("exit code 0")

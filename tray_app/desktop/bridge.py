@@ -236,13 +236,23 @@ class Bridge:
         return self._call(_Settings, payload, lambda p: self._core.update_settings(p.patch))
 
     def set_api_key(self, payload: Any = None) -> Envelope:
-        """Keep the endpoint's API key in the OS keyring (needs ``Core.set_api_key``)."""
+        """Keep the endpoint's API key in the OS keyring (an empty key removes it)."""
 
         def run(p: _ApiKey) -> Any:
             setter = getattr(self._core, "set_api_key", None)
-            if setter is None:
-                raise _Unsupported("saving an API key is not available yet")
-            return setter(p.key)
+            if setter is not None:
+                return setter(p.key)
+            # Until Core has set_api_key: the keyring store Core reads the key from.
+            opener = getattr(self._core, "secrets", None)
+            store = opener() if callable(opener) else None
+            if store is None or not getattr(store, "usable", False):
+                raise _Unsupported("no usable keyring to keep the API key in")
+            endpoint = self._core.get_settings()["endpoint"]
+            if p.key:
+                store.set(endpoint, p.key)
+            else:
+                store.delete(endpoint)
+            return {"saved": bool(p.key)}
 
         return self._call(_ApiKey, payload, run)
 

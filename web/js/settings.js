@@ -143,6 +143,7 @@ export class SettingsPanel {
       case 'hotkey':
         ({ root, set } = hotkeyInput(id, (v) => save(v)));
         root.append(help || '', error);
+        root.addEventListener('metona:hotkey-invalid', () => this.showError('hotkey', t('set.hotkey_invalid')));
         break;
       default: { // text, number, password
         input = h('input', {
