@@ -68,7 +68,7 @@ export class ApprovalPanel {
     const tool = label === call.name ? h('span', { text: call.name }) : h('span', { i18n: label });
     this.el.replaceChildren(
       h('header', { class: 'ap-head' }, icon('alert'),
-        h('h2', { id: 'approval-title' }, h('span', { i18n: 'approval.title' }), ' ', tool),
+        h('h2', { id: 'approval-title' }, h('span', { i18n: 'approval.title' }), tool),
         this.queueLabel),
       h('dl', { class: 'ap-facts' }, facts.map(([key, value, isKey]) => h('div', { class: 'kv' },
         h('dt', { class: 'k', i18n: key }),
