@@ -8,9 +8,11 @@ const ready = new Promise((resolve) => {
   resolveReady = resolve;
 });
 
+// pywebview may create window.pywebview.api before it has filled in the methods, so the API
+// counts as ready only once a known command is there (or when pywebviewready fires).
 function apiIfPresent() {
   const api = window.pywebview && window.pywebview.api;
-  return api && typeof api === 'object' ? api : null;
+  return api && typeof api.get_settings === 'function' ? api : null;
 }
 
 function checkReady() {
