@@ -155,3 +155,11 @@ def test_a_credential_folder_that_is_a_link_is_hidden_in_the_sandbox(layout) -> 
     assert "SECRET-GPG-KEY" not in result["stdout"] and "private.key" not in result["stdout"]
     ok = Toolbox(policy).execute("run_command", {"command": "echo hi > note.txt && cat note.txt"})
     assert ok["stdout"] == "hi\n"
+
+
+@pytest.mark.parametrize("name", [["read_file"], {"read_file": 1}, None, 5])
+def test_a_tool_name_that_is_not_a_string_is_unknown_not_raised(box: Toolbox, name) -> None:
+    # An unhashable name (a list or dict from a malformed call) raised TypeError in the lookup.
+    result = box.execute(name, {"path": "x"})
+    assert result["success"] is False and "unknown tool" in result["error"]
+    assert box.preview(name, {"path": "x"})["kind"] == "error"

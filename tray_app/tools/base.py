@@ -186,7 +186,7 @@ class Toolbox:
 
     def validate(self, name: str, args: Mapping[str, Any] | str | None) -> BaseModel | str:
         """The parsed arguments, or a sentence saying why the call cannot run."""
-        tool = self.registry.get(name)
+        tool = self.registry.get(name) if isinstance(name, str) else None
         if tool is None:
             return f"unknown tool {name!r}"
         if name not in self.enabled:
