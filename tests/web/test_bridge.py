@@ -16,7 +16,7 @@ class FakeCore:
         self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
 
     def __getattr__(self, name: str) -> Any:
-        if name in {"open_link", "set_api_key"}:
+        if name == "open_link":
             raise AttributeError(name)
 
         def command(*args: Any, **kwargs: Any) -> Any:
@@ -39,9 +39,9 @@ def test_commands_pass_through_with_one_envelope(core: FakeCore) -> None:
     bridge = Bridge(core)  # type: ignore[arg-type]
     assert bridge.list_sessions({"query": "plan"}) == {
         "ok": True,
-        "data": {"called": "list_sessions"},
+        "data": {"called": "search_sessions"},
     }
-    assert core.calls[-1] == ("list_sessions", ("plan",), {})
+    assert core.calls[-1] == ("search_sessions", ("plan",), {})
     bridge.send_message({"session_id": "s_1", "text": "hi", "images": []})
     assert core.calls[-1] == ("send_message", ("s_1", "hi"), {"images": None})
     bridge.decide({"call_id": "c_1", "approve": True, "remember": True})
@@ -101,7 +101,8 @@ def test_window_actions_and_links(core: FakeCore) -> None:
         "path": "/tmp/x",
     }
     assert Bridge(core).hide()["code"] == "unsupported"  # type: ignore[arg-type]
-    assert bridge.set_api_key({"key": "sk-1"})["code"] == "unsupported"
+    assert bridge.set_api_key({"key": "sk-1"})["ok"] is True
+    assert core.calls[-1] == ("set_api_key", ("sk-1",), {})
 
 
 def test_checked_link() -> None:

@@ -38,6 +38,7 @@ class CoreCommands(Protocol):
 
     def new_session(self, *, model: str | None = ..., workspace: str | None = ...) -> Any: ...
     def list_sessions(self, query: str | None = ...) -> Any: ...
+    def search_sessions(self, query: str | None = ...) -> Any: ...
     def get_session(self, session_id: str) -> Any: ...
     def update_session(self, session_id: str, **fields: Any) -> Any: ...
     def delete_session(self, session_id: str) -> Any: ...
@@ -59,6 +60,7 @@ class CoreCommands(Protocol):
     def update_settings(self, patch: dict[str, Any]) -> Any: ...
     def undo_last(self) -> Any: ...
     def undo(self, call_id: str) -> Any: ...
+    def set_api_key(self, key: str | None, *, endpoint: str | None = ...) -> Any: ...
 
 
 # ---- payloads ---------------------------------------------------------------------------------
@@ -166,7 +168,10 @@ class Bridge:
 
     def list_sessions(self, payload: Any = None) -> Envelope:
         return self._call(
-            _ListSessions, payload, lambda p: self._core.list_sessions(p.query or None)
+            # Titles and message text: the sidebar search finds a chat by what was said in it.
+            _ListSessions,
+            payload,
+            lambda p: self._core.search_sessions(p.query or None),
         )
 
     def get_session(self, payload: Any = None) -> Envelope:
@@ -238,23 +243,7 @@ class Bridge:
     def set_api_key(self, payload: Any = None) -> Envelope:
         """Keep the endpoint's API key in the OS keyring (an empty key removes it)."""
 
-        def run(p: _ApiKey) -> Any:
-            setter = getattr(self._core, "set_api_key", None)
-            if setter is not None:
-                return setter(p.key)
-            # Until Core has set_api_key: the keyring store Core reads the key from.
-            opener = getattr(self._core, "secrets", None)
-            store = opener() if callable(opener) else None
-            if store is None or not getattr(store, "usable", False):
-                raise _Unsupported("no usable keyring to keep the API key in")
-            endpoint = self._core.get_settings()["endpoint"]
-            if p.key:
-                store.set(endpoint, p.key)
-            else:
-                store.delete(endpoint)
-            return {"saved": bool(p.key)}
-
-        return self._call(_ApiKey, payload, run)
+        return self._call(_ApiKey, payload, lambda p: self._core.set_api_key(p.key))
 
     # undo
 
