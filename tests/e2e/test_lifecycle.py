@@ -31,7 +31,7 @@ def send_wm_delete(desktop: DesktopEnv, window: str) -> None:
             data=(32, [disp.intern_atom("WM_DELETE_WINDOW"), X.CurrentTime, 0, 0, 0]),
         )
         target.send_event(event, event_mask=X.NoEventMask)
-        disp.flush()
+        disp.sync()  # a round trip: the server has the event before we disconnect
     finally:
         disp.close()
 
