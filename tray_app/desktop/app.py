@@ -65,6 +65,14 @@ class DesktopApp:
     # ---- start -----------------------------------------------------------------------------
 
     def run(self) -> int:
+        try:
+            return self._run()
+        except BaseException:
+            if not self.quitting.is_set():  # failed before the GUI loop: stop the core anyway
+                self.running.close(1.0)
+            raise
+
+    def _run(self) -> int:
         if LINUX:
             os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
         import webview
