@@ -12,6 +12,7 @@ from tests.fakes.openai_server import FakeOpenAI
 from tray_app.providers.ollama import OllamaProvider
 from tray_app.providers.openai import OpenAIProvider
 
+
 @pytest.fixture
 async def ollama(fake_ollama: FakeOllama) -> AsyncIterator[OllamaProvider]:
     provider = OllamaProvider(fake_ollama.url)
