@@ -245,6 +245,17 @@ async function syncStatus() {
   }
 }
 
+// The tray menu and notification clicks ask the page to show something (desktop/window.py posts
+// these into the same batches as Core events).
+function uiAction(ev) {
+  if (ev.action === 'open_settings') {
+    openSettings();
+  } else if ((ev.action === 'open_session' || ev.action === 'show_pending') && ev.session_id) {
+    if (ui.settings.isOpen) closeSettings();
+    actions.open(ev.session_id); // the approval panel of that chat shows the pending call
+  }
+}
+
 let reloadTimer = null;
 function reloadSoon() {
   clearTimeout(reloadTimer);
@@ -264,6 +275,7 @@ async function boot() {
     runningChanged: () => actions.runningChanged(),
     undone: (ev) => toast({ key: 'toast.undone', args: { path: ev.path || '' } }),
     reloadSoon,
+    uiAction,
   });
   await whenReady();
   onEvents(pump);

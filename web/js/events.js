@@ -4,8 +4,8 @@
 import { store, mergeCall, bumpEpoch } from './store.js';
 import { noticeView } from './message.js';
 
-const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds']);
-const KNOWN_FAILURES = new Set(['provider_unavailable', 'model_not_found', 'no_models', 'capability', 'stream_error', 'provider_error', 'internal']);
+const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds', 'images_unsupported']);
+const KNOWN_FAILURES = new Set(['provider_unavailable', 'model_not_found', 'no_models', 'capability', 'stream_error', 'provider_error', 'internal', 'store_error']);
 
 export function createEventPump(ctx) {
   let queue = [];
@@ -119,6 +119,9 @@ function applyBatch(ctx, batch) {
         break;
       case 'state_changed':
         ctx.stateChanged(ev);
+        break;
+      case 'ui_action': // from the tray menu or a notification click, not from Core
+        ctx.uiAction(ev);
         break;
       default:
         break;

@@ -1,0 +1,35 @@
+"""What the tray menu and notification clicks ask of the page (desktop/window.py posts them
+into the same ``metona.dispatch`` batches as Core events)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import text_turn
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+
+def dispatch(app: App, event: dict[str, str]) -> None:
+    app.page.evaluate("(ev) => window.metona.dispatch([ev])", event)
+
+
+def test_tray_actions_open_settings_and_a_given_chat(app: App) -> None:
+    assert app.fake is not None
+    app.fake.script(text_turn("First chat answer."))
+    app.send("first question")
+    expect(app.page.locator(".msg.assistant").last).to_contain_text("First chat answer.")
+    first = app.core.list_sessions()[0]["id"]
+    second = app.core.new_session()["id"]
+
+    dispatch(app, {"type": "ui_action", "action": "open_settings"})
+    expect(app.page.locator("#settings")).to_be_visible()
+
+    dispatch(app, {"type": "ui_action", "action": "open_session", "session_id": second})
+    expect(app.page.locator("#settings")).to_be_hidden()
+    expect(app.page.locator(".msg.assistant")).to_have_count(0)
+
+    dispatch(app, {"type": "ui_action", "action": "show_pending", "session_id": first})
+    expect(app.page.locator(".msg.assistant").last).to_contain_text("First chat answer.")
