@@ -12,55 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools.attack_helpers import SECRET, assert_all_refused, every_call, leaked, ok, refused
 from tray_app.paths import AppPaths
 from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
-
-SECRET = "S3CR3T-7f1c9e-DO-NOT-LEAK"
-
-
-def leaked(outputs: object) -> bool:
-    """Whether SECRET is in any output; the echoed search query does not count."""
-
-    def scrub(value: object) -> object:
-        if isinstance(value, dict):
-            return {k: scrub(v) for k, v in value.items() if k != "query"}
-        if isinstance(value, list):
-            return [scrub(v) for v in value]
-        return value
-
-    return SECRET in json.dumps(scrub(outputs))
-
-
-def refused(result: dict) -> str:
-    assert result["success"] is False, result
-    return str(result["error"])
-
-
-def ok(result: dict) -> dict:
-    assert result["success"] is True, result
-    return result
-
-
-def every_call(raw: str) -> list[tuple[str, dict]]:
-    """One call of each file tool on ``raw``."""
-    return [
-        ("read_file", {"path": raw}),
-        ("write_file", {"path": raw, "content": "pwned"}),
-        ("list_directory", {"path": raw, "recursive": True, "include_hidden": True}),
-        ("search_files", {"path": raw, "query": "a"}),
-        ("create_directory", {"path": raw}),
-        ("delete_file", {"path": raw, "recursive": True}),
-    ]
-
-
-def assert_all_refused(box: Toolbox, raw: str) -> None:
-    for name, args in every_call(raw):
-        result = box.execute(name, args)
-        assert result["success"] is False, (name, raw, result)
-        preview = box.preview(name, args)
-        assert preview["kind"] in ("error", "none"), (name, raw, preview)
-
 
 # ---- over-blocking: ordinary names must work --------------------------------------------
 
