@@ -156,6 +156,18 @@ class AgentTurn:
         self._finish(reason, started)
         return reason
 
+    def _notice(self, code: str, message: str) -> None:
+        """Something the user should see that is not an error (tools dropped, round limit...)."""
+        self.publish(
+            Notice(
+                session_id=self.session_id,
+                turn_id=self.turn_id,
+                level="warning",
+                code=code,
+                message=message,
+            )
+        )
+
     def _announce_start(self, *, tools_enabled: bool) -> None:
         self.publish(
             TurnStarted(
@@ -185,18 +197,13 @@ class AgentTurn:
         if not definitions:
             return None
         if not info.supports("tools"):
-            self.publish(
-                Notice(
-                    session_id=self.session_id,
-                    turn_id=self.turn_id,
-                    level="warning",
-                    code="tools_unsupported",
-                    message=(
-                        f"{self.config.model} cannot call tools, so this is a plain chat: "
-                        "it cannot read or change files. Pick a model with the tools badge "
-                        "to let it work on files."
-                    ),
-                )
+            self._notice(
+                "tools_unsupported",
+                (
+                    f"{self.config.model} cannot call tools, so this is a plain chat: "
+                    "it cannot read or change files. Pick a model with the tools badge "
+                    "to let it work on files."
+                ),
             )
             return None
         return definitions
@@ -207,17 +214,12 @@ class AgentTurn:
         if not vision and any(
             m.images for m in self.chats.messages(self.session_id) if m.turn_id == self.turn_id
         ):
-            self.publish(
-                Notice(
-                    session_id=self.session_id,
-                    turn_id=self.turn_id,
-                    level="warning",
-                    code="images_unsupported",
-                    message=(
-                        f"{self.config.model} cannot see images, so the attached images "
-                        "were not sent. Pick a model with the vision badge to ask about them."
-                    ),
-                )
+            self._notice(
+                "images_unsupported",
+                (
+                    f"{self.config.model} cannot see images, so the attached images "
+                    "were not sent. Pick a model with the vision badge to ask about them."
+                ),
             )
         for round_no in range(1, self.config.max_rounds + 1):
             self.rounds = round_no
@@ -239,17 +241,12 @@ class AgentTurn:
                     await self.calls.skip(call, message_id, "not run: the round limit was reached")
                 else:
                     await self.calls.handle(call, message_id)
-        self.publish(
-            Notice(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                level="warning",
-                code="max_rounds",
-                message=(
-                    f"Stopped after {self.config.max_rounds} rounds of tool calls "
-                    "(the limit in settings). Send a message to let the model continue."
-                ),
-            )
+        self._notice(
+            "max_rounds",
+            (
+                f"Stopped after {self.config.max_rounds} rounds of tool calls "
+                "(the limit in settings). Send a message to let the model continue."
+            ),
         )
         return "max_rounds"
 
