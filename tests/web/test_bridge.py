@@ -116,3 +116,9 @@ def test_nothing_but_commands_is_public() -> None:
     public = {name for name in dir(Bridge(FakeCore())) if not name.startswith("_")}  # type: ignore[arg-type]
     assert "core" not in public
     assert public >= {"send_message", "decide", "open_link", "hide", "pick_folder"}
+
+
+def test_hotkey_status_reports_the_desktop_session(core: FakeCore) -> None:
+    assert Bridge(core).hotkey_status()["data"]["supported"] is None  # type: ignore[arg-type]
+    wayland = Bridge(core, hotkey_support=lambda: {"supported": False, "session": "wayland"})  # type: ignore[arg-type]
+    assert wayland.hotkey_status()["data"] == {"supported": False, "session": "wayland"}

@@ -33,3 +33,18 @@ def test_tray_actions_open_settings_and_a_given_chat(app: App) -> None:
 
     dispatch(app, {"type": "ui_action", "action": "show_pending", "session_id": first})
     expect(app.page.locator(".msg.assistant").last).to_contain_text("First chat answer.")
+
+
+def test_on_wayland_the_hotkey_setting_says_how_to_bind_toggle(app: App) -> None:
+    page = app.page
+    page.click("#btn-settings")
+    expect(page.locator("#settings")).to_be_visible()
+    expect(page.locator("#settings .note")).to_have_count(0)  # X11 or none: no note
+    page.keyboard.press("Escape")
+    app.harness.hotkey_environ = {"WAYLAND_DISPLAY": "wayland-0"}
+    page.click("#btn-settings")
+    note = page.locator("#settings .note")
+    expect(note).to_contain_text("metona-tray --toggle")
+    app.core.update_settings({"language": "zh-CN"})
+    expect(note).to_contain_text("Wayland")
+    expect(note).to_contain_text("键盘设置")

@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 from tray_app.core.service import Core
 from tray_app.desktop.bridge import Bridge
+from tray_app.desktop.hotkey import support as hotkey_support
 
 REPO = Path(__file__).resolve().parents[2]
 WEB_ROOT = REPO / "web"
@@ -51,7 +52,14 @@ class PageHarness:
         self.requests: list[str] = []  # "METHOD /path" for every request, token or not
         self.opened_links: list[str] = []
         self.hide_calls = 0
-        self.bridge = Bridge(core, hide_window=self._hide, open_url=self.opened_links.append)
+        # The desktop session the page's hotkey check sees (tests set WAYLAND_DISPLAY here).
+        self.hotkey_environ: dict[str, str] = {}
+        self.bridge = Bridge(
+            core,
+            hide_window=self._hide,
+            open_url=self.opened_links.append,
+            hotkey_support=lambda: hotkey_support(self.hotkey_environ),
+        )
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None

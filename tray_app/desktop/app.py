@@ -79,6 +79,7 @@ class DesktopApp:
 
         from tray_app.desktop.bridge import Bridge
         from tray_app.desktop.hotkey import HotkeyManager
+        from tray_app.desktop.hotkey import support as hotkey_support
         from tray_app.desktop.notify import Notifier
         from tray_app.desktop.tray import Tray
         from tray_app.desktop.webview_compat import allow_strict_csp
@@ -90,6 +91,7 @@ class DesktopApp:
             hide_window=lambda: self.popup.hide(),
             pick_folder=lambda: self.popup.pick_folder(),
             open_url=webbrowser.open,
+            hotkey_support=hotkey_support,
         )
         index = web_root() / "index.html"
         # A local path: pywebview serves web/ on 127.0.0.1 (a random port), so the page has an

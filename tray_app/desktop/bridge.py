@@ -151,8 +151,10 @@ class Bridge:
         hide_window: Callable[[], None] | None = None,
         pick_folder: Callable[[], str | None] | None = None,
         open_url: Callable[[str], object] | None = None,
+        hotkey_support: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self._core = core
+        self._hotkey_support = hotkey_support
         self._hide_window = hide_window
         self._pick_folder = pick_folder
         self._open_url = open_url if open_url is not None else webbrowser.open
@@ -284,6 +286,17 @@ class Bridge:
             if self._pick_folder is None:
                 return {"supported": False, "path": None}
             return {"supported": True, "path": self._pick_folder()}
+
+        return self._call(_Empty, payload, run)
+
+    def hotkey_status(self, payload: Any = None) -> Envelope:
+        """Whether a global hotkey works on this desktop (on Wayland it cannot: the settings
+        page then says how to bind ``metona-tray --toggle`` instead)."""
+
+        def run(_p: _Empty) -> Any:
+            if self._hotkey_support is None:
+                return {"supported": None, "session": None, "hint": None}
+            return self._hotkey_support()
 
         return self._call(_Empty, payload, run)
 

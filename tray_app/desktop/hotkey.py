@@ -149,19 +149,21 @@ def support(environ: dict[str, str] | None = None) -> dict[str, Any]:
     """What the hotkey can do here, for doctor and the settings page."""
     kind = session_kind(environ)
     if kind == "x11":
-        return {"supported": True, "backend": "pynput (X11 RECORD)", "hint": None}
-    if kind == "win32":
-        return {"supported": True, "backend": "pynput (Windows hook)", "hint": None}
-    if kind == "darwin":
-        return {
+        found = {"supported": True, "backend": "pynput (X11 RECORD)", "hint": None}
+    elif kind == "win32":
+        found = {"supported": True, "backend": "pynput (Windows hook)", "hint": None}
+    elif kind == "darwin":
+        found = {
             "supported": True,
             "backend": "Carbon RegisterEventHotKey",
             "hint": "Needs a modifier other than Shift/Option; no Accessibility permission "
             "is required for Carbon hot keys.",
         }
-    if kind == "wayland":
-        return {"supported": False, "backend": None, "hint": WAYLAND_HINT}
-    return {"supported": False, "backend": None, "hint": "no display"}
+    elif kind == "wayland":
+        found = {"supported": False, "backend": None, "hint": WAYLAND_HINT}
+    else:
+        found = {"supported": False, "backend": None, "hint": "no display"}
+    return {**found, "session": kind}
 
 
 # ---- backends --------------------------------------------------------------------------------

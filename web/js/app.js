@@ -113,6 +113,11 @@ function onKey(event) {
 function openSettings() {
   ui.picker.close();
   ui.settings.open(store.settings, store.models);
+  call('hotkey_status')
+    .then((status) => {
+      if (status?.session === 'wayland') ui.settings.showNote('hotkey', 'set.hotkey_wayland');
+    })
+    .catch(() => {}); // an older bridge without the command: no note
 }
 
 function closeSettings() {

@@ -207,6 +207,13 @@ export class SettingsPanel {
     else this.flashSaved();
   }
 
+  // A standing note under a field (e.g. no global hotkey on Wayland), in the page's language.
+  showNote(name, key) {
+    const control = this.controls.get(name);
+    if (!control || control.root.querySelector('.note')) return;
+    control.root.append(h('p', { class: 'help warn note', i18n: key }));
+  }
+
   showError(name, message) {
     const control = this.controls.get(name);
     if (!control) return;
