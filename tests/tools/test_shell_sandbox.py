@@ -6,6 +6,7 @@ where either is missing they skip with the reason found at run time.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,13 @@ from tray_app.tools import shell
 from tray_app.tools.base import ToolContext
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.shell import RunCommandArgs
+
+# A Python the sandbox can see: the test's venv may live under /tmp, which is private inside it.
+SANDBOX_PYTHON = next(
+    path
+    for path in ("/usr/bin/python3", os.path.join(sys.base_prefix, "bin", "python3"))
+    if os.path.exists(path)
+)
 
 
 def _bwrap_problem() -> str | None:
@@ -126,7 +134,7 @@ def test_network_is_unreachable(policy: SandboxPolicy, tmp_path: Path) -> None:
     server.listen(5)
     port = server.getsockname()[1]
     client = (
-        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), "
+        f"{SANDBOX_PYTHON} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), "
         'timeout=5); print(1)"'
     )
     try:
