@@ -1,4 +1,4 @@
-"""Shared pieces of the security tests: the planted secret and how refusals are checked."""
+"""Shared pieces of the tool tests: the planted secret and how results and refusals are checked."""
 
 from __future__ import annotations
 
@@ -27,8 +27,12 @@ def refused(result: dict) -> str:
     return str(result["error"])
 
 
+err = refused
+
+
 def ok(result: dict) -> dict:
     assert result["success"] is True, result
+    json.dumps(result)  # results must be JSON-able
     return result
 
 

@@ -134,3 +134,19 @@ def snapshot() -> Callable[[Path], dict[str, bytes | None]]:
 def policy_for(layout: Layout) -> Callable[..., SandboxPolicy]:
     """``policy_for(allowed_dirs=[...], ...)``: a policy over the layout with overrides."""
     return lambda **overrides: make_policy(layout, **overrides)
+
+
+@pytest.fixture
+def project(layout: Layout) -> Path:
+    """A small source tree in the workspace."""
+    src = layout.work / "src"
+    (src / "main").mkdir(parents=True)
+    (src / "renderer").mkdir()
+    (layout.work / "package.json").write_text('{"name": "demo"}\n')
+    (src / "main" / "main.ts").write_text(
+        "// entry\nimport electron from 'electron';\nconst app = electron.app;\n"
+    )
+    (src / "main" / "ipc.ts").write_text("import { ipcMain } from 'electron';\n")
+    (src / "renderer" / "app.js").write_text("console.log('import electron');\n")
+    (src / "README.md").write_text("Docs\n")
+    return src

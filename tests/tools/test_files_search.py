@@ -2,43 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
-import pytest
-
+from tests.tools.attack_helpers import err, ok
 from tray_app.tools.base import ToolContext
 from tray_app.tools.file_args import SearchFilesArgs
 from tray_app.tools.fs_read import search_files
-
-
-def ok(result: dict) -> dict:
-    assert result["success"] is True, result
-    json.dumps(result)  # results must be JSON-able
-    return result
-
-
-def err(result: dict) -> str:
-    assert result["success"] is False, result
-    return str(result["error"])
-
-
-@pytest.fixture
-def project(layout) -> Path:
-    """A small source tree in the workspace."""
-    src = layout.work / "src"
-    (src / "main").mkdir(parents=True)
-    (src / "renderer").mkdir()
-    (layout.work / "package.json").write_text('{"name": "demo"}\n')
-    (src / "main" / "main.ts").write_text(
-        "// entry\nimport electron from 'electron';\nconst app = electron.app;\n"
-    )
-    (src / "main" / "ipc.ts").write_text("import { ipcMain } from 'electron';\n")
-    (src / "renderer" / "app.js").write_text("console.log('import electron');\n")
-    (src / "README.md").write_text("Docs\n")
-    return src
-
 
 # ---- search_files details ---------------------------------------------------------------
 
