@@ -333,6 +333,7 @@ def test_server_down_exits_1_and_says_how_to_fix_it(run: Run, workspace: Path) -
     [
         ["chat", "--max-rounds", "0", "hi"],
         ["chat", "--workspace", "/no/such/folder", "hi"],
+        ["chat", "--workspace", "/etc", "hi"],  # a blocked system folder
         ["chat", "--endpoint", "ftp://x", "hi"],
         ["chat", "--bogus"],
         ["nonsense-command"],

@@ -21,6 +21,7 @@ from tray_app.core.events import (
     TurnFinished,
 )
 from tray_app.core.service import Core
+from tray_app.errors import SandboxViolation
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_render import TextRenderer, approval_text
@@ -159,7 +160,11 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
                 return EXIT_USAGE
             core.repair_session(session_id)
         else:
-            session_id = core.new_session(workspace=args.workspace)["id"]
+            try:
+                session_id = core.new_session(workspace=args.workspace)["id"]
+            except (SandboxViolation, ValueError) as exc:
+                err.write(f"metona-tray chat: --workspace: {exc}\n")
+                return EXIT_USAGE
         prompt = " ".join(args.prompt).strip()
         if prompt:
             return runner.run_turn(session_id, prompt)
