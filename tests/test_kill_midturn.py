@@ -44,6 +44,23 @@ def poll(db: Path, sql: str, ready: Callable[[list[tuple[Any, ...]]], bool], tim
     raise AssertionError(f"condition on {db.name} not met within {timeout}s")
 
 
+def command_running(text: str) -> bool:
+    found = subprocess.run(["pgrep", "-f", text], capture_output=True, text=True, check=False)
+    return any(
+        Path(f"/proc/{pid}/stat").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()
+        for pid in found.stdout.split()
+    )
+
+
+def wait_gone(text: str, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while command_running(text):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 @pytest.fixture
 def start_chat(metona_home: Path, tmp_path: Path) -> Callable[..., subprocess.Popen[str]]:
     home = tmp_path / "home"
@@ -153,7 +170,8 @@ def test_killed_mid_tool_call_the_card_and_the_call_survive(
     assert (workspace / "a.txt").read_text() == "first\n"
     chats.close()
 
-    # The chat continues: the model gets one answer per call, in order.
+    # The killed app could not stop its command; the next start does. (No check that it is
+    # running now: any app start elsewhere in a parallel run may already have reaped it.)
     fake_ollama.script(text_turn("Sorry, the command was interrupted."))
     again = start_chat(
         "--session",
@@ -169,6 +187,7 @@ def test_killed_mid_tool_call_the_card_and_the_call_survive(
     history = fake_ollama.chat_requests[-1]["messages"]
     results = [json.loads(m["content"]) for m in history if m["role"] == "tool"]
     assert [r["success"] for r in results] == [True, False]
+    assert wait_gone("sleep 61.25")
 
 
 @pytest.fixture(autouse=True)

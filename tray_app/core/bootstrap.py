@@ -15,6 +15,7 @@ from tray_app.store.audit import AuditLog
 from tray_app.store.chats import open_chat_store
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
+from tray_app.tools.orphans import reap_orphaned_commands
 
 
 @dataclass
@@ -39,6 +40,7 @@ def start_app(
     process (the terminal while the desktop app runs) passes False."""
     paths.ensure()
     setup_logging(paths)
+    reap_orphaned_commands()  # commands a killed earlier run could not stop
     chats, warning = open_chat_store(paths, recover=recover)
     audit = AuditLog(paths)
     core = Core(

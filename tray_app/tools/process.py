@@ -102,7 +102,7 @@ def run_captured(
     pass_fds: Sequence[int] = (),
 ) -> RunOutcome:
     """Run ``argv`` to completion, timeout or cancellation; kill whatever it leaves behind."""
-    run_id = uuid.uuid4().hex
+    run_id = f"{os.getpid()}-{uuid.uuid4().hex}"  # the owner pid lets a later start reap orphans
     env = {**env, RUN_ID_ENV: run_id}
     start = time.monotonic()
     proc = _spawn(argv, cwd=cwd, env=env, pass_fds=pass_fds)

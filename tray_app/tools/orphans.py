@@ -1,0 +1,64 @@
+"""Commands an earlier run of the app left behind when it was killed.
+
+``run_command`` marks every process it starts with ``METONA_RUN_ID=<owner pid>-<uuid>`` in the
+environment and kills the whole tree when the call ends. A SIGKILLed app cannot do that, and
+its command's process group lives on. At the next start, every marked process whose owner is
+gone is killed. A process whose owner pid is alive is left alone, even if that pid now belongs to
+another program: sparing a stray command is better than killing a live one. Linux only (/proc).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+from pathlib import Path
+
+from tray_app.tools.process import RUN_ID_ENV
+
+log = logging.getLogger(__name__)
+
+
+def _owner(environ: bytes) -> int | None:
+    prefix = f"{RUN_ID_ENV}=".encode()
+    for item in environ.split(b"\0"):
+        if item.startswith(prefix):
+            owner, _, _ = item[len(prefix) :].partition(b"-")
+            return int(owner) if owner.isdigit() else None
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reap_orphaned_commands(proc_root: Path = Path("/proc")) -> list[int]:
+    """Kill marked processes whose app is gone; returns their pids."""
+    if not (proc_root / "self" / "stat").exists():
+        return []
+    me = os.getpid()
+    killed: list[int] = []
+    for entry in os.scandir(proc_root):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            environ = (proc_root / entry.name / "environ").read_bytes()
+        except OSError:
+            continue
+        owner = _owner(environ)
+        if owner is None or owner == me or _alive(owner):
+            continue
+        pid = int(entry.name)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    if killed:
+        log.warning("killed %d command process(es) left by a killed run: %s", len(killed), killed)
+    return killed
