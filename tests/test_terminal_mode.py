@@ -359,5 +359,8 @@ def test_doctor_reports_the_server_and_models(run: Run, fake_ollama: FakeOllama)
     assert report["server"]["version"] == "0.12.10"
     models = {m["name"]: m["capabilities"] for m in report["server"]["models"]}
     assert "tools" in models["qwen3:8b"] and "tools" not in models["gemma3:4b"]
+    keyring = report["keyring"]
+    assert isinstance(keyring["usable"], bool) and keyring["backend"]
+    assert keyring["usable"] or keyring["reason"]  # unusable always says why
     down = run("doctor", "--endpoint", "http://127.0.0.1:9")
     assert down.returncode == 1 and "FAIL" in down.stdout

@@ -11,6 +11,7 @@ from typing import Any
 from tray_app.errors import ProviderError
 from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
+from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import load_settings
 
 
@@ -53,6 +54,12 @@ def gather(endpoint: str | None) -> dict[str, Any]:
         },
         "python": sys.version.split()[0],
     }
+    secrets = SecretStore()
+    report["keyring"] = {
+        "usable": secrets.usable,
+        "backend": secrets.backend_name,
+        "reason": secrets.reason,
+    }
     try:
         from tray_app.desktop.checks import desktop_report
 
@@ -74,6 +81,11 @@ def print_report(report: dict[str, Any]) -> None:
             print(f"       {server['hint']}")
     else:
         print(f"\n       {server.get('error')}")
+    keyring = report["keyring"]
+    if keyring["usable"]:
+        print(f"[ok ] keyring: {keyring['backend']} (API keys are stored there)")
+    else:
+        print(f"[warn] keyring: {keyring['reason']}; API keys are kept for the session only")
     for name, value in report["paths"].items():
         print(f"[info] {name}: {value}")
     desktop = report.get("desktop", {})

@@ -39,12 +39,23 @@ def test_on_wayland_the_hotkey_setting_says_how_to_bind_toggle(app: App) -> None
     page = app.page
     page.click("#btn-settings")
     expect(page.locator("#settings")).to_be_visible()
-    expect(page.locator("#settings .note")).to_have_count(0)  # X11 or none: no note
+    hotkey_note = page.locator(":has(> #set-hotkey) .note")
+    expect(hotkey_note).to_have_count(0)  # X11 or no display: no note
     page.keyboard.press("Escape")
     app.harness.hotkey_environ = {"WAYLAND_DISPLAY": "wayland-0"}
     page.click("#btn-settings")
-    note = page.locator("#settings .note")
+    note = hotkey_note
     expect(note).to_contain_text("metona-tray --toggle")
     app.core.update_settings({"language": "zh-CN"})
     expect(note).to_contain_text("Wayland")
     expect(note).to_contain_text("键盘设置")
+
+
+def test_without_a_keyring_the_api_key_field_says_keys_last_the_session(app: App) -> None:
+    assert app.core.get_settings()["keyring_usable"] is False  # the harness Core has no keyring
+    app.page.click("#btn-settings")
+    note = app.page.locator(":has(> #set-api_key) .note")
+    expect(note).to_contain_text("kept only until the app quits")
+    app.page.fill("#set-api_key", "sk-test")
+    app.page.press("#set-api_key", "Enter")
+    expect(app.page.locator("#settings")).to_contain_text("the key was not saved")

@@ -118,6 +118,11 @@ function openSettings() {
       if (status?.session === 'wayland') ui.settings.showNote('hotkey', 'set.hotkey_wayland');
     })
     .catch(() => {}); // an older bridge without the command: no note
+  call('get_settings')
+    .then((fresh) => {
+      if (fresh?.keyring_usable === false) ui.settings.showNote('api_key', 'set.api_key_no_keyring');
+    })
+    .catch(() => {});
 }
 
 function closeSettings() {
@@ -139,7 +144,8 @@ async function saveSettings(patch) {
 
 async function saveApiKey(key) {
   try {
-    await call('set_api_key', { key });
+    const result = await call('set_api_key', { key });
+    if (result && result.ok === false) return t('set.api_key_unavailable');
     return null;
   } catch (err) {
     return err.code === 'unsupported' ? t('set.api_key_unavailable') : err.message;
