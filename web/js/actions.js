@@ -51,14 +51,19 @@ export function createActions(ui) {
     ui.sidebar.render(store.sessions, store.currentId, store.running);
   }
 
+  // Answers to get_session can arrive out of order (each bridge call runs on its own thread):
+  // only the newest request may paint, or an older snapshot could bring back removed messages.
+  let openSeq = 0;
+
   async function open(sessionId) {
     if (ui.sidebar.isOverlay) ui.sidebar.close();
     store.currentId = sessionId;
     refreshChrome();
     const epoch = store.turnEpoch.get(sessionId) || 0;
+    const seq = ++openSeq;
     try {
       const snapshot = await call('get_session', { session_id: sessionId });
-      if (store.currentId !== sessionId) return; // the user moved on meanwhile
+      if (store.currentId !== sessionId || seq !== openSeq) return; // superseded meanwhile
       // Trust the snapshot's "running" only if no turn event arrived while we waited for it.
       if ((store.turnEpoch.get(sessionId) || 0) === epoch) {
         if (snapshot.running) store.running.add(sessionId);
