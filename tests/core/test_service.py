@@ -153,3 +153,20 @@ def test_a_second_message_while_answering_is_refused(make_rig: Any) -> None:
         raise AssertionError("a second turn started in the same session")
     rig.core.abort(sid)
     rig.finish(turn)
+
+
+def test_without_any_model_chosen_the_first_one_that_can_use_tools_is_used(
+    make_rig: Any,
+) -> None:
+    from tests.fakes.ollama_server import FakeOllama
+
+    rig: Rig = make_rig(default_model="")
+    with FakeOllama(
+        models={"gemma3:4b": ["completion", "vision"], "qwen3:8b": ["completion", "tools"]}
+    ) as fake:
+        rig.core.update_settings({"endpoint": fake.url})
+        fake.script(text_turn("hello"))
+        sid, turn = rig.send("hi")
+        rig.finish(turn)
+        assert fake.chat_requests[0]["model"] == "qwen3:8b"
+        assert rig.core.get_session(sid)["session"]["model"] == "qwen3:8b"

@@ -280,10 +280,17 @@ class Core(SessionCommands, ConfigCommands):
             self._publish_state()
 
     async def _pick_model(self) -> str:
+        """No model chosen anywhere: the first installed one that can use tools, else the first."""
         try:
             models = await self.provider.list_models()
         except ProviderError:
             return ""
+        for model in models:
+            try:
+                if (await self.provider.model_info(model.name)).supports("tools"):
+                    return model.name
+            except ProviderError:
+                continue
         return models[0].name if models else ""
 
     def abort(self, session_id: str | None = None) -> dict[str, Any]:
