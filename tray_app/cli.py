@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 
@@ -13,11 +14,19 @@ NO_DISPLAY_HELP = """\
 metona-tray: no graphical display found, so the tray app cannot start here.
 
 Use the terminal mode instead, with the same agent, tools and approvals:
-  metona-tray chat "list the files in my workspace"      one question
-  metona-tray chat                                       an interactive chat
-  metona-tray chat --help                                every option
-  metona-tray doctor                                     check Ollama and the set-up
+  {cmd} chat "list the files in my workspace"      one question
+  {cmd} chat                                       an interactive chat
+  {cmd} chat --help                                every option
+  {cmd} doctor                                     check Ollama and the set-up
 """
+
+
+def command_name() -> str:
+    """How to type this command here: its bare name when on PATH, else the path it ran from."""
+    invoked = sys.argv[0] if sys.argv and sys.argv[0] else "metona-tray"
+    if os.path.basename(invoked) != "metona-tray" or shutil.which("metona-tray"):
+        return "metona-tray"
+    return invoked
 
 
 def _chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,7 +76,7 @@ def has_display() -> bool:
 
 def run_desktop(toggle: bool) -> int:
     if not has_display():
-        print(NO_DISPLAY_HELP, file=sys.stderr)
+        print(NO_DISPLAY_HELP.format(cmd=command_name()), file=sys.stderr)
         return 1
     try:
         from tray_app.desktop.app import main as desktop_main
