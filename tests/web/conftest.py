@@ -42,8 +42,11 @@ document.addEventListener('securitypolicyviolation',
 """
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium per test module. Not per session: Playwright's sync API keeps an event loop
+    running in this thread while it is open, and an async test that a worker runs later would
+    fail with "cannot be called from a running event loop"."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: run scripts/install-test-deps.sh as root")
     from playwright.sync_api import sync_playwright

@@ -98,6 +98,7 @@ export function createActions(ui) {
     let view = null;
     try {
       const id = await ensureSession();
+      openSeq += 1; // a snapshot still on its way predates this message: it must not paint
       view = ui.chatlog.userSent({ id: `local_${++localIds}`, content: text, images });
       const started = await call('send_message', { session_id: id, text, images });
       markRunning(id, started.turn_id);
@@ -114,6 +115,7 @@ export function createActions(ui) {
   async function rerun(method, payload) {
     const id = store.currentId;
     if (!id) return;
+    openSeq += 1; // a snapshot still on its way predates the drop: it must not paint
     ui.chatlog.dropAfterLastUser(payload.text);
     try {
       const started = await call(method, { session_id: id, ...payload });
