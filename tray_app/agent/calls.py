@@ -58,14 +58,11 @@ class CallHandler:
             arguments=call.arguments,
         )
 
-    def _save_record(self, record: ToolCallRecord) -> None:
-        self.chats.upsert_tool_call(record)
-
     def _update(self, record: ToolCallRecord, status: ToolStatus, **fields: Any) -> None:
         record.status = status
         for key, value in fields.items():
             setattr(record, key, value)
-        self._save_record(record)
+        self.chats.upsert_tool_call(record)
         self.publish(
             ToolCallUpdate(
                 session_id=self.session_id,
@@ -94,7 +91,7 @@ class CallHandler:
 
     def _announce(self, record: ToolCallRecord, status: ToolStatus) -> None:
         record.status = status
-        self._save_record(record)
+        self.chats.upsert_tool_call(record)
         self.publish(
             ToolCallEvent(
                 session_id=self.session_id,
