@@ -364,3 +364,24 @@ def test_doctor_reports_the_server_and_models(run: Run, fake_ollama: FakeOllama)
     assert keyring["usable"] or keyring["reason"]  # unusable always says why
     down = run("doctor", "--endpoint", "http://127.0.0.1:9")
     assert down.returncode == 1 and "FAIL" in down.stdout
+
+
+def test_a_stored_chat_exports_as_markdown_and_json(
+    run: Run, fake_ollama: FakeOllama, workspace: Path, tmp_path: Path
+) -> None:
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": "plan.md", "content": "# Plan\n"})]),
+        text_turn("The plan is written."),
+    )
+    assert chat(run, fake_ollama, workspace, "write a plan", "--yes").returncode == 0
+    session_id = run("sessions").stdout.split()[0]
+    markdown = run("export", session_id)
+    assert markdown.returncode == 0, markdown.stderr
+    assert "write a plan" in markdown.stdout and "The plan is written." in markdown.stdout
+    assert "write_file" in markdown.stdout and "plan.md" in markdown.stdout
+    target = tmp_path / "chat.json"
+    as_json = run("export", session_id, "--format", "json", "--output", str(target))
+    assert as_json.returncode == 0, as_json.stderr
+    document = json.loads(target.read_text())
+    assert "The plan is written." in json.dumps(document)
+    assert run("export", "s_missing").returncode == 2

@@ -65,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--endpoint", help="server URL to check (default: from settings)")
     sessions = sub.add_parser("sessions", help="list stored chats")
     sessions.add_argument("query", nargs="?", help="only chats whose title or text matches")
+    export = sub.add_parser("export", help="write a stored chat as Markdown or JSON")
+    export.add_argument("session", metavar="ID", help="the chat's id (see `metona-tray sessions`)")
+    export.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     return parser
 
 
@@ -109,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tray_app.terminal import run_sessions
 
         return run_sessions(args)
+    if args.command == "export":
+        from tray_app.terminal import run_export
+
+        return run_export(args)
     return run_desktop(args.toggle)
 
 

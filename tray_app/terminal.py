@@ -217,3 +217,25 @@ def run_sessions(args: argparse.Namespace) -> int:
     finally:
         app.close()
     return EXIT_OK
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """A stored chat as Markdown (to read or share) or JSON (complete, re-importable)."""
+    paths = AppPaths.from_env()
+    app = start_app(paths, persist_settings=False, recover=False)
+    try:
+        try:
+            exported = app.core.export_session(args.session, fmt=args.format)
+        except KeyError:
+            print(f"metona-tray export: no stored chat {args.session!r}", file=sys.stderr)
+            return EXIT_USAGE
+    finally:
+        app.close()
+    data = exported["data"]
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_OK
