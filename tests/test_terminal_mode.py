@@ -18,6 +18,7 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import midstream_error_turn, text_turn, tool_turn
+from tray_app.core.events import parse_event
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -65,7 +66,11 @@ def run(metona_home: Path, home: Path, tmp_path: Path) -> Run:
 
 
 def events(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    """Every stdout line of ``--json`` is one event of the wire contract (core/events.py)."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    for line in lines:
+        parse_event(line)  # raises on anything that is not a known event
+    return [json.loads(line) for line in lines]
 
 
 def chat(run: Run, fake: FakeOllama, workspace: Path, prompt: str, *flags: str) -> Any:

@@ -1,7 +1,8 @@
 """The event union: the wire contract between the core and every consumer.
 
 The popup (``web/js``), the notifications, the terminal mode (``chat --json``) and the tests all
-read these. Each event is a pydantic model with a ``type`` literal; ``to_json`` gives one line.
+read these. Each event is a pydantic model with a ``type`` literal; ``model_dump_json`` gives
+one line and ``parse_event`` reads one back.
 """
 
 from __future__ import annotations
@@ -197,10 +198,6 @@ Event = Annotated[
 ]
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
-
-
-def to_json(event: BaseModel) -> str:
-    return event.model_dump_json()
 
 
 def parse_event(text: str | bytes) -> Event:
