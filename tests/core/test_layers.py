@@ -1,0 +1,104 @@
+"""The package layering: imports only go down, and the event union matches the page.
+
+The allowed edges are written here from the layer drawing in ARCHITECTURE.md. ``KNOWN`` lists
+the edges that still break it; the [contract] work removes them, and this test fails both when a
+new upward edge appears and when a known one is gone (so the list only ever shrinks).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import get_args
+
+from tray_app.core import events
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "tray_app"
+
+#: Modules every layer may import: the bottom of the tree.
+BOTTOM = {"errors", "paths", "logs", "events", "messages", ""}
+#: What each top-level module or package of ``tray_app`` may import besides ``BOTTOM``.
+ALLOWED: dict[str, set[str]] = {
+    "__main__": {"cli"},
+    "cli": {"desktop", "doctor", "terminal", "changes_cli", "store", "core", "tools"},
+    "desktop": {"core", "store", "tools"},
+    "doctor": {"desktop", "providers", "store", "tools"},
+    "terminal": {"core", "store", "terminal_render", "tools"},
+    "terminal_render": {"core"},
+    "changes_cli": {"core", "store", "tools"},
+    "core": {"agent", "providers", "tools", "store", "mcp"},
+    "agent": {"providers", "tools", "store"},
+    "mcp": {"tools"},
+    "providers": set(),
+    "tools": set(),
+    "store": set(),
+}
+#: Edges that break the layering today, each with why it is there.
+KNOWN = {
+    ("agent", "core"): "agent imports the event classes from core/events.py",
+    ("store", "providers"): "store records use ChatMessage/ToolCall from providers/base.py",
+    ("tools", "store"): "SandboxPolicy.from_settings reads store.settings",
+}
+
+
+def _imports(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "tray_app":
+                yield parts[1] if len(parts) > 1 else ""
+
+
+def _owner(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("").parts
+    return rel[0]
+
+
+def edges() -> set[tuple[str, str]]:
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        owner = _owner(path)
+        for target in _imports(path):
+            if target != owner and target not in BOTTOM:
+                found.add((owner, target))
+    return found
+
+
+def test_every_module_has_a_layer() -> None:
+    owners = {_owner(path) for path in PACKAGE.rglob("*.py")} - {"__init__"}
+    assert owners <= set(ALLOWED) | BOTTOM, owners - set(ALLOWED) - BOTTOM
+
+
+def test_imports_only_go_down() -> None:
+    upward = {edge for edge in edges() if edge[1] not in ALLOWED.get(edge[0], set())}
+    assert upward - set(KNOWN) == set(), "new imports against the layering"
+    assert set(KNOWN) - upward == set(), "a known violation is gone: remove it from KNOWN"
+
+
+def _python_event_types() -> set[str]:
+    union = get_args(get_args(events.Event)[0])
+    return {cls.model_fields["type"].default for cls in union}
+
+
+def _page_event_types() -> set[str]:
+    source = (ROOT / "web" / "js" / "events.js").read_text(encoding="utf-8")
+    return set(re.findall(r"^\s*case '([a-z_]+)':", source, flags=re.MULTILINE))
+
+
+def test_the_page_handles_exactly_the_events_core_sends() -> None:
+    page = _page_event_types()
+    python = _python_event_types()
+    assert python, "no event types found in the union"
+    assert python - page == set(), "events the page never handles"
+    # ui_action comes from the tray, not from Core ([contract] moves it into the union).
+    assert page - python - {"ui_action"} == set(), "page handlers for events nobody sends"
