@@ -170,3 +170,27 @@ def test_without_any_model_chosen_the_first_one_that_can_use_tools_is_used(
         rig.finish(turn)
         assert fake.chat_requests[0]["model"] == "qwen3:8b"
         assert rig.core.get_session(sid)["session"]["model"] == "qwen3:8b"
+
+
+def test_status_and_snapshot_name_the_folder_the_tools_really_use(
+    make_rig: Any, tmp_path: Path
+) -> None:
+    # The first allowed folder is blocked (as root's home is): the sandbox skips it, and the
+    # folder Core reports is the one a relative path really lands in, not allowed_dirs[0].
+    blocked = tmp_path / "home"
+    blocked.mkdir()
+    rig: Rig = make_rig(default_registry=True, blocked_dirs=[str(blocked)])
+    rig.core.update_settings({"allowed_dirs": [str(blocked), str(rig.workspace)]})
+    assert rig.core.status()["workspace"] == str(rig.workspace.resolve())
+    rig.fake.script(tool_turn([("create_directory", {"path": "made_here"})]), text_turn("ok"))
+    rig.core.update_settings({"confirmation_mode": "full_auto"})
+    sid, turn = rig.send("make a folder")
+    rig.finish(turn)
+    assert (rig.workspace / "made_here").is_dir() and not (blocked / "made_here").exists()
+    snapshot = rig.core.get_session(sid)
+    assert snapshot["session"]["workspace"] is None
+    assert snapshot["workspace"] == str(rig.workspace.resolve())
+    inside = rig.workspace / "项目 ‮txt"
+    inside.mkdir()
+    other = rig.core.new_session(workspace=str(inside))
+    assert rig.core.get_session(other["id"])["workspace"] == str(inside.resolve())

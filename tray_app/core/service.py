@@ -338,6 +338,9 @@ class Core(SessionCommands, ConfigCommands):
                 "pending": self._broker.pending_count(),
                 "running": list(self._turns),
                 "history_warning": self.history_warning,
+                # The folder a new chat works in: the sandbox policy decides it (a blocked or
+                # missing first allowed folder is skipped), so the page shows this, not a guess.
+                "workspace": self._factory.workspace(self._settings, None),
             }
 
         return dict(self._run(read))

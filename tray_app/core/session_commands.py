@@ -55,6 +55,8 @@ class SessionCommands:
                 "messages": [m.model_dump() for m in self._chats.messages(session_id)],
                 "tool_calls": [c.model_dump() for c in self._chats.tool_calls(session_id)],
                 "running": session_id in self._turns,
+                # Where its tools really work (the sandbox's choice), absolute.
+                "workspace": self._factory.workspace(self._settings, session.workspace),
             }
 
         return dict(self._run(read))

@@ -4,7 +4,7 @@ import { call } from './bridge.js';
 import { store, currentSession, modelInfo } from './store.js';
 import { toast } from './toast.js';
 import { t, tx } from './i18n.js';
-import { shortPath } from './format.js';
+import { middlePath, visible } from './format.js';
 
 export function createActions(ui) {
   const draft = { model: '', workspace: null };
@@ -30,16 +30,14 @@ export function createActions(ui) {
     ui.picker.setCurrent(model);
     const info = modelInfo(model);
     ui.composer.setVision(Boolean(info && info.capabilities?.includes('vision')));
-    const folder = session ? session.workspace : draft.workspace;
-    if (folder) {
-      delete ui.workspace.dataset.i18n;
-      ui.workspace.textContent = shortPath(folder, 44);
-      ui.workspace.title = folder;
-    } else {
-      const fallback = store.settings?.allowed_dirs?.[0] || '';
-      tx(ui.workspace, 'workspace.default', { path: shortPath(fallback, 30) });
-      ui.workspace.title = fallback;
-    }
+    // The folder the tools really work in, absolute: Core's answer (the sandbox's choice), not
+    // a guess from the settings (the first allowed folder may be blocked, as root's home is).
+    const folder = (session ? session.workspace || store.sessionWorkspace.get(session.id) : draft.workspace)
+      || store.workspace || '';
+    const shown = visible(folder);
+    tx(ui.workspace, 'workspace.default', { path: middlePath(shown, 46) });
+    ui.workspace.dataset.path = folder;
+    ui.workspace.setAttribute('title', shown);
     runningChanged();
     ui.approvalsChanged();
   }
@@ -69,6 +67,7 @@ export function createActions(ui) {
         if (snapshot.running) store.running.add(sessionId);
         else store.running.delete(sessionId);
       }
+      if (snapshot.workspace) store.sessionWorkspace.set(sessionId, snapshot.workspace);
       ui.chatlog.show(snapshot);
       refreshChrome();
     } catch (err) {

@@ -188,6 +188,12 @@ function settingsUpdated(settings) {
   if (old.theme !== settings.theme) setTheme(settings.theme);
   if (ui.settings.isOpen) ui.settings.update(settings);
   if (old.endpoint && old.endpoint !== settings.endpoint) checkServer();
+  // The folders decide where a chat without its own folder works: ask Core again.
+  const folders = (s) => JSON.stringify([s.allowed_dirs, s.blocked_dirs]);
+  if (folders(old) !== folders(settings)) {
+    syncStatus();
+    if (store.currentId) actions.open(store.currentId);
+  }
   actions.refreshChrome();
 }
 
@@ -250,6 +256,10 @@ async function syncStatus() {
   try {
     const status = await call('status');
     store.running = new Set(status.running);
+    if (status.workspace && status.workspace !== store.workspace) {
+      store.workspace = status.workspace;
+      actions.refreshChrome();
+    }
     actions.runningChanged();
   } catch {
     /* the next event will try again */
@@ -296,6 +306,7 @@ async function boot() {
   store.settings = settings;
   store.sessions = sessions;
   store.running = new Set(status.running);
+  store.workspace = status.workspace || '';
   store.approvals = pending;
   setTheme(settings.theme);
   await setLanguage(settings.language);

@@ -5,7 +5,7 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { tx } from './i18n.js';
-import { bytes } from './format.js';
+import { bytes, visible } from './format.js';
 import { previewView } from './results.js';
 import { toolLabel, keyArgs, valueClass } from './toolcard.js';
 
@@ -57,8 +57,16 @@ export class ApprovalPanel {
     this.expiry = h('span', { class: 'expiry' });
     const facts = [];
     const sizeChange = call.name === 'write_file' && p.exists && p.size_before != null;
+    // The model's path may be relative; the preview holds the absolute target the tool will
+    // really touch (and for run_command the absolute folder it runs in): show those.
+    const absolute = { 'arg.path': p.path, 'arg.cwd': p.cwd };
     for (const row of keyArgs(call.name, call.args)) {
-      if (!(sizeChange && row[0] === 'arg.size')) facts.push(row);
+      if (sizeChange && row[0] === 'arg.size') continue;
+      if (absolute[row[0]]) row[1] = absolute[row[0]];
+      facts.push(row);
+    }
+    if (call.name === 'run_command' && p.cwd && !facts.some((row) => row[0] === 'arg.cwd')) {
+      facts.push(['arg.cwd', p.cwd]);
     }
     if (call.name === 'write_file') {
       facts.push(['approval.effect', p.exists ? 'approval.overwrites' : 'approval.new_file', true]);
@@ -72,7 +80,7 @@ export class ApprovalPanel {
         this.queueLabel),
       h('dl', { class: 'ap-facts' }, facts.map(([key, value, isKey]) => h('div', { class: 'kv' },
         h('dt', { class: 'k', i18n: key }),
-        h('dd', isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: value, title: value }))),
+        h('dd', isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,

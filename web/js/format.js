@@ -43,3 +43,28 @@ export function shortPath(path, max = 48) {
   if (!path || path.length <= max) return path || '';
   return `…${path.slice(path.length - max + 1)}`;
 }
+
+// Characters that change how text is laid out or hide themselves: bidi embeddings, overrides
+// and isolates, marks, zero-width joiners and spaces, C0/C1 controls, line separators. In a
+// path or a command they can make one name look like another ("txt.exe" shown as "exe.txt"),
+// so wherever a path is shown they appear as a visible ⟨U+202E⟩ instead.
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+
+export function visible(text) {
+  return String(text ?? '').replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
+/** A long path as its start and its end ("/home/ana/…/src/app"), so both stay readable. */
+export function middlePath(path, max = 48) {
+  const text = String(path || '');
+  if (text.length <= max) return text;
+  const sep = text.includes('/') ? '/' : '\\';
+  const parts = text.split(sep);
+  let head = parts.slice(0, Math.min(3, parts.length - 1)).join(sep);
+  if (head.length > max / 2) head = head.slice(0, Math.floor(max / 2));
+  const room = max - head.length - 2;
+  let tail = text.slice(text.length - room);
+  const cut = tail.indexOf(sep);
+  if (cut > 0 && cut < tail.length - 1) tail = tail.slice(cut + 1);
+  return `${head}${sep}…${sep}${tail}`;
+}

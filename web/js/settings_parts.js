@@ -1,6 +1,7 @@
 // Compound settings controls: per-tool switches, folder lists, the hotkey recorder.
 import { h } from './dom.js';
 import { icon } from './icons.js';
+import { visible } from './format.js';
 
 const ASKS = new Set(['write_file', 'create_directory', 'delete_file']);
 
@@ -52,7 +53,7 @@ export function dirList(name, { onChange, onPick }) {
   const set = (paths = []) => {
     current = [...paths];
     list.replaceChildren(...current.map((path) => h('li', { class: 'dir' },
-      icon('folder'), h('span', { class: 'dir-path', text: path, title: path }),
+      icon('folder'), h('span', { class: 'dir-path', text: visible(path), title: visible(path) }),
       h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'common.remove', i18nLabel: 'common.remove',
         onclick: () => onChange(current.filter((p) => p !== path)) }, icon('close')))));
     if (!current.length) list.append(h('li', { class: 'dir none', i18n: 'set.dirs_none' }));

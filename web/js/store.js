@@ -7,6 +7,8 @@ export const store = {
   models: [],
   modelsError: null,
   server: null,
+  workspace: '', // the folder a new chat works in (Core's status says; absolute)
+  sessionWorkspace: new Map(), // session id -> the folder its tools work in (from its snapshot)
   // Text of every assistant message streamed since the page started, for every session, so a
   // chat opened mid-answer shows all of it (the store on disk is saved only once a second).
   live: new Map(), // message_id -> { session_id, content, thinking, complete }

@@ -3,7 +3,7 @@
 import { h, emit } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
-import { bytes, duration } from './format.js';
+import { bytes, duration, visible } from './format.js';
 import { previewView, resultView, plainBlock } from './results.js';
 
 export const TOOL_ICONS = {
@@ -96,7 +96,7 @@ export class ToolCard {
     const args = h('div', { class: 'tc-args' }, keyArgs(name, record.args).map(([key, value, isKey]) => h('div', { class: 'kv' },
       h('span', { class: 'k', i18n: key }),
       h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
-        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: value, title: value }))));
+        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))));
     const body = h('div', { class: 'tc-body' }, this.bodyFor(record));
     const foot = this.footFor(record, awaiting);
     this.el.replaceChildren(head, args);
