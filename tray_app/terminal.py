@@ -75,17 +75,23 @@ class ChatRunner:
         self.interactive_terminal = sys.stdin.isatty()
 
     def decide(self, event: ApprovalNeeded) -> None:
-        if self.args.yes_all:
+        facts = event.preview or {}
+        # A file that runs something later (login, VS Code, git hooks) is always asked about,
+        # even under --yes-all; a write that replaces a file is a delete for --yes.
+        persistent = bool(facts.get("persistence"))
+        if self.args.yes_all and not persistent:
             self.core.decide(event.call_id, True, by="terminal")
             return
-        if self.args.yes and event.risk == "write":
+        if self.args.yes and event.risk == "write" and not persistent and not facts.get("deletes"):
             self.core.decide(event.call_id, True, by="terminal")
             return
         if not self.interactive_terminal:
-            self.err.write(
-                f"denied {event.name}: no terminal to ask for approval "
-                "(use --yes for writes or --yes-all for everything)\n"
+            why = (
+                f"it {facts['persistence'].get('text', 'runs later')}, so it is always asked"
+                if persistent
+                else "use --yes for writes or --yes-all for everything"
             )
+            self.err.write(f"denied {event.name}: no terminal to ask for approval ({why})\n")
             self.core.decide(event.call_id, False, by="terminal")
             return
         self.err.write(approval_text(event))

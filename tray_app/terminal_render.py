@@ -28,7 +28,7 @@ STATUS_MARK = {
     "error": "✗",
     "cancelled": "⊘",
 }
-KEY_ARGS = ("path", "command", "query", "cwd", "recursive")
+KEY_ARGS = ("path", "source", "destination", "paths", "command", "query", "cwd", "recursive")
 
 
 def key_args(args: dict[str, Any]) -> str:
@@ -56,8 +56,14 @@ def preview_summary(preview: dict[str, Any]) -> str:
     kind = preview.get("kind")
     if kind == "new_file":
         return f"new file, {preview.get('size_after', 0)} bytes"
+    if kind == "diff" and preview.get("changes") is False:
+        return "dry run: shows the diff, changes nothing"
     if kind == "diff":
-        return f"overwrites: {preview.get('size_before')} -> {preview.get('size_after')} bytes"
+        how = f" ({preview['format']})" if preview.get("format") else ""
+        return f"overwrites: {preview.get('size_before')} -> {preview.get('size_after')} bytes{how}"
+    if kind == "move":
+        verb = "replaces the file at the destination" if preview.get("deletes") else "moves"
+        return f"{verb}: {preview.get('path')} -> {preview.get('destination')}"
     if kind in ("tree", "file"):
         count = preview.get("count")
         return f"deletes {count} items" if count else f"deletes {preview.get('size', 0)} bytes"
@@ -73,6 +79,12 @@ def approval_text(event: ApprovalNeeded) -> str:
     summary = preview_summary(preview)
     if summary:
         lines.append(f"   {summary}")
+    warning = preview.get("persistence")
+    if isinstance(warning, dict):
+        lines.append(
+            f"   ⚠ WARNING: {warning.get('path', '')} {warning.get('text', 'runs later')}: "
+            "a program written there runs without asking"
+        )
     text = str(preview.get("text") or "")
     if text:
         shown = text.splitlines()[:40]

@@ -47,6 +47,30 @@ def test_a_session_grant_skips_writes_but_never_deletes_or_commands() -> None:
     )
 
 
+MODES = ("all_writes", "delete_only", "full_auto")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("granted", [False, True])
+def test_facts_the_preview_declares(mode: str, granted: bool) -> None:
+    """issue 11: dry runs never ask; a replaced file or a persistence location always asks."""
+
+    def asks(preview: dict[str, object], risk: Risk = Risk.WRITE) -> bool:
+        return needs_confirmation(
+            tool="edit_file", risk=risk, mode=mode, preview=preview, granted=granted
+        )
+
+    assert not asks({"kind": "diff", "changes": False, "overwrites": True})
+    assert asks({"kind": "move", "deletes": True, "overwrites": True})
+    warning = {"code": "login", "text": "runs at login"}
+    assert asks({"kind": "diff", "persistence": warning})
+    assert asks({"kind": "file", "persistence": warning}, Risk.DESTRUCTIVE)
+    assert asks({"changes": False}, Risk.COMMAND)  # only file tools may declare a dry run
+    if mode == "delete_only" and not granted:
+        assert asks({"kind": "diff", "exists": True, "overwrites": True})
+        assert not asks({"kind": "move", "exists": False})
+
+
 async def _until_pending(broker: ApprovalBroker) -> None:
     """Wait for the broker to hold a request (it calls on_change when one arrives)."""
     changed = asyncio.Event()

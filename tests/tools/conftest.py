@@ -42,6 +42,10 @@ class FakeJournal:
         self.events.append(("record", (call_id, tool, Path(path), existed, content)))
         return f"entry-{len(self.events)}"
 
+    def record_move(self, *, call_id: str | None, source: Path, destination: Path) -> str:
+        self.events.append(("record_move", (call_id, Path(source), Path(destination))))
+        return f"entry-{len(self.events)}"
+
     def commit(self, entry_id: str) -> None:
         self.events.append(("commit", entry_id))
 

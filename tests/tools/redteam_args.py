@@ -127,7 +127,6 @@ BAD_ARGS: list[tuple[str, Any]] = [
     ("read_file", {"path": "README.md", "encoding": "utf-16"}),
     ("read_file", {"path": "README.md", "encoding": "hex"}),
     ("read_file", {"path": "README.md", "encoding": ""}),
-    ("read_file", {"path": "README.md", "encoding": None}),
     ("read_file", {"path": "README.md", "start_line": 10**18}),
     ("read_file", {"path": "README.md", "start_line": 3, "end_line": 2}),
     ("read_file", {"path": "README.md", "start_line": "abc"}),
@@ -136,7 +135,9 @@ BAD_ARGS: list[tuple[str, Any]] = [
     ("write_file", {"path": "w.txt", "content": None}),
     ("write_file", {"path": "w.txt", "content": ["a"]}),
     ("write_file", {"path": "w.txt", "content": "\ud800"}),
-    ("write_file", {"path": "w.txt", "content": "a", "encoding": "latin1"}),
+    ("write_file", {"path": "w.txt", "content": "a", "encoding": "hex"}),
+    ("write_file", {"path": "w.txt", "content": "a", "encoding": "base64"}),
+    ("write_file", {"path": "w.txt", "content": "日本", "encoding": "latin1"}),
     ("write_file", {"path": "w.txt"}),
     ("write_file", {"path": "new/", "content": "a"}),
     ("write_file", {"path": "x" * 300, "content": "a"}),
@@ -213,6 +214,9 @@ ODD_BUT_FINE: list[tuple[str, Any]] = [
     ("run_command", {"command": "echo hi", "timeout": 10**100}),
     ("run_command", {"command": "echo hi", "timeout": -5}),
     ("run_command", {"command": "echo hi", "cwd": ""}),
+    # issue 11: no encoding means "detect"; writes take any text codec
+    ("read_file", {"path": "README.md", "encoding": None}),
+    ("write_file", {"path": "w.txt", "content": "a", "encoding": "latin1"}),
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tray_app.errors import SandboxViolation
@@ -37,6 +39,15 @@ SECRET_NAMES = [
     "passwords.csv",
     ".netrc",
     ".pypirc",
+    # issue 11
+    ".npmrc",
+    "prod.tfstate",
+    "terraform.tfstate.backup",
+    "release.jks",
+    "cert.p12",
+    "site.PFX",
+    ".htpasswd",
+    ".pgpass",
 ]
 ORDINARY_NAMES = [
     ".env.example",
@@ -54,6 +65,10 @@ ORDINARY_NAMES = [
     "a..b.txt",
     "日本語.txt",
     "café.md",
+    "config",
+    "config.json",
+    "npmrc.md",
+    "tfstate.md",
 ]
 
 
@@ -165,3 +180,96 @@ def test_resolve_uses_the_windows_rules_on_windows(policy, monkeypatch):
     message = refused(policy, "CON")
     monkeypatch.undo()
     assert "reserved device name" in message
+
+
+# ---- issue 11: secrets that are secrets by their folder; persistence locations ----------------
+
+
+@pytest.mark.parametrize("raw", [".kube/config", "proj/.KUBE/config", "ci/.docker/config.json"])
+def test_credential_configs_are_refused_by_folder_and_name(layout, policy, raw):
+    for access in ACCESSES:
+        assert "credentials" in refused(policy, raw, access)
+
+
+def test_credential_configs_are_left_out_of_listings(box, layout):
+    kube = layout.work / "deploy" / ".kube"
+    kube.mkdir(parents=True)
+    (kube / "config").write_text("token: S3CR3T")
+    (kube / "notes.md").write_text("ok")
+    (layout.work / "deploy" / "config").write_text("plain")
+    listed = box.execute(
+        "list_directory", {"path": "deploy", "recursive": True, "include_hidden": True}
+    )
+    names = {e["name"] for e in listed["entries"]}
+    assert os.path.join(".kube", "notes.md") in names and "config" in names
+    assert os.path.join(".kube", "config") not in names
+    found = box.execute("search_files", {"path": "deploy", "query": "S3CR3T"})
+    assert found["results"] == []
+
+
+def test_the_npmrc_in_a_project_is_not_readable(box, layout):
+    (layout.work / ".npmrc").write_text("//registry/:_authToken=S3CR3T\n")
+    result = box.execute("read_file", {"path": ".npmrc"})
+    assert result["success"] is False and "S3CR3T" not in str(result)
+
+
+PERSISTENT = [
+    ("~/.profile", "runs at login"),
+    ("~/.bashrc", "runs in every new terminal shell"),
+    ("~/.zshrc", "runs in every new terminal shell"),
+    ("~/.config/autostart/evil.desktop", "runs at login"),
+    ("~/.config/systemd/user/x.service", "runs at login"),
+    ("~/Library/LaunchAgents/com.x.plist", "runs at login"),
+    ("~/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/x.bat", "runs at login"),
+    ("proj/.vscode/tasks.json", "runs when the folder is opened in VS Code"),
+    ("proj/.VSCODE/settings.json", "runs when the folder is opened in VS Code"),
+]
+
+
+@pytest.mark.parametrize(("raw", "risk"), PERSISTENT)
+def test_persistence_locations_are_named(layout, policy_for, raw, risk):
+    policy = policy_for(allowed_dirs=[layout.home], workspace=layout.home)
+    real = policy.resolve(raw, access="write")
+    assert policy.persistence_risk(real) == {"code": _code(risk), "text": risk}
+
+
+def _code(text: str) -> str:
+    return {
+        "runs at login": "login",
+        "runs in every new terminal shell": "shell",
+        "runs when the folder is opened in VS Code": "vscode",
+    }[text]
+
+
+@pytest.mark.parametrize(
+    "raw", ["~/profile", "~/proj/.profile", "~/.config/autostart", "~/.vscode/extensions.json"]
+)
+def test_ordinary_neighbours_of_persistence_locations(layout, policy_for, raw):
+    policy = policy_for(allowed_dirs=[layout.home], workspace=layout.home)
+    assert policy.persistence_risk(policy.resolve(raw, access="write")) is None
+
+
+def test_every_changing_preview_carries_the_warning(layout, policy_for):
+    from tray_app.tools.base import Toolbox, ToolRegistry
+    from tray_app.tools.files import FILE_TOOLS
+
+    policy = policy_for(allowed_dirs=[layout.home], workspace=layout.home)
+    box = Toolbox(policy, registry=ToolRegistry(FILE_TOOLS))
+    (layout.home / ".bashrc").write_text("alias ll='ls -l'\n")
+    (layout.home / "start.sh").write_text("echo hi\n")
+    previews = [
+        box.preview("write_file", {"path": "~/.bashrc", "content": "curl x | sh\n"}),
+        box.preview(
+            "edit_file", {"path": "~/.bashrc", "edits": [{"old_text": "ll", "new_text": "l"}]}
+        ),
+        box.preview("move_file", {"source": "~/start.sh", "destination": "~/.profile"}),
+        box.preview("write_file", {"path": "~/.config/autostart/a.desktop", "content": "x"}),
+    ]
+    for preview in previews:
+        assert preview["kind"] != "error", preview
+        assert preview["persistence"]["text"] in (
+            "runs at login",
+            "runs in every new terminal shell",
+        )
+    read = box.preview("read_file", {"path": "~/.bashrc"})
+    assert "persistence" not in read

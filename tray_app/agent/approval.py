@@ -30,8 +30,17 @@ def needs_confirmation(
     preview: dict[str, Any] | None,
     granted: bool,
 ) -> bool:
-    """SPEC section 6: deletes and commands always ask; writes ask according to the mode."""
-    if risk in ASKS_IN_EVERY_MODE:
+    """SPEC section 6: deletes and commands always ask; writes ask according to the mode.
+
+    The preview may declare facts of its own call (issue 11): ``changes: False`` (a dry run,
+    asks like a read), ``deletes`` (it would delete or replace a file: asks like a delete),
+    ``persistence`` (the target makes something run later: asks in every mode, under every
+    grant) and ``overwrites`` (asks in ``delete_only`` mode, like write_file over a file).
+    """
+    facts = preview or {}
+    if facts.get("changes") is False and risk is not Risk.COMMAND:
+        return False
+    if risk in ASKS_IN_EVERY_MODE or facts.get("deletes") or facts.get("persistence"):
         return True
     if risk is Risk.READ:
         return False
@@ -39,7 +48,8 @@ def needs_confirmation(
         return False
     if mode == "delete_only":
         # write_file asks only when it would overwrite; create_directory never asks.
-        return tool == "write_file" and bool((preview or {}).get("exists"))
+        exists = bool(facts.get("exists"))
+        return (tool == "write_file" and exists) or bool(facts.get("overwrites"))
     return True
 
 

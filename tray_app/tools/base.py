@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
@@ -72,18 +73,26 @@ class Tool:
 
 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Make pydantic's schema plain for small models: no titles, no ``anyOf [X, null]``."""
+    """Make pydantic's schema plain for small models: no titles, no ``anyOf [X, null]``, and
+    nested models written inline instead of as ``$ref`` into ``$defs``."""
+    defs = schema.get("$defs", {})
 
     def walk(node: Any) -> Any:
         if isinstance(node, list):
             return [walk(item) for item in node]
         if not isinstance(node, dict):
             return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            return walk({**defs[ref[8:]], **rest})
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "title":
                 continue
             if key == "default" and value is None:
+                continue
+            if key == "$defs":
                 continue
             out[key] = walk(value)
         options = out.get("anyOf")
@@ -235,7 +244,21 @@ class Toolbox:
         result = self._guard(name, lambda: tool.preview(context, parsed))  # type: ignore[misc]
         if result.get("success") is False:
             return {"tool": name, "kind": "error", "text": str(result.get("error", ""))}
+        if tool.risk is not Risk.READ and "persistence" not in result:
+            warning = self._persistence(result)
+            if warning is not None:
+                result = {**result, "persistence": warning}
         return {"tool": name, **result}
+
+    def _persistence(self, preview: Mapping[str, Any]) -> dict[str, str] | None:
+        """The warning for a change that makes something run later (login, VS Code, git)."""
+        for key in ("path", "destination"):
+            value = preview.get(key)
+            if isinstance(value, str) and value:
+                found = self.policy.persistence_risk(Path(value))
+                if found is not None:
+                    return {**found, "path": value}
+        return None
 
     @staticmethod
     def _guard(name: str, run: Callable[[], ToolResult]) -> ToolResult:

@@ -12,21 +12,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-PATH_HELP = "Absolute path, or a path relative to the workspace folder. '~' means the home folder."
+from tray_app.tools.text_codec import normalize_name
 
-_ENCODING_ALIASES = {
-    "utf8": "utf-8",
-    "utf-8": "utf-8",
-    "latin1": "latin1",
-    "latin-1": "latin1",
-    "iso-8859-1": "latin1",
-    "base64": "base64",
-}
+PATH_HELP = "Absolute path, or a path relative to the workspace folder. '~' means the home folder."
 
 
 def _encoding(value: Any) -> Any:
+    """Any Python text codec name, ``base64``, or None (detect); unknown names fail here."""
     if isinstance(value, str):
-        return _ENCODING_ALIASES.get(value.strip().lower(), value)
+        return normalize_name(value)
     return value
 
 
@@ -53,9 +47,13 @@ def _extension(text: str) -> str:
 
 class ReadFileArgs(BaseModel):
     path: str = Field(description="The file to read. " + PATH_HELP)
-    encoding: Literal["utf-8", "latin1", "base64"] = Field(
-        default="utf-8",
-        description="How to decode the file: utf-8 (default), latin1, or base64 for binary files.",
+    encoding: str | None = Field(
+        default=None,
+        description=(
+            "How to decode the file. Leave it out to detect (a byte-order mark means UTF-8 or "
+            "UTF-16, else utf-8); or utf-8, utf-16, latin1, another codec name such as cp1252, "
+            "or base64 for binary files."
+        ),
     )
     start_line: int | None = Field(
         default=None, description="First line to return (1 = first line of the file)."
@@ -79,7 +77,13 @@ class ReadFileArgs(BaseModel):
 class WriteFileArgs(BaseModel):
     path: str = Field(description="The file to create or overwrite. " + PATH_HELP)
     content: str = Field(description="The complete new content of the file (up to 5 MB).")
-    encoding: Literal["utf-8"] = Field(default="utf-8", description="Always utf-8.")
+    encoding: str | None = Field(
+        default=None,
+        description=(
+            "Leave it out to keep an existing file's encoding, byte-order mark and line endings "
+            "(a new file is utf-8); or name one, such as utf-8 or utf-16."
+        ),
+    )
 
     @field_validator("encoding", mode="before")
     @classmethod

@@ -1,4 +1,5 @@
-"""The six file tools, in the design document's order (section 5.1).
+"""The file tools: the six seed tools in the design document's order (section 5.1), then the
+ones declared in their own modules (issue 11).
 
 Handlers live in ``fs_read`` (read-only tools) and ``fs_write`` (tools that change files);
 argument models in ``file_args``; approval previews in ``previews``; every path goes through
@@ -7,10 +8,19 @@ argument models in ``file_args``; approval previews in ``previews``; every path 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
 from tray_app.errors import SandboxViolation
+from tray_app.tools import (
+    allowed_dirs,
+    dir_tree,
+    edit_file,
+    file_info,
+    move_file,
+    read_many,
+)
 from tray_app.tools.base import Handler, Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import (
     CreateDirectoryArgs,
@@ -110,3 +120,14 @@ FILE_TOOLS: list[Tool] = [
         preview=_printable(delete_preview),
     ),
 ]
+
+
+def _wrapped(tool: Tool) -> Tool:
+    """A tool declared in its own module, with its handler and preview made printable."""
+    preview = _printable(tool.preview) if tool.preview is not None else None
+    return dataclasses.replace(tool, handler=_printable(tool.handler), preview=preview)
+
+
+# Tools in their own modules (args model, handler, preview and declaration together).
+_OWN_MODULES = (edit_file, move_file, read_many, dir_tree, file_info, allowed_dirs)
+FILE_TOOLS += [_wrapped(module.TOOL) for module in _OWN_MODULES]

@@ -24,6 +24,7 @@ from tray_app.tools.fs_safe import (
 )
 from tray_app.tools.fs_walk import Entry, Walk, is_regular
 from tray_app.tools.sandbox import Access, SandboxPolicy
+from tray_app.tools.text_codec import EncodingProblem, TextFormat, decode, detect_bom
 
 MAX_READ_BYTES = 1024 * 1024
 MAX_READ_LINES = 500
@@ -53,7 +54,7 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
         )
     if args.encoding == "base64":
         if args.start_line is not None or args.end_line is not None:
-            return failure("start_line and end_line need a text encoding (utf-8 or latin1)")
+            return failure("start_line and end_line need a text encoding (such as utf-8 or latin1)")
         return {
             "success": True,
             "path": str(path),
@@ -64,19 +65,25 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
             "truncated": False,
             "line_range": None,
         }
-    if looks_binary(data):
+    if (
+        detect_bom(data) is None
+        and args.encoding in (None, "utf-8", "latin1")
+        and looks_binary(data)
+    ):
         return failure(
             f"{path} looks like a binary file ({human_size(len(data))}); "
             "read it with encoding base64 if you really need its bytes"
         )
     try:
-        text = data.decode("utf-8" if args.encoding == "utf-8" else "latin-1")
-    except UnicodeDecodeError:
-        return failure(f"{path} is not valid UTF-8 text; try encoding latin1 or base64")
-    return _text_result(path, text, len(data), args)
+        text, fmt = decode(data, args.encoding)
+    except EncodingProblem as exc:
+        return failure(f"{path} is {exc}")
+    return _text_result(path, text, len(data), args, fmt)
 
 
-def _text_result(path: Path, text: str, size: int, args: ReadFileArgs) -> ToolResult:
+def _text_result(
+    path: Path, text: str, size: int, args: ReadFileArgs, fmt: TextFormat
+) -> ToolResult:
     lines = split_lines(text)
     total = len(lines)
     start = args.start_line or 1
@@ -89,23 +96,28 @@ def _text_result(path: Path, text: str, size: int, args: ReadFileArgs) -> ToolRe
     else:
         end = min(total, start + MAX_READ_LINES - 1)
     chosen = lines[start - 1 : end] if total else []
-    return {
+    result: ToolResult = {
         "success": True,
         "path": str(path),
         "content": "".join(chosen),
-        "encoding": args.encoding,
+        "encoding": fmt.label,
         "size": size,
         "lines": total,
         "truncated": end < total,
         "line_range": [start, end] if total else [0, 0],
     }
+    if fmt.bom:
+        result["bom"] = True
+    if fmt.newline == "\r\n":
+        result["line_endings"] = "crlf"
+    return result
 
 
 def _hidden_from_model(policy: SandboxPolicy) -> Callable[[Entry], bool]:
     """Walk filter: secrets and blocked folders are left out of listings and searches."""
 
     def skip(entry: Entry) -> bool:
-        return policy.is_sensitive_name(entry.name) or policy.is_blocked(entry.path)
+        return policy.is_secret_entry(entry.path) or policy.is_blocked(entry.path)
 
     return skip
 

@@ -19,9 +19,18 @@ from pathlib import Path
 
 from tray_app.tools.base import ToolContext, ToolResult, failure
 from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
-from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
+from tray_app.tools.fs_safe import NotReadable, describe_os_error, human_size, kind_of, read_regular
 from tray_app.tools.fs_walk import Entry, Walk
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.text_codec import (
+    UTF8,
+    EncodingProblem,
+    TextFormat,
+    chosen_format,
+    encode,
+    sniff,
+    with_newlines,
+)
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +40,7 @@ TEMP_PREFIX = ".metona-"
 TEMP_SUFFIX = ".tmp"
 DELETE_MAX_ITEMS = 50_000
 DELETE_MAX_DEPTH = 256
+FORMAT_SNIFF_BYTES = 64 * 1024
 
 
 # ---- write_file ------------------------------------------------------------------------------
@@ -41,21 +51,13 @@ class WritePlan:
     target: Path
     data: bytes
     old: os.stat_result | None  # the file being replaced, if any
+    fmt: TextFormat = UTF8  # encoding, BOM and line endings written (the old file's, kept)
 
 
 def plan_write(policy: SandboxPolicy, args: WriteFileArgs) -> WritePlan | ToolResult:
     target = policy.resolve(args.path, access="write")
     if args.path.endswith(("/", os.sep)):
         return failure(f"{args.path!r} ends with a separator; give the path of a file to write")
-    try:
-        data = args.content.encode("utf-8")
-    except UnicodeEncodeError:
-        return failure(f"the content for {target} has characters that are not valid in UTF-8")
-    if len(data) > MAX_WRITE_BYTES:
-        return failure(
-            f"content too large for {target}: {human_size(len(data))}; "
-            "write_file writes at most 5 MB"
-        )
     try:
         old: os.stat_result | None = os.lstat(target)
     except FileNotFoundError:
@@ -66,7 +68,28 @@ def plan_write(policy: SandboxPolicy, args: WriteFileArgs) -> WritePlan | ToolRe
         kind = kind_of(old.st_mode)
         article = "a folder" if kind == "directory" else f"a {kind}"
         return failure(f"{target} is {article}; write_file only writes regular files")
-    return WritePlan(target=target, data=data, old=old)
+    try:
+        fmt = chosen_format(existing_format(target) if old is not None else None, args.encoding)
+        # A CRLF file stays CRLF even when the model wrote \n; other content is kept as sent.
+        content = with_newlines(args.content, "\r\n") if fmt.newline == "\r\n" else args.content
+        data = encode(content, fmt)
+    except EncodingProblem as exc:
+        return failure(f"cannot write {target}: {exc}")
+    if len(data) > MAX_WRITE_BYTES:
+        return failure(
+            f"content too large for {target}: {human_size(len(data))}; "
+            "write_file writes at most 5 MB"
+        )
+    return WritePlan(target=target, data=data, old=old, fmt=fmt)
+
+
+def existing_format(target: Path) -> TextFormat | None:
+    """How the file at ``target`` stores its text (from its first 64 KB), or None."""
+    try:
+        data, _ = read_regular(target, FORMAT_SNIFF_BYTES)
+    except (OSError, NotReadable):
+        return None
+    return sniff(data[:FORMAT_SNIFF_BYTES])
 
 
 def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
@@ -277,7 +300,7 @@ def _plan_tree(
 
 
 def _tree_problem(policy: SandboxPolicy, entry: Entry) -> str | None:
-    if policy.is_sensitive_name(entry.name):
+    if policy.is_secret_entry(entry.path):
         return f"it contains {entry.rel!r}, which looks like a secret file"
     if policy.is_blocked(entry.path):
         return f"it contains the protected folder {entry.path}"

@@ -42,6 +42,7 @@ from typing import Any
 
 from tray_app.tools.restore import (
     UndoRefused,
+    move_back,
     remove_created_dirs,
     remove_file,
     restore_file,
@@ -115,6 +116,14 @@ class Journal:
             self._pending[entry.id] = entry
             return entry.id
 
+    def record_move(self, *, call_id: str | None, source: Path, destination: Path) -> str:
+        """Before a rename: nothing is copied but a file the move replaces; undo renames back."""
+        source = Path(os.path.realpath(Path(source).parent)) / Path(source).name
+        entry_id = self.record(call_id=call_id, tool="move_file", path=destination)
+        with self._lock:
+            self._pending[entry_id].before["moved_from"] = str(source)
+            return entry_id
+
     def _snapshot(self, entry: _Entry, path: Path, *, deep: bool) -> None:
         budget_mb = self.max_bytes / (1024 * 1024)
         blob_dir = self._blob_dir(entry.id)
@@ -154,7 +163,11 @@ class Journal:
             if (before, after) in (("absent", "absent"), ("dir", "dir")):
                 entry.noop = True
                 entry.reason = f"nothing to undo: {path} was not changed"
-            elif entry.reason is None and not _supported(str(before), str(after)):
+            elif (
+                entry.reason is None
+                and "moved_from" not in entry.before
+                and not _supported(str(before), str(after))
+            ):
                 entry.reason = f"a change from {before} to {after} cannot be undone"
             if entry.reason:
                 self._drop_blobs(entry)
@@ -251,6 +264,9 @@ class Journal:
         before = entry.before
         kind, after = before["kind"], (entry.after or {}).get("kind")
         blobs = self._blob_dir(entry.id)
+        if "moved_from" in before:
+            move_back(path, before, blobs)
+            return "moved back"
         if kind == "absent" and after == "dir":
             remove_created_dirs(path, [str(p) for p in before.get("missing", [str(path)])])
             return "removed"

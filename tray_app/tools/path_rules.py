@@ -32,6 +32,17 @@ SENSITIVE_PATTERNS: tuple[str, ...] = (
     "*.pfx",
     ".pgpass",
     ".envrc",
+    # issue 11: tokens and keystores that tools write next to a project
+    ".npmrc",
+    "*.tfstate",
+    "*.tfstate.backup",
+    "*.jks",
+    ".htpasswd",
+)
+# Names that are secrets only inside a certain folder (``config`` alone is ordinary).
+SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
+    (".kube", "config"),
+    (".docker", "config.json"),
 )
 SENSITIVE_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
 
@@ -57,6 +68,41 @@ HOME_SECRET_DIRS = (
     ".local/share/python_keyring",
     "Library/Keychains",
 )
+
+# Files that make a program run later without asking: writing them always asks, with a warning
+# that names the risk (issue 11). Paths below the home folder, as components; ``*`` = any name.
+PERSISTENCE_HOME: tuple[tuple[tuple[str, ...], str], ...] = (
+    ((".profile",), "login"),
+    ((".bash_profile",), "login"),
+    ((".bash_login",), "login"),
+    ((".zprofile",), "login"),
+    ((".zlogin",), "login"),
+    ((".xprofile",), "login"),
+    ((".xsessionrc",), "login"),
+    ((".bashrc",), "shell"),
+    ((".zshrc",), "shell"),
+    ((".zshenv",), "shell"),
+    ((".config", "fish", "config.fish"), "shell"),
+    ((".config", "autostart", "*"), "login"),
+    ((".config", "systemd", "user", "*"), "login"),
+    (("Library", "LaunchAgents", "*"), "login"),
+    (
+        ("AppData", "Roaming", "Microsoft", "Windows", "Start Menu", "Programs", "Startup", "*"),
+        "login",
+    ),
+)
+# Anywhere: the last components of the path.
+PERSISTENCE_ANYWHERE: tuple[tuple[tuple[str, ...], str], ...] = (
+    ((".vscode", "tasks.json"), "vscode"),
+    ((".vscode", "settings.json"), "vscode"),
+    ((".git", "hooks", "*"), "git_hook"),
+)
+PERSISTENCE_RISKS = {
+    "login": "runs at login",
+    "shell": "runs in every new terminal shell",
+    "vscode": "runs when the folder is opened in VS Code",
+    "git_hook": "runs on git commands in this repository",
+}
 
 URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://|^file:", re.IGNORECASE)
 CONTROL_CHAR = re.compile(r"[\x00-\x1f\x7f]")

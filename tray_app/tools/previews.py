@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 from typing import Any
 
 from tray_app.tools.base import ToolContext, ToolResult
 from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
-from tray_app.tools.fs_safe import NotReadable, human_size, looks_binary, read_regular
+from tray_app.tools.fs_safe import NotReadable, human_size, looks_binary, read_regular, split_lines
 from tray_app.tools.fs_write import DeletePlan, WritePlan, plan_create, plan_delete, plan_write
+from tray_app.tools.text_codec import EncodingProblem, decode, detect_bom, with_newlines
 
 PREVIEW_MAX_CHARS = 20_000
 NEW_FILE_LINES = 40
 TREE_MAX_LINES = 200
 DIFF_MAX_BYTES = 1024 * 1024
-DIFF_MAX_LINE_PRODUCT = 25_000_000  # difflib is quadratic in the worst case
+DIFF_MAX_LINE_PRODUCT = 25_000_000
+DIFF_CONTEXT = 3  # difflib is quadratic in the worst case
 
 
 def _bounded(lines: list[str], *, max_lines: int | None = None) -> tuple[str, bool]:
@@ -60,17 +63,51 @@ def write_preview(ctx: ToolContext, args: WriteFileArgs) -> dict[str, Any] | Too
         )
         text, cut = _bounded([note, *new_lines], max_lines=NEW_FILE_LINES + 1)
         return {"kind": "diff", **base, "text": text, "truncated": cut}
-    old_lines = old_text.splitlines(keepends=True)
-    if len(old_lines) * len(new_lines) > DIFF_MAX_LINE_PRODUCT:
-        note = f"(too many lines to compare: {len(old_lines)} now, {len(new_lines)} after)\n"
-        return {"kind": "diff", **base, "text": note, "truncated": True}
-    name = str(plan.target)
-    diff = difflib.unified_diff(old_lines, new_lines, fromfile=name, tofile=name)
-    lines = [line if line.endswith("\n") else line + "\n" for line in diff]
-    if not lines:
-        return {"kind": "diff", **base, "text": "(no change)\n", "truncated": False}
-    text, cut = _bounded(lines)
+    text, cut = diff_text(old_text, with_newlines(args.content, "\n"), str(plan.target))
     return {"kind": "diff", **base, "text": text, "truncated": cut}
+
+
+def diff_text(old_text: str, new_text: str, name: str) -> tuple[str, bool]:
+    """A bounded unified diff of two texts (compared with ``\n`` line endings).
+
+    Only the part between the common first and last lines goes to difflib (quadratic in the
+    worst case), so one changed line in a long file costs no more than in a short one.
+    """
+    old_lines = split_lines(with_newlines(old_text, "\n"))
+    new_lines = split_lines(with_newlines(new_text, "\n"))
+    shortest = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < shortest and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    if head == len(old_lines) == len(new_lines):
+        return "(no change)\n", False
+    start = max(0, head - DIFF_CONTEXT)
+    old_part = old_lines[start : len(old_lines) - max(0, tail - DIFF_CONTEXT)]
+    new_part = new_lines[start : len(new_lines) - max(0, tail - DIFF_CONTEXT)]
+    if len(old_part) * len(new_part) > DIFF_MAX_LINE_PRODUCT:
+        note = f"(too many lines to compare: {len(old_lines)} now, {len(new_lines)} after)\n"
+        return note, True
+    diff = difflib.unified_diff(old_part, new_part, fromfile=name, tofile=name, n=DIFF_CONTEXT)
+    lines = [_shift_hunk(line, start) for line in diff]
+    lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+    return _bounded(lines)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _shift_hunk(line: str, offset: int) -> str:
+    """Hunk headers of a diff of slices, renumbered to the whole file's lines."""
+    match = _HUNK.match(line) if offset and line.startswith("@@") else None
+    if match is None:
+        return line
+    old_start, old_len, new_start, new_len = match.groups()
+    old_start = str(int(old_start) + offset) if old_start != "0" else old_start
+    new_start = str(int(new_start) + offset) if new_start != "0" else new_start
+    return f"@@ -{old_start}{old_len or ''} +{new_start}{new_len or ''} @@" + line[match.end() :]
 
 
 def _old_text(plan: WritePlan) -> str | None:
@@ -78,9 +115,12 @@ def _old_text(plan: WritePlan) -> str | None:
         data, _ = read_regular(plan.target, DIFF_MAX_BYTES)
     except (OSError, NotReadable):
         return None
-    if len(data) > DIFF_MAX_BYTES or looks_binary(data):
+    if len(data) > DIFF_MAX_BYTES or (detect_bom(data) is None and looks_binary(data)):
         return None
-    return data.decode("utf-8", errors="replace")
+    try:
+        return decode(data, plan.fmt.label if not plan.fmt.bom else None)[0]
+    except (EncodingProblem, ValueError):
+        return data.decode("utf-8", errors="replace")
 
 
 def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | ToolResult:

@@ -274,3 +274,23 @@ def remove_created_dirs(path: Path, created: list[str]) -> None:
             if index == 0:
                 raise
             return
+
+
+def move_back(path: Path, state: State, blob_dir: Path) -> None:
+    """Undo of move_file: rename ``path`` back to where it came from (never over something
+    there now), then put back the file the move replaced, if it replaced one."""
+    source = Path(str(state["moved_from"]))
+    with parent_of(source) as (src_fd, src_name), parent_of(path) as (dir_fd, name):
+        if src_fd is None or dir_fd is None:  # Windows: paths, checked then renamed
+            if os.path.lexists(source):
+                raise UndoRefused(f"changed since: something now exists at {source}; not undone")
+            os.rename(path, source)
+        else:
+            try:
+                os.stat(src_name, dir_fd=src_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                os.rename(name, src_name, src_dir_fd=dir_fd, dst_dir_fd=src_fd)
+            else:
+                raise UndoRefused(f"changed since: something now exists at {source}; not undone")
+    if state.get("kind") == "file":
+        restore_file(path, state, blob_dir, replace=False)

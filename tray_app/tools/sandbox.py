@@ -38,6 +38,7 @@ with ``O_NOFOLLOW``; the model cannot run such a race without an approved ``run_
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import logging
 import os
 import re
@@ -53,7 +54,11 @@ from tray_app.tools.path_rules import (
     CONTROL_CHAR,
     HOME_SECRET_DIRS,
     MAX_PATH_CHARS,
+    PERSISTENCE_ANYWHERE,
+    PERSISTENCE_HOME,
+    PERSISTENCE_RISKS,
     POSIX_SYSTEM_DIRS,
+    SENSITIVE_PAIRS,
     SENSITIVE_PATTERNS,
     SENSITIVE_TEMPLATES,
     URL_SCHEME,
@@ -207,6 +212,26 @@ class SandboxPolicy:
             return False
         return any(fnmatch.fnmatchcase(folded, pattern) for pattern in SENSITIVE_PATTERNS)
 
+    def is_secret_entry(self, path: Path) -> bool:
+        """``is_sensitive_name`` for an entry met in a walk, with its folder (``.kube/config``)."""
+        return self.is_sensitive_name(path.name) or _secret_pair([path.parent.name, path.name])
+
+    def persistence_risk(self, path: Path) -> dict[str, str] | None:
+        """``{"code", "text"}`` when writing ``path`` makes something run later (login, VS
+        Code, git), else None. ``path`` is a resolved path; compared case-folded."""
+        parts = [_fold(p) for p in Path(os.path.abspath(path)).parts]
+        for home in {self.home, Path(os.path.abspath(Path.home()))}:
+            base = _key(home, fold=True)
+            if _within(tuple(parts), base):
+                rest = parts[len(base) :]
+                for pattern, code in PERSISTENCE_HOME:
+                    if _match_parts(rest, pattern, anchored=True):
+                        return {"code": code, "text": PERSISTENCE_RISKS[code]}
+        for pattern, code in PERSISTENCE_ANYWHERE:
+            if _match_parts(parts, pattern, anchored=False):
+                return {"code": code, "text": PERSISTENCE_RISKS[code]}
+        return None
+
     def is_blocked(self, path: Path) -> bool:
         """True when ``path`` is a system, credential, user-blocked or app folder, or inside one."""
         return self._blocking(path) is not None
@@ -294,6 +319,12 @@ class SandboxPolicy:
         self._check_names(_split_raw(raw), raw)
 
     def _check_names(self, parts: Iterable[str], raw: str) -> None:
+        parts = list(parts)
+        if _secret_pair(parts):
+            raise SandboxViolation(
+                f"{raw!r} refers to a configuration file that holds credentials "
+                "(.kube/config, .docker/config.json); access to it is not allowed"
+            )
         for part in parts:
             if self.is_sensitive_name(part):
                 raise SandboxViolation(
@@ -362,6 +393,19 @@ class SandboxPolicy:
             if os.path.islink(prefix):  # islink never raises
                 where = f" at {prefix}" if self._inside_allowed(prefix) else ""
                 raise SandboxViolation(f"{raw!r} runs into a symbolic link loop{where}")
+
+
+def _secret_pair(parts: Sequence[str]) -> bool:
+    folded = [_fold(p) for p in parts]
+    return any((folder, name) in SENSITIVE_PAIRS for folder, name in itertools.pairwise(folded))
+
+
+def _match_parts(parts: Sequence[str], pattern: tuple[str, ...], *, anchored: bool) -> bool:
+    """``parts`` is ``pattern`` (anchored) or ends with it; ``*`` matches one name."""
+    if len(parts) != len(pattern) and (anchored or len(parts) < len(pattern)):
+        return False
+    tail = parts[len(parts) - len(pattern) :]
+    return all(want == "*" or got == _fold(want) for got, want in zip(tail, pattern, strict=True))
 
 
 def _unique(paths: Iterable[Path]) -> list[Path]:

@@ -1,0 +1,36 @@
+"""list_allowed_directories: the folders the tools may use, so a model stops guessing paths."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+
+
+class ListAllowedDirectoriesArgs(BaseModel):
+    pass
+
+
+def list_allowed_directories(ctx: ToolContext, args: ListAllowedDirectoriesArgs) -> ToolResult:
+    policy = ctx.policy
+    return {
+        "success": True,
+        "directories": [str(root) for root in policy.allowed_roots],
+        "workspace": str(policy.workspace),
+        "note": (
+            "Relative paths start at the workspace. Inside these folders, secret files "
+            "(.env, keys), system and credential folders stay out of reach."
+        ),
+    }
+
+
+TOOL = Tool(
+    name="list_allowed_directories",
+    description=(
+        "List the folders the file tools may use, and the workspace folder that relative "
+        "paths start from."
+    ),
+    args_model=ListAllowedDirectoriesArgs,
+    risk=Risk.READ,
+    handler=list_allowed_directories,
+)

@@ -1,0 +1,223 @@
+"""edit_file: replace parts of a text file, so a model can fix one line of a long file.
+
+Each ``old_text`` must match exactly once (``edit_match`` has the rules); all edits apply or
+none. The file keeps its encoding, byte-order mark and line endings: a CRLF file is edited as
+if it had ``\\n`` and written back with CRLF, so bytes outside the edit do not change. The
+approval preview is the unified diff of exactly what will be written; ``dry_run`` returns that
+diff without writing and needs no approval (its preview says ``changes: False``).
+
+The plan is made again when the call runs (the file may have changed since the preview) and the
+file is checked once more just before it is replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, Field, field_validator
+
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.edit_match import Match, NoMatch, apply_all
+from tray_app.tools.file_args import PATH_HELP
+from tray_app.tools.fs_safe import (
+    NotReadable,
+    describe_os_error,
+    human_size,
+    kind_of,
+    looks_binary,
+    read_regular,
+)
+from tray_app.tools.fs_write import _commit, _record, atomic_write
+from tray_app.tools.previews import diff_text
+from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.text_codec import EncodingProblem, TextFormat, decode, detect_bom, encode
+
+MAX_EDIT_BYTES = 5 * 1024 * 1024
+MAX_EDITS = 100
+RESULT_DIFF_CHARS = 6000
+
+
+class TextEdit(BaseModel):
+    old_text: str = Field(
+        validation_alias=AliasChoices("old_text", "oldText", "old", "search"),
+        description="The exact text to replace, copied from the file (a few lines).",
+    )
+    new_text: str = Field(
+        validation_alias=AliasChoices("new_text", "newText", "new", "replace"),
+        description="The text to put in its place ('' deletes it).",
+    )
+
+
+class EditFileArgs(BaseModel):
+    path: str = Field(description="The text file to edit. " + PATH_HELP)
+    edits: list[TextEdit] = Field(
+        min_length=1,
+        max_length=MAX_EDITS,
+        description=(
+            "Replacements, applied in order. Each old_text must occur exactly once in the file; "
+            "include enough surrounding lines to make it unique."
+        ),
+    )
+    dry_run: bool = Field(
+        default=False, description="Only show the diff the edits would make; change nothing."
+    )
+
+    @field_validator("edits", mode="before")
+    @classmethod
+    def _one_edit(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
+
+@dataclass(frozen=True)
+class EditPlan:
+    target: Path
+    info: os.stat_result
+    fmt: TextFormat
+    before: str
+    after: str
+    data: bytes
+    matches: list[Match]
+
+
+def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResult:
+    target = policy.resolve(args.path, access="write")
+    try:
+        data, info = read_regular(target, MAX_EDIT_BYTES)
+    except NotReadable as exc:
+        return failure(str(exc))
+    except OSError as exc:
+        return failure(describe_os_error(exc, target))
+    if len(data) > MAX_EDIT_BYTES:
+        return failure(
+            f"{target} is larger than {human_size(MAX_EDIT_BYTES)}; edit_file stops there"
+        )
+    if detect_bom(data) is None and looks_binary(data):
+        return failure(f"{target} looks like a binary file; edit_file edits text files")
+    try:
+        text, fmt = decode(data)
+    except EncodingProblem as exc:
+        return failure(
+            f"{target} is {exc}; edit_file edits UTF-8 and UTF-16 text "
+            "(read it with read_file and rewrite it with write_file instead)"
+        )
+    # A file with CRLF endings only is edited with \n (what the model writes) and written back
+    # with CRLF; a file that mixes endings is edited as it is.
+    lone_lf = text.count("\n") - text.count("\r\n")
+    crlf = fmt.newline == "\r\n" and lone_lf == 0
+    work = text.replace("\r\n", "\n") if crlf else text
+    edits = [(_lf(e.old_text, crlf), _lf(e.new_text, crlf)) for e in args.edits]
+    try:
+        changed, matches = apply_all(work, edits)
+    except NoMatch as exc:
+        return failure(f"{target} was not changed: {exc}")
+    if changed == work:
+        return failure(f"{target} was not changed: the edits leave the text as it is")
+    after = changed.replace("\n", "\r\n") if crlf else changed
+    try:
+        new_data = encode(after, fmt)
+    except EncodingProblem as exc:
+        return failure(f"{target} was not changed: {exc}")
+    if len(new_data) > MAX_EDIT_BYTES:
+        return failure(f"{target} would grow past {human_size(MAX_EDIT_BYTES)}; not changed")
+    return EditPlan(target, info, fmt, text, after, new_data, matches)
+
+
+def _lf(value: str, crlf: bool) -> str:
+    return value.replace("\r\n", "\n") if crlf else value
+
+
+def _summary(plan: EditPlan) -> list[dict[str, Any]]:
+    return [{"line": m.line, "matched": m.how} for m in plan.matches]
+
+
+def edit_preview(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
+    plan = plan_edit(ctx.policy, args)
+    if not isinstance(plan, EditPlan):
+        return plan
+    text, cut = diff_text(plan.before, plan.after, str(plan.target))
+    return {
+        "kind": "diff",
+        "path": str(plan.target),
+        "exists": True,
+        "overwrites": True,
+        "changes": not args.dry_run,
+        "size_before": plan.info.st_size,
+        "size_after": len(plan.data),
+        "format": plan.fmt.describe(),
+        "edits": _summary(plan),
+        "text": text,
+        "truncated": cut,
+    }
+
+
+def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
+    plan = plan_edit(ctx.policy, args)
+    if not isinstance(plan, EditPlan):
+        return plan
+    diff, cut = diff_text(plan.before, plan.after, str(plan.target))
+    if len(diff) > RESULT_DIFF_CHARS:
+        diff, cut = diff[:RESULT_DIFF_CHARS] + "\n…\n", True
+    result: ToolResult = {
+        "success": True,
+        "path": str(plan.target),
+        "dry_run": args.dry_run,
+        "edits": _summary(plan),
+        "diff": diff,
+        "diff_truncated": cut,
+        "format": plan.fmt.describe(),
+    }
+    if args.dry_run:
+        return result
+    entry = _record(ctx, "edit_file", plan.target)
+    try:
+        _still_same(plan)
+        atomic_write(plan.target, plan.data, plan.info)
+    except _Changed as exc:
+        return failure(str(exc))
+    except OSError as exc:
+        return failure(describe_os_error(exc, plan.target))
+    _commit(ctx, entry)
+    return {**result, "bytesWritten": len(plan.data)}
+
+
+class _Changed(Exception):
+    pass
+
+
+def _still_same(plan: EditPlan) -> None:
+    """The file read for the plan is still the one there (not replaced or changed meanwhile)."""
+    try:
+        now = os.lstat(plan.target)
+    except OSError as exc:
+        raise _Changed(f"{plan.target} changed while it was being edited; not changed") from exc
+    then = plan.info
+    if not stat.S_ISREG(now.st_mode) or (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns) != (
+        then.st_ino,
+        then.st_dev,
+        then.st_size,
+        then.st_mtime_ns,
+    ):
+        kind = kind_of(now.st_mode)
+        raise _Changed(
+            f"{plan.target} changed while it was being edited (it is now a {kind} of "
+            f"{human_size(now.st_size)}); not changed, read it again"
+        )
+
+
+TOOL = Tool(
+    name="edit_file",
+    description=(
+        "Change part of a text file: each edit replaces old_text (copied exactly from the file, "
+        "a few lines, occurring once) with new_text. Prefer this to write_file for changes to "
+        "existing files. The file keeps its encoding and line endings. With dry_run it only "
+        "returns the diff. The user may be asked to approve the diff."
+    ),
+    args_model=EditFileArgs,
+    risk=Risk.WRITE,
+    handler=edit_file,
+    preview=edit_preview,
+)

@@ -1,0 +1,108 @@
+"""read_multiple_files: several files in one call, each answered on its own.
+
+Every path goes through read_file's own handler (sandbox, size and binary rules, encodings), so
+a refused or missing file is one failed entry and the others still arrive. The contents share
+one budget of characters: each file gets an equal share of what is left, whole lines only, and
+an entry cut short says where to continue (``next_start_line``) with read_file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from tray_app.errors import SandboxViolation
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.file_args import PATH_HELP, ReadFileArgs
+from tray_app.tools.fs_read import read_file
+from tray_app.tools.fs_safe import describe_os_error, split_lines
+
+MAX_FILES = 20
+CONTENT_BUDGET = 12_000  # characters of content for all files together
+
+
+class ReadMultipleFilesArgs(BaseModel):
+    paths: list[str] = Field(
+        min_length=1,
+        max_length=MAX_FILES,
+        description=f"The text files to read (1-{MAX_FILES}). " + PATH_HELP,
+    )
+
+    @field_validator("paths", mode="before")
+    @classmethod
+    def _one(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+def read_multiple_files(ctx: ToolContext, args: ReadMultipleFilesArgs) -> ToolResult:
+    results: list[dict[str, Any]] = []
+    left = CONTENT_BUDGET
+    for index, raw in enumerate(args.paths):
+        if ctx.cancel.is_set():
+            results.append({"path": raw, "success": False, "error": "cancelled"})
+            continue
+        share = left // (len(args.paths) - index)
+        one = _read_one(ctx, raw)
+        if one.get("success"):
+            one = _fit(one, share)
+            left -= len(str(one.get("content", "")))
+        results.append(one)
+    failed = sum(1 for r in results if not r.get("success"))
+    return {
+        "success": failed < len(results),
+        "files": results,
+        "read": len(results) - failed,
+        "failed": failed,
+        **({"error": "none of the files could be read"} if failed == len(results) else {}),
+    }
+
+
+def _read_one(ctx: ToolContext, raw: str) -> dict[str, Any]:
+    try:
+        result = read_file(ctx, ReadFileArgs(path=raw))
+    except SandboxViolation as exc:
+        result = failure(str(exc))
+    except OSError as exc:
+        result = failure(describe_os_error(exc, exc.filename or raw))
+    if not result.get("success"):
+        return {"path": raw, "success": False, "error": result.get("error", "failed")}
+    if result.get("truncated") and result.get("line_range"):
+        result["next_start_line"] = result["line_range"][1] + 1
+    return result
+
+
+def _fit(result: dict[str, Any], share: int) -> dict[str, Any]:
+    """Whole lines of the content, up to ``share`` characters."""
+    content = str(result.get("content", ""))
+    if len(content) <= share:
+        return result
+    kept: list[str] = []
+    used = 0
+    for line in split_lines(content):
+        if used + len(line) > share:
+            break
+        kept.append(line)
+        used += len(line)
+    first = (result.get("line_range") or [1, 1])[0] or 1
+    last = first + len(kept) - 1
+    return {
+        **result,
+        "content": "".join(kept),
+        "truncated": True,
+        "line_range": [first, last] if kept else [first, first - 1],
+        "next_start_line": last + 1,
+    }
+
+
+TOOL = Tool(
+    name="read_multiple_files",
+    description=(
+        f"Read up to {MAX_FILES} text files at once; each file's content or error is returned "
+        "separately (one failure does not stop the others). Long files are cut to share the "
+        "space: continue them with read_file from next_start_line."
+    ),
+    args_model=ReadMultipleFilesArgs,
+    risk=Risk.READ,
+    handler=read_multiple_files,
+)
