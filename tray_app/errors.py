@@ -7,7 +7,9 @@
     │   ├── ModelNotFound        the model is not installed on the server
     │   ├── CapabilityError      the model lacks what the request needs (tools, thinking, vision)
     │   ├── ProviderHTTPError    any other non-2xx answer, with status and body text
+    │   │   └── ServerBusy       429/503, with the wait the server asked for (Retry-After)
     │   └── StreamError          the stream broke or carried an error line mid-way
+    │       └── LineTooLong      a line or event longer than the limit (the stream is cut)
     ├── SandboxViolation         a tool argument points where the policy forbids
     └── StoreError               the chat database or settings file failed
 
@@ -59,8 +61,22 @@ class ProviderHTTPError(ProviderError):
         self.body = body
 
 
+class ServerBusy(ProviderHTTPError):
+    """HTTP 429 or 503. ``retry_after`` is the wait the server asked for, in seconds, if any."""
+
+    def __init__(
+        self, message: str, *, status: int, body: str = "", retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status=status, body=body)
+        self.retry_after = retry_after
+
+
 class StreamError(ProviderError):
     """The stream ended badly: an error line, a dropped connection or unparsable data."""
+
+
+class LineTooLong(StreamError):
+    """A line (or SSE event) grew past the limit: reading on would cost memory without bound."""
 
 
 class SandboxViolation(MetonaError):

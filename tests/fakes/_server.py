@@ -13,13 +13,15 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
-from tests.fakes.turns import Turn
+from tests.fakes.turns import FILLER, Turn
 
 S = TypeVar("S", bound="FakeServer")
+Headers = Sequence[tuple[str, str]]
 
 
 class ClientGone(Exception):
@@ -48,17 +50,30 @@ class Reply:
         self._handler = handler
         self._server = handler.fake
 
-    def body(self, status: int, data: bytes, content_type: str) -> None:
+    def body(self, status: int, data: bytes, content_type: str, headers: Headers = ()) -> None:
         handler = self._handler
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(data)
 
-    def json(self, status: int, obj: Any) -> None:
+    def json(self, status: int, obj: Any, headers: Headers = ()) -> None:
         data = json.dumps(obj, separators=(",", ":")).encode()
-        self.body(status, data, "application/json; charset=utf-8")
+        self.body(status, data, "application/json; charset=utf-8", headers)
+
+    def start_sized(self, status: int, content_type: str, length: int) -> None:
+        """Headers for a body of ``length`` bytes that ``write_raw`` then sends piece by piece."""
+        handler = self._handler
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(length))
+        handler.end_headers()
+
+    def write_raw(self, data: bytes) -> None:
+        self._send(data)
 
     def text(self, status: int, text: str) -> None:
         self.body(status, text.encode(), "text/plain; charset=utf-8")
@@ -349,12 +364,33 @@ class FakeServer:
                 reply.write(piece)
         reply.end()
 
+    def serve_huge_error(self, reply: Reply, turn: Turn) -> None:
+        """An HTML error page of ``turn.size`` bytes, written 64 KB at a time from a generator."""
+        head = b"<html><head><title>Bad Gateway</title></head><body><h1>Upstream error</h1><pre>"
+        if turn.chunked:
+            self.serve_stream(reply, turn.status, "text/html", filled(head, turn.size))
+            return
+        reply.start_sized(turn.status, "text/html", turn.size)
+        for piece in filled(head, turn.size):
+            reply.write_raw(piece)
+
     def serve_raw(self, reply: Reply, turn: Turn, content_type: str) -> None:
         """Replay a ``raw_turn`` verbatim, with its ``delay`` between pieces."""
         pieces: list[bytes | float] = []
         for number, piece in enumerate(turn.raw):
             pieces.extend([turn.delay, piece] if number and turn.delay else [piece])
         self.serve_stream(reply, turn.status, turn.content_type or content_type, pieces)
+
+
+def filled(head: bytes, size: int) -> Iterator[bytes]:
+    """``head`` then filler up to ``size`` bytes in all, 64 KB per piece (never built whole)."""
+    head = head[:size]
+    yield head
+    left = size - len(head)
+    while left > 0:
+        piece = FILLER[:left]
+        left -= len(piece)
+        yield piece
 
 
 def registry_name(model: str) -> str:

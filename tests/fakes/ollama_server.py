@@ -27,14 +27,19 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from tests.fakes._server import FakeServer, RecordedRequest, Reply, registry_name
+from tests.fakes._server import FakeServer, RecordedRequest, Reply, filled, registry_name
 from tests.fakes.turns import (
     CallSpec,
     Turn,
+    busy_turn,
     drop_turn,
+    endless_turn,
     eof_turn,
     error_turn,
     fixture_turn,
+    hold_open_turn,
+    huge_error_turn,
+    long_line_turn,
     midstream_error_turn,
     raw_turn,
     slow_turn,
@@ -46,10 +51,15 @@ __all__ = [
     "DEFAULT_MODELS",
     "FakeOllama",
     "Turn",
+    "busy_turn",
     "drop_turn",
+    "endless_turn",
     "eof_turn",
     "error_turn",
     "fixture_turn",
+    "hold_open_turn",
+    "huge_error_turn",
+    "long_line_turn",
     "midstream_error_turn",
     "raw_turn",
     "slow_turn",
@@ -109,6 +119,7 @@ class FakeOllama(FakeServer):
         self.version = version
         self.context_length = context_length
         self.pull_error: str | None = None  # set to make /api/pull fail after the manifest
+        self.tags_size = 0  # set to make /api/tags answer a (generated) body of this many bytes
         self._call_ids = itertools.count(1)
 
     # -- routes ----------------------------------------------------------------------------
@@ -120,6 +131,10 @@ class FakeOllama(FakeServer):
             reply.text(200, "Ollama is running")
         elif route == ("GET", "/api/version"):
             reply.json(200, {"version": self.version})
+        elif route == ("GET", "/api/tags") and self.tags_size:
+            reply.start_sized(200, "application/json; charset=utf-8", self.tags_size)
+            for piece in filled(b'{"models":[{"name":"', self.tags_size):
+                reply.write_raw(piece)
         elif route == ("GET", "/api/tags"):
             reply.json(200, {"models": [self._tag(name) for name in list(self.models)]})
         elif route == ("POST", "/api/show"):
@@ -197,7 +212,9 @@ class FakeOllama(FakeServer):
         if turn is None:
             reply.json(500, {"error": self.script_exhausted()})
         elif turn.kind == "http_error":
-            reply.json(turn.status, {"error": turn.error})
+            reply.json(turn.status, {"error": turn.error}, turn.headers)
+        elif turn.kind == "huge_error":
+            self.serve_huge_error(reply, turn)
         elif turn.kind == "raw":
             self.serve_raw(reply, turn, NDJSON)
         else:
@@ -231,6 +248,19 @@ class FakeOllama(FakeServer):
             return
         if turn.ending == "eof":
             return
+        if turn.ending == "long_line":
+            yield from filled(b'{"model":' + json.dumps(model).encode() + b',"message":', turn.size)
+            return
+        if turn.ending == "endless":
+            piece = {"role": "assistant", "content": turn.content}
+            while True:
+                if turn.delay:
+                    yield turn.delay
+                yield go_json(
+                    {"model": model, "created_at": created_at(), "message": piece, "done": False}
+                )
+        if turn.ending == "long_event":
+            raise ValueError("long_event_turn is for FakeOpenAI; use long_line_turn")
         if turn.delay:
             yield turn.delay
         final: dict[str, Any] = {"role": "assistant", "content": ""}
@@ -240,6 +270,8 @@ class FakeOllama(FakeServer):
                 for index, call in enumerate(turn.calls)
             ]
         yield go_json(self._done_chunk(model, final, turn, body, len(messages) + 1))
+        if turn.hold_open:
+            yield turn.hold_open  # the connection stays open (until the client hangs up)
 
     def _done_chunk(
         self, model: str, message: dict[str, Any], turn: Turn, body: dict[str, Any], chunks: int

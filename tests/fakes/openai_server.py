@@ -19,14 +19,21 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from tests.fakes._server import FakeServer, RecordedRequest, Reply, registry_name
+from tests.fakes._server import FakeServer, RecordedRequest, Reply, filled, registry_name
 from tests.fakes.ollama_server import DEFAULT_MODELS
 from tests.fakes.turns import (
+    FILLER,
     Turn,
+    busy_turn,
     drop_turn,
+    endless_turn,
     eof_turn,
     error_turn,
     fixture_turn,
+    hold_open_turn,
+    huge_error_turn,
+    long_event_turn,
+    long_line_turn,
     midstream_error_turn,
     raw_turn,
     slow_turn,
@@ -37,10 +44,16 @@ from tests.fakes.turns import (
 __all__ = [
     "FakeOpenAI",
     "Turn",
+    "busy_turn",
     "drop_turn",
+    "endless_turn",
     "eof_turn",
     "error_turn",
     "fixture_turn",
+    "hold_open_turn",
+    "huge_error_turn",
+    "long_event_turn",
+    "long_line_turn",
     "midstream_error_turn",
     "raw_turn",
     "slow_turn",
@@ -113,7 +126,9 @@ class FakeOpenAI(FakeServer):
         if turn is None:
             reply.json(500, error_body(500, self.script_exhausted()))
         elif turn.kind == "http_error":
-            reply.json(turn.status, error_body(turn.status, turn.error))
+            reply.json(turn.status, error_body(turn.status, turn.error), turn.headers)
+        elif turn.kind == "huge_error":
+            self.serve_huge_error(reply, turn)
         elif turn.kind == "raw":
             self.serve_raw(reply, turn, SSE)
         elif body.get("stream") is not True:
@@ -208,15 +223,31 @@ class FakeOpenAI(FakeServer):
             return
         if turn.ending == "eof":
             return
+        if turn.ending == "long_line":
+            yield from filled(b"data: ", turn.size)
+            return
+        if turn.ending == "long_event":
+            line = b"data: " + FILLER[:65000] + b"\n"
+            for _ in range(-(-turn.size // len(line))):
+                yield line
+            return
+        if turn.ending == "endless":
+            while True:
+                if turn.delay:
+                    yield turn.delay
+                yield chunk({"content": turn.content})
         if turn.delay:
             yield turn.delay
         final: dict[str, Any] = (
             {"tool_calls": self._calls_whole(turn)} if turn.on_done_chunk else {}
         )
         yield chunk(final, "tool_calls" if turn.calls else turn.done_reason)
-        if usage_wanted:
-            yield sse({**base, "choices": [], "usage": self._usage(body, len(deltas))})
-        yield b"data: [DONE]\n\n"
+        if turn.done_marker:
+            if usage_wanted:
+                yield sse({**base, "choices": [], "usage": self._usage(body, len(deltas))})
+            yield b"data: [DONE]\n\n"
+        if turn.hold_open:
+            yield turn.hold_open  # the connection stays open (until the client hangs up)
 
     def _completion(self, turn: Turn, model: str) -> dict[str, Any]:
         """The answer to a request without ``"stream": true``: one whole object."""

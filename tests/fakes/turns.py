@@ -3,6 +3,12 @@
 A ``Turn`` says *what* the model answers (thinking, content, tool calls, how the stream ends);
 each fake server renders it in its own wire format: ``FakeOllama`` as NDJSON, ``FakeOpenAI`` as
 SSE. So the same ``text_turn("hi")`` can be scripted on either.
+
+Hostile servers: ``busy_turn`` (429/503 with ``Retry-After``), ``huge_error_turn`` (an error body
+of any size, generated while it is sent), ``long_line_turn`` / ``long_event_turn`` (a line or an
+SSE event that never ends), ``endless_turn`` (answer chunks until the client hangs up) and
+``hold_open_turn`` (a complete answer, then the connection stays open). Nothing big is built in
+memory: the servers write these from generators and stop when the client hangs up.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-Ending = Literal["done", "error", "drop", "eof"]
+Ending = Literal["done", "error", "drop", "eof", "long_line", "long_event", "endless"]
+FILLER = b"A" * 65536  # what long lines and huge bodies are made of, one write at a time
 
 #: The recorded wire transcripts (``../shared/fixtures/wire`` next to the repository); a copy
 #: lives in ``tests/fakes/wire`` so a fresh clone works on its own.
@@ -37,7 +44,7 @@ class CallSpec:
 class Turn:
     """One scripted answer. Build it with the ``*_turn`` functions, not by hand."""
 
-    kind: Literal["stream", "http_error", "raw"] = "stream"
+    kind: Literal["stream", "http_error", "huge_error", "raw"] = "stream"
     content: str = ""
     thinking: str = ""
     calls: tuple[CallSpec, ...] = ()
@@ -53,6 +60,11 @@ class Turn:
     done_reason: str = "stop"
     raw: tuple[bytes, ...] = field(default=(), repr=False)
     content_type: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # extra response headers (Retry-After)
+    size: int = 0  # bytes of a long line, long event or huge error body
+    chunked: bool = False  # huge_error: chunked instead of Content-Length
+    hold_open: float = 0.0  # seconds the connection stays open after the last chunk
+    done_marker: bool = True  # OpenAI: send ``data: [DONE]`` (and usage) after finish_reason
 
     def pieces(self, text: str) -> list[str]:
         """``text`` cut into the small pieces a model streams (``chunk_chars`` characters)."""
@@ -188,3 +200,41 @@ def fixture_turn(name: str, *, delay: float = 0.0, write_size: int | None = None
     """Replay a recorded transcript from the wire fixtures, line by line, byte for byte."""
     data = (WIRE_DIR / name).read_bytes()
     return raw_turn(data.splitlines(keepends=True), delay=delay, write_size=write_size)
+
+
+def busy_turn(
+    status: int = 503,
+    message: str = "server busy, please try again.  maximum pending requests exceeded",
+    *,
+    retry_after: str | None = None,
+) -> Turn:
+    """A 429/503 refusal in the server's error shape, with ``Retry-After`` if given."""
+    headers = () if retry_after is None else (("Retry-After", retry_after),)
+    return Turn(kind="http_error", status=status, error=message, headers=headers)
+
+
+def huge_error_turn(size: int, *, status: int = 500, chunked: bool = False) -> Turn:
+    """An HTML error page of ``size`` bytes (a broken proxy), generated while it is written."""
+    return Turn(kind="huge_error", status=status, size=size, chunked=chunked)
+
+
+def long_line_turn(content: str, size: int, *, chunk_chars: int = 4) -> Turn:
+    """``content`` in normal chunks, then ``size`` bytes on one line that never ends."""
+    return Turn(content=content, ending="long_line", size=size, chunk_chars=chunk_chars)
+
+
+def long_event_turn(content: str, size: int) -> Turn:
+    """SSE only: ``content``, then ``data:`` lines adding up to ``size`` bytes, never a blank
+    line (so the event never ends)."""
+    return Turn(content=content, ending="long_event", size=size)
+
+
+def endless_turn(piece: str = "la ", *, delay: float = 0.0) -> Turn:
+    """Answer chunks of ``piece`` for ever, until the client hangs up or the server stops."""
+    return Turn(content=piece, ending="endless", chunk_chars=max(1, len(piece)), delay=delay)
+
+
+def hold_open_turn(content: str, *, hold: float = 600.0, done_marker: bool = True) -> Turn:
+    """A complete answer, then the connection stays open ``hold`` seconds (or until the client
+    hangs up). OpenAI with ``done_marker=False``: ``finish_reason`` but no usage or ``[DONE]``."""
+    return Turn(content=content, hold_open=hold, done_marker=done_marker)

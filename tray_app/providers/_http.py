@@ -1,10 +1,14 @@
-"""HTTP plumbing shared by the providers: clients, error translation and line splitting.
+"""HTTP plumbing shared by the providers: clients, error translation and bounded reads.
 
 httpx exceptions are turned into ``tray_app.errors`` here and nowhere else (DESIGN section 3,
 item 4). The rule is simple: a failure before the response headers arrived means the server
 could not be reached (``ProviderUnavailable``) or refused the request (typed from its body); a
 failure after them means the stream broke (``StreamError``), and what was already yielded
 stays with the consumer.
+
+Nothing here reads a body without a cap: an error body is read up to ``ERROR_BODY_CAP`` and
+summarised from that prefix (a 300 MB error page costs 64 KB), a whole JSON answer up to
+``MAX_JSON_BYTES``.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ import ipaddress
 import json
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,16 +34,32 @@ from tray_app.errors import (
     ProviderError,
     ProviderHTTPError,
     ProviderUnavailable,
+    ServerBusy,
     StreamError,
 )
+from tray_app.providers._lines import size_text
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 10.0
 BODY_KEEP = 4000  # characters of an error body kept on ProviderHTTPError
+ERROR_BODY_CAP = 64 * 1024  # bytes of an error body read at all; the rest is never received
+MAX_JSON_BYTES = 16 * 1024 * 1024  # a whole JSON answer (model list, non-streamed completion)
+BUSY_STATUSES = (429, 503)
 _CAPABILITY = re.compile(r"does not support (\w+)")
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
-_EOL = re.compile(rb"\r\n?|\n")
+
+
+class TooDeep(ValueError):
+    """JSON nested more deeply than Python's reader can follow (it raises RecursionError)."""
+
+
+def loads(data: str | bytes) -> Any:
+    """``json.loads`` whose only failure is ``ValueError`` (``TooDeep`` for deep nesting)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise TooDeep("nested too deeply") from None
 
 
 @dataclass(frozen=True)
@@ -80,7 +102,7 @@ def _reason(exc: BaseException) -> str:
 def error_text_from_body(text: str) -> tuple[str | None, str | None]:
     """The server's own message and code: Ollama ``{"error": "…"}``, OpenAI ``{"error": {…}}``."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError:
         return None, None
     if not isinstance(data, dict):
@@ -99,17 +121,59 @@ def error_text_from_body(text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delay-seconds or an HTTP date."""
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):  # NaN, inf
+        return None
+    return max(0.0, seconds)
+
+
+def _snippet(text: str, limit: int = 300) -> str:
+    """Whitespace-collapsed start of ``text``; ``text`` is already capped, so this is bounded."""
+    return " ".join(text[: limit * 4].split())[:limit]
+
+
 def error_for_status(
-    server: Server, status: int, body: bytes, *, reason: str = "", model: str | None = None
+    server: Server,
+    status: int,
+    body: bytes,
+    *,
+    reason: str = "",
+    model: str | None = None,
+    truncated: bool = False,
+    retry_after: float | None = None,
 ) -> ProviderError:
-    """Type a non-2xx answer by what the server said, keeping its text for the user."""
+    """Type a non-2xx answer by what the server said, keeping its text for the user.
+
+    ``body`` is at most ``ERROR_BODY_CAP`` bytes (``truncated`` when the server sent more).
+    """
     text = body.decode("utf-8", "replace")
-    message, code = error_text_from_body(text)
+    message, code = error_text_from_body(text) if not truncated else (None, None)
+    where = f"{server.name} at {server.endpoint}"
+    answered = f"HTTP {status}" + (f" {reason}" if reason else "")
+    if status in BUSY_STATUSES:
+        said = message if message is not None else _snippet(text)
+        busy = f"{where} is busy ({answered})" + (f": {said}" if said else ".")
+        return ServerBusy(busy, status=status, body=text[:BODY_KEEP], retry_after=retry_after)
     if message is None:
-        snippet = " ".join(text.split())[:300]
-        message = f"{server.name} at {server.endpoint} answered HTTP {status}"
-        message += f" {reason}" if reason else ""
+        snippet = _snippet(text)
+        message = f"{where} answered {answered}"
         message += f": {snippet}" if snippet else ""
+        if truncated:
+            message += f"… (an error page of more than {size_text(ERROR_BODY_CAP)})"
     capability = _CAPABILITY.search(message)
     if capability:
         return CapabilityError(message, capability=capability.group(1))
@@ -168,16 +232,34 @@ async def open_stream(
         ) as response:
             started = True
             if not response.is_success:
-                body = await response.aread()
+                body, truncated = await read_capped(response, ERROR_BODY_CAP)
                 log.debug("%s %s -> HTTP %s", method, url, response.status_code)
                 raise error_for_status(
-                    server, response.status_code, body, reason=response.reason_phrase, model=model
+                    server,
+                    response.status_code,
+                    body,
+                    reason=response.reason_phrase,
+                    model=model,
+                    truncated=truncated,
+                    retry_after=parse_retry_after(response.headers.get("retry-after")),
                 )
             yield response
     except httpx.InvalidURL as exc:
         raise ProviderError(f"The endpoint {server.endpoint!r} is not a valid URL: {exc}") from exc
     except httpx.HTTPError as exc:
         raise transport_error(server, exc, started=started, activity=activity) from exc
+
+
+async def read_capped(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
+    """At most ``cap`` bytes of the body, and whether there was more (the rest is not read)."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        room = cap - len(body)
+        if len(chunk) > room:
+            body += chunk[:room]
+            return bytes(body), True
+        body += chunk
+    return bytes(body), False
 
 
 async def request_json(
@@ -203,56 +285,17 @@ async def request_json(
         timeout=timeout,
         activity="response",
     ) as response:
-        body = await response.aread()
+        body, truncated = await read_capped(response, MAX_JSON_BYTES)
+    if truncated:
+        raise ProviderError(
+            f"{server.name} at {server.endpoint} answered {url} with more than "
+            f"{size_text(MAX_JSON_BYTES)}; that is not an answer this app can use."
+        )
     try:
-        return json.loads(body)
+        return loads(body)
     except ValueError:
         snippet = " ".join(body.decode("utf-8", "replace").split())[:200]
         raise ProviderError(
             f"{server.name} at {server.endpoint} answered {url} with something that is not "
             f"JSON: {snippet!r}"
         ) from None
-
-
-class LineSplitter:
-    """Split a byte stream into lines at ``\\n``, ``\\r\\n`` or ``\\r``, and nowhere else.
-
-    httpx's ``aiter_lines`` uses ``str.splitlines``, which also breaks at U+0085, U+2028,
-    U+001C… Go's JSON encoder leaves U+0085 unescaped, so a model writing that character would
-    cut an NDJSON line in two. Lines are decoded only once complete, so a UTF-8 character split
-    across network reads is never torn either.
-    """
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._skip_lf = False
-
-    def feed(self, data: bytes) -> list[str]:
-        if self._skip_lf and data[:1] == b"\n":
-            data = data[1:]
-        self._skip_lf = False
-        self._buffer += data
-        lines: list[str] = []
-        end = 0
-        for match in _EOL.finditer(self._buffer):
-            lines.append(self._buffer[end : match.start()].decode("utf-8", "replace"))
-            end = match.end()
-        if end:
-            # A lone "\r" at the very end may be the first half of a "\r\n" split in two reads.
-            self._skip_lf = end == len(self._buffer) and self._buffer[end - 1 : end] == b"\r"
-            del self._buffer[:end]
-        return lines
-
-    def flush(self) -> list[str]:
-        rest = self._buffer.decode("utf-8", "replace")
-        self._buffer.clear()
-        return [rest] if rest else []
-
-
-async def iter_lines(response: httpx.Response) -> AsyncIterator[str]:
-    splitter = LineSplitter()
-    async for data in response.aiter_bytes():
-        for line in splitter.feed(data):
-            yield line
-    for line in splitter.flush():
-        yield line

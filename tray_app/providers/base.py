@@ -68,7 +68,22 @@ class StreamDone(BaseModel):
     stats: StreamStats = Field(default_factory=StreamStats)
 
 
-StreamItem = StreamDelta | StreamDone
+class ProviderNotice(BaseModel):
+    """Something the user should see while the stream waits, not text of the answer.
+
+    ``code="retrying"``: the server answered ``status`` (429/503) and asked to wait; the provider
+    waits ``retry_in_s`` seconds before attempt ``attempt`` of ``attempts`` retries.
+    """
+
+    code: Literal["retrying"] = "retrying"
+    status: int
+    retry_in_s: float
+    attempt: int
+    attempts: int
+    message: str
+
+
+StreamItem = StreamDelta | StreamDone | ProviderNotice
 
 
 class ModelInfo(BaseModel):

@@ -4,6 +4,8 @@ Wire facts relied on (see ``../shared/fixtures/wire/README.md``): one JSON objec
 ``message.tool_calls`` may come in any chunk, the ``done`` chunk included; an ``{"error": …}``
 line can arrive after a 200 status, and then no ``done`` chunk follows; the native API never
 says ``done_reason: "tool_calls"``, so the caller looks at ``StreamDone.tool_calls``.
+Reading stops at the ``done`` chunk: a server (or proxy) that keeps the connection open after it
+cannot turn a complete answer into a timeout.
 
 Consumers must close an abandoned stream (``contextlib.aclosing``, or cancel the task that
 iterates it): that closes the HTTP response, which is how Ollama learns to stop generating.
@@ -11,20 +13,30 @@ iterates it): that closes the HTTP response, which is how Ollama learns to stop 
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 
 from tray_app.errors import ProviderError, StreamError
-from tray_app.providers._http import Server, iter_lines, make_client, open_stream, request_json
+from tray_app.providers._http import (
+    Server,
+    TooDeep,
+    loads,
+    make_client,
+    open_stream,
+    request_json,
+)
+from tray_app.providers._lines import iter_lines
+from tray_app.providers._retry import with_retries
 from tray_app.providers.base import (
     ChatMessage,
     ChatRequest,
     ModelInfo,
+    ProviderNotice,
     PullProgress,
     StreamDelta,
     StreamDone,
@@ -166,41 +178,55 @@ class OllamaProvider:
     def _url(self, path: str) -> str:
         return f"{self.endpoint}{path}"
 
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
-        """Stream deltas as they arrive, then one ``StreamDone`` with the complete tool calls."""
+    def chat(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        """Stream deltas as they arrive, then one ``StreamDone`` with the complete tool calls.
+
+        A busy server (429/503 with a short ``Retry-After``) is retried after a
+        ``ProviderNotice``; see ``_retry``.
+        """
+        return with_retries(self._server, lambda: self._chat_once(request))
+
+    async def _chat_once(
+        self, request: ChatRequest
+    ) -> AsyncGenerator[StreamDelta | StreamDone | ProviderNotice, None]:
         body = encode_request(request)
         splitter = ThinkTagSplitter()
         calls = NamedToolCalls()
         done: dict[str, Any] | None = None
         log.debug("POST /api/chat model=%s messages=%d", request.model, len(body["messages"]))
-        async with open_stream(
-            self._client,
-            self._server,
-            "POST",
-            self._url("/api/chat"),
-            json_body=body,
-            model=request.model,
-        ) as response:
-            async for chunk in self._json_lines(response):
-                error = chunk.get("error")
-                if error:
-                    for kind, text in splitter.flush():
-                        yield StreamDelta(kind=kind, text=text)
-                    raise StreamError(str(error))
-                if done is not None:
-                    continue  # nothing follows "done" on a real server; ignore it if it does
-                message = chunk.get("message")
-                message = message if isinstance(message, dict) else {}
-                thinking = message.get("thinking")
-                if isinstance(thinking, str) and thinking:
-                    yield StreamDelta(kind="thinking", text=thinking)
-                content = message.get("content")
-                if isinstance(content, str) and content:
-                    for kind, text in splitter.feed(content):
-                        yield StreamDelta(kind=kind, text=text)
-                calls.add(message.get("tool_calls"))
-                if chunk.get("done") is True:
-                    done = chunk
+        try:
+            async with (
+                open_stream(
+                    self._client,
+                    self._server,
+                    "POST",
+                    self._url("/api/chat"),
+                    json_body=body,
+                    model=request.model,
+                ) as response,
+                aclosing(self._json_lines(response)) as chunks,
+            ):
+                async for chunk in chunks:
+                    error = chunk.get("error")
+                    if error:
+                        raise StreamError(str(error))
+                    message = chunk.get("message")
+                    message = message if isinstance(message, dict) else {}
+                    thinking = message.get("thinking")
+                    if isinstance(thinking, str) and thinking:
+                        yield StreamDelta(kind="thinking", text=thinking)
+                    content = message.get("content")
+                    if isinstance(content, str) and content:
+                        for kind, text in splitter.feed(content):
+                            yield StreamDelta(kind=kind, text=text)
+                    calls.add(message.get("tool_calls"))
+                    if chunk.get("done") is True:
+                        done = chunk
+                        break  # leaving the block closes the response: nothing more is read
+        except ProviderError:
+            for kind, text in splitter.flush():  # a held-back "<thi" is text the user saw come
+                yield StreamDelta(kind=kind, text=text)
+            raise
         for kind, text in splitter.flush():
             yield StreamDelta(kind=kind, text=text)
         if done is None:
@@ -214,12 +240,17 @@ class OllamaProvider:
             stats=stats_from_done(done),
         )
 
-    async def _json_lines(self, response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
-        async for line in iter_lines(response):
+    async def _json_lines(self, response: httpx.Response) -> AsyncGenerator[dict[str, Any], None]:
+        source = f"Ollama at {self.endpoint}"
+        async for line in iter_lines(response, source=source):
             if not line.strip():
                 continue
             try:
-                chunk = json.loads(line)
+                chunk = loads(line)
+            except TooDeep:
+                raise StreamError(
+                    f"{source} sent a line nested too deeply to read, so reading stopped there."
+                ) from None
             except ValueError:
                 chunk = None
             if not isinstance(chunk, dict):

@@ -9,22 +9,39 @@ Capabilities cannot be asked for: ``model_info`` reports ``completion`` and ``to
 model, except that a model which refused tools once (HTTP 400 "does not support tools") is
 reported without ``tools`` from then on, so the caller can degrade to plain chat. Vision and
 thinking are never claimed; reasoning the server streams is shown anyway.
+
+The stream ends at ``data: [DONE]``. After a ``finish_reason`` only the usage event is still
+worth waiting for, and only ``AFTER_FINISH_WAIT`` seconds: a server that finished the answer but
+keeps the connection open (or drops it) has still given a complete answer.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 
-from tray_app.errors import CapabilityError, ProviderError, StreamError
-from tray_app.providers._http import Server, make_client, open_stream, request_json
+from tray_app.errors import CapabilityError, LineTooLong, ProviderError, StreamError
+from tray_app.providers._http import (
+    MAX_JSON_BYTES,
+    Server,
+    TooDeep,
+    loads,
+    make_client,
+    open_stream,
+    read_capped,
+    request_json,
+)
+from tray_app.providers._lines import size_text
+from tray_app.providers._retry import with_retries
 from tray_app.providers.base import (
     ChatRequest,
     ModelInfo,
+    ProviderNotice,
     PullProgress,
     StreamDelta,
     StreamDone,
@@ -39,6 +56,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 300.0
 SHORT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+AFTER_FINISH_WAIT = 3.0  # seconds to wait for usage/[DONE] once finish_reason arrived
 
 
 def _int(value: Any) -> int | None:
@@ -95,6 +113,25 @@ def _deltas(segments: list[Segment]) -> list[StreamDelta]:
     return [StreamDelta(kind=kind, text=text) for kind, text in segments]
 
 
+async def _next_event(events: AsyncGenerator[str, None], answer: _Answer) -> str | None:
+    """The next event's data; ``None`` at the end, or when a finished answer goes quiet.
+
+    Once ``finish_reason`` arrived, silence, a dropped connection or garbage no longer make the
+    answer incomplete: at most ``AFTER_FINISH_WAIT`` seconds more are spent on the usage event.
+    """
+    try:
+        if answer.finish_reason is None:
+            return await events.__anext__()
+        return await asyncio.wait_for(events.__anext__(), AFTER_FINISH_WAIT)
+    except StopAsyncIteration:
+        return None
+    except (asyncio.TimeoutError, httpx.HTTPError, LineTooLong):
+        if answer.finish_reason is None:
+            raise
+        log.debug("the server went quiet after finish_reason; the answer is complete")
+        return None
+
+
 def _first_choice(event: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     choices = event.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -133,8 +170,17 @@ class OpenAIProvider:
     def __repr__(self) -> str:
         return f"OpenAIProvider({self.endpoint!r})"
 
-    async def chat(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
-        """Stream deltas as they arrive, then one ``StreamDone`` (arguments parsed at the end)."""
+    def chat(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        """Stream deltas as they arrive, then one ``StreamDone`` (arguments parsed at the end).
+
+        A busy server (429/503 with a short ``Retry-After``) is retried after a
+        ``ProviderNotice``; see ``_retry``.
+        """
+        return with_retries(self._server, lambda: self._chat_once(request))
+
+    async def _chat_once(
+        self, request: ChatRequest
+    ) -> AsyncGenerator[StreamDelta | StreamDone | ProviderNotice, None]:
         body = encode_request(request)
         answer = _Answer()
         finished = False
@@ -151,28 +197,32 @@ class OpenAIProvider:
             ) as response:
                 if not response.headers.get("content-type", "").startswith("text/event-stream"):
                     # The server ignored "stream": one whole completion object.
-                    event = self._parse(await response.aread())
+                    event = self._parse(await self._whole_body(response))
                     for delta in answer.take(*_first_choice(event)):
                         yield delta
                     answer.usage = event.get("usage")
                     finished = True
                 else:
-                    async for data in iter_sse_data(response):
-                        if data.strip() == "[DONE]":
-                            finished = True
-                            break
-                        event = self._parse(data)
-                        if event.get("error"):
-                            for delta in _deltas(answer.splitter.flush()):
+                    source = f"The server at {self.endpoint}"
+                    async with aclosing(iter_sse_data(response, source=source)) as events:
+                        while (data := await _next_event(events, answer)) is not None:
+                            if data.strip() == "[DONE]":
+                                finished = True
+                                break
+                            event = self._parse(data)
+                            if event.get("error"):
+                                raise StreamError(_error_text(event["error"]))
+                            if event.get("usage"):
+                                answer.usage = event["usage"]
+                            for delta in answer.take(*_first_choice(event)):
                                 yield delta
-                            raise StreamError(_error_text(event["error"]))
-                        if event.get("usage"):
-                            answer.usage = event["usage"]
-                        for delta in answer.take(*_first_choice(event)):
-                            yield delta
         except CapabilityError as exc:
             if exc.capability == "tools":
                 self._without_tools.add(request.model)
+            raise
+        except ProviderError:
+            for delta in _deltas(answer.splitter.flush()):  # a held-back "<thi" was streamed text
+                yield delta
             raise
         for delta in _deltas(answer.splitter.flush()):
             yield delta
@@ -182,9 +232,22 @@ class OpenAIProvider:
             )
         yield answer.done()
 
+    async def _whole_body(self, response: httpx.Response) -> bytes:
+        body, truncated = await read_capped(response, MAX_JSON_BYTES)
+        if truncated:
+            raise StreamError(
+                f"The server at {self.endpoint} sent a completion of more than "
+                f"{size_text(MAX_JSON_BYTES)}; it was not read."
+            )
+        return body
+
     def _parse(self, data: str | bytes) -> dict[str, Any]:
         try:
-            event = json.loads(data)
+            event = loads(data)
+        except TooDeep:
+            raise StreamError(
+                f"The server at {self.endpoint} sent an event nested too deeply to read."
+            ) from None
         except ValueError:
             event = None
         if not isinstance(event, dict):

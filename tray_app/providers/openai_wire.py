@@ -12,12 +12,13 @@ which is why results must follow their calls in call order (SPEC 2.1).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from typing import Any
 
 import httpx
 
-from tray_app.providers._http import iter_lines
+from tray_app.providers._lines import MAX_LINE_BYTES, iter_lines, line_too_long
 from tray_app.providers.base import ChatMessage, ChatRequest
 
 _IMAGE_MAGIC = {
@@ -95,19 +96,31 @@ def encode_request(request: ChatRequest) -> dict[str, Any]:
     return body
 
 
-async def iter_sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data`` of each Server-Sent Event; comments and other fields are skipped."""
+async def iter_sse_data(
+    response: httpx.Response, *, source: str = "The server", max_event: int = MAX_LINE_BYTES
+) -> AsyncGenerator[str, None]:
+    """The ``data`` of each Server-Sent Event; comments and other fields are skipped.
+
+    An event is capped like a line (``max_event``): ``data:`` lines without the blank line that
+    ends the event would otherwise pile up without bound.
+    """
     data: list[str] = []
-    async for line in iter_lines(response):
-        if not line:
-            if data:
-                yield "\n".join(data)
-                data = []
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        if name == "data":
-            data.append(value[1:] if value.startswith(" ") else value)
+    size = 0
+    async with aclosing(iter_lines(response, source=source, max_line=max_event)) as lines:
+        async for line in lines:
+            if not line:
+                if data:
+                    yield "\n".join(data)
+                    data, size = [], 0
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            if name == "data":
+                value = value[1:] if value.startswith(" ") else value
+                size += len(value) + 1
+                if size > max_event:
+                    raise line_too_long(source, max_event, "an event")
+                data.append(value)
     if data:
         yield "\n".join(data)
