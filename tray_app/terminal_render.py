@@ -20,6 +20,7 @@ from tray_app.core.events import (
     TurnFailed,
     TurnFinished,
 )
+from tray_app.core.turns import system_language
 
 STATUS_MARK = {
     "pending": "…",
@@ -29,6 +30,25 @@ STATUS_MARK = {
     "cancelled": "⊘",
 }
 KEY_ARGS = ("path", "source", "destination", "paths", "command", "query", "cwd", "recursive")
+#: Notices whose text the terminal writes in its own language (the rest print ``message``).
+NOTICE_TEXT = {
+    "server_busy_retry": {
+        "en": "The model server is busy (HTTP {status}); trying again in {seconds} s "
+        "(retry {attempt} of {attempts}).",
+        "zh-CN": "模型服务器繁忙（HTTP {status}），{seconds} 秒后重试"
+        "（第 {attempt} 次，共 {attempts} 次）。",
+    },
+}
+
+
+def notice_text(event: Notice, language: str) -> str:
+    texts = NOTICE_TEXT.get(event.code)
+    if texts is None:
+        return event.message
+    try:
+        return texts["zh-CN" if language.lower().startswith("zh") else "en"].format(**event.args)
+    except (KeyError, IndexError, ValueError):
+        return event.message
 
 
 def key_args(args: dict[str, Any]) -> str:
@@ -95,9 +115,10 @@ def approval_text(event: ApprovalNeeded) -> str:
 
 
 class TextRenderer:
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, *, language: str | None = None) -> None:
         self.out = out
         self.err = err
+        self.language = system_language() if language is None else language
         self.color = bool(getattr(err, "isatty", lambda: False)()) and not os.environ.get(
             "NO_COLOR"
         )
@@ -138,7 +159,7 @@ class TextRenderer:
         elif isinstance(event, ApprovalResolved):
             self.err.write(f"[approval] {event.decision} ({event.by})\n")
         elif isinstance(event, Notice):
-            self.err.write(f"\n[{event.level}] {event.message}\n")
+            self.err.write(f"\n[{event.level}] {notice_text(event, self.language)}\n")
         elif isinstance(event, TurnFailed):
             self._end_thinking()
             self.err.write(f"\nerror: {event.message}\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from tray_app.providers.base import (
     ChatRequest,
     ModelInfo,
     Provider,
+    ProviderNotice,
     StreamDone,
     ToolCall,
 )
@@ -333,6 +335,22 @@ class AgentTurn:
         async for item in self.provider.chat(request):
             if isinstance(item, StreamDone):
                 done = item
+            elif isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
+                self.publish(
+                    Notice(
+                        session_id=self.session_id,
+                        turn_id=self.turn_id,
+                        level="warning",
+                        code="server_busy_retry",
+                        message=item.message,
+                        args={
+                            "status": item.status,
+                            "seconds": math.ceil(item.retry_in_s),
+                            "attempt": item.attempt,
+                            "attempts": item.attempts,
+                        },
+                    )
+                )
             elif item.kind == "thinking":
                 message.thinking += item.text
                 self.publish(

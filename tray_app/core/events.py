@@ -39,6 +39,7 @@ class Notice(_Event):
     level: Literal["info", "warning"] = "info"
     code: str
     message: str
+    args: dict[str, Any] = Field(default_factory=dict)  # values for the localised text
 
 
 class MessageStarted(_Event):

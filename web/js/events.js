@@ -4,7 +4,7 @@
 import { store, mergeCall, bumpEpoch } from './store.js';
 import { noticeView } from './message.js';
 
-const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds', 'images_unsupported']);
+const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds', 'images_unsupported', 'server_busy_retry']);
 const KNOWN_FAILURES = new Set(['provider_unavailable', 'model_not_found', 'no_models', 'capability', 'stream_error', 'provider_error', 'internal', 'store_error']);
 
 export function createEventPump(ctx) {
@@ -138,6 +138,7 @@ function noticeFor(ev) {
   return noticeView({
     level: ev.level === 'warning' ? 'warning' : 'info',
     titleKey: known ? `notice.${ev.code}` : null,
+    titleArgs: known && ev.args && Object.keys(ev.args).length ? ev.args : undefined,
     detail: known ? null : ev.message,
   });
 }
