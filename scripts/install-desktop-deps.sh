@@ -47,7 +47,7 @@ import sys
 
 names = ["webview", "pystray", "PIL", "desktop_notifier", "pynput"]
 if sys.platform.startswith("linux"):
-    names.append("gi")
+    names += ["gi", "Xlib", "dbus_fast"]
 assert all(importlib.util.find_spec(name) for name in names), "missing"
 if sys.platform.startswith("linux"):
     import gi

@@ -63,7 +63,7 @@ def gather(endpoint: str | None) -> dict[str, Any]:
     try:
         from tray_app.desktop.checks import desktop_report
 
-        report["desktop"] = desktop_report()
+        report["desktop"] = desktop_report(settings.hotkey, paths.runtime_dir)
     except ImportError:
         report["desktop"] = {"available": False, "reason": "desktop extras not installed"}
     return report

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tray_app.desktop.checks import desktop_report
+from tray_app.desktop.checks import desktop_report, hotkey_state
 
 
 def test_report_without_display_or_bus(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,3 +36,24 @@ def test_gnome_without_a_tray_host_gets_the_extension_hint(
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     report = desktop_report()
     assert "AppIndicator" in report.get("tray_hint", "")
+
+
+def test_doctor_says_whether_the_hotkey_is_free_or_taken(xdisplay: str, tmp_path: Path) -> None:
+    from tray_app.desktop.hotkey import parse_hotkey
+    from tray_app.desktop.hotkey_x11 import X11Hotkey
+
+    assert (
+        hotkey_state("Ctrl+Alt+Space", tmp_path)
+        == "Ctrl+Alt+Space is free (the app grabs it at start)"
+    )
+    holder = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), lambda: None)
+    holder.start()
+    try:
+        report = desktop_report("ctrl+alt+space", tmp_path)
+        assert report["hotkey"] == "X11 XGrabKey"
+        assert report["hotkey_state"] == (
+            "Ctrl+Alt+Space is taken by another app; choose another shortcut"
+        )
+    finally:
+        holder.stop()
+    assert hotkey_state("Banana", tmp_path).startswith("unusable setting")

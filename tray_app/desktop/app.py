@@ -2,7 +2,7 @@
 
 Threads: main = the GUI loop (``webview.start``; on GTK the tray icon shares it through
 ``run_detached``), core = Core's asyncio loop, ``metona-ui-pump`` = events to the page, tray
-and notifier, ``metona-hotkey`` = pynput's listener, ``metona-notify`` = desktop-notifier's
+and notifier, ``metona-hotkey`` = the OS key grab, ``metona-notify`` = desktop-notifier's
 loop, ``metona-instance`` = second launches. Quit (tray menu, SIGTERM/SIGINT, the instance
 socket) runs ``_shutdown`` on its own thread and ends the GUI loop last; a watchdog ends the
 process if anything still hangs after ``QUIT_DEADLINE`` seconds.
@@ -79,7 +79,6 @@ class DesktopApp:
 
         from tray_app.desktop.bridge import Bridge
         from tray_app.desktop.hotkey import HotkeyManager
-        from tray_app.desktop.hotkey import support as hotkey_support
         from tray_app.desktop.notify import Notifier
         from tray_app.desktop.tray import Tray
         from tray_app.desktop.webview_compat import allow_strict_csp
@@ -91,7 +90,7 @@ class DesktopApp:
             hide_window=lambda: self.popup.hide(),
             pick_folder=lambda: self.popup.pick_folder(),
             open_url=webbrowser.open,
-            hotkey_support=hotkey_support,
+            hotkey_support=lambda: self.hotkeys.status(),
         )
         index = web_root() / "index.html"
         # A local path: pywebview serves web/ on 127.0.0.1 (a random port), so the page has an
@@ -226,6 +225,8 @@ class DesktopApp:
         if command == "quit":
             self.quit()
             return {"ok": True}
+        if command == "hotkey_status":  # for doctor: registered, or taken by another app
+            return {"ok": True, "status": self.hotkeys.status()}
         if self.test_hooks:
             return self._on_test_hook(command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}

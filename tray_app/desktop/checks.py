@@ -3,8 +3,9 @@
 Each check is short, bounded by timeouts, and never needs the app to be running: GUI backend
 (WebKitGTK on Linux), display kind, tray support (StatusNotifierWatcher or an XEmbed tray,
 with the GNOME AppIndicator hint), notification server and whether it has action buttons,
-global hotkey support (X11 / Wayland / macOS), start at login and a running instance.
-Values are short sentences; the doctor prints them as they are.
+global hotkey support (X11 / Wayland / macOS) and whether the configured combination is free
+or taken by another app, start at login and a running instance. Values are short sentences;
+the doctor prints them as they are.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from tray_app.desktop import autostart
-from tray_app.desktop.hotkey import session_kind, support
+from tray_app.desktop.hotkey import HotkeyError, HotkeyTaken, parse_hotkey, session_kind, support
 
 SNI_WATCHER = "org.kde.StatusNotifierWatcher"
 GNOME_HINT = (
@@ -151,7 +153,52 @@ def notification_support() -> tuple[str, bool | None]:
     return f"{name} {version} by {vendor}: {what}", buttons
 
 
-def desktop_report() -> dict[str, Any]:
+def _running_app_hotkey(runtime_dir: Path | None) -> dict[str, Any] | None:
+    """The running app's own hotkey status (instance socket), or None when none answers."""
+    if runtime_dir is None:
+        return None
+    from tray_app.desktop.instance import InstanceError, SingleInstance
+
+    instance = SingleInstance(runtime_dir)
+    if not instance.key_path.exists():
+        return None
+    try:
+        reply = instance.send({"command": "hotkey_status"}, timeout=2.0)
+    except InstanceError:
+        return None
+    status = reply.get("status")
+    return status if reply.get("ok") and isinstance(status, dict) else None
+
+
+def hotkey_state(text: str, runtime_dir: Path | None = None) -> str:
+    """Is the configured combination working? The running app says; else try the grab (X11)."""
+    try:
+        hotkey = parse_hotkey(text)
+    except HotkeyError as exc:
+        return f"unusable setting: {exc}"
+    running = _running_app_hotkey(runtime_dir)
+    if running is not None:
+        if running.get("registered"):
+            return f"{running['registered']} registered by the running app"
+        return f"not registered by the running app: {running.get('error') or 'unknown reason'}"
+    if session_kind() != "x11":
+        return f"{hotkey.label()} (the app registers it at start)"
+    from tray_app.desktop.hotkey_x11 import X11Hotkey
+
+    probe = X11Hotkey(hotkey, lambda: None)
+    try:
+        probe.start()
+    except HotkeyTaken as exc:
+        return str(exc)
+    except Exception as exc:
+        return f"{hotkey.label()} could not be tried ({exc})"
+    probe.stop()
+    return f"{hotkey.label()} is free (the app grabs it at start)"
+
+
+def desktop_report(
+    hotkey_text: str | None = None, runtime_dir: Path | None = None
+) -> dict[str, Any]:
     """The doctor's desktop section; never raises."""
     report: dict[str, Any] = {"available": True}
     kind = session_kind()
@@ -172,6 +219,11 @@ def desktop_report() -> dict[str, Any]:
     report["hotkey"] = hotkey["backend"] or "not available"
     if hotkey["hint"]:
         report["hotkey_hint"] = hotkey["hint"]
+    if hotkey_text is not None and hotkey["supported"]:
+        try:
+            report["hotkey_state"] = hotkey_state(hotkey_text, runtime_dir)
+        except Exception as exc:
+            report["hotkey_state"] = f"unknown ({exc})"
     try:
         report["start_at_login"] = "on" if autostart.is_enabled() else "off"
     except Exception as exc:

@@ -1,11 +1,17 @@
 """The global hotkey that toggles the popup: parsing the setting, and one backend per platform.
 
-- X11 and Windows: pynput's ``GlobalHotKeys`` (verified on X11 under Xvfb; Windows from source).
-  Its listener thread is the app's "hotkey" thread; the callback runs there.
-- macOS: Carbon ``RegisterEventHotKey`` (``hotkey_macos``), because pynput's keyboard listener
-  crashes GUI processes on recent macOS. Written from Apple's API docs, untested here.
-- Wayland: no client may grab global keys. Nothing is registered; ``support()`` explains how
-  to bind ``metona-tray --toggle`` in the desktop's own keyboard settings.
+Every backend registers the one combination with the OS; none listens to the keyboard (a
+listener sees every key typed in every app, and the key still reaches the focused window).
+
+- X11: ``XGrabKey`` on the root window (``hotkey_x11``), in every lock-key state.
+- Windows: ``RegisterHotKey`` on a message-loop thread (``hotkey_windows``; not run here).
+- macOS: Carbon ``RegisterEventHotKey`` (``hotkey_macos``; not run here).
+- Wayland: the xdg-desktop-portal ``GlobalShortcuts`` interface where the portal offers it
+  (``hotkey_portal``); else nothing is registered and the hint says how to bind
+  ``metona-tray --toggle`` in the desktop's own keyboard settings.
+
+A combination another app holds is reported as taken (``HotkeyTaken``): ``status()`` carries it
+to the settings page and ``doctor``.
 
 The setting is a human string such as ``Ctrl+Alt+Space``; ``parse_hotkey`` turns it into a
 ``Hotkey`` and rejects what would steal ordinary typing (no modifier, or Shift alone).
@@ -17,7 +23,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -80,16 +85,19 @@ class HotkeyError(ValueError):
     """The hotkey setting cannot be used; the message says why, for the settings page."""
 
 
+class HotkeyTaken(RuntimeError):
+    """Another app holds the combination (X11 BadAccess, Windows ERROR_HOTKEY_ALREADY_REGISTERED,
+    Carbon eventHotKeyExistsErr)."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(f"{label} is taken by another app; choose another shortcut")
+        self.label = label
+
+
 @dataclass(frozen=True)
 class Hotkey:
     modifiers: frozenset[str]
     key: str  # a NAMED_KEYS value, or one lower-case character
-
-    def pynput(self) -> str:
-        """pynput's ``GlobalHotKeys`` syntax: ``<ctrl>+<alt>+<space>``."""
-        parts = [f"<{m}>" for m in MODIFIER_ORDER if m in self.modifiers]
-        parts.append(f"<{self.key}>" if len(self.key) > 1 else self.key)
-        return "+".join(parts)
 
     def label(self) -> str:
         """The canonical human spelling, ``Ctrl+Alt+Space``."""
@@ -143,15 +151,29 @@ WAYLAND_HINT = (
     "a shortcut in your desktop's keyboard settings (GNOME: Settings > Keyboard > Custom "
     "Shortcuts; KDE: System Settings > Shortcuts > Custom Shortcuts)."
 )
+PORTAL_HINT = (
+    "Registered through the desktop's GlobalShortcuts portal: the desktop may ask once to "
+    "confirm it, and can change it in its own shortcut settings."
+)
 
 
-def support(environ: dict[str, str] | None = None) -> dict[str, Any]:
-    """What the hotkey can do here, for doctor and the settings page."""
+def portal_offered() -> bool:
+    """Does the session's xdg-desktop-portal offer GlobalShortcuts? (a bounded D-Bus call)"""
+    try:
+        from tray_app.desktop.hotkey_portal import offers_global_shortcuts
+    except ImportError:  # no D-Bus library
+        return False
+    return offers_global_shortcuts()
+
+
+def support(environ: dict[str, str] | None = None, *, portal: bool | None = None) -> dict[str, Any]:
+    """What the hotkey can do here, for doctor and the settings page. ``portal``: whether the
+    GlobalShortcuts portal is there (None: ask it, on Wayland only)."""
     kind = session_kind(environ)
     if kind == "x11":
-        found = {"supported": True, "backend": "pynput (X11 RECORD)", "hint": None}
+        found = {"supported": True, "backend": "X11 XGrabKey", "hint": None}
     elif kind == "win32":
-        found = {"supported": True, "backend": "pynput (Windows hook)", "hint": None}
+        found = {"supported": True, "backend": "Windows RegisterHotKey", "hint": None}
     elif kind == "darwin":
         found = {
             "supported": True,
@@ -160,43 +182,27 @@ def support(environ: dict[str, str] | None = None) -> dict[str, Any]:
             "is required for Carbon hot keys.",
         }
     elif kind == "wayland":
-        found = {"supported": False, "backend": None, "hint": WAYLAND_HINT}
+        if portal is None:
+            portal = portal_offered()
+        if portal:
+            found = {
+                "supported": True,
+                "backend": "xdg-desktop-portal GlobalShortcuts",
+                "hint": PORTAL_HINT,
+            }
+        else:
+            found = {"supported": False, "backend": None, "hint": WAYLAND_HINT}
     else:
         found = {"supported": False, "backend": None, "hint": "no display"}
     return {**found, "session": kind}
 
 
-# ---- backends --------------------------------------------------------------------------------
+# ---- the registration ------------------------------------------------------------------------
 
 
 class _Backend(Protocol):
     def start(self) -> None: ...
     def stop(self) -> None: ...
-
-
-class _PynputBackend:
-    """pynput's listener runs its own thread (named ``metona-hotkey``)."""
-
-    def __init__(self, hotkey: Hotkey, callback: Callable[[], None]) -> None:
-        from pynput import keyboard
-
-        self._listener: Any = keyboard.GlobalHotKeys({hotkey.pynput(): callback})
-        self._listener.name = "metona-hotkey"
-        self._listener.daemon = True
-
-    def start(self) -> None:
-        self._listener.start()
-        # Ready means the X RECORD context is live; a listener that died starting never is.
-        deadline = time.monotonic() + 3.0
-        while not getattr(self._listener, "_ready", True) and time.monotonic() < deadline:
-            if not self._listener.is_alive():
-                raise RuntimeError("the keyboard listener stopped while starting")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        self._listener.stop()
-        if self._listener.is_alive() and threading.current_thread() is not self._listener:
-            self._listener.join(1.0)
 
 
 class HotkeyManager:
@@ -207,17 +213,53 @@ class HotkeyManager:
         self._lock = threading.Lock()
         self._backend: _Backend | None = None
         self._current: Hotkey | None = None
+        self._portal: bool | None = None
         self.error: str | None = None
+        self.taken = False  # the last combination asked for is held by another app
 
     @property
     def current(self) -> str | None:
         return self._current.label() if self._current else None
 
+    def status(self) -> dict[str, Any]:
+        """For the settings page (``bridge.hotkey_status``) and the test hooks."""
+        kind = session_kind()
+        portal = self._portal if kind == "wayland" else False
+        return {
+            **support(portal=portal),
+            "registered": self.current,
+            "error": self.error,
+            "taken": self.taken,
+        }
+
     def _fire(self) -> None:
         try:
             self._callback()
-        except Exception:  # a failing toggle must not kill the listener thread
+        except Exception:  # a failing toggle must not end the hotkey thread
             log.exception("hotkey callback failed")
+
+    def _backend_for(self, hotkey: Hotkey) -> _Backend | None:
+        kind = session_kind()
+        if kind == "x11":
+            from tray_app.desktop.hotkey_x11 import X11Hotkey
+
+            return X11Hotkey(hotkey, self._fire)
+        if kind == "win32":
+            from tray_app.desktop.hotkey_windows import WindowsHotkey
+
+            return WindowsHotkey(hotkey, self._fire)
+        if kind == "darwin":
+            from tray_app.desktop.hotkey_macos import CarbonHotkey
+
+            return CarbonHotkey(hotkey, self._fire)
+        if kind == "wayland":
+            if self._portal is None:
+                self._portal = portal_offered()
+            if self._portal:
+                from tray_app.desktop.hotkey_portal import PortalHotkey
+
+                return PortalHotkey(hotkey, self._fire)
+        return None
 
     def apply(self, text: str) -> str | None:
         """Register ``text`` (replacing the previous key); returns an error sentence or None."""
@@ -225,26 +267,26 @@ class HotkeyManager:
             try:
                 hotkey = parse_hotkey(text)
             except HotkeyError as exc:
-                self.error = str(exc)
+                self.error, self.taken = str(exc), False
                 log.warning("hotkey not registered: %s", exc)
                 return self.error
             if hotkey == self._current and self._backend is not None:
                 return None
             self._stop_locked()
-            kind = session_kind()
+            self.taken = False
             try:
-                if kind in ("x11", "win32"):
-                    self._backend = _PynputBackend(hotkey, self._fire)
-                elif kind == "darwin":
-                    from tray_app.desktop.hotkey_macos import CarbonHotkey
-
-                    self._backend = CarbonHotkey(hotkey, self._fire)
-                else:
-                    self.error = support()["hint"]
+                self._backend = self._backend_for(hotkey)
+                if self._backend is None:
+                    self.error = support(portal=False)["hint"]
                     log.info("no global hotkey: %s", self.error)
                     return self.error
                 self._backend.start()
-            except Exception as exc:  # a missing X RECORD extension, a taken key, ...
+            except HotkeyTaken as exc:
+                self._backend = None
+                self.error, self.taken = str(exc), True
+                log.warning("hotkey not registered: %s", exc)
+                return self.error
+            except Exception as exc:  # no X server, a portal that refused, ...
                 self._backend = None
                 self.error = f"the hotkey {hotkey.label()} could not be registered: {exc}"
                 log.warning("%s", self.error, exc_info=True)
@@ -259,7 +301,7 @@ class HotkeyManager:
             try:
                 self._backend.stop()
             except Exception:
-                log.exception("stopping the hotkey listener failed")
+                log.exception("stopping the hotkey registration failed")
         self._backend = None
         self._current = None
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.desktop.hotkey import Hotkey
+from tray_app.desktop.hotkey import Hotkey, HotkeyTaken
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +25,7 @@ MODIFIER_BITS = {"cmd": CMD, "shift": SHIFT, "alt": OPTION, "ctrl": CONTROL}
 K_EVENT_CLASS_KEYBOARD = int.from_bytes(b"keyb", "big")
 K_EVENT_HOTKEY_PRESSED = 5
 SIGNATURE = int.from_bytes(b"MTNA", "big")
+EVENT_HOTKEY_EXISTS_ERR = -9878  # another app registered the combination
 
 # Virtual key codes of the ANSI layout (HIToolbox/Events.h).
 KEY_CODES: dict[str, int] = {
@@ -74,6 +75,7 @@ class CarbonHotkey:
 
     def __init__(self, hotkey: Hotkey, callback: Callable[[], None]) -> None:
         self._code, self._mask = carbon_codes(hotkey)
+        self._label = hotkey.label()
         self._callback = callback
         path = ctypes.util.find_library("Carbon")
         if not path:
@@ -88,7 +90,7 @@ class CarbonHotkey:
         threading.Thread(target=self._callback, name="metona-hotkey", daemon=True).start()
         return 0  # noErr
 
-    def _register(self, done: threading.Event, errors: list[str]) -> None:
+    def _register(self, done: threading.Event, errors: list[Exception]) -> None:
         try:
             target = ctypes.c_void_p(self._carbon.GetApplicationEventTarget())
             spec = _EventTypeSpec(K_EVENT_CLASS_KEYBOARD, K_EVENT_HOTKEY_PRESSED)
@@ -103,21 +105,23 @@ class CarbonHotkey:
                 _EventHotKeyID(SIGNATURE, 1), target, ctypes.c_uint32(0),
                 ctypes.byref(self._hotkey_ref),
             )  # fmt: skip
+            if status == EVENT_HOTKEY_EXISTS_ERR:
+                raise HotkeyTaken(self._label)
             if status != 0:
-                raise OSError(f"RegisterEventHotKey failed ({status}); is the key taken?")
+                raise OSError(f"RegisterEventHotKey failed ({status})")
         except Exception as exc:
-            errors.append(str(exc))
+            errors.append(exc)
         finally:
             done.set()
 
     def start(self) -> None:
         done = threading.Event()
-        errors: list[str] = []
+        errors: list[Exception] = []
         _on_main_thread(lambda: self._register(done, errors))
         if not done.wait(3.0):
             raise RuntimeError("the main thread did not register the hot key in time")
         if errors:
-            raise RuntimeError(errors[0])
+            raise errors[0]
 
     def stop(self) -> None:
         def unregister() -> None:

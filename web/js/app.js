@@ -115,7 +115,8 @@ function openSettings() {
   ui.settings.open(store.settings, store.models);
   call('hotkey_status')
     .then((status) => {
-      if (status?.session === 'wayland') ui.settings.showNote('hotkey', 'set.hotkey_wayland');
+      if (status?.taken) ui.settings.showNote('hotkey', 'set.hotkey_taken');
+      else if (status?.session === 'wayland' && !status?.supported) ui.settings.showNote('hotkey', 'set.hotkey_wayland');
     })
     .catch(() => {}); // an older bridge without the command: no note
   call('get_settings')

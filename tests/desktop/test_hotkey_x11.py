@@ -1,0 +1,116 @@
+"""The X11 grab against a real X server (a private Xvfb): the combination fires in every lock-key
+state, a second client grabbing it is told the key is taken, stop releases it, and the thread
+blocks on the X socket rather than waking up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+
+from tray_app.desktop.hotkey import HotkeyManager, HotkeyTaken, parse_hotkey
+from tray_app.desktop.hotkey_x11 import X11Hotkey
+
+pytest.importorskip("Xlib")
+
+
+def xdotool(*args: str) -> None:
+    subprocess.run(["xdotool", *args], check=True, timeout=10)
+
+
+class Presses:
+    def __init__(self) -> None:
+        self.count = 0
+        self.changed = threading.Condition()
+
+    def __call__(self) -> None:
+        with self.changed:
+            self.count += 1
+            self.changed.notify_all()
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> int:
+        with self.changed:
+            self.changed.wait_for(lambda: self.count >= count, timeout)
+            return self.count
+
+
+def test_the_grab_fires_with_and_without_lock_keys(xdisplay: str) -> None:
+    presses = Presses()
+    hotkey = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), presses)
+    hotkey.start()
+    try:
+        assert len(hotkey.grabbed) >= 4  # CapsLock x NumLock at least
+        xdotool("key", "ctrl+alt+space")
+        assert presses.wait_for(1) == 1
+        xdotool("key", "Num_Lock")  # NumLock on
+        xdotool("key", "Caps_Lock")  # CapsLock on
+        xdotool("key", "ctrl+alt+space")
+        assert presses.wait_for(2) == 2
+        xdotool("key", "ctrl+space", "alt+space", "ctrl+shift+alt+space", "space")
+        xdotool("key", "ctrl+alt+space")  # a marker: only this one counts
+        assert presses.wait_for(3) == 3
+        time.sleep(0.2)
+        assert presses.count == 3, "a different combination fired the hotkey"
+    finally:
+        hotkey.stop()
+
+
+def test_a_second_client_is_told_the_key_is_taken_and_gets_it_after_stop(xdisplay: str) -> None:
+    first = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), lambda: None)
+    first.start()
+    second = X11Hotkey(parse_hotkey("ctrl+alt+space"), lambda: None)
+    with pytest.raises(HotkeyTaken, match="Ctrl\\+Alt\\+Space is taken by another app"):
+        second.start()
+    assert second.grabbed == []
+    first.stop()
+    third = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), lambda: None)
+    third.start()  # nothing of either earlier client is left grabbed
+    third.stop()
+
+
+def test_the_manager_reports_a_taken_key_for_settings_and_doctor(xdisplay: str) -> None:
+    holder = X11Hotkey(parse_hotkey("Ctrl+Alt+K"), lambda: None)
+    holder.start()
+    manager = HotkeyManager(lambda: None)
+    try:
+        error = manager.apply("Ctrl+Alt+K")
+        assert error is not None and "taken by another app" in error
+        status = manager.status()
+        assert status["taken"] is True and status["registered"] is None
+        assert status["backend"] == "X11 XGrabKey"
+        assert manager.apply("Ctrl+Alt+J") is None  # another choice works
+        assert manager.status() | {"hint": None} == {
+            "supported": True, "backend": "X11 XGrabKey", "hint": None, "session": "x11",
+            "registered": "Ctrl+Alt+J", "error": None, "taken": False,
+        }  # fmt: skip
+    finally:
+        manager.stop()
+        holder.stop()
+    assert not any(t.name == "metona-hotkey" for t in threading.enumerate())
+
+
+def test_the_grab_thread_sleeps_until_a_key_arrives(xdisplay: str) -> None:
+    """No polling: over a quiet second the hotkey thread uses (almost) no CPU time."""
+    hotkey = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), lambda: None)
+    hotkey.start()
+    try:
+        thread = next(t for t in threading.enumerate() if t.name == "metona-hotkey")
+        tid = thread.native_id
+        stat = f"/proc/self/task/{tid}/stat"
+
+        def switches() -> int:
+            with open(f"/proc/self/task/{tid}/status") as status:
+                for line in status:
+                    if line.startswith("voluntary_ctxt_switches"):
+                        return int(line.split()[1])
+            raise AssertionError("no context switch count")
+
+        assert os.path.exists(stat)
+        before = switches()
+        time.sleep(1.0)
+        assert switches() - before <= 1, "the hotkey thread woke up with nothing to do"
+    finally:
+        hotkey.stop()
