@@ -17,7 +17,8 @@ def xdisplay(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         pytest.skip("needs Xvfb and xdotool")
     read_fd, write_fd = os.pipe()
     xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "640x480x24", "-nolisten", "tcp",
+         "-noreset"],
         pass_fds=(write_fd,), stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     os.close(write_fd)
