@@ -6,7 +6,7 @@ import argparse
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tray_app import __version__
 
@@ -46,7 +46,32 @@ def _chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     think = chat.add_mutually_exclusive_group()
     think.add_argument("--think", dest="think", action="store_true", default=None)
     think.add_argument("--no-think", dest="think", action="store_false")
-    chat.add_argument("--max-rounds", type=int, metavar="N", help="tool-call rounds per message")
+    chat.add_argument(
+        "--max-rounds",
+        type=bounded_int("max_rounds"),
+        metavar="N",
+        help="tool-call rounds per message",
+    )
+
+
+def bounded_int(field: str) -> Callable[[str], int]:
+    """An argparse type for an int setting: the message names the range the setting accepts."""
+
+    def parse(text: str) -> int:
+        from tray_app.store.settings import int_bounds
+
+        low, high = int_bounds(field)
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number between {low} and {high}, not {text!r}"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, not {value}")
+        return value
+
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,12 +120,35 @@ def run_desktop(toggle: bool) -> int:
     return int(desktop_main(toggle=toggle))
 
 
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a program ended by SIGPIPE (128 + 13)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    try:
+        return dispatch(args)
+    except BrokenPipeError:
+        # The reader went away (`... | head -1`): end quietly, like any Unix filter. The
+        # command's own clean-up (stopping the turn, closing the store) already ran.
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def silence_stdout() -> None:
+    """Point stdout at the null device so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (embedded, tests): nothing to flush
+        pass
+
+
+def dispatch(args: argparse.Namespace) -> int:
     if args.command == "chat":
         from tray_app.terminal import run_chat
 

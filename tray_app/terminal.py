@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from tray_app.core.bootstrap import start_app
+from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.events import (
     ApprovalNeeded,
     TurnFailed,
@@ -52,16 +54,41 @@ def settings_for(args: argparse.Namespace, paths: AppPaths) -> Settings:
     workspace = getattr(args, "workspace", None)
     if workspace:
         # Naming a folder on the command line is the user's grant to work in it.
-        from pathlib import Path
-
         folder = Path(workspace).expanduser().resolve()
         if not folder.is_dir():
             raise UsageError(f"--workspace {workspace}: not a folder")
         patch["allowed_dirs"] = [str(folder), *settings.allowed_dirs]
     try:
         return Settings.model_validate({**settings.model_dump(), **patch})
-    except ValueError as exc:
-        raise UsageError(str(exc).splitlines()[-1] if str(exc) else "invalid option") from exc
+    except ValidationError as exc:
+        raise UsageError(_option_error(exc)) from None
+
+
+# Settings fields a chat flag sets, so a refused value is reported under the flag's name.
+_FLAG_OF_FIELD = {
+    "endpoint": "--endpoint",
+    "provider": "--provider",
+    "default_model": "--model",
+    "max_rounds": "--max-rounds",
+    "allowed_dirs": "--workspace",
+    "think": "--think",
+}
+
+
+def _option_error(exc: ValidationError) -> str:
+    """``--endpoint: must start with http:// or https://``, never pydantic's link."""
+    parts = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else ""
+        message = str(error["msg"]).removeprefix("Value error, ")
+        parts.append(f"{_FLAG_OF_FIELD.get(field, field)}: {message}")
+    return "; ".join(parts) or "invalid option"
+
+
+def absolute_workspace(args: argparse.Namespace) -> None:
+    """A relative ``--workspace`` means relative to the folder the command runs in."""
+    if getattr(args, "workspace", None):
+        args.workspace = os.path.abspath(os.path.expanduser(args.workspace))
 
 
 class ChatRunner:
@@ -143,16 +170,14 @@ class ChatRunner:
 def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    if args.max_rounds is not None and args.max_rounds < 1:
-        err.write("metona-tray chat: --max-rounds must be at least 1\n")
-        return EXIT_USAGE
+    absolute_workspace(args)
     paths = AppPaths.from_env()
     try:
         settings = settings_for(args, paths)
     except UsageError as exc:
         err.write(f"metona-tray chat: {exc}\n")
         return EXIT_USAGE
-    app = start_app(paths, settings=settings, persist_settings=False, recover=False)
+    app = start_app(paths, settings=settings, persist_settings=False)
     core = app.core
     if core.history_warning:
         err.write(f"warning: {core.history_warning}\n")
@@ -164,7 +189,6 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             except KeyError:
                 err.write(f"metona-tray chat: no stored chat {args.session!r}\n")
                 return EXIT_USAGE
-            core.repair_session(session_id)
         else:
             try:
                 session_id = core.new_session(workspace=args.workspace)["id"]
@@ -211,24 +235,37 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
         code = runner.run_turn(session_id, text)
 
 
+def open_for_reading(command: str) -> RunningApp | None:
+    """The app for a command that only reads history; None (after one line) if there is none."""
+    app = start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True)
+    if app.history == "off":
+        print(f"metona-tray {command}: {app.core.history_warning}", file=sys.stderr)
+        app.close()
+        return None
+    if app.core.history_warning:
+        print(f"warning: {app.core.history_warning}", file=sys.stderr)
+    return app
+
+
 def run_sessions(args: argparse.Namespace) -> int:
-    paths = AppPaths.from_env()
-    app = start_app(paths, persist_settings=False, recover=False)
+    app = open_for_reading("sessions")
+    if app is None:
+        return EXIT_FAILED
     try:
-        if app.core.history_warning:
-            print(f"warning: {app.core.history_warning}", file=sys.stderr)
-        for session in app.core.search_sessions(args.query):
-            title = session["title"] or "(untitled)"
-            print(f"{session['id']}  {title}  {session['model']}")
+        found = app.core.search_sessions(args.query)
     finally:
         app.close()
+    for session in found:
+        title = session["title"] or "(untitled)"
+        sys.stdout.write(f"{session['id']}  {title}  {session['model']}\n")
     return EXIT_OK
 
 
 def run_export(args: argparse.Namespace) -> int:
     """A stored chat as Markdown (to read or share) or JSON (complete, re-importable)."""
-    paths = AppPaths.from_env()
-    app = start_app(paths, persist_settings=False, recover=False)
+    app = open_for_reading("export")
+    if app is None:
+        return EXIT_FAILED
     try:
         try:
             exported = app.core.export_session(args.session, fmt=args.format)
@@ -239,9 +276,14 @@ def run_export(args: argparse.Namespace) -> int:
         app.close()
     data = exported["data"]
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
-    if args.output:
+    text = text if text.endswith("\n") else text + "\n"
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
         with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            handle.write(text)
+    except OSError as exc:
+        print(f"metona-tray export: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK

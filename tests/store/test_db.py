@@ -197,3 +197,48 @@ def test_split_statements_keeps_triggers_and_strings_whole() -> None:
     assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
     with pytest.raises(ValueError, match="incomplete"):
         split_statements("CREATE TABLE b (x")
+
+
+def _many_messages(path: Path) -> None:
+    chats = SQLiteChats(open_database(path))
+    session = chats.create_session(model="m", workspace=None, title="长 chat")
+    for i in range(200):
+        text = f"第{i}条 ⚠️ \u202eevil\u202c " + "词" * 300
+        chats.add_message(MessageRecord(session_id=session.id, role="user", content=text))
+    chats.close()
+
+
+@pytest.mark.parametrize("where", ["second", "middle", "last"])
+def test_one_damaged_page_is_found_at_open_and_the_file_is_left_alone(
+    app_paths: AppPaths, where: str
+) -> None:
+    path = app_paths.database_file
+    _many_messages(path)
+    pages = path.stat().st_size // 4096
+    page = {"second": 2, "middle": pages // 2, "last": pages}[where]
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = os.urandom(4096)
+    path.write_bytes(bytes(data))
+    before = sorted(p.name for p in path.parent.iterdir())
+    with pytest.raises(StoreError, match="damaged") as caught:
+        open_database(path)
+    assert "\n" not in str(caught.value)  # one line for the user
+    chats, warning = open_chat_store(app_paths)
+    assert isinstance(chats, MemoryChats) and warning and "damaged" in warning
+    assert path.read_bytes() == bytes(data)  # byte for byte
+    assert sorted(p.name for p in path.parent.iterdir()) == before  # no -wal/-shm left
+
+
+def test_a_read_only_open_reads_and_refuses_writes(app_paths: AppPaths) -> None:
+    path = app_paths.database_file
+    _many_messages(path)
+    db = open_database(path, read_only=True)
+    chats = SQLiteChats(db)
+    try:
+        [session] = chats.list_sessions()
+        assert len(chats.messages(session.id)) == 200
+        with pytest.raises(StoreError, match="read-only"):
+            chats.create_session(model="m", workspace=None)
+        assert chats.mark_interrupted() == 0
+    finally:
+        chats.close()

@@ -1,21 +1,28 @@
 """Builds a running Core with everything it keeps: logs, chat store, audit log, secrets.
 
 The terminal mode and the desktop app start the app the same way; tests build their own
-``Core`` directly.
+``Core`` directly. Every entry point goes through ``open_history``, so each start repairs what
+a killed run left (rows still streaming, calls still pending, commands still running) under
+one lock, sparing what a live process is still doing.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from tray_app.core.service import Core
 from tray_app.logs import setup_logging
 from tray_app.paths import AppPaths
 from tray_app.store.audit import AuditLog
-from tray_app.store.chats import open_chat_store
+from tray_app.store.chats import SQLiteChats, open_chat_store
+from tray_app.store.owners import repair_lock
+from tray_app.store.records import ChatRepository
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
 from tray_app.tools.orphans import reap_orphaned_commands
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -23,10 +30,42 @@ class RunningApp:
     core: Core
     audit: AuditLog
     paths: AppPaths
+    history: str = "on"  # "on", "read-only" (listing and export only) or "off" (memory)
 
     def close(self, timeout: float = 3.0) -> None:
         self.core.stop(timeout)
         self.audit.close()
+
+
+def prepare_folders(paths: AppPaths) -> str | None:
+    """Create the app's folders and the log file; a sentence instead of a crash if they can't be."""
+    try:
+        paths.ensure()
+        setup_logging(paths)
+    except OSError as exc:
+        # No log file: keep log records off the terminal (logging's last resort is stderr);
+        # the user gets one sentence from the caller instead.
+        logging.getLogger().addHandler(logging.NullHandler())
+        return f"The app's folders cannot be written ({exc.strerror or exc}: {exc.filename})."
+    return None
+
+
+def open_history(
+    paths: AppPaths, *, read_only_ok: bool = False
+) -> tuple[ChatRepository, str | None]:
+    """The chat store after the start-up repair; every entry point calls this once.
+
+    Under ``repair.lock``: commands a killed run left are killed, then its interrupted rows are
+    marked (stopped / cancelled with a note). Rows a live process owns are left alone.
+    Never raises: a store that cannot be used comes back as memory plus the sentence why.
+    """
+    with repair_lock(paths.data_dir) as held:
+        if held:
+            reap_orphaned_commands()  # commands a killed earlier run could not stop
+        chats, warning = open_chat_store(paths, recover=False, read_only_ok=read_only_ok)
+        if held and isinstance(chats, SQLiteChats):
+            chats.mark_interrupted()
+    return chats, warning
 
 
 def start_app(
@@ -34,14 +73,13 @@ def start_app(
     *,
     settings: Settings | None = None,
     persist_settings: bool = True,
-    recover: bool = True,
+    read_only_ok: bool = False,
 ) -> RunningApp:
-    """Start the core. ``recover`` repairs answers an earlier crash left half-written; a second
-    process (the terminal while the desktop app runs) passes False."""
-    paths.ensure()
-    setup_logging(paths)
-    reap_orphaned_commands()  # commands a killed earlier run could not stop
-    chats, warning = open_chat_store(paths, recover=recover)
+    """Start the core on top of ``open_history``. ``read_only_ok``: see ``open_chat_store``."""
+    problem = prepare_folders(paths)
+    chats, warning = open_history(paths, read_only_ok=read_only_ok)
+    if problem and warning is None:
+        warning = problem
     audit = AuditLog(paths)
     core = Core(
         settings=settings if settings is not None else load_settings(paths.settings_file),
@@ -52,4 +90,8 @@ def start_app(
         secrets=SecretStore,
         persist_settings=persist_settings,
     ).start()
-    return RunningApp(core=core, audit=audit, paths=paths)
+    if not isinstance(chats, SQLiteChats):
+        history = "off"
+    else:
+        history = "read-only" if chats.db.read_only else "on"
+    return RunningApp(core=core, audit=audit, paths=paths, history=history)

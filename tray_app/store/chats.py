@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import time
 from typing import Any
@@ -20,6 +21,7 @@ from tray_app.paths import AppPaths
 from tray_app.providers.base import ToolCall
 from tray_app.store import export as export_mod
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
+from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock
 from tray_app.store.records import (
     ChatRepository,
     MemoryChats,
@@ -58,6 +60,7 @@ def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
 
 _INSERT_SESSION = _insert_sql("sessions", _SESSION_COLUMNS)
 _INSERT_MESSAGE = _insert_sql("messages", _MESSAGE_COLUMNS)
+_INSERT_OWNED_MESSAGE = _insert_sql("messages", (*_MESSAGE_COLUMNS, "owner"))
 _UPSERT_CALL = (
     f"{_insert_sql('tool_calls', _CALL_COLUMNS)} ON CONFLICT (session_id, call_id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in _CALL_COLUMNS if c not in ("session_id", "call_id"))
@@ -71,34 +74,45 @@ def open_chat_store(
     *,
     recover: bool = True,
     busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    read_only_ok: bool = False,
 ) -> tuple[ChatRepository, str | None]:
     """The app's chat store, or an in-memory one and the sentence telling the user why.
 
     Never raises for a bad database file and never replaces it. ``recover`` runs
-    ``mark_interrupted`` (pass False from a second process while the desktop app runs).
+    ``mark_interrupted`` under the repair lock; it spares answers whose process still runs.
+    ``read_only_ok`` (listing, exporting) reads a file whose folder cannot be written instead
+    of turning history off; the sentence then says nothing is saved.
     """
     try:
         db = open_database(paths.database_file, busy_timeout=busy_timeout)
     except StoreError as exc:
+        if read_only_ok and not os.access(paths.data_dir, os.W_OK):
+            try:
+                db = open_database(paths.database_file, read_only=True)
+            except StoreError:
+                pass
+            else:
+                log.warning("chat history read-only: %s", exc)
+                return SQLiteChats(db), f"History is read-only: {exc}"
         log.warning("chat history disabled: %s", exc)
         return MemoryChats(), f"History is off: {exc}"
-    chats = SQLiteChats(db)
+    chats = SQLiteChats(db, mark=ProcessMark.acquire(paths.data_dir))
     if recover:
-        try:
-            repaired = chats.mark_interrupted()
-        except StoreError as exc:
-            log.warning("could not mark interrupted answers: %s", exc)
-        else:
-            if repaired:
-                log.info("marked %d records left by an interrupted run", repaired)
+        with repair_lock(paths.data_dir) as held:
+            if held:
+                chats.mark_interrupted()
     return chats, None
 
 
 class SQLiteChats:
     """ChatRepository over a ``Database``; owned by the core thread like its connection."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, mark: ProcessMark | None = None) -> None:
         self.db = db
+        self.mark = mark  # this process's owner lock; its token goes into the answers it starts
+        self._insert_message_sql = _INSERT_MESSAGE
+        if not db.read_only and _has_column(db, "messages", "owner"):
+            self._insert_message_sql = _INSERT_OWNED_MESSAGE
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -254,12 +268,36 @@ class SQLiteChats:
         Returns how many records were changed or added. Call it only from the process that
         owns the history: a second process would mark the first one's live answer.
         """
+        if self.db.read_only:
+            return 0
+        try:
+            with self.db.errors("read"):
+                rows = self.db.conn.execute(_INTERRUPTED_CANDIDATES).fetchall()
+            live = self.live_answers()
+            repaired = sum(recover_session(self, row[0], live=live) for row in rows)
+        except StoreError as exc:
+            log.warning("could not mark interrupted answers: %s", exc)
+            return 0
+        if repaired:
+            log.info("marked %d records left by an interrupted run", repaired)
+        return repaired
+
+    def live_answers(self) -> set[str]:
+        """Ids of unfinished assistant messages whose process still runs (``store.owners``)."""
+        if not _has_column(self.db, "messages", "owner"):
+            return set()
         with self.db.errors("read"):
-            rows = self.db.conn.execute(_INTERRUPTED_CANDIDATES).fetchall()
-        return sum(recover_session(self, row[0]) for row in rows)
+            rows = self.db.conn.execute(
+                "SELECT id, owner FROM messages WHERE role = 'assistant' AND stopped = 0 "
+                "AND owner IS NOT NULL"
+            ).fetchall()
+        check = OwnerCheck(self.db.path.parent, mine=self.mark.token if self.mark else None)
+        return {row[0] for row in rows if check.alive(row[1])}
 
     def close(self) -> None:
         self.db.close()
+        if self.mark is not None:
+            self.mark.release()
 
     # ---- rows -------------------------------------------------------------------------------
 
@@ -271,11 +309,12 @@ class SQLiteChats:
     def _write_session(conn: sqlite3.Connection, record: SessionRecord) -> None:
         conn.execute(_INSERT_SESSION, tuple(getattr(record, name) for name in _SESSION_COLUMNS))
 
-    @staticmethod
-    def _insert_message(conn: sqlite3.Connection, message: MessageRecord) -> None:
+    def _insert_message(self, conn: sqlite3.Connection, message: MessageRecord) -> None:
         values = [_message_value(name, getattr(message, name)) for name in _MESSAGE_COLUMNS]
+        if self._insert_message_sql is _INSERT_OWNED_MESSAGE:
+            values.append(self.mark.token if self.mark is not None else None)
         try:
-            conn.execute(_INSERT_MESSAGE, values)
+            conn.execute(self._insert_message_sql, values)
         except sqlite3.IntegrityError as exc:
             raise StoreError(
                 f"Cannot save message {message.id} in session {message.session_id}: {exc}."
@@ -304,6 +343,12 @@ SELECT m.session_id FROM messages m
     ON m.seq = l.last
     WHERE m.role = 'tool' OR (m.role = 'assistant' AND m.tool_calls != '[]')
 """
+
+
+def _has_column(db: Database, table: str, column: str) -> bool:
+    with db.errors("read"):
+        rows = db.conn.execute(f"PRAGMA table_info({table})").fetchall()
+    return any(row[1] == column for row in rows)
 
 
 def search_chats(repo: ChatRepository, query: str, *, limit: int = 50) -> list[SearchHit]:

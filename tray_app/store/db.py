@@ -13,6 +13,11 @@ available, kept in step by triggers, and rebuilt if it was left without triggers
 missing the triggers are dropped so writes never depend on it and search falls back to LIKE.
 
 Failures to open become ``StoreError`` with a sentence for the user; the file is never reset.
+Before anything writes to an existing file, ``PRAGMA quick_check`` runs on a read-only
+connection: a damaged file (even one bad page) is refused and left byte for byte as it was,
+and no checkpoint ever copies a left-over WAL into it. A folder that cannot be written (a
+read-only mount) is reported as such; ``read_only=True`` still reads such a file, for the
+commands that only list or export.
 
 Threads: the app opens the store on the main thread and hands it to the core thread, so the
 connection is made with ``check_same_thread=False``; a lock around every statement group keeps
@@ -23,9 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -88,7 +95,13 @@ CREATE TABLE tool_calls (
 CREATE INDEX tool_calls_by_message ON tool_calls (message_id);
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+SCHEMA_V2 = """
+-- The process that started an answer (store.owners): the repair at start leaves the answers
+-- of a process that still runs alone.
+ALTER TABLE messages ADD COLUMN owner TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
 """Append only. Never edit a released entry: old files were built by it."""
 
 _FTS_TABLE = """
@@ -118,10 +131,13 @@ _FTS_TRIGGERS = {
 class Database:
     """The open chat database, owned by the core thread; go through ``errors``/``transaction``."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, *, fts: bool) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, *, fts: bool, read_only: bool = False
+    ) -> None:
         self.conn = conn
         self.path = path
         self.fts = fts  # whether search may use the FTS5 index
+        self.read_only = read_only  # opened only to read (the folder cannot be written)
         self._lock = threading.RLock()
 
     @property
@@ -132,14 +148,19 @@ class Database:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction, committed at once: a kill loses only the one in flight."""
+        if self.read_only:
+            raise StoreError(f"The chat history {self.path} was opened read-only.")
         with self.errors("save to"):
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
+                self.conn.commit()
             except BaseException:
-                self.conn.rollback()
+                # Also after a failed COMMIT (disk full): never leave the transaction open.
+                if self.conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.rollback()
                 raise
-            self.conn.commit()
 
     @contextlib.contextmanager
     def errors(self, action: str) -> Iterator[None]:
@@ -161,16 +182,25 @@ def open_database(
     busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
     fts: bool | None = None,
     migrations: Sequence[str] = MIGRATIONS,
+    read_only: bool = False,
 ) -> Database:
     """Open (creating if needed) and migrate the database; raise StoreError if it cannot be used.
 
     ``fts=None`` uses full-text search where SQLite has it; ``False`` forces the LIKE fallback.
     ``migrations`` is a parameter only so tests can play a future version.
     """
+    if read_only:
+        return _open_read_only(path, busy_timeout, len(migrations))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"Cannot create the folder for the chat history {path}: {exc}.") from exc
+    if path.exists() and path.stat().st_size > 0:
+        check_integrity(path, busy_timeout=busy_timeout)
+    if not os.access(path.parent, os.W_OK):
+        raise StoreError(
+            f"Cannot save to the chat history {path}: its folder is read-only or not writable."
+        )
     try:
         conn = sqlite3.connect(
             path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -193,6 +223,80 @@ def open_database(
         conn.close()
         raise StoreError(_describe(exc, path, "open")) from exc
     return Database(conn, path, fts=use_fts)
+
+
+def check_integrity(path: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+    """``PRAGMA quick_check`` through a read-only connection; StoreError if the file is damaged.
+
+    Read-only so that nothing (not even a checkpoint of a left-over WAL) writes to a file that
+    may be damaged. SQLite creates ``-wal``/``-shm`` beside a WAL file even for a reader; the
+    ones this check created are removed again when the file is refused.
+    """
+    companions = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = [c.exists() for c in companions]
+    problem: str | None = None
+    try:
+        conn = sqlite3.connect(_uri(path, "ro"), uri=True, timeout=busy_timeout)
+    except sqlite3.Error as exc:
+        raise StoreError(_describe(exc, path, "open")) from exc
+    try:
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+        if [tuple(r) for r in rows] != [("ok",)]:
+            problem = "; ".join(str(r[0]) for r in rows[:3])
+    except sqlite3.OperationalError as exc:
+        text = str(exc).lower()
+        if "unable to open" in text or "readonly" in text:
+            return  # a read-only folder: open_database reports that, clearer
+        if "locked" in text or "busy" in text:
+            raise StoreError(_describe(exc, path, "open")) from exc
+        problem = str(exc)
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+        problem = str(exc)
+    finally:
+        conn.close()
+    if problem is None:
+        return
+    problem = " ".join(problem.replace("*** in database main ***", "").split())  # one line
+    for companion, was_there in zip(companions, existed, strict=True):
+        with contextlib.suppress(OSError):
+            if not was_there and (companion.name.endswith("-shm") or companion.stat().st_size == 0):
+                companion.unlink()
+    raise StoreError(
+        f"The chat history {path} is damaged or is not a database ({problem}). "
+        "It was left as it is so it can be recovered."
+    )
+
+
+def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
+    quoted = urllib.parse.quote(str(path.absolute()))
+    return f"file:{quoted}?mode={mode}" + ("&immutable=1" if immutable else "")
+
+
+def _open_read_only(path: Path, busy_timeout: float, known: int) -> Database:
+    """Read a file whose folder cannot be written (a read-only mount): no lock, no repair."""
+    if not path.exists():
+        raise StoreError(f"There is no chat history yet at {path}.")
+    check_integrity(path, busy_timeout=busy_timeout)
+    conn: sqlite3.Connection | None = None
+    for immutable in (False, True):  # a reader of a WAL file needs a -shm it may not create
+        try:
+            conn = sqlite3.connect(
+                _uri(path, "ro", immutable=immutable),
+                uri=True,
+                timeout=busy_timeout,
+                check_same_thread=False,
+                isolation_level=None,
+            )
+            _check_version(conn, path, known)
+            break
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+                conn = None
+            if immutable:
+                raise StoreError(_describe(exc, path, "read")) from exc
+    assert conn is not None
+    return Database(conn, path, fts=False, read_only=True)
 
 
 def _check_version(conn: sqlite3.Connection, path: Path, known: int) -> None:
@@ -312,8 +416,10 @@ def _describe(exc: sqlite3.Error, path: Path, action: str) -> str:
             f"The chat history {path} is damaged or is not a database ({text}). "
             "It was left as it is so it can be recovered."
         )
-    if "unable to open" in lowered or "readonly" in lowered or "permission" in lowered:
-        return f"Cannot {action} the chat history {path}: {text} (check its permissions)."
     if "disk" in lowered and "full" in lowered:
         return f"Cannot {action} the chat history {path}: the disk is full."
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"Cannot {action} the chat history {path}: it is on a read-only disk or folder."
+    if "unable to open" in lowered or "permission" in lowered:
+        return f"Cannot {action} the chat history {path}: {text} (check its permissions)."
     return f"Cannot {action} the chat history {path}: {text}."

@@ -16,11 +16,14 @@ The rule (the agent loop writes records so that it holds):
    got a record gets a ``cancelled`` one, so its card shows too.
 
 Works on any ChatRepository and is idempotent (safe to run again after a kill mid-repair).
+``live`` names assistant messages whose process still runs (``store.owners``): they, their
+calls and the answers they wait for are left alone.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
@@ -32,20 +35,20 @@ INTERRUPTED_RESULT: dict[str, Any] = {
 _UNFINISHED = ("pending", "running")
 
 
-def recover_session(chats: ChatRepository, session_id: str) -> int:
+def recover_session(chats: ChatRepository, session_id: str, *, live: Collection[str] = ()) -> int:
     """Apply the rule to one session; return how many records changed or were added."""
     changed = 0
     repaired_owners: set[str] = set()
     for call in chats.tool_calls(session_id):
-        if call.status in _UNFINISHED:
+        if call.status in _UNFINISHED and call.message_id not in live:
             chats.upsert_tool_call(
                 call.model_copy(update={"status": "cancelled", "result": INTERRUPTED_RESULT})
             )
             repaired_owners.add(call.message_id)
             changed += 1
-    changed += _answer_missing(chats, session_id, repaired_owners)
+    changed += _answer_missing(chats, session_id, repaired_owners, live)
     for message in chats.messages(session_id):
-        if message.role != "assistant" or message.stopped:
+        if message.role != "assistant" or message.stopped or message.id in live:
             continue
         if message.stats.get("streaming") or message.id in repaired_owners:
             stats = {k: v for k, v in message.stats.items() if k != "streaming"}
@@ -55,12 +58,14 @@ def recover_session(chats: ChatRepository, session_id: str) -> int:
     return changed
 
 
-def _answer_missing(chats: ChatRepository, session_id: str, owners: set[str]) -> int:
+def _answer_missing(
+    chats: ChatRepository, session_id: str, owners: set[str], live: Collection[str]
+) -> int:
     messages = chats.messages(session_id)
     last = next(
         (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None
     )
-    if last is None or not messages[last].tool_calls:
+    if last is None or not messages[last].tool_calls or messages[last].id in live:
         return 0
     asked = messages[last]
     after = messages[last + 1 :]

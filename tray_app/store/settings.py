@@ -127,6 +127,15 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def int_bounds(field: str) -> tuple[int, int]:
+    """The inclusive range an int setting accepts (so usage errors can name it)."""
+    low, high = -(2**63), 2**63 - 1
+    for rule in Settings.model_fields[field].metadata:
+        low = int(getattr(rule, "ge", low))
+        high = int(getattr(rule, "le", high))
+    return low, high
+
+
 def settings_from_dict(raw: object) -> Settings:
     """Build settings, keeping every valid value and warning about each bad or unknown one."""
     if not isinstance(raw, dict):
