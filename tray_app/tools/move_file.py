@@ -66,8 +66,12 @@ def plan_move(policy: SandboxPolicy, args: MoveFileArgs) -> MovePlan | ToolResul
         return failure(describe_os_error(exc, source, what="file or folder"))
     destination = policy.resolve(args.destination, access="delete")
     there = _lstat(destination)
-    if there is not None and stat.S_ISDIR(there.st_mode) and destination != source:
-        # "move a.txt into docs/": the entry keeps its name inside the folder.
+    into = there is not None and (
+        stat.S_ISDIR(there.st_mode) or (stat.S_ISLNK(there.st_mode) and destination.is_dir())
+    )
+    if into and destination != source:
+        # "move a.txt into docs/": the entry keeps its name inside the folder (a link to a
+        # folder is a way into that folder, checked like any path through a link).
         destination = policy.resolve(str(destination / source.name), access="delete")
         there = _lstat(destination)
     if destination == source:
