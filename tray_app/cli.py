@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("session", metavar="ID", help="the chat's id (see `metona-tray sessions`)")
     export.add_argument("--format", choices=["markdown", "json"], default="markdown")
     export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    from tray_app.changes_cli import add_parsers as add_changes_parsers
+
+    add_changes_parsers(sub)
     return parser
 
 
@@ -165,6 +168,14 @@ def dispatch(args: argparse.Namespace) -> int:
         from tray_app.terminal import run_export
 
         return run_export(args)
+    if args.command in ("changes", "undo"):
+        from tray_app import changes_cli
+
+        return (
+            changes_cli.run_changes(args)
+            if args.command == "changes"
+            else changes_cli.run_undo(args)
+        )
     return run_desktop(args.toggle)
 
 

@@ -11,6 +11,7 @@
     │   └── StreamError          the stream broke or carried an error line mid-way
     │       └── LineTooLong      a line or event longer than the limit (the stream is cut)
     ├── SandboxViolation         a tool argument points where the policy forbids
+    ├── UndoUnavailable          the undo journal cannot keep a copy, so a change is refused
     └── StoreError               the chat database or settings file failed
 
 httpx exceptions are translated to these only inside ``tray_app.providers``; tool failures are
@@ -81,6 +82,11 @@ class LineTooLong(StreamError):
 
 class SandboxViolation(MetonaError):
     """A path or command is outside what the sandbox policy allows."""
+
+
+class UndoUnavailable(MetonaError):
+    """The undo journal cannot keep a copy (its folder is full, read-only or locked); the tool
+    refuses before touching anything. ``str(err)`` is meant for the model and the user."""
 
 
 class StoreError(MetonaError):

@@ -65,10 +65,12 @@ def result_summary(result: dict[str, Any] | None) -> str:
         return ""
     if not result.get("success"):
         return str(result.get("error", "failed"))
+    # A change made without an undo copy says so (the user allowed it in the settings).
+    note = f" ({result.get('undoNote') or 'undo is not available'})" if result.get("undo") else ""
     for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines"):
         if key in result:
-            return f"{key}={result[key]}"
-    return "ok"
+            return f"{key}={result[key]}{note}"
+    return "ok" + note
 
 
 def preview_summary(preview: dict[str, Any]) -> str:

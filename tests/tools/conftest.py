@@ -32,22 +32,29 @@ class Layout:
 
 @dataclass
 class FakeJournal:
-    """The journal's protocol: ``record`` before a change, ``commit`` after it succeeded."""
+    """The journal's protocol: ``record`` before a change, then ``commit`` after it succeeded
+    or ``discard`` after it failed."""
 
     events: list[tuple[str, Any]] = field(default_factory=list)
 
-    def record(self, *, call_id: str | None, tool: str, path: Path) -> str:
+    def record(self, *, call_id: str | None, tool: str, path: Path, required: bool = True) -> str:
         existed = os.path.lexists(path)
         content = path.read_bytes() if existed and path.is_file() else None
         self.events.append(("record", (call_id, tool, Path(path), existed, content)))
         return f"entry-{len(self.events)}"
 
-    def record_move(self, *, call_id: str | None, source: Path, destination: Path) -> str:
+    def record_move(
+        self, *, call_id: str | None, source: Path, destination: Path, required: bool = True
+    ) -> str:
         self.events.append(("record_move", (call_id, Path(source), Path(destination))))
         return f"entry-{len(self.events)}"
 
-    def commit(self, entry_id: str) -> None:
+    def commit(self, entry_id: str) -> str | None:
         self.events.append(("commit", entry_id))
+        return None
+
+    def discard(self, entry_id: str) -> None:
+        self.events.append(("discard", entry_id))
 
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.events]

@@ -179,10 +179,10 @@ def test_nothing_is_recorded_for_a_refused_write(box, layout, journal):
     assert journal.events == []
 
 
-def test_a_failed_write_is_recorded_but_not_committed(box, layout, journal, monkeypatch):
+def test_a_failed_write_is_recorded_then_discarded(box, layout, journal, monkeypatch):
     monkeypatch.setattr(fs_write, "atomic_write", _raise_oserror)
     err(box.execute("write_file", {"path": "x.txt", "content": "x"}))
-    assert journal.kinds() == ["record"]
+    assert journal.kinds() == ["record", "discard"]
 
 
 def _raise_oserror(*_: object) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -308,33 +309,108 @@ def test_entries_survive_a_restart(tmp_path: Path, ws: Path) -> None:
     root = tmp_path / "j"
     target = ws / "a.txt"
     target.write_text("before")
-    write(Journal(root), target, b"after", call_id="persist")
-    json.loads((root / "index.json").read_text())  # a valid file, written atomically
+    first = Journal(root)
+    write(first, target, b"after", call_id="persist")
+    first.close()
     reopened = Journal(root)
     (entry,) = reopened.entries()
     assert entry["call_id"] == "persist" and entry["tool"] == "write_file"
     assert entry["path"] == str(target) and entry["undone"] is False and entry["size"] == 6
+    assert entry["seq"] == 1
     assert reopened.undo_last()["success"] is True
     assert target.read_text() == "before"
     assert Journal(root).entries()[0]["undone"] is True
 
 
-def test_uncommitted_copies_are_cleaned_at_start(tmp_path: Path, ws: Path) -> None:
+def test_copies_of_a_killed_process_are_cleaned_at_the_next_start(tmp_path: Path, ws: Path) -> None:
     root = tmp_path / "j"
     target = ws / "a.txt"
     target.write_text("x" * 100)
-    Journal(root).record(call_id="c", tool="delete_file", path=target)  # crash before commit
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from tray_app.tools.journal import Journal\n"
+        "j = Journal(Path(sys.argv[1]))\n"
+        "j.record(call_id='c', tool='delete_file', path=Path(sys.argv[2]))\n"
+        "os._exit(0)  # gone before the commit, as after a kill -9\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(root), str(target)], check=True, timeout=60)
     assert blob_bytes(root) == 100
     assert Journal(root).entries() == []
     assert blob_bytes(root) == 0
 
 
-def test_corrupt_index_starts_over(tmp_path: Path) -> None:
+def test_a_live_process_keeps_its_uncommitted_copy(tmp_path: Path, ws: Path) -> None:
+    """Another journal on the same folder (here: in this live process) never takes it."""
+    root = tmp_path / "j"
+    target = ws / "a.txt"
+    target.write_text("y" * 100)
+    first = Journal(root)
+    entry = first.record(call_id="c", tool="delete_file", path=target)
+    Journal(root)  # a second process starting up sweeps the folder
+    assert blob_bytes(root) == 100
+    target.unlink()
+    assert first.commit(entry) is None
+    assert Journal(root).undo("c")["success"] is True
+    assert target.read_text() == "y" * 100
+
+
+def test_corrupt_legacy_index_is_set_aside(tmp_path: Path) -> None:
     root = tmp_path / "j"
     root.mkdir()
     (root / "index.json").write_text("{not json")
     assert Journal(root).entries() == []
     assert list(root.glob("index.corrupt-*.json"))
+
+
+def test_damaged_database_is_set_aside_and_a_new_one_started(tmp_path: Path, ws: Path) -> None:
+    root = tmp_path / "j"
+    root.mkdir()
+    (root / "journal.sqlite3").write_bytes(b"this is not a database" * 100)
+    journal = Journal(root)
+    assert journal.entries() == []
+    assert list(root.glob("journal.damaged-*.sqlite3"))
+    target = ws / "n.txt"
+    write(journal, target, b"new")
+    assert journal.undo_last()["success"] is True
+
+
+def test_entries_of_the_earlier_json_index_are_taken_over(tmp_path: Path, ws: Path) -> None:
+    """An earlier version kept ``index.json``; its undoable changes stay undoable."""
+    root = tmp_path / "j"
+    target = ws / "old.txt"
+    target.write_text("v1")
+    journal = Journal(root)
+    write(journal, target, b"v2", call_id="legacy")
+    (row,) = journal._open().read("")
+    journal.close()
+    (root / "journal.sqlite3").unlink()
+    legacy = {
+        "version": 1,
+        "next_seq": 2,
+        "entries": [
+            {
+                "id": row.id,
+                "seq": 1,
+                "call_id": "legacy",
+                "tool": "write_file",
+                "path": row.path,
+                "time": row.time,
+                "before": row.before,
+                "after": row.after,
+                "state": "committed",
+                "size": row.size,
+                "reason": None,
+                "noop": False,
+            }
+        ],
+    }
+    (root / "index.json").write_text(json.dumps(legacy))
+    adopted = Journal(root)
+    assert [e["call_id"] for e in adopted.entries()] == ["legacy"]
+    assert (root / "index.imported.json").exists() and not (root / "index.json").exists()
+    assert adopted.undo("legacy")["success"] is True
+    assert target.read_text() == "v1"
 
 
 def test_undo_by_call_id(journal: Journal, ws: Path) -> None:

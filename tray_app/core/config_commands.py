@@ -197,10 +197,21 @@ class ConfigCommands:
         """Undo the change of one tool call (a card's Undo button)."""
         return self._undo(call_id)
 
-    def _undo(self, call_id: str | None) -> dict[str, Any]:
+    def undo_change(self, change_id: str) -> dict[str, Any]:
+        """Undo one change by its number in ``changes()`` (or its entry or call id)."""
+        return self._undo(None, change_id)
+
+    def changes(self) -> list[dict[str, Any]]:
+        """What the agent changed, newest first, from every process on this data folder."""
+        return list(self._run(lambda: self._factory.journal().entries()))
+
+    def _undo(self, call_id: str | None, change_id: str | None = None) -> dict[str, Any]:
         def run() -> dict[str, Any]:
             journal = self._factory.journal()
-            result = journal.undo_last() if call_id is None else journal.undo(call_id)
+            if change_id is not None:
+                result = journal.undo_change(change_id)
+            else:
+                result = journal.undo_last() if call_id is None else journal.undo(call_id)
             if result.get("success"):
                 self.bus.publish(
                     UndoApplied(

@@ -71,7 +71,10 @@ class TurnFactory:
         if not settings.tools_enabled:
             return None
         box = Toolbox(
-            self.policy(settings, workspace), registry=self.registry, journal=self.journal()
+            self.policy(settings, workspace),
+            registry=self.registry,
+            journal=self.journal(),
+            undo_optional=settings.allow_writes_without_undo,
         )
         box.enabled = set(self.enabled_tools(settings, box.registry.names()))
         return box

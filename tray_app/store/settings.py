@@ -63,6 +63,9 @@ class Settings(BaseModel):
     run_command_enabled: bool = False
     sandbox_enabled: bool = False
     tool_result_limit: int = Field(default=16_000, ge=1_000, le=1_000_000)
+    # When the undo journal cannot keep a copy (its folder full or read-only), a change is
+    # refused; with this on it goes ahead and its result says undo is not available.
+    allow_writes_without_undo: bool = False
 
     # Desktop
     hotkey: str = Field(default_factory=default_hotkey)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from tray_app.errors import SandboxViolation
+from tray_app.errors import SandboxViolation, UndoUnavailable
 
 if TYPE_CHECKING:
     from tray_app.tools.journal import Journal
@@ -46,6 +46,7 @@ class ToolContext:
     journal: Journal | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     call_id: str | None = None
+    undo_optional: bool = False  # the user allowed changes the journal cannot keep a copy of
 
 
 Handler = Callable[[ToolContext, Any], ToolResult]
@@ -177,10 +178,12 @@ class Toolbox:
         *,
         registry: ToolRegistry | None = None,
         journal: Journal | None = None,
+        undo_optional: bool = False,
     ) -> None:
         self.policy = policy
         self.registry = registry if registry is not None else default_registry()
         self.journal = journal
+        self.undo_optional = undo_optional
         names = self.registry.names()
         self.enabled = set(names) if enabled is None else set(enabled) & set(names)
 
@@ -228,6 +231,7 @@ class Toolbox:
             journal=self.journal,
             cancel=cancel or threading.Event(),
             call_id=call_id,
+            undo_optional=self.undo_optional,
         )
         return self._guard(name, lambda: tool.handler(context, parsed))
 
@@ -264,7 +268,7 @@ class Toolbox:
     def _guard(name: str, run: Callable[[], ToolResult]) -> ToolResult:
         try:
             return run()
-        except SandboxViolation as exc:
+        except (SandboxViolation, UndoUnavailable) as exc:
             return failure(str(exc))
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""

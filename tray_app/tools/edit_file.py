@@ -31,7 +31,7 @@ from tray_app.tools.fs_safe import (
     looks_binary,
     read_regular,
 )
-from tray_app.tools.fs_write import _commit, _record, atomic_write
+from tray_app.tools.fs_write import _commit, _discard, _record, atomic_write
 from tray_app.tools.previews import diff_text
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.text_codec import EncodingProblem, TextFormat, decode, detect_bom, encode
@@ -177,11 +177,12 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
         _still_same(plan)
         atomic_write(plan.target, plan.data, plan.info)
     except _Changed as exc:
+        _discard(ctx, entry)
         return failure(str(exc))
     except OSError as exc:
+        _discard(ctx, entry)
         return failure(describe_os_error(exc, plan.target))
-    _commit(ctx, entry)
-    return {**result, "bytesWritten": len(plan.data)}
+    return _commit(ctx, entry, {**result, "bytesWritten": len(plan.data)})
 
 
 class _Changed(Exception):

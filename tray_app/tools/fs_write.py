@@ -2,7 +2,10 @@
 
 Each one plans first (resolve, look at what is there, refuse early) and the plan is shared with
 the approval preview, so the user is never asked about a call that would fail anyway. The undo
-journal records before anything changes and is committed only after success.
+journal records before anything changes (when it cannot, the call is refused, or with the user's
+leave goes ahead and its result says ``"undo": "unavailable"``) and is committed only after
+success. A result is true to the disk: success only when the change is made, and a failure says
+what, if anything, was changed on the way.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tray_app.errors import SandboxViolation
 from tray_app.tools.base import ToolContext, ToolResult, failure
 from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
 from tray_app.tools.fs_safe import NotReadable, describe_os_error, human_size, kind_of, read_regular
@@ -97,22 +101,47 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     if not isinstance(plan, WritePlan):
         return plan
     entry = _record(ctx, "write_file", plan.target)
+    created: list[Path] = []
     try:
-        make_parents(ctx.policy, plan.target.parent)
+        make_parents(ctx.policy, plan.target.parent, created)
         atomic_write(plan.target, plan.data, plan.old)
-    except OSError as exc:
-        return failure(describe_os_error(exc, plan.target, what="folder or file"))
-    _commit(ctx, entry)
-    return {
+    except (OSError, SandboxViolation) as exc:
+        _discard(ctx, entry)
+        return failure(_why(exc, plan.target, "folder or file") + _left_behind(created))
+    result: ToolResult = {
         "success": True,
         "path": str(plan.target),
         "bytesWritten": len(plan.data),
         "created": plan.old is None,
     }
+    return _commit(ctx, entry, result)
 
 
-def make_parents(policy: SandboxPolicy, folder: Path) -> list[Path]:
-    """Create the missing folders down to ``folder``, each checked by the policy first."""
+def _why(exc: OSError | SandboxViolation, target: Path, what: str) -> str:
+    return describe_os_error(exc, target, what=what) if isinstance(exc, OSError) else str(exc)
+
+
+def _left_behind(created: list[Path]) -> str:
+    """Remove the folders a failed call created; name any that stay, so the result is true."""
+    left = []
+    for folder in reversed(created):
+        try:
+            os.rmdir(folder)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            left.append(str(folder))
+    return f" (the folder {', '.join(left)} was created and is still there)" if left else ""
+
+
+def make_parents(
+    policy: SandboxPolicy, folder: Path, created: list[Path] | None = None
+) -> list[Path]:
+    """Create the missing folders down to ``folder``, each checked by the policy first.
+
+    ``created`` (if given) collects them as they are made, so a caller still knows them when
+    a later one fails.
+    """
     missing: list[Path] = []
     probe = folder
     while not os.path.lexists(probe) and probe.parent != probe:
@@ -120,7 +149,7 @@ def make_parents(policy: SandboxPolicy, folder: Path) -> list[Path]:
         probe = probe.parent
     if not probe.is_dir() or probe.is_symlink():
         raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(probe))
-    created: list[Path] = []
+    created = [] if created is None else created
     for path in reversed(missing):
         policy.resolve(str(path), access="write")
         try:
@@ -221,12 +250,13 @@ def create_directory(ctx: ToolContext, args: CreateDirectoryArgs) -> ToolResult:
     if exists:
         return {"success": True, "path": str(target), "created": False}
     entry = _record(ctx, "create_directory", target)
+    created: list[Path] = []
     try:
-        make_parents(ctx.policy, target)
-    except OSError as exc:
-        return failure(describe_os_error(exc, target, what="folder"))
-    _commit(ctx, entry)
-    return {"success": True, "path": str(target), "created": True}
+        make_parents(ctx.policy, target, created)
+    except (OSError, SandboxViolation) as exc:
+        _discard(ctx, entry)
+        return failure(_why(exc, target, "folder") + _left_behind(created))
+    return _commit(ctx, entry, {"success": True, "path": str(target), "created": True})
 
 
 # ---- delete_file -----------------------------------------------------------------------------
@@ -323,9 +353,24 @@ def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
         if not trashed:
             _remove(plan)
     except OSError as exc:
-        return failure(describe_os_error(exc, plan.target, what="file or folder"))
-    _commit(ctx, entry)
-    return {"success": True, "path": str(plan.target), "deleted": True, "trashed": trashed}
+        message = describe_os_error(exc, plan.target, what="file or folder")
+        if not os.path.lexists(plan.target):  # it is gone all the same: that is a success
+            log.info("delete of %s reported %s but it is gone", plan.target, exc)
+        elif plan.kind == "directory" and _partly_removed(plan):
+            _commit(ctx, entry, {})  # listed in the changes, as a change undo cannot reverse
+            return failure(
+                f"{message}; part of {plan.target} was deleted before the error, and undo "
+                "cannot bring back a partly deleted folder"
+            )
+        else:
+            _discard(ctx, entry)
+            return failure(message)
+    result = {"success": True, "path": str(plan.target), "deleted": True, "trashed": trashed}
+    return _commit(ctx, entry, result)
+
+
+def _partly_removed(plan: DeletePlan) -> bool:
+    return any(not os.path.lexists(item.path) for item in plan.entries)
 
 
 def _default_trash(path: str) -> None:
@@ -363,11 +408,25 @@ def _remove(plan: DeletePlan) -> None:
 
 
 def _record(ctx: ToolContext, tool: str, path: Path) -> str | None:
+    """Before the change: raises ``UndoUnavailable`` (the call is refused) unless the user
+    allowed changes without undo."""
     if ctx.journal is None:
         return None
-    return ctx.journal.record(call_id=ctx.call_id, tool=tool, path=path)
+    return ctx.journal.record(
+        call_id=ctx.call_id, tool=tool, path=path, required=not ctx.undo_optional
+    )
 
 
-def _commit(ctx: ToolContext, entry: str | None) -> None:
+def _commit(ctx: ToolContext, entry: str | None, result: ToolResult) -> ToolResult:
+    """After the change: the result, saying so when this change cannot be undone."""
+    if ctx.journal is None or entry is None:
+        return result
+    note = ctx.journal.commit(entry)
+    if note:
+        return {**result, "undo": "unavailable", "undoNote": note}
+    return result
+
+
+def _discard(ctx: ToolContext, entry: str | None) -> None:
     if ctx.journal is not None and entry is not None:
-        ctx.journal.commit(entry)
+        ctx.journal.discard(entry)

@@ -1,10 +1,13 @@
 """The undo journal: the previous state of every path the agent writes or deletes.
 
 The file tools call ``entry = journal.record(call_id=..., tool=..., path=resolved)`` before a
-change and ``journal.commit(entry)`` after it succeeded; an entry never committed (the tool
-failed) is dropped. Commit stores a fingerprint of the new state, and undo refuses when the path
-no longer matches it: the user (or another program) changed it since, and undoing would destroy
-their work.
+change, and ``journal.commit(entry)`` after it succeeded (or ``discard`` after it failed).
+``record`` saves the copy and stores the entry before anything is touched; when the journal's
+folder cannot keep it (full, read-only, locked) it raises ``UndoUnavailable`` so the tool refuses
+before writing, unless the caller passes ``required=False`` (the user allowed changes without
+undo): then the change goes ahead and ``commit`` returns the sentence "undo is not available:
+..." for the result and the card. ``commit`` stores a fingerprint of the new state; undo refuses
+when the path no longer matches it (the user changed it since, and undoing would destroy that).
 
 What undo does, by the recorded before/after states (``snapshot.py`` and ``restore.py`` do
 the file work):
@@ -18,28 +21,28 @@ file               file             put the old content and mode back ("restored
 file, link, tree   absent           bring it back ("recreated"), a tree as a whole
 =================  ===============  ==================================================
 
-On disk (``root``, normally ``AppPaths.journal_dir``): ``index.json``, rewritten atomically on
-every change, and ``blobs/<entry id>/`` with the saved copies. The copies are bounded by
-``max_bytes``: the oldest are dropped first; a snapshot bigger than the whole budget is not kept
-(the entry says why undo is impossible). One ``Journal`` per root: two processes sharing a
-root would drop each other's uncommitted copies at start-up.
+On disk (``root``, normally ``AppPaths.journal_dir``): the index ``journal.sqlite3``
+(``journal_index.py``: shared safely by every process on the data folder) and
+``blobs/<entry id>/`` with the saved copies, bounded by ``max_bytes`` (the oldest are dropped
+first; a snapshot bigger than the whole budget is not kept and the result says so).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import errno
 import logging
 import os
 import shutil
-import tempfile
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tray_app.errors import StoreError, UndoUnavailable
+from tray_app.tools.journal_index import Entry, Index, IndexProblem, describe, owner_alive
+from tray_app.tools.journal_index import owner_tag as _owner_tag
 from tray_app.tools.restore import (
     UndoRefused,
     move_back,
@@ -53,187 +56,315 @@ from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measu
 
 log = logging.getLogger(__name__)
 
-INDEX_VERSION = 1
 MAX_ENTRIES = 1000
 MAX_ITEMS = 20_000
 PENDING_TTL = 3600.0
 SHALLOW_TOOLS = frozenset({"write_file", "create_directory"})  # never copy a folder's tree
-
-
-@dataclass
-class _Entry:
-    id: str
-    seq: int
-    call_id: str | None
-    tool: str
-    path: str
-    time: float
-    before: State
-    after: State | None = None
-    state: str = "pending"  # pending | committed | undone
-    size: int = 0  # bytes of saved copies on disk
-    reason: str | None = None  # set when the entry cannot be undone
-    noop: bool = False  # the call changed nothing undo could reverse
+_STORAGE_ERRNOS = {errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
+NOT_AVAILABLE = "undo is not available"
 
 
 class Journal:
-    """Thread-safe, durable, size-bounded record of previous states."""
+    """Thread-safe, durable, size-bounded record of previous states, shared across processes."""
 
     def __init__(self, root: Path, *, max_bytes: int = 256 * 1024 * 1024) -> None:
         self.root = Path(root)
         self.max_bytes = max_bytes
+        self.problem: str | None = None  # why the index could not be opened, if it could not
         self._lock = threading.RLock()
-        self._entries: list[_Entry] = []  # committed and undone, oldest first
-        self._pending: dict[str, _Entry] = {}
-        self._next_seq = 1
-        self.root.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            os.chmod(self.root, 0o700)
-        self._load()
+        self._owner = _owner_tag()
+        self._index: Index | None = None
+        self._ghosts: dict[str, str] = {}  # entries kept nowhere -> why undo is not available
+        self._mine: dict[str, float] = {}  # this object's pending entries -> when recorded
+        with self._lock, contextlib.suppress(IndexProblem):
+            self._open()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
 
     # -- recording ----------------------------------------------------------------------------
 
-    def record(self, *, call_id: str | None, tool: str, path: Path) -> str:
-        """Save the current state of ``path`` before a tool changes it; return the entry id."""
+    def record(self, *, call_id: str | None, tool: str, path: Path, required: bool = True) -> str:
+        """Save the current state of ``path`` before a tool changes it; return the entry id.
+
+        Raises ``UndoUnavailable`` when the copy cannot be stored and ``required`` is set.
+        """
         path = Path(path)
         if not path.is_absolute():
             raise ValueError(f"the journal needs an absolute path, got {path}")
         # The parent as a real path (the final component stays as is: it may be a link).
         path = Path(os.path.realpath(path.parent)) / path.name
+        entry = Entry(
+            id=f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}",
+            call_id=call_id,
+            tool=tool,
+            path=str(path),
+            time=time.time(),
+            before={"kind": "unknown"},
+            owner=self._owner,
+        )
         with self._lock:
-            self._expire_pending()
-            entry = _Entry(
-                id=f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}",
-                seq=self._next_seq,
-                call_id=call_id,
-                tool=tool,
-                path=str(path),
-                time=time.time(),
-                before={"kind": "unknown"},
-            )
-            self._next_seq += 1
-            self._snapshot(entry, path, deep=tool not in SHALLOW_TOOLS)
-            self._pending[entry.id] = entry
+            try:
+                index = self._open()
+                self._expire_mine(index)
+                self._prepare(index, entry, path, deep=tool not in SHALLOW_TOOLS)
+            except (IndexProblem, OSError) as exc:
+                why = str(exc) if isinstance(exc, IndexProblem) else describe(exc, self.root)
+                self._forget(entry.id)
+                log.warning("journal: %s of %s: no undo copy: %s", tool, path, why)
+                if required:
+                    raise UndoUnavailable(_refusal(tool, why)) from exc
+                self._ghosts[entry.id] = f"{NOT_AVAILABLE}: {why}"
+                return entry.id
+            self._mine[entry.id] = entry.time
             return entry.id
 
-    def record_move(self, *, call_id: str | None, source: Path, destination: Path) -> str:
+    def record_move(
+        self, *, call_id: str | None, source: Path, destination: Path, required: bool = True
+    ) -> str:
         """Before a rename: nothing is copied but a file the move replaces; undo renames back."""
         source = Path(os.path.realpath(Path(source).parent)) / Path(source).name
-        entry_id = self.record(call_id=call_id, tool="move_file", path=destination)
+        entry_id = self.record(
+            call_id=call_id, tool="move_file", path=destination, required=required
+        )
         with self._lock:
-            self._pending[entry_id].before["moved_from"] = str(source)
+            if entry_id in self._ghosts:
+                return entry_id
+            try:
+                index = self._open()
+                with index.write():
+                    entry = index.get(entry_id)
+                    if entry is not None:
+                        entry.before["moved_from"] = str(source)
+                        index.update(entry)
+            except IndexProblem as exc:
+                self._mine.pop(entry_id, None)
+                self._forget(entry_id)
+                if required:
+                    raise UndoUnavailable(_refusal("move_file", str(exc))) from exc
+                self._ghosts[entry_id] = f"{NOT_AVAILABLE}: {exc}"
             return entry_id
 
-    def _snapshot(self, entry: _Entry, path: Path, *, deep: bool) -> None:
-        budget_mb = self.max_bytes / (1024 * 1024)
-        blob_dir = self._blob_dir(entry.id)
+    def _prepare(self, index: Index, entry: Entry, path: Path, *, deep: bool) -> None:
+        """Store the pending row first, then the copy: the sweep never takes a copy in use."""
+        problem: str | None = None
         try:
             if os.path.lexists(path):
                 size, items = measure(path, deep=deep, max_items=MAX_ITEMS)
                 if items > MAX_ITEMS:
                     raise TooLarge(f"it holds more than {MAX_ITEMS} files and folders")
                 if size > self.max_bytes:
+                    budget = self.max_bytes / (1024 * 1024)
                     raise TooLarge(
-                        f"its {size / 1e6:.1f} MB do not fit in the journal's {budget_mb:g} MB"
+                        f"its {size / 1e6:.1f} MB do not fit in the journal's {budget:g} MB"
                     )
-                self._make_room(size)
-            entry.before, entry.size = capture(path, blob_dir, deep=deep, budget=self.max_bytes)
-        except (TooLarge, OSError) as exc:
-            shutil.rmtree(blob_dir, ignore_errors=True)
-            why = str(exc) if isinstance(exc, TooLarge) else f"{exc.strerror or exc}"
-            entry.before, entry.size = {"kind": "unsaved"}, 0
-            entry.reason = f"no copy was kept ({why})"
-            log.warning("journal: %s of %s not undoable: %s", entry.tool, path, entry.reason)
-
-    def commit(self, entry_id: str) -> None:
-        """The change succeeded: fingerprint the new state and keep the entry."""
-        with self._lock:
-            entry = self._pending.pop(entry_id, None)
-            if entry is None:
-                log.warning("journal: commit of unknown entry %s ignored", entry_id)
-                return
-            path = Path(entry.path)
+                entry.size, entry.kept = size, True
+        except TooLarge as exc:
+            problem = str(exc)
+        except OSError as exc:  # the path itself cannot be read
+            problem = exc.strerror or str(exc)
+        with index.write():
+            dropped = self._make_room(index, entry.size)
+            index.insert(entry)
+        self._drop_blobs(dropped)
+        if problem is None:
             try:
-                entry.after = fingerprint(path)
+                entry.before, entry.size = capture(
+                    path, self._blob_dir(entry.id), deep=deep, budget=self.max_bytes
+                )
+            except TooLarge as exc:
+                problem = str(exc)
             except OSError as exc:
-                entry.after = {"kind": "unknown"}
+                if exc.errno in _STORAGE_ERRNOS or _under(exc.filename, self.root):
+                    raise
+                problem = exc.strerror or str(exc)
+        if problem is not None:
+            self._drop_blobs([entry.id])
+            entry.before, entry.size, entry.kept = {"kind": "unsaved"}, 0, False
+            entry.reason = f"no copy was kept ({problem})"
+            log.warning("journal: %s of %s not undoable: %s", entry.tool, path, entry.reason)
+        with index.write():
+            index.update(entry)
+
+    def commit(self, entry_id: str) -> str | None:
+        """The change succeeded: fingerprint the new state and keep the entry.
+
+        Returns None when the change can be undone (or changed nothing), else the sentence
+        "undo is not available: ..." for the tool's result.
+        """
+        with self._lock:
+            ghost = self._ghosts.pop(entry_id, None)
+            if ghost is not None:
+                return ghost
+            self._mine.pop(entry_id, None)
+            try:
+                index = self._open()
+                entry = index.get(entry_id)
+            except IndexProblem as exc:
+                return f"{NOT_AVAILABLE}: {exc}"
+            if entry is None or entry.state != "pending":
+                log.warning("journal: commit of unknown entry %s ignored", entry_id)
+                return f"{NOT_AVAILABLE}: the journal lost track of this change"
+            try:
+                after: State = fingerprint(Path(entry.path))
+            except OSError as exc:
+                after = {"kind": "unknown"}
                 entry.reason = entry.reason or f"its new state could not be read ({exc.strerror})"
-            entry.state = "committed"
-            before, after = entry.before.get("kind"), entry.after.get("kind")
-            if (before, after) in (("absent", "absent"), ("dir", "dir")):
-                entry.noop = True
-                entry.reason = f"nothing to undo: {path} was not changed"
-            elif (
-                entry.reason is None
-                and "moved_from" not in entry.before
-                and not _supported(str(before), str(after))
-            ):
-                entry.reason = f"a change from {before} to {after} cannot be undone"
-            if entry.reason:
-                self._drop_blobs(entry)
-            self._entries.append(entry)
-            self._trim()
-            self._save()
+            self._settle(entry, after)
+            try:
+                with index.write():
+                    entry.seq = index.next_seq()
+                    index.update(entry)
+                    dropped = self._trim(index)
+            except IndexProblem as exc:
+                return f"{NOT_AVAILABLE}: the change was made, but {exc}"
+            self._drop_blobs(dropped if entry.kept else [*dropped, entry.id])
+            if entry.noop or not entry.reason:
+                return None
+            return f"{NOT_AVAILABLE}: {entry.reason}"
+
+    def _settle(self, entry: Entry, after: State) -> None:
+        """The committed form of a pending entry: its new state, and why undo cannot be done."""
+        path = Path(entry.path)
+        entry.after = after
+        entry.state, entry.owner, entry.time = "committed", None, time.time()
+        was, now = str(entry.before.get("kind")), str(after.get("kind"))
+        if (was, now) in (("absent", "absent"), ("dir", "dir")):
+            entry.noop = True
+            entry.reason = f"nothing to undo: {path} was not changed"
+        elif entry.reason is None and "moved_from" not in entry.before and not _supported(was, now):
+            entry.reason = f"a change from {was} to {now} cannot be undone"
+        if entry.reason:
+            entry.kept, entry.size = False, 0
 
     def discard(self, entry_id: str) -> None:
         """Forget an uncommitted entry (the tool failed); also done on its own after an hour."""
         with self._lock:
-            entry = self._pending.pop(entry_id, None)
-            if entry is not None:
-                self._drop_blobs(entry)
+            self._ghosts.pop(entry_id, None)
+            if self._mine.pop(entry_id, None) is not None:
+                self._forget(entry_id)
+
+    def _forget(self, entry_id: str) -> None:
+        """Remove a pending row and its copy; what cannot be removed now the sweep removes."""
+        with contextlib.suppress(IndexProblem):
+            if self._index is not None:
+                with self._index.write():
+                    self._index.delete(entry_id)
+        self._drop_blobs([entry_id])
 
     # -- undo -----------------------------------------------------------------------------
 
     def undo_last(self) -> dict[str, Any]:
-        """Undo the newest change that is not undone yet."""
-        with self._lock:
-            for entry in reversed(self._entries):
-                if entry.state == "committed" and not entry.noop:
-                    return self._undo(entry)
-            return {"success": False, "error": "nothing to undo"}
+        """Undo the newest change (in any process) that is not undone yet."""
+        query = "WHERE state = 'committed' AND noop = 0 ORDER BY seq DESC LIMIT 1"
+        return self._undo_rows(query, (), lambda rows: "nothing to undo")
 
     def undo(self, call_id: str) -> dict[str, Any]:
         """Undo what one tool call changed (newest first if it changed several paths)."""
+
+        def why(rows: list[Entry]) -> str:
+            reason = "it was already undone" if rows else "the journal has no change from it"
+            return f"nothing to undo for call {call_id}: {reason}"
+
+        query = "WHERE call_id = ? AND noop = 0 ORDER BY seq DESC"
+        return self._undo_rows(query, (call_id,), why)
+
+    def undo_change(self, change: str) -> dict[str, Any]:
+        """Undo one change by its number (``metona-tray changes``), entry id or tool call id.
+
+        When nothing matches, the result has ``"missing": True``.
+        """
+        change = change.strip().removeprefix("#")
+        column = "seq" if change.isdigit() else "id"
+        key: int | str = int(change) if change.isdigit() else change
+
+        def why(rows: list[Entry]) -> str:
+            if rows and rows[0].noop:
+                return f"change {change} changed nothing; {rows[0].reason}"
+            return f"change {change} was already undone"
+
+        query = f"WHERE {column} = ? AND state != 'pending'"
+        try:
+            found = bool(self._open().read(query, (key,)))
+            if not found and column == "id":
+                found = bool(self._open().read("WHERE call_id = ? AND noop = 0", (change,)))
+                if found:
+                    return self.undo(change)
+        except IndexProblem as exc:
+            return {"success": False, "error": f"cannot undo: {exc}"}
+        if not found:
+            return {
+                "success": False,
+                "error": f"no change {change} in the journal",
+                "missing": True,
+            }
+        return self._undo_rows(query, (key,), why)
+
+    def _undo_rows(self, query: str, params: tuple[Any, ...], why: Any) -> dict[str, Any]:
+        """Undo the committed rows ``query`` finds, under the index's write lock throughout."""
+        done: list[Entry] = []
+        result: dict[str, Any] = {}
         with self._lock:
-            mine = [e for e in reversed(self._entries) if e.call_id == call_id and not e.noop]
-            todo = [e for e in mine if e.state == "committed"]
-            if not todo:
-                why = "it was already undone" if mine else "the journal has no change from it"
-                return {"success": False, "error": f"nothing to undo for call {call_id}: {why}"}
-            result: dict[str, Any] = {}
-            for entry in todo:
-                result = self._undo(entry)
-                if not result["success"]:
-                    return result
+            try:
+                index = self._open()
+                with index.write():
+                    rows = index.read(query, params)
+                    todo = [e for e in rows if e.state == "committed" and not e.noop]
+                    if not todo:
+                        return {"success": False, "error": why(rows)}
+                    for entry in todo:
+                        result = self._undo(entry)
+                        if not result["success"]:
+                            break
+                        done.append(entry)
+                        index.update(entry)
+            except IndexProblem as exc:
+                if not done:
+                    return {"success": False, "error": f"cannot undo: {exc}"}
+                note = f"undone, but the journal could not record it: {exc}"
+                return {**result, "warning": note}
+            self._drop_blobs([e.id for e in done])
             return result
 
     def can_undo(self, call_id: str) -> bool:
         """Whether an Undo button makes sense (cheap: does not look at the file system)."""
         with self._lock:
-            return any(
-                e.call_id == call_id and e.state == "committed" and not e.noop and not e.reason
-                for e in self._entries
-            )
+            try:
+                rows = self._open().read(
+                    "WHERE call_id = ? AND state = 'committed' AND noop = 0 AND reason IS NULL",
+                    (call_id,),
+                )
+            except IndexProblem:
+                return False
+            return bool(rows)
 
     def entries(self) -> list[dict[str, Any]]:
-        """Newest first, for a history view."""
+        """Newest first, for a history view; raises ``StoreError`` when it cannot be read."""
         with self._lock:
-            return [
-                {
-                    "id": e.id,
-                    "call_id": e.call_id,
-                    "tool": e.tool,
-                    "path": e.path,
-                    "time": e.time,
-                    "size": e.size,
-                    "undone": e.state == "undone",
-                    "undoable": e.state == "committed" and not e.reason,
-                    "reason": e.reason,
-                }
-                for e in reversed(self._entries)
-            ]
+            try:
+                rows = self._open().read("WHERE state != 'pending' ORDER BY seq DESC")
+            except IndexProblem as exc:
+                raise StoreError(str(exc)) from exc
+        return [
+            {
+                "id": e.id,
+                "seq": e.seq,
+                "call_id": e.call_id,
+                "tool": e.tool,
+                "path": e.path,
+                "time": e.time,
+                "size": e.size,
+                "undone": e.state == "undone",
+                "undoable": e.state == "committed" and not e.reason,
+                "reason": e.reason,
+            }
+            for e in rows
+        ]
 
-    def _undo(self, entry: _Entry) -> dict[str, Any]:
+    def _undo(self, entry: Entry) -> dict[str, Any]:
         path = Path(entry.path)
         if entry.reason:
             return {
@@ -249,9 +380,7 @@ class Journal:
             return {"success": False, "error": str(exc)}
         except OSError as exc:
             return {"success": False, "error": f"undo of {path} failed: {exc.strerror or exc}"}
-        entry.state = "undone"
-        self._drop_blobs(entry)
-        self._save()
+        entry.state, entry.kept, entry.size = "undone", False, 0
         return {
             "success": True,
             "path": str(path),
@@ -260,7 +389,7 @@ class Journal:
             "tool": entry.tool,
         }
 
-    def _apply(self, entry: _Entry, path: Path) -> str:
+    def _apply(self, entry: Entry, path: Path) -> str:
         before = entry.before
         kind, after = before["kind"], (entry.after or {}).get("kind")
         blobs = self._blob_dir(entry.id)
@@ -286,91 +415,141 @@ class Journal:
 
     # -- storage ------------------------------------------------------------------------------
 
-    def _blob_dir(self, entry_id: str) -> Path:
-        return self.root / "blobs" / entry_id
-
-    def _drop_blobs(self, entry: _Entry) -> None:
-        shutil.rmtree(self._blob_dir(entry.id), ignore_errors=True)
-        entry.size = 0
-
-    def _make_room(self, needed: int) -> None:
-        """Drop the oldest saved copies until ``needed`` more bytes fit in the budget."""
-        used = sum(e.size for e in self._entries) + sum(e.size for e in self._pending.values())
-        dropped = False
-        for entry in self._entries:
-            if used + needed <= self.max_bytes:
-                break
-            if entry.size and entry.state == "committed":
-                used -= entry.size
-                self._drop_blobs(entry)
-                mb = self.max_bytes / (1024 * 1024)
-                entry.reason = f"its saved copy was dropped to keep the journal under {mb:g} MB"
-                dropped = True
-        if dropped:
-            self._save()
-
-    def _trim(self) -> None:
-        while len(self._entries) > MAX_ENTRIES:
-            self._drop_blobs(self._entries.pop(0))
-
-    def _expire_pending(self) -> None:
-        cutoff = time.time() - PENDING_TTL
-        for entry_id, entry in list(self._pending.items()):
-            if entry.time < cutoff:
-                self._pending.pop(entry_id)
-                self._drop_blobs(entry)
-
-    def _save(self) -> None:
-        data = {
-            "version": INDEX_VERSION,
-            "next_seq": self._next_seq,
-            "entries": [asdict(e) for e in self._entries],
-        }
-        fd, temp = tempfile.mkstemp(dir=self.root, prefix=".index-", suffix=".tmp")
+    def _open(self) -> Index:
+        """The index, opened on first need and again after a failure (the folder may be fixed)."""
+        if self._index is not None:
+            return self._index
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(temp, self.root / "index.json")
-        except BaseException:
+            self.root.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(OSError):
-                os.unlink(temp)
+                os.chmod(self.root, 0o700)
+            index = Index(self.root)
+        except OSError as exc:
+            self.problem = describe(exc, self.root)
+            raise IndexProblem(self.problem) from exc
+        except IndexProblem as exc:
+            self.problem = str(exc)
             raise
-        if os.name == "posix":
-            dir_fd = os.open(self.root, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-
-    def _load(self) -> None:
-        index = self.root / "index.json"
         try:
-            data = json.loads(index.read_text(encoding="utf-8"))
-            known = {f.name for f in fields(_Entry)}
-            entries = [
-                _Entry(**{k: v for k, v in raw.items() if k in known}) for raw in data["entries"]
-            ]
-            self._next_seq = int(data["next_seq"])
-        except FileNotFoundError:
-            entries = []
+            self._adopt_legacy(index)
+            self._sweep(index)
+        except IndexProblem as exc:  # a read-only journal can still be listed
+            log.warning("journal: start-up clean-up skipped: %s", exc)
+        self._index, self.problem = index, None
+        return index
+
+    def _adopt_legacy(self, index: Index) -> None:
+        """Bring in the entries of the ``index.json`` an earlier version kept."""
+        legacy = self.root / "index.json"
+        if not legacy.exists():
+            return
+        try:
+            with index.write():
+                count = index.import_legacy(legacy)
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            log.warning("journal index %s unreadable (%s); starting a new one", index, exc)
+            log.warning("journal index %s unreadable (%s); set aside", legacy, exc)
             with contextlib.suppress(OSError):
-                index.replace(index.with_name(f"index.corrupt-{int(time.time())}.json"))
-            entries = []
-        self._entries = [e for e in entries if e.state in ("committed", "undone")]
-        self._next_seq = max([self._next_seq, *(e.seq + 1 for e in self._entries)])
-        keep = {e.id for e in self._entries if e.size}
-        blobs = self.root / "blobs"
-        if blobs.is_dir():  # copies of calls that never committed (a crash mid-call)
-            for child in blobs.iterdir():
-                if child.name not in keep:
-                    shutil.rmtree(child, ignore_errors=True)
+                legacy.replace(legacy.with_name(f"index.corrupt-{int(time.time())}.json"))
+            return
+        log.info("journal: %d entries taken over from %s", count, legacy)
+        with contextlib.suppress(OSError):
+            legacy.replace(legacy.with_name("index.imported.json"))
+
+    def _sweep(self, index: Index) -> None:
+        """Drop pending rows of processes that are gone, and copies no row keeps.
+
+        Runs under the write lock: another process inserts its row (under that lock) before it
+        writes its copy, so a copy without a row seen here is garbage, never work in progress.
+        """
+        cutoff = time.time() - PENDING_TTL
+        with index.write():
+            for entry in index.read("WHERE state = 'pending'"):
+                if entry.time < cutoff or not owner_alive(entry.owner):
+                    self._adopt(index, entry)
+            keep = index.kept_ids()
+            blobs = self.root / "blobs"
+            if blobs.is_dir():
+                for child in blobs.iterdir():
+                    if child.name not in keep:
+                        shutil.rmtree(child, ignore_errors=True)
         for stray in self.root.glob(".index-*.tmp"):
             with contextlib.suppress(OSError):
                 stray.unlink()
+
+    def _adopt(self, index: Index, entry: Entry) -> None:
+        """A pending entry whose process is gone (killed between its change and the commit):
+        if the path changed since the copy was taken, the change happened and is kept as one,
+        so it can be undone like any other; else the entry is dropped."""
+        changed = False
+        with contextlib.suppress(OSError):
+            now = fingerprint(Path(entry.path))
+            kind = entry.before.get("kind")
+            if kind in ("file", "symlink", "absent"):
+                changed = not same_state(now, entry.before)
+        if not changed:
+            index.delete(entry.id)
+            return
+        log.warning("journal: %s of %s was cut off after the change; kept", entry.tool, entry.path)
+        self._settle(entry, now)
+        entry.seq = index.next_seq()
+        index.update(entry)
+
+    def _blob_dir(self, entry_id: str) -> Path:
+        return self.root / "blobs" / entry_id
+
+    def _drop_blobs(self, entry_ids: list[str]) -> None:
+        for entry_id in entry_ids:
+            shutil.rmtree(self._blob_dir(entry_id), ignore_errors=True)
+
+    def _make_room(self, index: Index, needed: int) -> list[str]:
+        """Give up the oldest saved copies until ``needed`` more bytes fit in the budget."""
+        used = index.kept_bytes()
+        dropped: list[str] = []
+        if used + needed <= self.max_bytes:
+            return dropped
+        mb = self.max_bytes / (1024 * 1024)
+        for entry in index.read("WHERE kept = 1 AND state = 'committed' ORDER BY seq"):
+            if used + needed <= self.max_bytes:
+                break
+            used -= entry.size
+            entry.kept, entry.size = False, 0
+            entry.reason = f"its saved copy was dropped to keep the journal under {mb:g} MB"
+            index.update(entry)
+            dropped.append(entry.id)
+        return dropped
+
+    def _trim(self, index: Index) -> list[str]:
+        """Forget the oldest entries past ``MAX_ENTRIES``; returns the copies to remove."""
+        old = index.read(
+            "WHERE state != 'pending' ORDER BY seq DESC LIMIT -1 OFFSET ?", (MAX_ENTRIES,)
+        )
+        for entry in old:
+            index.delete(entry.id)
+        return [e.id for e in old if e.kept]
+
+    def _expire_mine(self, index: Index) -> None:
+        cutoff = time.time() - PENDING_TTL
+        for entry_id, when in list(self._mine.items()):
+            if when < cutoff:
+                self._mine.pop(entry_id)
+                self._forget(entry_id)
+
+
+def _refusal(tool: str, why: str) -> str:
+    return (
+        f"{tool} was refused before changing anything: undo could not be kept ({why}). "
+        "Free space there or make it writable, or allow changes without undo in Settings."
+    )
+
+
+def _under(name: object, root: Path) -> bool:
+    if not isinstance(name, (str, os.PathLike)):
+        return False
+    try:
+        Path(os.fspath(name)).relative_to(root)
+    except ValueError:
+        return False
+    return True
 
 
 def _supported(before: str, after: str) -> bool:

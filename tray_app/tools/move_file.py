@@ -23,7 +23,7 @@ from pydantic import AliasChoices, BaseModel, Field
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
-from tray_app.tools.fs_write import make_parents
+from tray_app.tools.fs_write import _commit, _discard, make_parents
 from tray_app.tools.sandbox import SandboxPolicy
 
 
@@ -140,36 +140,44 @@ def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
     plan = plan_move(ctx.policy, args)
     if not isinstance(plan, MovePlan):
         return plan
+    entry = None
+    if ctx.journal is not None:  # before anything changes: a refusal leaves no folder behind
+        entry = ctx.journal.record_move(
+            call_id=ctx.call_id,
+            source=plan.source,
+            destination=plan.destination,
+            required=not ctx.undo_optional,
+        )
     try:
         make_parents(ctx.policy, plan.destination.parent)
     except OSError as exc:
+        _discard(ctx, entry)
         return failure(describe_os_error(exc, plan.destination.parent, what="folder"))
-    entry = None
-    if ctx.journal is not None:
-        entry = ctx.journal.record_move(
-            call_id=ctx.call_id, source=plan.source, destination=plan.destination
-        )
     try:
         _rename(plan)
     except _Taken as exc:
+        _discard(ctx, entry)
         return failure(str(exc))
     except OSError as exc:
+        _discard(ctx, entry)
         if exc.errno == errno.EXDEV:
             return failure(
                 f"{plan.source} and {plan.destination} are on different disks; move_file only "
                 "moves within one (copy with read_file and write_file instead)"
             )
         return failure(describe_os_error(exc, plan.source, what="file or folder"))
-    if ctx.journal is not None and entry is not None:
-        ctx.journal.commit(entry)
-    return {
-        "success": True,
-        "path": str(plan.destination),
-        "source": str(plan.source),
-        "destination": str(plan.destination),
-        "type": plan.kind,
-        "replaced": plan.replaces is not None,
-    }
+    return _commit(
+        ctx,
+        entry,
+        {
+            "success": True,
+            "path": str(plan.destination),
+            "source": str(plan.source),
+            "destination": str(plan.destination),
+            "type": plan.kind,
+            "replaced": plan.replaces is not None,
+        },
+    )
 
 
 class _Taken(Exception):

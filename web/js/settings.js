@@ -31,6 +31,7 @@ const LAYOUT = [
     { name: 'run_command_enabled', type: 'switch', warn: true },
     { name: 'sandbox_enabled', type: 'switch' },
     { name: 'tool_result_limit', type: 'number', min: 1000, max: 1000000, step: 1000 },
+    { name: 'allow_writes_without_undo', type: 'switch', warn: true },
   ]],
   ['settings.folders', [
     { name: 'allowed_dirs', type: 'dirs' },

@@ -126,6 +126,10 @@ export class ToolCard {
       bits.push(h('span', { class: 'tc-time', text: duration(record.duration_ms) }));
     }
     if (record.undone) bits.push(h('span', { class: 'tc-undone', i18n: 'card.undone' }));
+    // The change went ahead without an undo copy (the user allowed it); the result says why.
+    if (record.status === 'success' && record.result && record.result.undo === 'unavailable') {
+      bits.push(h('span', { class: 'tc-no-undo', i18n: 'card.no_undo', title: record.result.undoNote || '' }));
+    }
     if (awaiting) {
       bits.push(h('button', {
         class: 'btn small', type: 'button', i18n: 'card.review',

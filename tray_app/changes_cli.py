@@ -1,0 +1,135 @@
+"""``metona-tray changes`` and ``metona-tray undo``: the undo journal from the terminal.
+
+The same operations as the tray menu's "Undo last change" and the cards' Undo button
+(``Core.undo_last`` / ``Core.undo_change``), on the journal every process on this data folder
+shares, so a change the desktop app made can be listed and undone here, and the other way round.
+Exit codes like the other commands: 0 done, 1 failed (nothing to undo, changed since, a broken
+journal), 2 usage (no such change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TYPE_CHECKING, Any, TextIO
+
+from tray_app.errors import MetonaError
+from tray_app.paths import AppPaths
+
+if TYPE_CHECKING:
+    from tray_app.core.bootstrap import RunningApp
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    changes = sub.add_parser(
+        "changes", help="what the agent changed, newest first, and what can still be undone"
+    )
+    changes.add_argument("--json", action="store_true", help="print the list as JSON")
+    undo = sub.add_parser("undo", help="undo one change (see `metona-tray changes`)")
+    which = undo.add_mutually_exclusive_group(required=True)
+    which.add_argument("change", nargs="?", metavar="ID", help="the change's number or id")
+    which.add_argument("--last", action="store_true", help="the newest change not undone yet")
+
+
+def _start(command: str, err: TextIO) -> RunningApp | None:
+    from tray_app.core.bootstrap import start_app  # not at import: the parser is built always
+
+    try:
+        return start_app(AppPaths.from_env(), persist_settings=False, recover=False)
+    except (OSError, MetonaError) as exc:
+        err.write(f"metona-tray {command}: cannot open the app's data: {exc}\n")
+        return None
+
+
+def _printable(text: str) -> str:
+    """A path with bytes that are not UTF-8 (kept as lone surrogates) still prints."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
+
+def _status(entry: dict[str, Any]) -> str:
+    if entry["undone"]:
+        return "undone"
+    if entry["undoable"]:
+        return "can undo"
+    return f"cannot undo: {entry['reason']}" if entry["reason"] else "cannot undo"
+
+
+def _public(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": entry["seq"],
+        "entry_id": entry["id"],
+        "call_id": entry["call_id"],
+        "time": entry["time"],
+        "tool": entry["tool"],
+        "path": entry["path"],
+        "undoable": entry["undoable"],
+        "undone": entry["undone"],
+        "reason": entry["reason"],
+    }
+
+
+def run_changes(
+    args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    app = _start("changes", err)
+    if app is None:
+        return EXIT_FAILED
+    try:
+        entries = app.core.changes()
+    except (OSError, MetonaError) as exc:
+        err.write(f"metona-tray changes: cannot read the undo journal: {exc}\n")
+        return EXIT_FAILED
+    finally:
+        app.close()
+    if args.json:
+        listed = [_public(e) for e in entries]
+        text = json.dumps(listed, ensure_ascii=False, indent=2)
+        if text != _printable(text):  # lone surrogates: JSON's \u escapes keep them exact
+            text = json.dumps(listed, indent=2)
+        out.write(text + "\n")
+        return EXIT_OK
+    if not entries:
+        out.write("No changes recorded.\n")
+        return EXIT_OK
+    width = max(len(str(e["seq"])) for e in entries)
+    tools = max(len(e["tool"]) for e in entries)
+    for e in entries:
+        out.write(
+            _printable(
+                f"#{e['seq']:<{width}}  {_when(e['time'])}  {e['tool']:<{tools}}  {e['path']}"
+                f"  [{_status(e)}]\n"
+            )
+        )
+    return EXIT_OK
+
+
+def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    app = _start("undo", err)
+    if app is None:
+        return EXIT_FAILED
+    try:
+        result = app.core.undo_last() if args.last else app.core.undo_change(str(args.change))
+    except (OSError, MetonaError) as exc:
+        result = {"success": False, "error": str(exc)}
+    finally:
+        app.close()
+    if not result.get("success"):
+        err.write(_printable(f"metona-tray undo: {result.get('error') or 'failed'}\n"))
+        return EXIT_USAGE if result.get("missing") else EXIT_FAILED
+    done = f"{result.get('action', 'undone')} {result.get('path', '')} (undid {result['tool']})"
+    out.write(_printable(done) + "\n")
+    if result.get("warning"):
+        err.write(f"warning: {result['warning']}\n")
+    return EXIT_OK

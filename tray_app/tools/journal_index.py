@@ -1,0 +1,347 @@
+"""The undo journal's index: one SQLite table that every process on the data folder shares.
+
+The desktop app and any number of ``metona-tray`` commands record, commit and undo at the same
+time. Each change is a short ``BEGIN IMMEDIATE`` transaction, so a process reads the others'
+entries fresh and never writes back a stale copy of its own (the old ``index.json`` was rewritten
+from one process's memory and lost the other's entries). A killed process's half-done transaction
+is rolled back by SQLite at the next open. Rollback-journal mode, not WAL: a read-only folder can
+still be listed, and a full one fails the write with a clear error instead of a torn file.
+
+A row is inserted (``pending``) before its saved copy is written under ``blobs/<id>/``, so the
+sweep, which removes copies no row keeps, can never remove one that another process is still
+writing or still lists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tray_app.tools.snapshot import State
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "journal.sqlite3"
+BUSY_TIMEOUT = 60.0  # an undo of a big tree holds the write lock while it restores
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id      BLOB PRIMARY KEY,        -- names are UTF-8 bytes (lone surrogates kept): see _b
+    seq     INTEGER UNIQUE,          -- the change's number, in commit order; NULL while pending
+    call_id BLOB,
+    tool    BLOB NOT NULL,
+    path    BLOB NOT NULL,
+    time    REAL NOT NULL,
+    before  TEXT NOT NULL,           -- JSON State
+    after   TEXT,                    -- JSON State
+    state   TEXT NOT NULL,           -- pending | committed | undone
+    size    INTEGER NOT NULL DEFAULT 0,
+    kept    INTEGER NOT NULL DEFAULT 0,  -- blobs/<id>/ belongs to this row
+    reason  BLOB,                    -- why it cannot be undone
+    noop    INTEGER NOT NULL DEFAULT 0,
+    owner   TEXT                     -- the process a pending row belongs to
+);
+CREATE INDEX IF NOT EXISTS entries_call ON entries (call_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+
+class IndexProblem(Exception):
+    """The index cannot be read or written; ``str()`` says why in one sentence."""
+
+
+@dataclass
+class Entry:
+    id: str
+    call_id: str | None
+    tool: str
+    path: str
+    time: float
+    before: State
+    after: State | None = None
+    state: str = "pending"  # pending | committed | undone
+    size: int = 0  # bytes of saved copies on disk (reserved while pending)
+    kept: bool = False
+    reason: str | None = None
+    noop: bool = False
+    seq: int | None = None
+    owner: str | None = None
+
+
+COLUMNS = (
+    "id, seq, call_id, tool, path, time, before, after, state, size, kept, reason, noop, owner"
+)
+
+
+def _b(text: str | None) -> bytes | None:
+    """Names are stored as bytes: a path (or a model's call id) may hold lone surrogates, which
+    SQLite's text cannot, and every one must come back exactly."""
+    return None if text is None else text.encode("utf-8", "surrogatepass")
+
+
+def _s(raw: bytes | str | None) -> str | None:
+    if raw is None or isinstance(raw, str):
+        return raw
+    return raw.decode("utf-8", "surrogatepass")
+
+
+def _row(raw: tuple[Any, ...]) -> Entry:
+    (id_, seq, call_id, tool, path, when, before, after, state, size, kept, reason, noop, owner) = (
+        raw
+    )
+    return Entry(
+        id=str(_s(id_)),
+        seq=seq,
+        call_id=_s(call_id),
+        tool=str(_s(tool)),
+        path=str(_s(path)),
+        time=when,
+        before=json.loads(before),
+        after=json.loads(after) if after else None,
+        state=state,
+        size=size,
+        kept=bool(kept),
+        reason=_s(reason),
+        noop=bool(noop),
+        owner=owner,
+    )
+
+
+def describe(exc: BaseException, root: Path) -> str:
+    """One sentence for a storage failure of the journal folder."""
+    text = str(exc)
+    name = getattr(exc, "sqlite_errorname", "")
+    errno_ = getattr(exc, "errno", None)
+    if name == "SQLITE_FULL" or "full" in text or errno_ in (28, 122):  # ENOSPC, EDQUOT
+        return f"the undo journal's folder {root} is full"
+    if name.startswith("SQLITE_READONLY") or "readonly" in text or errno_ == 30:  # EROFS
+        return f"the undo journal's folder {root} is read-only"
+    if name == "SQLITE_BUSY" or "locked" in text:
+        return f"the undo journal in {root} is locked by another process"
+    if errno_ in (1, 13):  # EPERM, EACCES
+        return f"the undo journal's folder {root} cannot be written (permission denied)"
+    if isinstance(exc, OSError):
+        return f"the undo journal's folder {root} cannot be written ({exc.strerror or exc})"
+    return f"the undo journal in {root} cannot be used ({text})"
+
+
+class Index:
+    """The ``entries`` table. Not thread-safe by itself: ``Journal`` holds its lock around it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / DB_NAME
+        try:
+            self.conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if not _damaged(exc):
+                raise IndexProblem(describe(exc, root)) from exc
+            aside = self.path.with_name(f"journal.damaged-{int(time.time())}.sqlite3")
+            log.warning("undo journal %s is damaged (%s); moved to %s", self.path, exc, aside)
+            try:
+                self.path.replace(aside)
+                self.conn = self._connect()
+            except (OSError, sqlite3.Error) as again:
+                raise IndexProblem(describe(again, root)) from again
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute("PRAGMA synchronous = FULL")
+            have = conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE name IN ('entries', 'meta')"
+            ).fetchone()[0]
+            if have < 2:
+                conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction holding SQLite's write lock; any failure leaves nothing changed."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise IndexProblem(describe(exc, self.root)) from exc
+        try:
+            yield self.conn
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise IndexProblem(describe(exc, self.root)) from exc
+            raise
+
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Entry]:
+        """Rows matching ``sql`` (a WHERE/ORDER clause); text values in ``params`` are names."""
+        try:
+            # ``sql`` is always a constant of journal.py; values go in ``params``.
+            query = f"SELECT {COLUMNS} FROM entries {sql}"  # noqa: S608
+            values = tuple(_b(p) if isinstance(p, str) else p for p in params)
+            rows = self.conn.execute(query, values).fetchall()
+        except sqlite3.Error as exc:
+            raise IndexProblem(describe(exc, self.root)) from exc
+        return [_row(r) for r in rows]
+
+    def get(self, entry_id: str) -> Entry | None:
+        found = self.read("WHERE id = ?", (entry_id,))
+        return found[0] if found else None
+
+    # -- inside ``write()`` ----------------------------------------------------------------
+
+    def insert(self, entry: Entry) -> None:
+        self.conn.execute(
+            f"INSERT INTO entries ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
+            (
+                _b(entry.id),
+                entry.seq,
+                _b(entry.call_id),
+                _b(entry.tool),
+                _b(entry.path),
+                entry.time,
+                json.dumps(entry.before),
+                json.dumps(entry.after) if entry.after is not None else None,
+                entry.state,
+                entry.size,
+                int(entry.kept),
+                _b(entry.reason),
+                int(entry.noop),
+                entry.owner,
+            ),
+        )
+
+    def update(self, entry: Entry) -> None:
+        self.conn.execute(
+            "UPDATE entries SET seq=?, time=?, before=?, after=?, state=?, size=?, kept=?,"
+            " reason=?, noop=?, owner=? WHERE id=?",
+            (
+                entry.seq,
+                entry.time,
+                json.dumps(entry.before),
+                json.dumps(entry.after) if entry.after is not None else None,
+                entry.state,
+                entry.size,
+                int(entry.kept),
+                _b(entry.reason),
+                int(entry.noop),
+                entry.owner,
+                _b(entry.id),
+            ),
+        )
+
+    def delete(self, entry_id: str) -> None:
+        self.conn.execute("DELETE FROM entries WHERE id = ?", (_b(entry_id),))
+
+    def next_seq(self) -> int:
+        """Change numbers are never reused, even after old entries are trimmed."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'next_seq'").fetchone()
+        top = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
+        seq = max(int(row[0]) if row else 1, int(top) + 1)
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('next_seq', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (seq + 1,),
+        )
+        return seq
+
+    def kept_bytes(self) -> int:
+        row = self.conn.execute("SELECT COALESCE(SUM(size), 0) FROM entries WHERE kept = 1")
+        return int(row.fetchone()[0])
+
+    def kept_ids(self) -> set[str]:
+        rows = self.conn.execute("SELECT id FROM entries WHERE kept = 1").fetchall()
+        return {str(_s(r[0])) for r in rows}
+
+    def import_legacy(self, index: Path) -> int:
+        """Entries of the ``index.json`` an earlier version wrote (inside ``write()``)."""
+        data = json.loads(index.read_text(encoding="utf-8"))
+        count = 0
+        for raw in sorted(data.get("entries", []), key=lambda r: r.get("seq", 0)):
+            if raw.get("state") not in ("committed", "undone") or self.get(str(raw["id"])):
+                continue
+            before = raw.get("before") or {"kind": "unknown"}
+            committed = raw["state"] == "committed" and not raw.get("reason")
+            self.insert(
+                Entry(
+                    id=str(raw["id"]),
+                    seq=self.next_seq(),
+                    call_id=raw.get("call_id"),
+                    tool=str(raw.get("tool", "")),
+                    path=str(raw.get("path", "")),
+                    time=float(raw.get("time", 0.0)),
+                    before=before,
+                    after=raw.get("after"),
+                    state=str(raw["state"]),
+                    size=int(raw.get("size") or 0) if committed else 0,
+                    kept=committed and before.get("kind") in ("file", "tree"),
+                    reason=raw.get("reason"),
+                    noop=bool(raw.get("noop")),
+                )
+            )
+            count += 1
+        return count
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    name = getattr(exc, "sqlite_errorname", "")
+    text = str(exc)
+    return name in ("SQLITE_NOTADB", "SQLITE_CORRUPT") or (
+        "not a database" in text or "malformed" in text
+    )
+
+
+# -- which process owns a pending entry ------------------------------------------------------
+
+
+def _proc_stat(pid: int) -> tuple[str, str]:
+    """(state, start time) of a process on Linux; ("", "") where /proc cannot tell."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "", ""
+    fields = text.rsplit(")", 1)[-1].split()
+    return (fields[0], fields[19]) if len(fields) > 19 else ("", "")
+
+
+def owner_tag() -> str:
+    """This process, as a pending row records it: pid and start time (a reused pid differs)."""
+    pid = os.getpid()
+    return f"{pid}:{_proc_stat(pid)[1]}"
+
+
+def owner_alive(tag: str | None) -> bool:
+    """False only when sure the owner is gone. Windows cannot tell (``os.kill`` would kill
+    there), so a pending row's age decides."""
+    if os.name != "posix":
+        return True
+    pid_text, _, start = (tag or "").partition(":")
+    if not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    state, now = _proc_stat(pid)
+    if state == "Z":  # killed, not yet reaped
+        return False
+    return not (start and now and now != start)
