@@ -13,6 +13,8 @@ from tests.web.conftest import AppFactory
 
 pytestmark = pytest.mark.web
 
+POPUP = (460, 660)  # the desktop popup's size
+
 ANSWER = {
     "en": (
         "Sure. I read the config first, then I will update it.\n\n"
@@ -33,7 +35,7 @@ ANSWER = {
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_screenshots(make_app: AppFactory, theme: str, lang: str) -> None:
     with FakeOllama() as fake:
-        app = make_app(fake, theme=theme, language=lang)
+        app = make_app(fake, theme=theme, language=lang, viewport=POPUP)
         ws = app.workspace
         config = ws / "config.ts"
         config.write_text("export const config = {\n  port: 3000,\n  debug: false,\n};\n")
@@ -81,8 +83,21 @@ def test_screenshots(make_app: AppFactory, theme: str, lang: str) -> None:
         page.click("#btn-settings")
         expect(page.locator("#settings")).to_be_visible()
         app.screenshot(f"{tag}-settings")
+        expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
+        page.click("#set-provider")
+        expect(page.locator("#set-provider-list")).to_be_visible()
+        app.screenshot(f"{tag}-settings-select")
+        page.keyboard.press("Escape")
         page.locator(".set-section").nth(2).scroll_into_view_if_needed()
         app.screenshot(f"{tag}-settings-tools")
+        page.locator("#set-confirmation_mode-full_auto").click()
+        expect(page.locator("#settings .risk button.danger")).to_be_enabled()
+        page.locator("#settings .risk").scroll_into_view_if_needed()
+        app.screenshot(f"{tag}-settings-risk")
+        page.keyboard.press("Escape")
+        page.hover("#btn-hide")
+        expect(page.locator("#tooltip")).to_be_visible()
+        app.screenshot(f"{tag}-tooltip")
         assert app.page_errors == []
 
 

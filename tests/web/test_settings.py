@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -17,6 +18,12 @@ pytestmark = pytest.mark.web
 BRANDS = {"Ollama", "Metona", "English", "简体中文"}
 
 
+def choose(page: Any, select: str, value: str) -> None:
+    """Pick an option of a page select (controls.js) with the mouse."""
+    page.click(select)
+    page.locator(f"{select}-list [role=option][data-value='{value}']").click()
+
+
 def test_settings_change_validate_and_persist(app: App) -> None:
     page = app.page
     page.click("#btn-settings")
@@ -25,8 +32,9 @@ def test_settings_change_validate_and_persist(app: App) -> None:
     page.fill("#set-temperature", "1.2")
     page.press("#set-temperature", "Tab")
     expect(page.locator("#settings-saved")).to_contain_text("Saved")
-    page.locator("label.radio", has_text="Overwrites and deletes only").click()
-    page.locator("label.radio.inline", has_text="Dark").click()
+    expect(panel).to_have_attribute("data-armed", "true")
+    page.locator("[role=radio]", has_text="Overwrites and deletes only").click()
+    page.locator("[role=radio]", has_text="Dark").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     page.locator("label[for=set-run_command_enabled]").click()
     page.locator("label[for=tool-delete_file]").click()
@@ -62,7 +70,9 @@ def test_settings_change_validate_and_persist(app: App) -> None:
     expect(page.locator("#set-run_command_enabled")).to_be_checked()
     expect(page.locator("#tool-delete_file")).not_to_be_checked()
     expect(page.locator("#tool-write_file")).to_be_checked()
-    expect(page.locator("input[name=set-confirmation_mode][value=delete_only]")).to_be_checked()
+    expect(page.locator("#set-confirmation_mode-delete_only")).to_have_attribute(
+        "aria-checked", "true"
+    )
     page.keyboard.press("Escape")
     expect(page.locator("#settings")).to_be_hidden()
 
@@ -90,9 +100,10 @@ def visible_english(page: object) -> list[str]:
         if (el.closest('.md, .bubble')) continue;  // what the model or the user wrote
         out.push(node.textContent.trim());
       }
-      for (const el of document.querySelectorAll('[title], [aria-label], [placeholder]')) {
+      const named = '[title], [data-tip], [aria-label], [placeholder]';
+      for (const el of document.querySelectorAll(named)) {
         if (!shown(el)) continue;
-        for (const a of ['title', 'aria-label', 'placeholder']) {
+        for (const a of ['title', 'data-tip', 'aria-label', 'placeholder']) {
           const v = el.getAttribute(a);
           if (v && v.trim()) out.push(v.trim());
         }
@@ -127,7 +138,7 @@ def test_the_language_switch_changes_every_visible_string(app: App) -> None:
     expect(page.locator("#approval button.btn.primary")).to_be_enabled()
 
     page.click("#btn-settings")
-    page.select_option("#set-language", "zh-CN")
+    choose(page, "#set-language", "zh-CN")
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
     expect(page.locator("#settings-title")).to_have_text("设置")
     assert visible_english(page) == []  # the settings panel, every section
@@ -148,7 +159,7 @@ def test_the_language_switch_changes_every_visible_string(app: App) -> None:
     # Persisted, and back to English on request.
     assert app.core.settings.language == "zh-CN"
     page.click("#btn-settings")
-    page.select_option("#set-language", "en")
+    choose(page, "#set-language", "en")
     expect(page.locator("#settings-title")).to_have_text("Settings")
 
 

@@ -2,6 +2,7 @@
 import { call, onEvents, whenReady } from './bridge.js';
 import { $ } from './dom.js';
 import { fillIcons } from './icons.js';
+import { initTooltips } from './tooltip.js';
 import { setLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
 import { setTheme } from './theme.js';
 import { store, currentSession } from './store.js';
@@ -21,6 +22,7 @@ let actions;
 
 function build() {
   fillIcons();
+  initTooltips();
   initToasts($('#toasts'));
   ui.title = $('#session-title');
   ui.workspace = $('#workspace-path');
@@ -66,7 +68,11 @@ function build() {
 }
 
 function wire() {
-  $('#btn-new').addEventListener('click', () => actions.newChat());
+  $('#btn-new').addEventListener('click', () => {
+    closeSettings();
+    actions.newChat();
+  });
+  $('#btn-hide').addEventListener('click', hideWindow);
   $('#sidebar-new').addEventListener('click', () => actions.newChat());
   $('#btn-settings').addEventListener('click', () => (ui.settings.isOpen ? closeSettings() : openSettings()));
   $('#btn-workspace').addEventListener('click', changeWorkspace);
@@ -106,13 +112,20 @@ function onKey(event) {
     } else if (ui.settings.isOpen) closeSettings();
     else if (!$('#workspace-form').hidden) $('#workspace-form').hidden = true;
     else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) ui.sidebar.close();
-    else call('hide').catch(() => {});
+    else hideWindow();
   }
+}
+
+/** The popup has no title bar: the header's Hide button and Esc put it away. */
+function hideWindow() {
+  ui.picker.close();
+  call('hide').catch(() => {});
 }
 
 function openSettings() {
   ui.picker.close();
   ui.settings.open(store.settings, store.models);
+  $('#btn-settings').setAttribute('aria-expanded', 'true');
   call('hotkey_status')
     .then((status) => {
       if (status?.taken) ui.settings.showNote('hotkey', 'set.hotkey_taken');
@@ -129,6 +142,7 @@ function openSettings() {
 function closeSettings() {
   if (!ui.settings.isOpen) return;
   ui.settings.close();
+  $('#btn-settings').setAttribute('aria-expanded', 'false');
   $('#btn-settings').focus();
 }
 

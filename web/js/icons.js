@@ -33,6 +33,7 @@ const ICONS = {
   clock: [['circle', { cx: 12, cy: 12, r: 9 }], ['path', { d: 'M12 7v5l3 2' }]],
   tool: [['path', { d: 'M14.7 6.3a4 4 0 0 0 5 5L21 13l-8 8-3-3 8-8-1.3-1.3a4 4 0 0 0-5-5L14 6z' }]],
   external: [['path', { d: 'M14 3h7v7M21 3l-9 9M19 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1h5' }]],
+  hide: [['path', { d: 'M6 12h12' }]],
   more: [['path', { d: 'M5 12h.01M12 12h.01M19 12h.01', 'stroke-width': 3 }]],
 };
 

@@ -2,8 +2,15 @@
 // Core.update_settings (which validates again); errors show under the field they belong to.
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { t, tx } from './i18n.js';
+import { t } from './i18n.js';
 import { dirList, toolList, hotkeyInput } from './settings_parts.js';
+import { selectBox, radioGroup, numberField } from './controls.js';
+import { widens, CONFIRM, riskBox } from './settings_guard.js';
+
+// A widening change counts only from a real user gesture made after the panel has been on
+// screen this long (like approvals: a keystroke meant for something else cannot make it).
+const ARM_MS = 450;
+const GESTURE_MS = 2000;
 
 const FILE_TOOLS = ['read_file', 'list_directory', 'search_files', 'write_file', 'create_directory', 'delete_file'];
 
@@ -53,6 +60,11 @@ export class SettingsPanel {
     this.handlers = { onPatch, onApiKey, onPickFolder, onUndoLast };
     this.controls = new Map(); // name -> { set(value), error element }
     panel.querySelector('#settings-close').addEventListener('click', onClose);
+    const note = (event) => {
+      if (event.isTrusted) this.gesture = { target: event.target, at: event.timeStamp };
+    };
+    panel.addEventListener('pointerdown', note, true);
+    panel.addEventListener('keydown', note, true);
   }
 
   get isOpen() {
@@ -62,6 +74,10 @@ export class SettingsPanel {
   open(settings, models) {
     this.build(settings, models);
     this.panel.hidden = false;
+    this.armedAt = performance.now() + ARM_MS;
+    delete this.panel.dataset.armed;
+    clearTimeout(this.armTimer);
+    this.armTimer = setTimeout(() => { this.panel.dataset.armed = 'true'; }, ARM_MS);
     this.body.scrollTop = 0;
     this.panel.querySelector('#settings-close').focus();
   }
@@ -87,6 +103,7 @@ export class SettingsPanel {
     this.settings = settings;
     for (const [name, control] of this.controls) {
       if (control.typing && control.root.contains(document.activeElement)) continue;
+      if (control.root.querySelector('.risk')) continue; // shows the change waiting to be confirmed
       if (name in settings) control.set(settings[name], settings);
     }
   }
@@ -96,33 +113,44 @@ export class SettingsPanel {
     const error = h('div', { class: 'field-error', role: 'alert', hidden: true });
     const help = t(`set.${spec.name}_help`) !== `set.${spec.name}_help`
       ? h('p', { class: `help${spec.warn ? ' warn' : ''}`, id: `${id}-help`, i18n: `set.${spec.name}_help` }) : null;
-    const save = (value) => this.save(spec.name, value);
+    const save = (value, event) => this.save(spec.name, value, event);
     let input;
     let set;
     let root;
     switch (spec.type) {
       case 'switch':
         input = h('input', { type: 'checkbox', id, role: 'switch', 'aria-describedby': help ? `${id}-help` : null,
-          onchange: () => save(input.checked) });
+          onchange: (event) => save(input.checked, event) });
         set = (v) => { input.checked = Boolean(v); };
         root = h('div', { class: 'field switch-field' }, h('label', { class: 'switch', for: id }, input,
           h('span', { class: 'track', 'aria-hidden': 'true' }), h('span', { class: 'label', i18n: `set.${spec.name}` })), help, error);
         break;
       case 'select':
       case 'model': {
-        input = h('select', { id, class: 'input', onchange: () => save(input.value) });
-        set = (v) => this.fillSelect(input, spec, v);
-        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
+        const box = selectBox({ id, labelId: `${id}-label`, onChange: (value, event) => save(value, event) });
+        set = (v) => box.set(v ?? '', this.optionsFor(spec, v));
+        root = h('div', { class: 'field' }, h('label', { id: `${id}-label`, for: id, i18n: `set.${spec.name}` }), box.root, help, error);
         break;
       }
       case 'radio': {
-        const boxes = spec.options.map((opt) => h('label', { class: `radio${spec.inline ? ' inline' : ''}` },
-          h('input', { type: 'radio', name: id, value: opt, onchange: (e) => save(e.target.value) }),
-          h('span', { class: 'radio-text' }, h('span', { i18n: `set.${spec.name}.${opt}` }),
-            spec.inline ? null : h('span', { class: 'help', i18n: `set.${spec.name}.${opt}_help` }))));
-        set = (v) => boxes.forEach((b) => { b.querySelector('input').checked = b.querySelector('input').value === v; });
-        root = h('fieldset', { class: `field radios${spec.inline ? ' inline' : ''}` },
-          h('legend', { i18n: `set.${spec.name}` }), h('div', { class: 'radio-group' }, boxes), help, error);
+        const group = radioGroup({
+          id, labelId: `${id}-label`, inline: spec.inline,
+          choices: spec.options.map((opt) => ({ value: opt, key: `set.${spec.name}.${opt}`, helpKey: spec.inline ? null : `set.${spec.name}.${opt}_help` })),
+          onChange: (value, event) => save(value, event),
+        });
+        set = (v) => group.set(v);
+        root = h('div', { class: `field radios${spec.inline ? ' inline' : ''}` },
+          h('div', { class: 'legend', id: `${id}-label`, i18n: `set.${spec.name}` }), group.root, help, error);
+        break;
+      }
+      case 'number': {
+        const num = numberField({ id, min: spec.min, max: spec.max, step: spec.step, describedBy: help ? `${id}-help` : null,
+          onCommit: (value, event) => {
+            if (value == null) this.showError(spec.name, t('settings.range', { min: spec.min, max: spec.max }));
+            else save(value, event);
+          } });
+        set = (v) => num.set(v);
+        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), num.root, help, error);
         break;
       }
       case 'textarea':
@@ -131,12 +159,12 @@ export class SettingsPanel {
         root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
         break;
       case 'tools':
-        ({ root, set } = toolList(FILE_TOOLS, (disabled) => save(disabled)));
+        ({ root, set } = toolList(FILE_TOOLS, (disabled, event) => save(disabled, event)));
         root.append(error);
         break;
       case 'dirs':
         ({ root, set } = dirList(spec.name, {
-          onChange: (list) => save(list),
+          onChange: (list, event) => save(list, event),
           onPick: this.handlers.onPickFolder,
         }));
         root.append(error);
@@ -146,20 +174,18 @@ export class SettingsPanel {
         root.append(help || '', error);
         root.addEventListener('metona:hotkey-invalid', () => this.showError('hotkey', t('set.hotkey_invalid')));
         break;
-      default: { // text, number, password
+      default: { // text, password
         input = h('input', {
-          id, class: 'input', type: spec.type, min: spec.min, max: spec.max, step: spec.step,
-          inputmode: spec.inputmode, pattern: spec.pattern, spellcheck: 'false', autocomplete: 'off',
+          id, class: 'input', type: spec.type, inputmode: spec.inputmode, pattern: spec.pattern, spellcheck: 'false', autocomplete: 'off',
           'aria-describedby': help ? `${id}-help` : null,
         });
         input.addEventListener('change', () => {
           if (!input.checkValidity()) {
-            this.showError(spec.name, spec.type === 'number'
-              ? t('settings.range', { min: spec.min, max: spec.max }) : t('settings.invalid'));
+            this.showError(spec.name, t('settings.invalid'));
             return;
           }
           if (spec.local) this.saveApiKey(input.value);
-          else save(spec.type === 'number' ? Number(input.value) : input.value);
+          else save(input.value);
         });
         set = (v) => { if (!spec.local) input.value = v ?? ''; };
         root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
@@ -172,23 +198,65 @@ export class SettingsPanel {
     return root;
   }
 
-  fillSelect(select, spec, value) {
-    const options = spec.type === 'model'
-      ? ['', ...new Set([...this.models.map((m) => m.name), value].filter(Boolean))]
-      : spec.options;
-    select.replaceChildren(...options.map((opt) => {
-      const option = h('option', { value: opt });
-      if (spec.type === 'model') {
-        if (opt) option.textContent = opt;
-        else tx(option, 'set.default_model.first');
-      } else tx(option, `set.${spec.name}.${opt}`);
-      return option;
-    }));
-    select.value = value ?? '';
+  optionsFor(spec, value) {
+    if (spec.type !== 'model') return spec.options.map((opt) => ({ value: opt, key: `set.${spec.name}.${opt}` }));
+    const names = [...new Set([...(this.models || []).map((m) => m.name), value].filter(Boolean))];
+    return [{ value: '', key: 'set.default_model.first' }, ...names.map((name) => ({ value: name, text: name }))];
   }
 
-  async save(name, value) {
+  /**
+   * A real click or key press by the user on this control, once the panel has been on screen a
+   * moment. event.isTrusted alone is not enough: the change event an engine fires for a
+   * script's checkbox.click() counts as trusted, but no script can make a trusted pointerdown
+   * or keydown, so the event must follow one of those inside the control.
+   */
+  trusted(event, root) {
+    const g = this.gesture;
+    if (!event || !event.isTrusted || !g || event.timeStamp < this.armedAt) return false;
+    const since = event.timeStamp - g.at;
+    return since >= -50 && since < GESTURE_MS && root.contains(g.target);
+  }
+
+  async save(name, value, event) {
     this.showError(name, null);
+    if (widens(name, value, this.settings)) {
+      if (!this.trusted(event, this.controls.get(name).root)) {
+        // Not from the user's own hand (a script's click, a synthetic event): refused, shown.
+        this.update(this.settings);
+        this.showError(name, t('set.needs_click'));
+        return;
+      }
+      if (CONFIRM[name]) {
+        this.confirmRisk(name, value);
+        return;
+      }
+    }
+    await this.commit(name, value);
+  }
+
+  /** Full auto and the sandbox off name their risk and wait for a second, real click. */
+  confirmRisk(name, value) {
+    const control = this.controls.get(name);
+    control.root.querySelector('.risk')?.remove();
+    const revert = () => {
+      box.remove();
+      control.set(this.settings[name], this.settings);
+      control.root.querySelector('[tabindex="0"], input, button')?.focus();
+    };
+    const box = riskBox(CONFIRM[name], {
+      armMs: ARM_MS,
+      onConfirm: (event) => {
+        if (!this.trusted(event, box)) return;
+        box.remove();
+        control.set(value, this.settings); // as confirmed, until Core's answer
+        this.commit(name, value);
+      },
+      onCancel: revert,
+    });
+    control.root.append(box);
+  }
+
+  async commit(name, value) {
     const result = await this.handlers.onPatch({ [name]: value });
     if (!result) return;
     if (result.ok) {

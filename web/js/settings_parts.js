@@ -8,7 +8,7 @@ const ASKS = new Set(['write_file', 'create_directory', 'delete_file']);
 export function toolList(names, onChange) {
   const boxes = new Map();
   const rows = names.map((name) => {
-    const box = h('input', { type: 'checkbox', id: `tool-${name}`, onchange: () => onChange(names.filter((n) => !boxes.get(n).checked)) });
+    const box = h('input', { type: 'checkbox', id: `tool-${name}`, onchange: (event) => onChange(names.filter((n) => !boxes.get(n).checked), event) });
     boxes.set(name, box);
     return h('label', { class: 'tool-row', for: `tool-${name}` }, box,
       h('span', { class: 'tool-text' }, h('span', { class: 'tool-title' }, h('span', { i18n: `tool.${name}` }), ' ', h('code', { text: name })),
@@ -26,22 +26,22 @@ export function dirList(name, { onChange, onPick }) {
   let current = [];
   const list = h('ul', { class: 'dir-list' });
   const input = h('input', { class: 'input', type: 'text', id: `add-${name}`, spellcheck: 'false', autocomplete: 'off', i18nPlaceholder: 'set.dir_placeholder' });
-  const add = (path) => {
+  const add = (path, event) => {
     const value = (path || '').trim();
     if (!value || current.includes(value)) return;
     input.value = '';
-    onChange([...current, value]);
+    onChange([...current, value], event);
   };
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter') {
       event.preventDefault();
-      add(input.value);
+      add(input.value, event);
     }
   });
   const browse = h('button', { class: 'icon-btn', type: 'button', i18nTitle: 'set.browse', i18nLabel: 'set.browse',
-    onclick: async () => {
+    onclick: async (event) => {
       const picked = await onPick();
-      if (picked) add(picked);
+      if (picked) add(picked, event);
       else input.focus();
     } }, icon('folder'));
   const root = h('div', { class: 'field dirs-field' },
@@ -49,13 +49,13 @@ export function dirList(name, { onChange, onPick }) {
     h('p', { class: 'help', i18n: `set.${name}_help` }),
     list,
     h('div', { class: 'dir-add' }, input, browse,
-      h('button', { class: 'btn small', type: 'button', i18n: 'common.add', onclick: () => add(input.value) })));
+      h('button', { class: 'btn small', type: 'button', i18n: 'common.add', onclick: (event) => add(input.value, event) })));
   const set = (paths = []) => {
     current = [...paths];
     list.replaceChildren(...current.map((path) => h('li', { class: 'dir' },
       icon('folder'), h('span', { class: 'dir-path', text: visible(path), title: visible(path) }),
       h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'common.remove', i18nLabel: 'common.remove',
-        onclick: () => onChange(current.filter((p) => p !== path)) }, icon('close')))));
+        onclick: (event) => onChange(current.filter((p) => p !== path), event) }, icon('close')))));
     if (!current.length) list.append(h('li', { class: 'dir none', i18n: 'set.dirs_none' }));
   };
   return { root, set };

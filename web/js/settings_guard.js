@@ -1,0 +1,50 @@
+// Settings that widen what the agent may do. The page sends them only from a real user gesture
+// (an isTrusted event on the control, once the panel is armed), and the two that remove a
+// safeguard outright, full auto and the sandbox off, first say what the risk is and wait for a
+// second click. Core validates every change again; this stops a script on the page (or a
+// keystroke meant for something else) from quietly making the agent more powerful.
+import { h } from './dom.js';
+import { icon } from './icons.js';
+
+const added = (next, old) => (next || []).some((item) => !(old || []).includes(item));
+
+const WIDENS = {
+  allowed_dirs: (v, old) => added(v, old.allowed_dirs),
+  blocked_dirs: (v, old) => added(old.blocked_dirs, v), // a folder taken off the blocked list
+  disabled_tools: (v, old) => added(old.disabled_tools, v), // a tool switched back on
+  tools_enabled: (v) => v === true,
+  run_command_enabled: (v) => v === true,
+  sandbox_enabled: (v) => v === false,
+  confirmation_mode: (v) => v === 'full_auto',
+};
+
+export function widens(name, value, settings) {
+  const test = WIDENS[name];
+  return Boolean(test && test(value, settings || {}));
+}
+
+// The change -> [what the risk is, the confirm button's words].
+export const CONFIRM = {
+  confirmation_mode: ['set.confirm_full_auto', 'set.confirm_full_auto_do'],
+  sandbox_enabled: ['set.confirm_sandbox_off', 'set.confirm_sandbox_off_do'],
+};
+
+/** An inline confirmation; its confirm button arms after a moment, Cancel has the focus. */
+export function riskBox([textKey, doKey], { armMs, onConfirm, onCancel }) {
+  const textId = `risk-${textKey.replace(/\W/g, '-')}`;
+  const confirm = h('button', { class: 'btn small danger', type: 'button', disabled: true, i18n: doKey, onclick: onConfirm });
+  const cancel = h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: onCancel });
+  const box = h('div', { class: 'risk', role: 'alertdialog', 'aria-describedby': textId, 'aria-label': confirm.textContent },
+    h('p', { class: 'risk-text', id: textId }, icon('alert'), h('span', { i18n: textKey })),
+    h('div', { class: 'risk-actions' }, cancel, confirm));
+  box.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      onCancel();
+    }
+  });
+  setTimeout(() => { confirm.disabled = false; }, armMs);
+  requestAnimationFrame(() => cancel.focus());
+  return box;
+}
