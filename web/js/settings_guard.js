@@ -16,6 +16,7 @@ const WIDENS = {
   run_command_enabled: (v) => v === true,
   sandbox_enabled: (v) => v === false,
   confirmation_mode: (v) => v === 'full_auto',
+  allow_writes_without_undo: (v) => v === true,
 };
 
 export function widens(name, value, settings) {
