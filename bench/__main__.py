@@ -15,6 +15,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.provider_memory import bench_provider_memory
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
@@ -127,6 +128,7 @@ def main() -> int:
         bench_tools(root)
         bench_history()
         bench_store(root)
+    bench_provider_memory()  # each case in its own subprocess, so its peak RSS is its own
     _, peak = tracemalloc.get_traced_memory()
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
     print(f"threads at exit                             {threading.active_count():10d}")
