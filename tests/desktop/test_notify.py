@@ -1,5 +1,7 @@
-"""Notifications: Approve/Deny decide through the core, answered-elsewhere withdraws, long
-turns finishing while hidden say so. A fake backend stands in for the notification server."""
+"""Notifications: Approve/Deny/Open act through the core, answered-elsewhere withdraws, a call
+that waits is announced whenever the popup stops being looked at, long turns finishing while
+hidden say so, in the UI language. A fake backend stands in for the notification server (the
+real D-Bus path is in tests/e2e/test_notifications.py)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from tray_app.core.events import (
     ApprovalNeeded,
     ApprovalResolved,
     SessionUpdated,
+    SettingsUpdated,
     TurnFinished,
     TurnStarted,
 )
-from tray_app.desktop.notify import Notifier, describe_approval
+from tray_app.desktop.notify import Notifier
 
 pytest.importorskip("desktop_notifier")
 
@@ -48,6 +51,10 @@ class FakeBackend:
     async def clear(self, identifier: str) -> None:
         self.cleared.append(identifier)
         self.changed.set()
+
+    def dismiss(self, index: int) -> None:
+        """The user closes a notification (the server calls on_dismissed)."""
+        self.sent[index]["on_dismissed"]()
 
 
 class FakeCore:
@@ -82,7 +89,7 @@ def rig() -> Iterator[tuple[Notifier, FakeBackend, FakeCore, FakePopup, list[Any
     backend, core, popup, opened = FakeBackend(), FakeCore(), FakePopup(), []
     notifier = Notifier(
         core, popup, open_popup=lambda s, c: opened.append((s, c)), backend=backend,
-        long_turn_seconds=5.0,
+        long_turn_seconds=5.0, language="en",
     )  # fmt: skip
     notifier.start()
     yield notifier, backend, core, popup, opened
@@ -102,14 +109,15 @@ def test_hidden_popup_gets_a_notification_whose_buttons_decide(rig: Any) -> None
     notifier.on_events([approval()])
     wait(lambda: backend.sent)
     sent = backend.sent[0]
-    assert sent["title"] == "Approve write_file?"
-    assert sent["message"] == "/w/hello.txt (create, 2 bytes)"
-    assert [b.title for b in sent["buttons"]] == ["Approve", "Deny"]
+    assert sent["title"] == "Allow “Write file”?"
+    assert sent["message"] == "/w/hello.txt\nnew file, 2 B"
+    assert [b.title for b in sent["buttons"]] == ["Approve", "Deny", "Open"]
     sent["buttons"][0].on_pressed()
     assert core.decided.wait(5)
     assert core.decisions == [("c1", True, "notification")]
     sent["on_clicked"]()
-    assert opened == [("s1", "c1")]
+    sent["buttons"][2].on_pressed()
+    assert opened == [("s1", "c1"), ("s1", "c1")]
 
 
 def test_deny_button(rig: Any) -> None:
@@ -177,24 +185,6 @@ def test_long_turns_finishing_while_hidden_are_announced(rig: Any) -> None:
     assert len(backend.sent) == 1  # the user is looking at it already
 
 
-def test_model_chosen_text_cannot_become_markup() -> None:
-    title, body = describe_approval(approval(path="/w/<b>x</b>&y.txt"))
-    assert "<" not in body and ">" not in body and "&" not in body
-    assert title == "Approve write_file?"
-
-
-def test_long_targets_are_shortened_in_the_middle() -> None:
-    path = "/w/" + "a" * 300 + "/end.txt"
-    _title, body = describe_approval(approval(path=path))
-    assert body.startswith("/w/aaa") and "end.txt" in body and "…" in body
-    assert len(body) < 200
-
-
-def test_overwrite_is_named() -> None:
-    _title, body = describe_approval(approval(exists=True, size_after=10))
-    assert "overwrite, 10 bytes" in body
-
-
 def test_stop_is_quick_without_a_server() -> None:
     class Broken(FakeBackend):
         async def get_capabilities(self) -> set[Cap]:
@@ -207,3 +197,63 @@ def test_stop_is_quick_without_a_server() -> None:
     started = time.monotonic()
     notifier.stop()
     assert time.monotonic() - started < 1.5
+
+
+def test_hiding_the_popup_while_a_call_waits_announces_it(rig: Any) -> None:
+    notifier, backend, _core, popup, _opened = rig
+    popup.visible = popup.active = True
+    notifier.on_events([approval("c2")])
+    time.sleep(0.3)
+    assert backend.sent == []  # the user is looking at the card
+    popup.active = False  # another app took the focus; the popup is still on screen
+    notifier.popup_changed()
+    wait(lambda: backend.sent)
+    assert len(backend.sent) == 1 and "Write file" in backend.sent[0]["title"]
+    popup.visible = False
+    notifier.popup_changed()
+    time.sleep(0.3)
+    assert len(backend.sent) == 1  # one notification per waiting call, not one per change
+
+
+def test_focus_lost_is_noticed_without_being_told(rig: Any) -> None:
+    """Nothing calls popup_changed: the watch while calls wait still notices."""
+    notifier, backend, _core, popup, _opened = rig
+    popup.visible = popup.active = True
+    notifier.on_events([approval("c3")])
+    popup.visible = popup.active = False
+    wait(lambda: backend.sent)
+
+
+def test_a_dismissed_notification_returns_only_after_the_popup_had_focus(rig: Any) -> None:
+    notifier, backend, _core, popup, _opened = rig
+    notifier.on_events([approval("c4")])
+    wait(lambda: backend.sent)
+    backend.dismiss(0)
+    time.sleep(0.8)  # longer than a watch interval: it must not pop straight back
+    assert len(backend.sent) == 1
+    popup.visible = popup.active = True
+    notifier.popup_changed()
+    time.sleep(0.2)
+    popup.visible = popup.active = False
+    notifier.popup_changed()
+    wait(lambda: len(backend.sent) == 2)
+
+
+def test_answered_before_it_was_shown_is_withdrawn_at_once(rig: Any) -> None:
+    notifier, backend, _core, _popup, _opened = rig
+    notifier.on_events(
+        [approval("c5"),
+         ApprovalResolved(session_id="s1", call_id="c5", decision="denied", by="popup")]
+    )  # fmt: skip
+    time.sleep(0.3)
+    assert [s["id"] for s in backend.sent] == backend.cleared
+
+
+def test_notifications_follow_the_language_setting(rig: Any) -> None:
+    notifier, backend, _core, _popup, _opened = rig
+    notifier.on_events([SettingsUpdated(settings={"language": "zh-CN"}), approval("c6")])
+    wait(lambda: backend.sent)
+    sent = backend.sent[0]
+    assert sent["title"] == "允许“写入文件”吗？"
+    assert sent["message"] == "/w/hello.txt\n新文件，2 B"
+    assert [b.title for b in sent["buttons"]] == ["批准", "拒绝", "打开"]

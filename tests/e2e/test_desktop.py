@@ -121,9 +121,9 @@ def test_approve_a_write_from_the_notification(
         return asks[0] if asks else None
 
     note = wait_for(approval, 30, "a notification asking to approve the write")
-    assert note["summary"] == "Approve write_file?"
+    assert note["summary"] == "Allow “Write file”?"
     assert str(workspace / "hello.txt") in str(note["body"])
-    assert note["actions"] == {"default": "", "approve": "Approve", "deny": "Deny"}
+    assert note["actions"] == {"default": "", "approve": "Approve", "deny": "Deny", "open": "Open"}
     assert app.state()["pending"] == 1
     x, y, w, h = docked_icon(desktop)
     shot = wait_for(

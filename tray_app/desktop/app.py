@@ -99,8 +99,9 @@ class DesktopApp:
         self.tray = Tray(self.core, self)
         self.popup.tray_anchor = self.tray.anchor
         self.notifier = Notifier(
-            self.core, self.popup, open_popup=self._open_at, icon=self._icon_file()
-        )
+            self.core, self.popup, open_popup=self._open_at, icon=self._icon_file(),
+            language=self.core.settings.language,
+        )  # fmt: skip
         self.pump = UiPump(
             self.core.bus.subscribe(), self.popup, [self.tray.on_events, self.notifier.on_events,
                                                     self._on_events]

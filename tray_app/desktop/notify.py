@@ -1,15 +1,23 @@
-"""Native notifications (desktop-notifier): Approve / Deny for waiting tool calls, and a note
-when a long answer finishes while the popup is hidden.
+"""Native notifications (desktop-notifier): Approve / Deny / Open for waiting tool calls, and a
+note when a long answer finishes while the popup is hidden.
+
+A waiting call is announced whenever the popup is not visible-and-focused at any moment while
+the call waits: when it is requested, and also later, e.g. when the user hides the popup or
+moves to another app while an approval waits (``popup_changed``, and a check every
+``WATCH_INTERVAL`` seconds only while calls wait). A notification the user dismissed comes back
+only after the popup had focus again. The text (``notify_text``) is in the UI language, names
+the tool as the page does, shows the absolute target with invisible characters made visible,
+and summarises a write's change.
 
 desktop-notifier needs an asyncio loop to receive button presses (D-Bus signals on Linux), so
 the notifier owns one on its own thread (``metona-notify``); the ui pump hands it event
 batches with ``call_soon_threadsafe``. Button presses call ``Core.decide(..., by=
-"notification")`` on a worker thread. When the call is answered anywhere else, the
-notification is withdrawn. Where the server has no buttons, a click on the notification
-opens the popup at the pending card.
+"notification")`` on a worker thread. When the call is answered anywhere, the notification is
+withdrawn. Where the server has no buttons, a click on the notification opens the popup at the
+pending card.
 
-Linux is verified (notification-daemon and the test server in tests/e2e). macOS needs a signed
-bundle and its run loop; Windows uses WinRT toasts: both untested here.
+Linux is verified (the recording test server in tests/e2e). macOS needs a signed bundle and its
+run loop; Windows uses WinRT toasts: both untested here.
 """
 
 from __future__ import annotations
@@ -29,15 +37,17 @@ from tray_app.core.events import (
     ApprovalNeeded,
     ApprovalResolved,
     SessionUpdated,
+    SettingsUpdated,
     TurnFailed,
     TurnFinished,
     TurnStarted,
 )
+from tray_app.desktop import notify_text
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "Metona Tray"
-TARGET_MAX = 120
+WATCH_INTERVAL = 0.5  # seconds between popup checks, only while a call waits
 
 
 class DecideCore(Protocol):
@@ -53,35 +63,9 @@ class PopupState(Protocol):
     def active(self) -> bool: ...
 
 
-def _plain(text: str) -> str:
-    """Notification bodies may be read as markup (``body-markup``): model-chosen text must
-    not become tags, so ``<``, ``>``, ``&`` are swapped for look-alikes."""
-    return text.replace("&", "＆").replace("<", "‹").replace(">", "›")
-
-
-def _shorten(text: str, limit: int = TARGET_MAX) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    keep = (limit - 1) // 2
-    return text[:keep] + "…" + text[-keep:]
-
-
-def describe_approval(event: ApprovalNeeded) -> tuple[str, str]:
-    """(title, body) naming the tool and its target, from the model-independent preview."""
-    preview, args = event.preview or {}, event.args or {}
-    target = str(preview.get("path") or args.get("path") or args.get("command") or "")
-    details: list[str] = []
-    if event.name == "write_file":
-        size = preview.get("size_after")
-        verb = "overwrite" if preview.get("exists") else "create"
-        details.append(f"{verb}{f', {size} bytes' if isinstance(size, int) else ''}")
-    elif event.name == "delete_file" and args.get("recursive"):
-        details.append("with everything inside")
-    elif event.name == "run_command" and args.get("cwd"):
-        details.append(f"in {args['cwd']}")
-    body = _shorten(target) + (f" ({'; '.join(details)})" if details else "")
-    return f"Approve {event.name}?", _plain(body or "(no target)")
+def describe_approval(event: ApprovalNeeded, lang: str = "en") -> tuple[str, str]:
+    """(title, body) for a waiting call, in ``lang`` (see ``notify_text``)."""
+    return notify_text.describe_approval(event.name, event.args or {}, event.preview or {}, lang)
 
 
 class Notifier:
@@ -95,8 +79,10 @@ class Notifier:
         app_name: str = APP_NAME,
         icon: Path | None = None,
         backend: Any = None,
+        language: str = "system",
     ) -> None:
-        """``backend``: a ``DesktopNotifier``-like object (tests); default: the real one."""
+        """``backend``: a ``DesktopNotifier``-like object (tests); default: the real one.
+        ``language``: the ``language`` setting (kept current from ``SettingsUpdated``)."""
         self._core = core
         self._popup = popup
         self._open_popup = open_popup
@@ -107,7 +93,12 @@ class Notifier:
         self._icon = icon
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._main, name="metona-notify", daemon=True)
-        self._approvals: dict[str, str] = {}  # call id -> notification id
+        self.lang = notify_text.language(language)
+        self._waiting: dict[str, ApprovalNeeded] = {}  # calls that wait for an answer
+        self._approvals: dict[str, str] = {}  # call id -> the notification shown for it
+        self._asking: set[str] = set()  # being sent right now
+        self._dismissed: set[str] = set()  # closed by the user; back after the popup had focus
+        self._watch: asyncio.TimerHandle | None = None
         self._turn_started: dict[str, float] = {}
         self._titles: dict[str, str] = {}
         self._tasks: set[asyncio.Future[None]] = set()
@@ -180,20 +171,34 @@ class Notifier:
         if loop is None or self._notifier is None:
             log.info("%s: %s", title, message)
             return
-        asyncio.run_coroutine_threadsafe(self._send(title, _plain(message)), loop)
+        title, message = notify_text.visible(title), notify_text.visible(message)
+        asyncio.run_coroutine_threadsafe(self._send(title, message), loop)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)  # the loop keeps only weak references to tasks
         task.add_done_callback(self._tasks.discard)
 
+    def popup_changed(self) -> None:
+        """The popup was shown, hidden, focused or left (any thread): announce what waits."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or self._notifier is None:
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._sync)
+
     def _handle(self, events: list[BaseModel]) -> None:
         for event in events:
             if isinstance(event, ApprovalNeeded):
-                if not self._popup.active:
-                    self._spawn(self._ask(event))
+                self._waiting[event.call_id] = event
             elif isinstance(event, ApprovalResolved):
+                self._waiting.pop(event.call_id, None)
+                self._dismissed.discard(event.call_id)
                 self._spawn(self._withdraw(event.call_id))
+            elif isinstance(event, SettingsUpdated):
+                setting = event.settings.get("language")
+                if isinstance(setting, str):
+                    self.lang = notify_text.language(setting)
             elif isinstance(event, SessionUpdated):
                 title = event.session.get("title")
                 if isinstance(title, str) and title:
@@ -206,6 +211,31 @@ class Notifier:
                 aborted = isinstance(event, TurnFinished) and event.stop_reason == "aborted"
                 if long and not aborted and not self._popup.visible:
                     self._spawn(self._turn_done(event))
+        self._sync()
+
+    def _sync(self) -> None:
+        """On the notify loop: ask for every waiting call the user cannot see right now."""
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+        if not self._waiting:
+            return
+        try:
+            looking = bool(self._popup.active)
+        except Exception:  # the popup process is gone: nobody is looking
+            looking = False
+        if looking:
+            self._dismissed.clear()
+        else:
+            for call_id, event in list(self._waiting.items()):
+                if call_id in self._approvals or call_id in self._asking:
+                    continue
+                if call_id in self._dismissed:
+                    continue
+                self._asking.add(call_id)
+                self._spawn(self._ask(event))
+        loop = asyncio.get_running_loop()
+        self._watch = loop.call_later(WATCH_INTERVAL, self._sync)
 
     # ---- sending ---------------------------------------------------------------------------
 
@@ -222,28 +252,51 @@ class Notifier:
     async def _ask(self, event: ApprovalNeeded) -> None:
         from desktop_notifier import Button, Urgency
 
-        title, body = describe_approval(event)
+        lang = self.lang
+        title, body = describe_approval(event, lang)
         call_id, session_id = event.call_id, event.session_id
+
+        def open_it() -> None:
+            self._open_popup(session_id, call_id)
+
+        def decide(approve: bool) -> Callable[[], None]:
+            return lambda: self._decide(call_id, approve)
+
         buttons: tuple[Any, ...] = ()
         if "buttons" in self.capabilities or sys.platform in ("darwin", "win32"):
             buttons = (
-                Button(
-                    "Approve", on_pressed=lambda: self._decide(call_id, True), identifier="approve"
-                ),
-                Button("Deny", on_pressed=lambda: self._decide(call_id, False), identifier="deny"),
-            )
+                Button(notify_text.text(lang, "approve"), on_pressed=decide(True),
+                       identifier="approve"),
+                Button(notify_text.text(lang, "deny"), on_pressed=decide(False),
+                       identifier="deny"),
+                Button(notify_text.text(lang, "open"), on_pressed=open_it, identifier="open"),
+            )  # fmt: skip
         else:
-            body += "\nClick to review it in Metona Tray."
-        identifier = await self._send(
-            title,
-            body,
-            buttons=buttons,
-            urgency=Urgency.Critical,
-            on_clicked=lambda: self._open_popup(session_id, call_id),
-            timeout=0,  # stays until answered (servers that honour it)
-        )
-        if identifier is not None:
-            self._approvals[call_id] = identifier
+            body += "\n" + notify_text.text(lang, "click_to_review")
+        try:
+            identifier = await self._send(
+                title,
+                body,
+                buttons=buttons,
+                urgency=Urgency.Critical,
+                on_clicked=open_it,
+                on_dismissed=lambda: self._on_dismissed(call_id),
+                timeout=0,  # stays until answered (servers that honour it)
+            )
+        finally:
+            self._asking.discard(call_id)
+        if identifier is None:
+            return
+        self._approvals[call_id] = identifier
+        if call_id not in self._waiting:  # answered while it was being sent
+            await self._withdraw(call_id)
+
+    def _on_dismissed(self, call_id: str) -> None:
+        """The user closed it (or pressed a button, on some servers): not again until the
+        popup had focus, so a dismissed notification does not pop straight back."""
+        self._approvals.pop(call_id, None)
+        if call_id in self._waiting:
+            self._dismissed.add(call_id)
 
     async def _withdraw(self, call_id: str) -> None:
         identifier = self._approvals.pop(call_id, None)
@@ -264,14 +317,10 @@ class Notifier:
         threading.Thread(target=run, name="metona-notify-decide", daemon=True).start()
 
     async def _turn_done(self, event: TurnFinished | TurnFailed) -> None:
-        chat = self._titles.get(event.session_id, "your chat")
-        if isinstance(event, TurnFailed):
-            title, body = "The answer failed", f"{chat}: {event.message}"
-        else:
-            title, body = "Answer ready", chat
-        session_id = event.session_id
-        await self._send(
-            title,
-            _plain(_shorten(body, 200)),
-            on_clicked=lambda: self._open_popup(session_id, None),
+        failed = isinstance(event, TurnFailed)
+        message = event.message if isinstance(event, TurnFailed) else ""
+        title, body = notify_text.turn_done(
+            failed, self._titles.get(event.session_id), message, self.lang
         )
+        session_id = event.session_id
+        await self._send(title, body, on_clicked=lambda: self._open_popup(session_id, None))

@@ -1,0 +1,204 @@
+"""What a notification says, in the UI language (en, zh-CN): the tool's friendly name, the real
+target (absolute path or command), and for changes a short summary ("+12 −3 lines",
+"new file, 1.2 KB").
+
+Targets are model-chosen text, so they are made safe to read before they are shown: invisible
+and direction-changing characters (bidi controls such as U+202E, zero-width characters, line
+separators, control characters) are written out visibly as ``⟨U+202E⟩`` so the user reads the
+real target, and ``< > &`` become look-alikes because servers may read bodies as markup.
+The tool names match the page's ``tool.*`` strings (web/locales; a test keeps them equal).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from tray_app.core.turns import resolve_language
+
+TARGET_MAX = 120
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "ask_title": "Allow “{tool}”?",
+        "approve": "Approve",
+        "deny": "Deny",
+        "open": "Open",
+        "click_to_review": "Click to review it in Metona Tray.",
+        "no_target": "(no target)",
+        "new_file": "new file, {size}",
+        "lines": "{added} {removed} lines",
+        "no_change": "no change",
+        "replaces": "{before} → {after}",
+        "in_folder": "in {cwd}",
+        "not_sandboxed": "not sandboxed",
+        "with_contents": "with everything inside ({count} items)",
+        "replaces_existing": "replaces what is there",
+        "answer_ready": "Answer ready",
+        "answer_failed": "The answer failed",
+        "your_chat": "your chat",
+    },
+    "zh-CN": {
+        "ask_title": "允许“{tool}”吗？",
+        "approve": "批准",
+        "deny": "拒绝",
+        "open": "打开",
+        "click_to_review": "点击在 Metona Tray 中查看。",
+        "no_target": "（无目标）",
+        "new_file": "新文件，{size}",
+        "lines": "{added} {removed} 行",
+        "no_change": "无改动",
+        "replaces": "{before} → {after}",
+        "in_folder": "在 {cwd} 中",
+        "not_sandboxed": "不在沙盒中",
+        "with_contents": "连同其中全部内容（{count} 项）",
+        "replaces_existing": "将替换目标处已有的内容",
+        "answer_ready": "回答已就绪",
+        "answer_failed": "回答失败",
+        "your_chat": "你的对话",
+    },
+}
+
+TOOL_NAMES: dict[str, dict[str, str]] = {
+    "en": {
+        "read_file": "Read file", "list_directory": "List folder", "search_files": "Search files",
+        "write_file": "Write file", "delete_file": "Delete", "create_directory": "Create folder",
+        "run_command": "Run command", "edit_file": "Edit file", "move_file": "Move",
+        "read_multiple_files": "Read files", "directory_tree": "Folder tree",
+        "get_file_info": "File info", "list_allowed_directories": "Allowed folders",
+    },
+    "zh-CN": {
+        "read_file": "读取文件", "list_directory": "列出目录", "search_files": "搜索文件",
+        "write_file": "写入文件", "delete_file": "删除", "create_directory": "创建文件夹",
+        "run_command": "执行命令", "edit_file": "编辑文件", "move_file": "移动",
+        "read_multiple_files": "读取多个文件", "directory_tree": "目录树",
+        "get_file_info": "文件信息", "list_allowed_directories": "允许的文件夹",
+    },
+}  # fmt: skip
+
+UNITS = ("B", "KB", "MB", "GB", "TB")
+
+
+def language(setting: str | None) -> str:
+    """The settings value (``system``, ``en``, ``zh-CN``) as one of the tables' languages."""
+    resolved = resolve_language(setting or "system")
+    return resolved if resolved in TEXT else "en"
+
+
+def text(lang: str, key: str, **fields: Any) -> str:
+    return TEXT.get(lang, TEXT["en"])[key].format(**fields)
+
+
+def tool_name(name: str, lang: str) -> str:
+    """``write_file`` -> "Write file" / "写入文件"; an unknown (e.g. MCP) tool keeps its name,
+    made readable."""
+    known = TOOL_NAMES.get(lang, TOOL_NAMES["en"]).get(name)
+    return known or name.replace("__", ": ").replace("_", " ").strip().capitalize() or name
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in UNITS:
+        if value < 1024 or unit == UNITS[-1]:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def visible(value: str) -> str:
+    """Invisible and direction-changing characters written out as ``⟨U+XXXX⟩``; markup made
+    inert. Ordinary text of any script (CJK, emoji, accents) is kept as it is."""
+    out: list[str] = []
+    for char in value:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Zl", "Zp", "Cs") or (
+            category == "Zs" and char not in " \u3000"  # the CJK full-width space is ordinary
+        ):
+            out.append(f"⟨U+{ord(char):04X}⟩")
+        else:
+            out.append(char)
+    return "".join(out).replace("&", "＆").replace("<", "‹").replace(">", "›")
+
+
+def shorten(value: str, limit: int = TARGET_MAX) -> str:
+    """Cut in the middle (the start says where, the end says what)."""
+    if len(value) <= limit:
+        return value
+    keep = (limit - 1) // 2
+    return value[:keep] + "…" + value[-keep:]
+
+
+def diff_counts(diff: str) -> tuple[int, int] | None:
+    """Added and removed lines of a unified diff; None when it is not one."""
+    added = removed = 0
+    hunks = False
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            hunks = True
+        elif line.startswith(("+++", "---")) and not hunks:
+            continue
+        elif line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return (added, removed) if hunks else None
+
+
+def change_summary(preview: dict[str, Any], lang: str) -> str | None:
+    """For a write or edit: "new file, 1.2 KB", "+12 −3 lines", or the sizes before and after
+    when the diff was cut or could not be made."""
+    kind = preview.get("kind")
+    after = preview.get("size_after")
+    if kind == "new_file" or (preview.get("exists") is False and isinstance(after, int)):
+        return text(lang, "new_file", size=human_size(after if isinstance(after, int) else 0))
+    if kind == "diff":
+        counts = None if preview.get("truncated") else diff_counts(str(preview.get("text", "")))
+        if counts == (0, 0) or str(preview.get("text", "")).startswith("(no change)"):
+            return text(lang, "no_change")
+        if counts is not None:
+            return text(lang, "lines", added=f"+{counts[0]}", removed=f"−{counts[1]}")
+        before = preview.get("size_before")
+        if isinstance(before, int) and isinstance(after, int):
+            return text(lang, "replaces", before=human_size(before), after=human_size(after))
+    return None
+
+
+def describe_approval(
+    name: str, args: dict[str, Any], preview: dict[str, Any], lang: str
+) -> tuple[str, str]:
+    """(title, body) for a waiting call. The target is the preview's absolute path (where the
+    tool really works), else the argument; commands are shown whole, line breaks marked."""
+    title = visible(text(lang, "ask_title", tool=tool_name(name, lang)))
+    details: list[str] = []
+    if name == "run_command":
+        command = str(preview.get("command") or args.get("command") or "")
+        target = shorten(visible(command.replace("\r\n", "\n").replace("\n", " ⏎ ")))
+        cwd = preview.get("cwd") or args.get("cwd")
+        if cwd:
+            details.append(text(lang, "in_folder", cwd=shorten(visible(str(cwd)), 80)))
+        if preview.get("sandboxed") is False:
+            details.append(text(lang, "not_sandboxed"))
+    else:
+        path = str(preview.get("path") or args.get("path") or args.get("source") or "")
+        target = shorten(visible(path))
+        destination = preview.get("destination") or args.get("destination")
+        if destination:
+            target += " → " + shorten(visible(str(destination)))
+        summary = change_summary(preview, lang)
+        if summary:
+            details.append(summary)
+        if preview.get("kind") == "tree" and isinstance(preview.get("count"), int):
+            details.append(text(lang, "with_contents", count=preview["count"] - 1))
+        if name == "move_file" and preview.get("overwrites"):
+            details.append(text(lang, "replaces_existing"))
+    body = target or text(lang, "no_target")
+    if details:
+        body += "\n" + ("; " if lang == "en" else "；").join(details)
+    return title, body
+
+
+def turn_done(failed: bool, chat: str | None, message: str, lang: str) -> tuple[str, str]:
+    chat_name = visible(chat) if chat else text(lang, "your_chat")
+    if failed:
+        return text(lang, "answer_failed"), shorten(f"{chat_name}: {visible(message)}", 200)
+    return text(lang, "answer_ready"), shorten(chat_name, 200)
