@@ -128,6 +128,14 @@ def describe(exc: BaseException, root: Path) -> str:
         return f"the undo journal in {root} is locked by another process"
     if errno_ in (1, 13):  # EPERM, EACCES
         return f"the undo journal's folder {root} cannot be written (permission denied)"
+    try:  # SQLite's "unable to open database file" does not say why; the file system does
+        fs = os.statvfs(root) if hasattr(os, "statvfs") else None
+    except OSError:
+        fs = None
+    if fs is not None and fs.f_flag & getattr(os, "ST_RDONLY", 1):
+        return f"the undo journal's folder {root} is read-only"
+    if fs is not None and fs.f_bavail == 0:
+        return f"the undo journal's folder {root} is full"
     if isinstance(exc, OSError):
         return f"the undo journal's folder {root} cannot be written ({exc.strerror or exc})"
     return f"the undo journal in {root} cannot be used ({text})"
