@@ -82,6 +82,11 @@ def test_a_hostile_answer_runs_loads_and_approves_nothing(app: App) -> None:
     content.locator("a", has_text="click me").click()
     url = page.url
     content.locator("a", has_text="harmless").click()
+    check = page.locator(".link-check")
+    expect(check.locator(".lc-origin")).to_have_text("https://example.com")
+    assert app.harness.opened_links == []  # not before the user has seen where it goes
+    check.locator("button.primary").click()
+    expect(check).to_have_count(0)
     expect(page.locator("#approval")).to_be_visible()
     assert page.url == url
     wait_until(lambda: app.harness.opened_links == ["https://example.com/page"])
@@ -136,3 +141,33 @@ def test_the_page_only_loads_its_own_files(app: App) -> None:
     assert "script-src 'self'" in csp and "default-src 'self'" in csp
     assert app.page.evaluate("typeof window.metona.dispatch") == "function"
     assert app.page.evaluate("Object.isFrozen(window.metona)") is True
+
+
+def test_a_link_shows_its_real_target_before_it_opens(app: App) -> None:
+    assert app.fake is not None
+    app.fake.script(
+        text_turn(
+            "See [the docs](https://docs.python.org@evil.example/\u202egpj.exe) "
+            "and [apple](https://\u0430pple.com/store)."
+        )
+    )
+    app.send("links?")
+    page = app.page
+    content = page.locator(".msg.assistant .content").first
+    expect(content.locator("a")).to_have_count(2)
+    content.locator("a", has_text="the docs").click()
+    check = page.locator(".link-check")
+    # The host really reached, not the one the text suggests; the override made visible.
+    expect(check.locator(".lc-origin")).to_have_text("https://evil.example")
+    expect(check.locator(".lc-url")).to_contain_text("⟨U+202E⟩gpj.exe")
+    expect(check.locator("button.primary")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(check).to_have_count(0)
+    expect(page.locator("#settings")).to_be_hidden()
+    # A look-alike international host shows in its punycode form.
+    content.locator("a", has_text="apple").click()
+    expect(check.locator(".lc-origin")).to_have_text("https://xn--pple-43d.com")
+    check.locator("button", has_text="Cancel").click()
+    expect(check).to_have_count(0)
+    assert app.harness.opened_links == []
+    assert app.harness.hide_calls == 0

@@ -3,6 +3,7 @@ import { call, onEvents, whenReady } from './bridge.js';
 import { $ } from './dom.js';
 import { fillIcons } from './icons.js';
 import { initTooltips } from './tooltip.js';
+import { checkLink } from './linkcheck.js';
 import { setLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
 import { setTheme } from './theme.js';
 import { store, currentSession } from './store.js';
@@ -82,7 +83,8 @@ function wire() {
   });
   $('#workspace-cancel').addEventListener('click', () => { $('#workspace-form').hidden = true; });
   const app = $('#app');
-  app.addEventListener('metona:open-link', (e) => openLink(e.detail.url));
+  // A link in a message: the user sees where it really goes, then it opens outside the popup.
+  app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink }));
   app.addEventListener('metona:retry', () => actions.retry());
   app.addEventListener('metona:edit-last', (e) => actions.editLast(e.detail.text));
   app.addEventListener('metona:undo', (e) => actions.undo(e.detail.callId));

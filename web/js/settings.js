@@ -49,6 +49,9 @@ const LAYOUT = [
     { name: 'theme', type: 'radio', options: ['system', 'light', 'dark'], inline: true },
     { name: 'hotkey', type: 'hotkey' },
     { name: 'start_at_login', type: 'switch' },
+    // Shown once the desktop app has these settings (an older Core leaves them out).
+    { name: 'hide_on_focus_loss', type: 'switch', optional: true },
+    { name: 'popup_unload_after_s', type: 'number', min: 0, max: 86400, step: 60, optional: true },
   ]],
 ];
 
@@ -90,7 +93,7 @@ export class SettingsPanel {
     this.controls.clear();
     this.models = models;
     this.body.replaceChildren(...LAYOUT.map(([title, fields]) => h('section', { class: 'set-section' },
-      h('h3', { i18n: title }), ...fields.map((f) => this.field(f, settings)))),
+      h('h3', { i18n: title }), ...fields.filter((f) => !f.optional || f.name in settings).map((f) => this.field(f, settings)))),
     h('section', { class: 'set-section' }, h('h3', { i18n: 'settings.changes' }),
       h('p', { class: 'help', i18n: 'settings.undo_help' }),
       h('button', { class: 'btn', type: 'button', icon: 'undo', onclick: () => this.handlers.onUndoLast() },
