@@ -114,3 +114,57 @@ def test_the_grab_thread_sleeps_until_a_key_arrives(xdisplay: str) -> None:
         assert switches() - before <= 1, "the hotkey thread woke up with nothing to do"
     finally:
         hotkey.stop()
+
+
+def test_holding_the_combination_toggles_once(xdisplay: str) -> None:
+    """Xvfb repeats a held key; the repeats (release + press with one time stamp) are not
+    new presses, or a held hotkey would flicker the popup."""
+    presses = Presses()
+    hotkey = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), presses)
+    hotkey.start()
+    try:
+        xdotool("keydown", "ctrl+alt+space", "sleep", "1.2", "keyup", "ctrl+alt+space")
+        xdotool("key", "ctrl+alt+space")  # a marker: the second real press
+        assert presses.wait_for(2) == 2
+        time.sleep(0.2)
+        assert presses.count == 2
+    finally:
+        hotkey.stop()
+
+
+def remap(mapping: dict[int, str]) -> None:
+    """Change the server's keyboard map (what xmodmap does), from another client."""
+    from Xlib import XK
+    from Xlib import display as xdisplay
+
+    disp = xdisplay.Display()
+    try:
+        for code, name in mapping.items():
+            keysym = XK.string_to_keysym(name) if name else 0
+            disp.change_keyboard_mapping(code, [(keysym,) * 4])
+        disp.sync()
+    finally:
+        disp.close()
+
+
+def test_a_new_keyboard_map_is_grabbed_again(xdisplay: str) -> None:
+    """After the layout moves the key to another key code, the combination still works."""
+    remap({200: "F13"})
+    presses = Presses()
+    hotkey = X11Hotkey(parse_hotkey("Ctrl+Alt+F13"), presses)
+    hotkey.start()
+    try:
+        assert {code for code, _ in hotkey.grabbed} == {200}
+        remap({200: "", 201: "F13"})
+
+        def grabbed() -> set[int]:
+            return {code for code, _ in hotkey.grabbed}
+
+        deadline = time.monotonic() + 5
+        while grabbed() != {201} and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert grabbed() == {201}
+        xdotool("key", "ctrl+alt+F13")
+        assert presses.wait_for(1) == 1
+    finally:
+        hotkey.stop()

@@ -222,6 +222,9 @@ class X11Hotkey:
                 return
             while disp.pending_events():
                 event = disp.next_event()
+                if event.type == X.MappingNotify:  # a new layout or modifier map: grab again
+                    keycodes, base, locks = self._regrab(disp, event, (keycodes, base, locks))
+                    continue
                 if event.type == X.KeyRelease:
                     released_at[event.detail] = event.time
                     continue
@@ -235,3 +238,22 @@ class X11Hotkey:
                     self._callback()
                 except Exception:  # a failing toggle must not end the grab
                     log.exception("hotkey callback failed")
+
+    def _regrab(
+        self, disp: Any, event: Any, current: tuple[set[int], int, int]
+    ) -> tuple[set[int], int, int]:
+        """The keyboard or modifier map changed: the same combination may now sit on other
+        key codes or ModN bits, so release the old grabs and grab anew."""
+        from Xlib import X
+
+        if event.request not in (X.MappingKeyboard, X.MappingModifier):
+            return current
+        disp.refresh_keyboard_mapping(event)
+        self._ungrab(disp)
+        try:
+            found = self._grab(disp)
+        except Exception as exc:  # taken meanwhile, or the key is gone from the layout
+            log.warning("hotkey %s lost after a keyboard change: %s", self.hotkey.label(), exc)
+            return set(), -1, 0  # matches nothing until the next change
+        log.info("hotkey %s grabbed again after a keyboard change", self.hotkey.label())
+        return found
