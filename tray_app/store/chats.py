@@ -61,9 +61,16 @@ def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
 _INSERT_SESSION = _insert_sql("sessions", _SESSION_COLUMNS)
 _INSERT_MESSAGE = _insert_sql("messages", _MESSAGE_COLUMNS)
 _INSERT_OWNED_MESSAGE = _insert_sql("messages", (*_MESSAGE_COLUMNS, "owner"))
-_UPSERT_CALL = (
-    f"{_insert_sql('tool_calls', _CALL_COLUMNS)} ON CONFLICT (session_id, call_id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _CALL_COLUMNS if c not in ("session_id", "call_id"))
+_INSERT_CALL = _insert_sql("tool_calls", _CALL_COLUMNS)
+# A call's arguments are written once, when it is first stored; a status change rewrites the
+# small columns only (a 256 KB argument is not serialised again at pending/running/success).
+_CALL_STATE_COLUMNS = tuple(
+    c for c in _CALL_COLUMNS if c not in ("session_id", "call_id", "arguments")
+)
+_UPDATE_CALL = (
+    "UPDATE tool_calls SET "  # noqa: S608 (constant column names)
+    + ", ".join(f"{c} = ?" for c in _CALL_STATE_COLUMNS)
+    + " WHERE session_id = ? AND call_id = ?"
 )
 _JSON_MESSAGE_FIELDS = {"images", "stats"}
 _JSON_CALL_FIELDS = {"arguments", "preview", "result"}
@@ -218,7 +225,8 @@ class SQLiteChats:
     # ---- tool calls -------------------------------------------------------------------------
 
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
-        """Insert or replace by (session, call_id); a replaced call keeps its place."""
+        """Insert or replace by (session, call_id); a replaced call keeps its place and the
+        arguments it was first stored with."""
         with self.db.transaction() as conn:
             self._upsert_call(conn, record)
 
@@ -322,9 +330,13 @@ class SQLiteChats:
 
     @staticmethod
     def _upsert_call(conn: sqlite3.Connection, record: ToolCallRecord) -> None:
-        values = [_call_value(name, getattr(record, name)) for name in _CALL_COLUMNS]
+        state = [_call_value(name, getattr(record, name)) for name in _CALL_STATE_COLUMNS]
         try:
-            conn.execute(_UPSERT_CALL, values)
+            updated = conn.execute(_UPDATE_CALL, (*state, record.session_id, record.call_id))
+            if updated.rowcount:
+                return
+            values = [_call_value(name, getattr(record, name)) for name in _CALL_COLUMNS]
+            conn.execute(_INSERT_CALL, values)
         except sqlite3.IntegrityError as exc:
             raise StoreError(
                 f"Cannot save tool call {record.call_id} in session {record.session_id}: {exc}."

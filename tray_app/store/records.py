@@ -101,7 +101,8 @@ class ChatRepository(Protocol):
 
     def messages(self, session_id: str) -> list[MessageRecord]: ...
 
-    def upsert_tool_call(self, record: ToolCallRecord) -> None: ...
+    def upsert_tool_call(self, record: ToolCallRecord) -> None:
+        """Insert, or update by call id; the arguments are stored once and never rewritten."""
 
     def tool_calls(self, session_id: str) -> list[ToolCallRecord]: ...
 
@@ -171,7 +172,11 @@ class MemoryChats:
         return list(self._messages.get(session_id, []))
 
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
-        self._calls.setdefault(record.session_id, {})[record.call_id] = record
+        calls = self._calls.setdefault(record.session_id, {})
+        first = calls.get(record.call_id)
+        if first is not None and first.arguments is not record.arguments:
+            record = record.model_copy(update={"arguments": first.arguments})
+        calls[record.call_id] = record
 
     def tool_calls(self, session_id: str) -> list[ToolCallRecord]:
         return list(self._calls.get(session_id, {}).values())
