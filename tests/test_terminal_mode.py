@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.fakes.turns import midstream_error_turn, text_turn, tool_turn
+from tests.fakes.turns import midstream_error_turn, slow_turn, text_turn, tool_turn
 from tray_app.core.events import parse_event
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -390,3 +390,42 @@ def test_a_stored_chat_exports_as_markdown_and_json(
     document = json.loads(target.read_text())
     assert "The plan is written." in json.dumps(document)
     assert run("export", "s_missing").returncode == 2
+
+
+def _save_settings(metona_home: Path, **fields: Any) -> None:
+    from tray_app.paths import AppPaths
+    from tray_app.store.settings import Settings, save_settings
+
+    paths = AppPaths.under(metona_home)
+    paths.ensure()
+    save_settings(Settings(**fields), paths.settings_file)
+
+
+def test_an_endless_answer_ends_at_the_length_limit_with_a_notice_and_exit_0(
+    run: Run, fake_ollama: FakeOllama, workspace: Path, metona_home: Path
+) -> None:
+    _save_settings(metona_home, max_answer_chars=1_000, language="zh-CN")
+    endless = "长文🙂\u202eabc" * 200_000
+    fake_ollama.script(text_turn(endless, chunk_chars=9))
+    result = run(
+        "chat", "--model", "qwen3:8b", "--endpoint", fake_ollama.url,
+        "--workspace", str(workspace), "说个不停",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip("\n") == endless[:1_000]
+    assert "回答已达到 1,000 个字符" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_silent_model_shows_waiting_in_the_terminal(
+    run: Run, fake_ollama: FakeOllama, workspace: Path, metona_home: Path
+) -> None:
+    _save_settings(metona_home, waiting_notice_s=0.3)
+    fake_ollama.script(slow_turn("Slow but there.", delay=2.0, chunk_chars=8))
+    result = run(
+        "chat", "--model", "qwen3:8b", "--endpoint", fake_ollama.url,
+        "--workspace", str(workspace), "hello?",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip("\n") == "Slow but there."
+    assert "… Waiting for the model…" in result.stderr

@@ -160,6 +160,9 @@ class TextRenderer:
                 self.err.write(f"[tool] {mark} {name} {event.status}{timing} {summary}\n")
         elif isinstance(event, ApprovalResolved):
             self.err.write(f"[approval] {event.decision} ({event.by})\n")
+        elif isinstance(event, Notice) and event.code == "waiting_for_model":
+            self._end_thinking()  # a passing state, not a warning: one dim line
+            self.err.write(self._dim(f"\n… {event.message}\n"))
         elif isinstance(event, Notice):
             self.err.write(f"\n[{event.level}] {notice_text(event, self.language)}\n")
         elif isinstance(event, TurnFailed):

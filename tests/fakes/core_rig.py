@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from tests.fakes._server import FakeServer
 from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.openai_server import FakeOpenAI
 from tray_app.core.service import Core
 from tray_app.paths import AppPaths
+from tray_app.store.chats import open_chat_store
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolRegistry
 
@@ -110,7 +113,7 @@ def make_registry(notes: list[str], started: threading.Event) -> ToolRegistry:
 
 
 class Rig:
-    def __init__(self, core: Core, log: EventLog, fake: FakeOllama, workspace: Path) -> None:
+    def __init__(self, core: Core, log: EventLog, fake: Any, workspace: Path) -> None:
         self.core = core
         self.log = log
         self.fake = fake
@@ -138,10 +141,19 @@ class Rig:
 
 @pytest.fixture
 def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]]:
-    made: list[tuple[Core, EventLog, FakeOllama]] = []
+    made: list[tuple[Core, EventLog, FakeServer]] = []
 
-    def build(*, default_registry: bool = False, **settings_fields: Any) -> Rig:
-        fake = FakeOllama().start()
+    def build(
+        *,
+        default_registry: bool = False,
+        openai: bool = False,
+        sqlite: bool = False,
+        chats: Any = None,
+        **settings_fields: Any,
+    ) -> Rig:
+        """``openai``: a FakeOpenAI instead of a FakeOllama; ``sqlite``: the real chat store;
+        ``chats``: a given ChatRepository."""
+        fake: FakeServer = (FakeOpenAI() if openai else FakeOllama()).start()
         workspace = tmp_path / "work"
         workspace.mkdir(exist_ok=True)
         fields: dict[str, Any] = {
@@ -150,13 +162,21 @@ def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]
             "allowed_dirs": [str(workspace)],
             "think": True,
         }
+        if openai:
+            fields.update(provider="openai", default_model="gpt-4o-mini")
         fields.update(settings_fields)
         settings = Settings(**fields)
         notes: list[str] = []
         started = threading.Event()
         registry = None if default_registry else make_registry(notes, started)
+        if sqlite:
+            chats = open_chat_store(app_paths)[0]
         core = Core(
-            settings=settings, paths=app_paths, persist_settings=False, tool_registry=registry
+            settings=settings,
+            paths=app_paths,
+            chats=chats,
+            persist_settings=False,
+            tool_registry=registry,
         ).start()
         log = EventLog(core)
         made.append((core, log, fake))

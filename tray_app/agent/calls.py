@@ -2,7 +2,9 @@
 
 Each call is recorded before anything happens to it and updated at every step (pending,
 running, success/error/cancelled), so a card never loses its state and a crash never loses a
-call's record. Failures of every kind become ``{"success": false, "error": ...}`` for the model.
+call's record. Failures of every kind become ``{"success": false, "error": ...}`` for the model,
+including a bug in the handling itself: that call is answered, the log gets the traceback, and
+the loop goes on.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -19,9 +22,12 @@ from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
 from tray_app.core.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
+from tray_app.errors import StoreError
 from tray_app.providers.base import ToolCall
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
 from tray_app.tools.base import Risk, Toolbox, failure
+
+log = logging.getLogger(__name__)
 
 TOOL_STOP_GRACE = 5.0  # seconds a cancelled tool gets to clean up (kill its process tree)
 
@@ -47,6 +53,8 @@ class CallHandler:
         self.publish = publish
         self.confirmation_mode = confirmation_mode
         self.on_tool_record = on_tool_record
+        self._announced: set[str] = set()
+        self._answered: set[str] = set()
 
     def _new_record(self, call: ToolCall, message_id: str) -> ToolCallRecord:
         return ToolCallRecord(
@@ -76,6 +84,7 @@ class CallHandler:
 
     def _answer(self, record: ToolCallRecord, result: dict[str, Any]) -> None:
         """The tool message the model receives, in the order of the calls."""
+        self._answered.add(record.call_id)
         self.chats.add_message(
             MessageRecord(
                 session_id=self.session_id,
@@ -90,6 +99,7 @@ class CallHandler:
             self.on_tool_record(record)
 
     def _announce(self, record: ToolCallRecord, status: ToolStatus) -> None:
+        self._announced.add(record.call_id)
         record.status = status
         self.chats.upsert_tool_call(record)
         self.publish(
@@ -116,6 +126,24 @@ class CallHandler:
     async def handle(self, call: ToolCall, message_id: str) -> None:
         """Validate, check, ask if needed, run; the model always gets one answer."""
         record = self._new_record(call, message_id)
+        try:
+            await self._handle(call, record)
+        except (asyncio.CancelledError, StoreError):
+            raise
+        except Exception as exc:  # a bug: answer this call, keep the turn going
+            log.exception("handling tool call %s (%s) failed", record.call_id, call.name)
+            if record.call_id in self._answered:
+                return
+            if record.call_id not in self._announced:
+                self._announce(record, "pending")
+            result = failure(
+                f"{call.name} failed inside the app ({type(exc).__name__}); "
+                "the details are in the app's log file"
+            )
+            self._update(record, "error", result=result)
+            self._answer(record, result)
+
+    async def _handle(self, call: ToolCall, record: ToolCallRecord) -> None:
         toolbox = self.toolbox
         problem = self._problem(call)
         if problem is not None or toolbox is None:

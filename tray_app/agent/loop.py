@@ -5,16 +5,23 @@ publishes events, and awaits a decision from the ``ApprovalBroker`` for every ca
 one. Cancelling the task that runs ``AgentTurn.run`` is the abort: the HTTP stream closes at
 once, pending approvals are cancelled, a running command is told to stop, and what streamed so
 far is kept and marked stopped.
+
+Bounds (issue 9): an answer longer than ``max_answer_chars`` is stopped with a notice and kept;
+calls beyond ``max_tool_calls_per_round`` are answered "not run"; tool arguments are refused
+past their size and depth limits (``providers.tool_calls``); a stream silent for
+``waiting_notice_s`` gets a "waiting for the model…" notice. Whatever else goes wrong inside a
+turn ends it with the message finished, the error stored and the traceback in the log file.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,6 +29,7 @@ from pydantic import BaseModel
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
 from tray_app.agent.context import fit_history
+from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.core.events import (
     ContentDelta,
@@ -50,8 +58,11 @@ from tray_app.providers.base import (
     StreamDone,
     ToolCall,
 )
+from tray_app.providers.tool_calls import bound_call
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
 from tray_app.tools.base import Toolbox
+
+log = logging.getLogger(__name__)
 
 SAVE_INTERVAL = 1.0  # seconds between saves of a streaming answer ("nothing lost")
 
@@ -69,6 +80,9 @@ class TurnConfig:
     language: str = "en"
     system_prompt: str = ""
     tool_result_limit: int = 16_000
+    max_answer_chars: int = 1_000_000  # thinking + content of one message
+    max_tool_calls_per_round: int = 16
+    waiting_notice_s: float = 20.0  # seconds without a chunk before "waiting for the model…"
 
 
 def error_code(exc: ProviderError) -> str:
@@ -81,6 +95,57 @@ def error_code(exc: ProviderError) -> str:
     if isinstance(exc, StreamError):
         return "stream_error"
     return "provider_error"
+
+
+def internal_error_text(exc: BaseException) -> str:
+    """One sentence for the user about a bug; the traceback goes to the log file only."""
+    if isinstance(exc, RecursionError):
+        what = "the data was nested too deeply to handle"
+    else:
+        detail = " ".join(str(exc).split())
+        detail = detail if len(detail) <= 200 else detail[:200] + "…"
+        what = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    return f"Internal error ({what}). The details are in the log file."
+
+
+def _seconds(value: float) -> float:
+    return float(round(value)) if value >= 2 else round(value, 1)
+
+
+class _Text:
+    """Text that grows by small pieces in linear time.
+
+    ``message.content += piece`` copies the whole answer each time (a pydantic attribute gets
+    no in-place concatenation): a million characters in 4-character deltas took ~50 s of CPU.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self.length = 0
+
+    def add(self, piece: str) -> None:
+        self._parts.append(piece)
+        self.length += len(piece)
+
+    def value(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+
+@dataclass
+class _Silence:
+    """When the stream last sent something, and which silence was already announced."""
+
+    last: float
+    noticed: float = -1.0
+
+
+@dataclass
+class _Streamed:
+    message_id: str
+    calls: list[ToolCall] = field(default_factory=list)
+    cut: bool = False  # stopped at max_answer_chars
 
 
 class AgentTurn:
@@ -120,6 +185,8 @@ class AgentTurn:
         self.rounds = 0
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}
         self._message: MessageRecord | None = None
+        self._content = _Text()  # of the message streaming now
+        self._thinking = _Text()
 
     # ---- the turn ---------------------------------------------------------------------------
 
@@ -155,18 +222,54 @@ class AgentTurn:
                 )
             )
             return "failed"
+        except Exception as exc:  # a bug: the turn still ends properly, the log has the rest
+            log.exception("turn %s crashed", self.turn_id)
+            self._crashed(exc, announced=announced)
+            return "failed"
         self._finish(reason, started)
         return reason
 
-    def _notice(self, code: str, message: str) -> None:
-        """Something the user should see that is not an error (tools dropped, round limit...)."""
+    def _crashed(self, exc: Exception, *, announced: bool) -> None:
+        """Finish the message with the error stored, and fail the turn with code "internal"."""
+        text = internal_error_text(exc)
+        if not announced:
+            self._announce_start(tools_enabled=False)
+        try:
+            if self._message is not None:
+                self._finish_message(stopped=True, error=text)
+            else:  # between rounds: the error still goes into the history
+                self.chats.add_message(
+                    MessageRecord(
+                        session_id=self.session_id,
+                        turn_id=self.turn_id,
+                        role="assistant",
+                        model=self.config.model,
+                        stopped=True,
+                        error=text,
+                    )
+                )
+        except Exception:  # the store may be what broke; the event below still tells the user
+            log.exception("could not store the error of turn %s", self.turn_id)
+        self.publish(
+            TurnFailed(
+                session_id=self.session_id, turn_id=self.turn_id, code="internal", message=text
+            )
+        )
+
+    def _notice(
+        self, code: str, message: str, *, level: str = "warning", **args: int | float
+    ) -> None:
+        """Something the user should see that is not an error (tools dropped, round limit...).
+
+        ``args`` are the values the page puts into its own translation of ``code``."""
         self.publish(
             Notice(
                 session_id=self.session_id,
                 turn_id=self.turn_id,
-                level="warning",
+                level="info" if level == "info" else "warning",
                 code=code,
                 message=message,
+                args=args,
             )
         )
 
@@ -234,15 +337,12 @@ class AgentTurn:
                 num_ctx=self.config.num_ctx,
                 keep_alive=self.config.keep_alive,
             )
-            message_id, calls = await self._stream(request, round_no)
-            if not calls:
+            streamed = await self._stream(request, round_no)
+            if streamed.cut:
+                return "answer_limit"
+            if not streamed.calls:
                 return "done"
-            last_round = round_no == self.config.max_rounds
-            for call in calls:
-                if last_round:
-                    await self.calls.skip(call, message_id, "not run: the round limit was reached")
-                else:
-                    await self.calls.handle(call, message_id)
+            await self._run_calls(streamed, last_round=round_no == self.config.max_rounds)
         self._notice(
             "max_rounds",
             (
@@ -251,6 +351,26 @@ class AgentTurn:
             ),
         )
         return "max_rounds"
+
+    async def _run_calls(self, streamed: _Streamed, *, last_round: bool) -> None:
+        """Each call in order; past the per-round limit each still gets a "not run" answer."""
+        calls, limit = streamed.calls, self.config.max_tool_calls_per_round
+        if len(calls) > limit and not last_round:
+            self._notice(
+                "too_many_calls",
+                notice_text("too_many_calls", self.config.language, count=len(calls), limit=limit),
+                count=len(calls),
+                limit=limit,
+            )
+        for index, call in enumerate(calls):
+            if last_round:
+                reason = "not run: the round limit was reached"
+                await self.calls.skip(call, streamed.message_id, reason)
+            elif index >= limit:
+                reason = f"not run: too many calls in one round (the limit is {limit})"
+                await self.calls.skip(call, streamed.message_id, reason)
+            else:
+                await self.calls.handle(call, streamed.message_id)
 
     # ---- history ----------------------------------------------------------------------------
 
@@ -286,7 +406,7 @@ class AgentTurn:
 
     # ---- streaming --------------------------------------------------------------------------
 
-    async def _stream(self, request: ChatRequest, round_no: int) -> tuple[str, list[ToolCall]]:
+    async def _stream(self, request: ChatRequest, round_no: int) -> _Streamed:
         message = MessageRecord(
             session_id=self.session_id,
             turn_id=self.turn_id,
@@ -296,6 +416,7 @@ class AgentTurn:
         )
         self.chats.add_message(message)
         self._message = message
+        self._content, self._thinking = _Text(), _Text()
         self.publish(
             MessageStarted(
                 session_id=self.session_id,
@@ -305,17 +426,32 @@ class AgentTurn:
                 model=self.config.model,
             )
         )
-        saver = asyncio.get_running_loop().create_task(self._save_periodically(message))
+        loop = asyncio.get_running_loop()
+        saver = loop.create_task(self._save_periodically(message))
+        silence = _Silence(last=time.monotonic())
+        watcher = loop.create_task(self._watch_silence(silence))
         try:
-            done = await self._consume(request, message)
+            done, cut = await self._consume(request, message, silence)
         finally:
             saver.cancel()
+            watcher.cancel()
+        if cut:
+            self._finish_message(stopped=True, stats={"cut_at": self.config.max_answer_chars})
+            self._notice(
+                "answer_limit",
+                notice_text(
+                    "answer_limit", self.config.language, limit=self.config.max_answer_chars
+                ),
+                limit=self.config.max_answer_chars,
+            )
+            return _Streamed(message.id, cut=True)
         if done is None:
             raise StreamError("the answer ended before the server said it was done")
         stats = done.stats.model_dump(exclude_none=True)
         for key in ("prompt_tokens", "completion_tokens"):
             self.totals[key] += stats.get(key, 0)
-        message.tool_calls = done.tool_calls
+        message.content, message.thinking = self._content.value(), self._thinking.value()
+        message.tool_calls = [bound_call(call) for call in done.tool_calls]
         message.stats = stats
         self.chats.update_message(
             message.id,
@@ -328,64 +464,106 @@ class AgentTurn:
             MessageFinished(session_id=self.session_id, message_id=message.id, stats=stats)
         )
         self._message = None
-        return message.id, done.tool_calls
+        return _Streamed(message.id, message.tool_calls)
 
-    async def _consume(self, request: ChatRequest, message: MessageRecord) -> StreamDone | None:
+    async def _consume(
+        self, request: ChatRequest, message: MessageRecord, silence: _Silence
+    ) -> tuple[StreamDone | None, bool]:
+        """Read the stream; (the done item, whether the answer was cut at its length limit)."""
         done: StreamDone | None = None
-        async for item in self.provider.chat(request):
-            if isinstance(item, StreamDone):
-                done = item
-            elif isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
-                self.publish(
-                    Notice(
-                        session_id=self.session_id,
-                        turn_id=self.turn_id,
-                        level="warning",
-                        code="server_busy_retry",
-                        message=item.message,
-                        args={
-                            "status": item.status,
-                            "seconds": math.ceil(item.retry_in_s),
-                            "attempt": item.attempt,
-                            "attempts": item.attempts,
-                        },
+        room = self.config.max_answer_chars
+        stream = self.provider.chat(request)
+        try:
+            async for item in stream:
+                silence.last = time.monotonic()
+                if isinstance(item, StreamDone):
+                    done = item
+                    continue
+                if isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
+                    self.publish(
+                        Notice(
+                            session_id=self.session_id,
+                            turn_id=self.turn_id,
+                            level="warning",
+                            code="server_busy_retry",
+                            message=item.message,
+                            args={
+                                "status": item.status,
+                                "seconds": math.ceil(item.retry_in_s),
+                                "attempt": item.attempt,
+                                "attempts": item.attempts,
+                            },
+                        )
                     )
+                    continue
+                text = item.text if len(item.text) <= room else item.text[:room]
+                room -= len(text)
+                if text and item.kind == "thinking":
+                    self._thinking.add(text)
+                    self.publish(
+                        ThinkingDelta(session_id=self.session_id, message_id=message.id, text=text)
+                    )
+                elif text:
+                    self._content.add(text)
+                    self.publish(
+                        ContentDelta(session_id=self.session_id, message_id=message.id, text=text)
+                    )
+                if len(text) < len(item.text):
+                    return done, True
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:  # a cut answer closes its HTTP response now, not at GC
+                await close()
+        return done, False
+
+    async def _watch_silence(self, silence: _Silence) -> None:
+        """Say "waiting for the model…" once per silence longer than ``waiting_notice_s``."""
+        after = self.config.waiting_notice_s
+        while True:
+            quiet = time.monotonic() - silence.last
+            if quiet < after:
+                await asyncio.sleep(after - quiet)
+                continue
+            if silence.noticed != silence.last:
+                silence.noticed = silence.last
+                seconds = _seconds(quiet)
+                self._notice(
+                    "waiting_for_model",
+                    notice_text("waiting_for_model", self.config.language, seconds=seconds),
+                    level="info",
+                    seconds=seconds,
                 )
-            elif item.kind == "thinking":
-                message.thinking += item.text
-                self.publish(
-                    ThinkingDelta(session_id=self.session_id, message_id=message.id, text=item.text)
-                )
-            else:
-                message.content += item.text
-                self.publish(
-                    ContentDelta(session_id=self.session_id, message_id=message.id, text=item.text)
-                )
-        return done
+            await asyncio.sleep(min(after, 1.0))
 
     async def _save_periodically(self, message: MessageRecord) -> None:
         """Save the growing answer every second, also while the model is quiet."""
-        saved = ("", "")
+        content, thinking = self._content, self._thinking
+        saved = (0, 0)
         while True:
             await asyncio.sleep(SAVE_INTERVAL)
-            current = (message.content, message.thinking)
+            current = (content.length, thinking.length)  # the texts only grow
             if current != saved:
-                self.chats.update_message(message.id, content=current[0], thinking=current[1])
+                self.chats.update_message(
+                    message.id, content=content.value(), thinking=thinking.value()
+                )
                 saved = current
 
-    def _finish_message(self, *, stopped: bool, error: str | None = None) -> None:
+    def _finish_message(
+        self, *, stopped: bool, error: str | None = None, stats: dict[str, Any] | None = None
+    ) -> None:
         """Keep what streamed of an interrupted answer, marked stopped."""
         message = self._message
         if message is None:
             return
         self._message = None
+        message.content, message.thinking = self._content.value(), self._thinking.value()
         self.chats.update_message(
             message.id,
             content=message.content,
             thinking=message.thinking,
             stopped=stopped,
             error=error,
-            stats={},
+            stats=stats or {},
         )
         self.publish(
             MessageFinished(session_id=self.session_id, message_id=message.id, stopped=stopped)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 ToolStatus = Literal["pending", "running", "success", "error", "cancelled"]
 Decision = Literal["approved", "denied", "timeout", "cancelled"]
 DecidedBy = Literal["popup", "notification", "tray", "terminal", "rule", "timeout", "abort"]
-StopReason = Literal["done", "max_rounds", "aborted"]
+StopReason = Literal["done", "max_rounds", "aborted", "answer_limit"]
 
 
 class _Event(BaseModel):

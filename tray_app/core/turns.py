@@ -92,4 +92,7 @@ class TurnFactory:
             language=resolve_language(settings.language),
             system_prompt=settings.system_prompt,
             tool_result_limit=settings.tool_result_limit,
+            max_answer_chars=settings.max_answer_chars,
+            max_tool_calls_per_round=settings.max_tool_calls_per_round,
+            waiting_notice_s=settings.waiting_notice_s,
         )

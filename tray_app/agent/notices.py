@@ -1,0 +1,37 @@
+"""The loop's own notices in both UI languages (the page has the same texts in web/locales).
+
+The terminal prints a notice's ``message`` as it is, so the loop writes it in the turn's
+language; the page shows its own translation by ``code`` and falls back to ``message``.
+"""
+
+from __future__ import annotations
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "answer_limit": {
+        "en": (
+            "The answer reached {limit:,} characters, the limit in settings, so it was stopped. "
+            "What arrived is kept."
+        ),
+        "zh-CN": "回答已达到 {limit:,} 个字符（设置中的上限），已停止。已收到的内容会保留。",
+    },
+    "too_many_calls": {
+        "en": (
+            "The model asked for {count} tool calls in one round; only the first {limit} ran "
+            "(the limit in settings). The rest were answered “not run”."
+        ),
+        "zh-CN": (
+            "模型在一轮中请求了 {count} 次工具调用，只运行了前 {limit} 次（设置中的上限），"
+            "其余的都答复为“未运行”。"
+        ),
+    },
+    "waiting_for_model": {
+        "en": "Waiting for the model… nothing has arrived for {seconds:g} s. You can stop it.",
+        "zh-CN": "正在等待模型… 已有 {seconds:g} 秒没有收到内容。可以随时停止。",
+    },
+}
+
+
+def notice_text(code: str, language: str, **values: object) -> str:
+    """The sentence for ``code`` in ``language`` (English when there is no translation)."""
+    texts = _TEXTS[code]
+    return texts.get(language, texts["en"]).format(**values)
