@@ -15,6 +15,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.hotkey_typing import bench_hotkey_typing
 from bench.provider_memory import bench_provider_memory
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
@@ -132,6 +133,7 @@ def main() -> int:
     _, peak = tracemalloc.get_traced_memory()
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
     print(f"threads at exit                             {threading.active_count():10d}")
+    bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     return 0
 
 
