@@ -1,10 +1,8 @@
-"""The ui pump: one run_js per batch, nothing lost before the page loads, same batch to the
-tray and the notifier."""
+"""The ui pump: blocks on the bus (no timer), one batch to the listeners and the page sink, in
+order, with desktop-side ui actions in the same batches."""
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 import time
 from typing import Any
@@ -16,103 +14,77 @@ from tray_app.core.events import ContentDelta, StateChanged
 from tray_app.desktop.window import UiPump
 
 
-class FakePopup:
+class Sink:
     def __init__(self) -> None:
-        self.loaded = False
-        self.scripts: list[str] = []
+        self.batches: list[list[dict[str, Any]]] = []
         self.called = threading.Event()
 
-    def page_loaded(self) -> bool:
-        return self.loaded
-
-    def run_js(self, script: str) -> None:
-        self.scripts.append(script)
+    def __call__(self, items: list[dict[str, Any]]) -> None:
+        self.batches.append(items)
         self.called.set()
-
-
-def batches(popup: FakePopup) -> list[list[dict[str, Any]]]:
-    out = []
-    for script in popup.scripts:
-        match = re.fullmatch(r"window\.metona && window\.metona\.dispatch\((.*)\)", script, re.S)
-        assert match, script
-        out.append(json.loads(match.group(1)))
-    return out
 
 
 def delta(text: str) -> ContentDelta:
     return ContentDelta(session_id="s", message_id="m", text=text)
 
 
-def test_one_run_js_per_batch_in_order() -> None:
-    bus, popup = EventBus(), FakePopup()
+def test_one_batch_in_order_with_ui_actions() -> None:
+    bus, sink = EventBus(), Sink()
     seen: list[list[BaseModel]] = []
-    pump = UiPump(bus.subscribe(), popup, [seen.append])  # type: ignore[arg-type]
-    popup.loaded = True
+    pump = UiPump(bus.subscribe(), sink, [seen.append])
     for word in ("a", "b", "c"):
         bus.publish(delta(word))
     pump.post("open_settings")
     pump.pump_once()
-    assert [[e.get("text") or e.get("action") for e in b] for b in batches(popup)] == [
+    assert [[e.get("text") or e.get("action") for e in b] for b in sink.batches] == [
         ["a", "b", "c", "open_settings"]
     ]
-    assert batches(popup)[0][-1] == {"type": "ui_action", "action": "open_settings"}
-    assert [len(b) for b in seen] == [3]
+    assert sink.batches[0][-1] == {"type": "ui_action", "action": "open_settings"}
+    assert [len(b) for b in seen] == [3]  # the listeners get the events, not the wake-ups
     pump.pump_once()  # nothing new: no call
-    assert len(popup.scripts) == 1
+    assert len(sink.batches) == 1
 
 
-def test_events_wait_for_the_page_then_arrive_together() -> None:
-    bus, popup = EventBus(), FakePopup()
+def test_hard_text_is_cleaned_on_its_way() -> None:
+    bus, sink = EventBus(), Sink()
+    pump = UiPump(bus.subscribe(), sink)
+    bus.publish(delta("a\u2028b \ud83d c\x00d 中文 👩🏽‍💻"))
+    pump.pump_once()
+    assert sink.batches[0][0]["text"] == "a\u2028b \ufffd c\ufffdd 中文 👩🏽‍💻"
+
+
+def test_the_thread_blocks_then_batches_a_burst_and_stops() -> None:
+    bus, sink = EventBus(), Sink()
     seen: list[list[BaseModel]] = []
-    pump = UiPump(bus.subscribe(), popup, [seen.append])  # type: ignore[arg-type]
-    bus.publish(StateChanged(state="working"))
-    pump.pump_once()
-    bus.publish(delta("x"))
-    pump.pump_once()
-    assert popup.scripts == []
-    assert len(seen) == 2  # the tray and notifier do not wait for the page
-    popup.loaded = True
-    pump.pump_once()
-    assert [e["type"] for e in batches(popup)[0]] == ["state_changed", "content_delta"]
-
-
-def test_line_separators_cannot_break_the_script() -> None:
-    bus, popup = EventBus(), FakePopup()
-    pump = UiPump(bus.subscribe(), popup)  # type: ignore[arg-type]
-    popup.loaded = True
-    bus.publish(delta("a\u2028b\u2029c</script>"))
-    pump.pump_once()
-    assert "\u2028" not in popup.scripts[0] and "\u2029" not in popup.scripts[0]
-    assert batches(popup)[0][0]["text"] == "a\u2028b\u2029c</script>"
-
-
-def test_the_thread_batches_a_burst_and_stops() -> None:
-    bus, popup = EventBus(), FakePopup()
-    popup.loaded = True
-    pump = UiPump(bus.subscribe(), popup, interval=0.05)  # type: ignore[arg-type]
+    pump = UiPump(bus.subscribe(), sink, [seen.append], gather=0.05)
+    pump.start()
     for i in range(300):
         bus.publish(delta(str(i)))
-    pump.start()
-    assert popup.called.wait(5)
+    assert sink.called.wait(5)
     deadline = time.monotonic() + 5
-    while sum(len(b) for b in batches(popup)) < 300 and time.monotonic() < deadline:
+    while sum(len(b) for b in sink.batches) < 300 and time.monotonic() < deadline:
         time.sleep(0.01)
+    assert sum(len(b) for b in sink.batches) == 300
+    assert len(sink.batches) <= 3  # a burst is one or a few batches, never one per token
+    bus.publish(StateChanged(state="working"))
+    pump.post("open_settings")
+    deadline = time.monotonic() + 5
+    while sum(len(b) for b in sink.batches) < 302 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [e["type"] for b in sink.batches for e in b][-2:] == ["state_changed", "ui_action"]
     pump.stop()
-    assert sum(len(b) for b in batches(popup)) == 300
-    assert len(popup.scripts) <= 3  # a burst is one or a few calls, never one per token
     bus.publish(delta("late"))
-    time.sleep(0.15)
-    assert all(e["text"] != "late" for b in batches(popup) for e in b)
+    time.sleep(0.1)
+    assert all(e.get("text") != "late" for b in sink.batches for e in b)
 
 
 def test_a_failing_listener_does_not_stop_the_page() -> None:
-    bus, popup = EventBus(), FakePopup()
-    popup.loaded = True
+    bus, sink = EventBus(), Sink()
 
     def broken(_events: list[BaseModel]) -> None:
         raise RuntimeError("listener bug")
 
-    pump = UiPump(bus.subscribe(), popup, [broken])  # type: ignore[arg-type]
+    pump = UiPump(bus.subscribe(), sink, [broken])
     bus.publish(delta("x"))
     pump.pump_once()
-    assert len(popup.scripts) == 1
+    assert len(sink.batches) == 1

@@ -29,11 +29,17 @@
       setTimeout(() => deliver([]), 20);
     }
   }
+  // The desktop app hands bridge.js a per-launch secret; this server checks none, any will do.
+  function giveKey() {
+    if (window.metona && typeof window.metona.key === 'function') window.metona.key('harness-secret-0123456789');
+    else setTimeout(giveKey, 20);
+  }
   const source = new EventSource(`${config.base}events`);
   source.addEventListener('ready', () => {
     // Subscribed before the page asks for anything, so no event falls between the two.
     window.pywebview = { api };
     window.dispatchEvent(new Event('pywebviewready'));
+    giveKey();
   }, { once: true });
   source.onmessage = (event) => deliver(JSON.parse(event.data));
 })();

@@ -27,6 +27,7 @@ from typing import Any
 from tray_app.core.bootstrap import start_app
 from tray_app.desktop import autostart
 from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.desktop.popup.guard import refused_calls
 from tray_app.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -77,9 +78,10 @@ class DesktopApp:
             os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
         import webview
 
-        from tray_app.desktop.bridge import Bridge
+        from tray_app.desktop.bridge import Bridge, bridge_commands
         from tray_app.desktop.hotkey import HotkeyManager
         from tray_app.desktop.notify import Notifier
+        from tray_app.desktop.popup.guard import new_secret, page_api
         from tray_app.desktop.tray import Tray
         from tray_app.desktop.webview_compat import allow_strict_csp
         from tray_app.desktop.window import Popup, UiPump
@@ -93,9 +95,11 @@ class DesktopApp:
             hotkey_support=lambda: self.hotkeys.status(),
         )
         index = web_root() / "index.html"
+        secret = new_secret()
+        self.page_api = page_api(bridge_commands(), lambda c, p: getattr(bridge, c)(p), secret)
         # A local path: pywebview serves web/ on 127.0.0.1 (a random port), so the page has an
         # http origin for its CSP and fetch(); file:// would refuse fetch() of its locales.
-        self.popup = Popup(str(index), bridge, gtk=LINUX)
+        self.popup = Popup(str(index), self.page_api, gtk=LINUX, secret=secret)
         self.tray = Tray(self.core, self)
         self.popup.tray_anchor = self.tray.anchor
         self.notifier = Notifier(
@@ -103,8 +107,8 @@ class DesktopApp:
             language=self.core.settings.language,
         )  # fmt: skip
         self.pump = UiPump(
-            self.core.bus.subscribe(), self.popup, [self.tray.on_events, self.notifier.on_events,
-                                                    self._on_events]
+            self.core.bus.subscribe(), self.popup.deliverer.put,
+            [self.tray.on_events, self.notifier.on_events, self._on_events],
         )  # fmt: skip
         self.hotkeys = HotkeyManager(self.popup.toggle)
         self.instance.serve(self._on_command)
@@ -140,6 +144,7 @@ class DesktopApp:
                 AppHelper.callAfter(app.setActivationPolicy_, 1)  # accessory, on the main thread
             except Exception:
                 log.warning("could not hide the Dock icon", exc_info=True)
+        self.popup.deliverer.start()
         self.pump.start()
         self.notifier.start()
         self.hotkeys.apply(self._hotkey_text)
@@ -246,6 +251,10 @@ class DesktopApp:
                 "hotkey": self.hotkeys.current,
                 "hotkey_error": self.hotkeys.error,
                 "notifications": sorted(self.notifier.capabilities),
+                "delivered": self.popup.deliverer.delivered,
+                "lost": self.popup.deliverer.lost,
+                "refused_navigations": list(self.popup.refused_navigations),
+                "refused_calls": refused_calls(self.page_api),
             }
         if command == "core":
             method = str(request.get("method"))
@@ -278,6 +287,7 @@ class DesktopApp:
             ("hotkey", self.hotkeys.stop),
             ("instance socket", self.instance.stop),
             ("ui pump", self.pump.stop),
+            ("page delivery", self.popup.deliverer.stop),
             ("notifications", self.notifier.stop),
             ("tray", self.tray.stop),
             ("core", lambda: self.running.close(1.5)),

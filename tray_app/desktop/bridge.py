@@ -324,6 +324,13 @@ class Bridge:
             return _error("internal", f"{type(exc).__name__}: {exc}")
 
 
+def bridge_commands() -> list[str]:
+    """The names of the page's commands (every public method of ``Bridge``)."""
+    return sorted(
+        name for name in vars(Bridge) if not name.startswith("_") and callable(vars(Bridge)[name])
+    )
+
+
 class _Unsupported(Exception):
     pass
 

@@ -13,7 +13,6 @@ the GUI thread and pywebview would wait on it: deadlock, pywebview #1699).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -24,6 +23,10 @@ from pydantic import BaseModel
 
 from tray_app.core.bus import Subscription
 from tray_app.desktop.placement import Rect, centred, pick_screen, place_popup
+from tray_app.desktop.popup import navlock
+from tray_app.desktop.popup.delivery import Deliverer
+from tray_app.desktop.popup.guard import KeyCourier, same_page
+from tray_app.desktop.popup.wire import item, js_ascii
 from tray_app.desktop.webview_compat import eval_free, evaluate_json
 
 log = logging.getLogger(__name__)
@@ -31,27 +34,19 @@ log = logging.getLogger(__name__)
 POPUP_SIZE = (460, 660)
 MIN_SIZE = (360, 420)
 BACKGROUND = "#f7f7fb"
-DISPATCH = "window.metona && window.metona.dispatch(%s)"
-
-
-def _pointer_position() -> tuple[int, int] | None:
-    """Pointer position on X11/Windows/macOS through pynput; None when unknown (Wayland)."""
-    try:
-        from pynput.mouse import Controller
-
-        x, y = Controller().position
-        return int(x), int(y)
-    except Exception:
-        return None
 
 
 class Popup:
     """Show/hide/toggle from any thread; ``visible``/``active`` for the notifier."""
 
-    def __init__(self, url: str, js_api: object, *, gtk: bool, title: str = "Metona Tray") -> None:
+    def __init__(
+        self, url: str, js_api: object, *, gtk: bool, secret: str, title: str = "Metona Tray"
+    ) -> None:
         import webview
 
         self.gtk = gtk
+        self.refused_navigations: list[tuple[str, str]] = []
+        navlock.install(self._allowed, self._refused)
         window = webview.create_window(
             title,
             url,
@@ -69,6 +64,10 @@ class Popup:
         eval_free(self.window)
         self.window.events.closing += self._on_closing
         self.window.events.shown += self._on_shown
+        self.window.events.loaded += self._on_loaded
+        self._courier = KeyCourier(secret, lambda: self.window.real_url)
+        self._page_ready = False  # loaded, and bridge.js took the secret
+        self.deliverer = Deliverer(self.run_js, lambda: self._page_ready)
         self._visible = False
         self._active = False
         self._allow_close = False
@@ -92,6 +91,33 @@ class Popup:
 
     def wait_loaded(self, timeout: float) -> bool:
         return bool(self.window.events.loaded.wait(timeout))
+
+    # ---- the page ---------------------------------------------------------------------------
+
+    def _allowed(self, url: str) -> bool:
+        app_url = self.window.real_url
+        return bool(app_url) and same_page(url, app_url)
+
+    def _refused(self, url: str, kind: str) -> None:
+        log.warning("navigation lock: refused %s to %r", kind, url[:300])
+        self.refused_navigations.append((kind, url[:300]))
+
+    def _current_url(self) -> str | None:
+        """Asked of the engine on its own thread (pywebview's GTK ``get_current_url`` calls
+        WebKit from the calling thread, which broke later navigation handling here)."""
+        url = self.run_js("location.href")
+        return url if isinstance(url, str) else None
+
+    def _on_loaded(self) -> None:
+        """A pywebview thread, after each page load: hand over the secret, then the events."""
+        try:
+            self._page_ready = False
+            given = self._courier.deliver(self._current_url, self.run_js)
+            log.info("page loaded; bridge secret %s", "handed over" if given else "withheld")
+            self._page_ready = given
+        except Exception:
+            log.exception("could not hand the bridge secret to the page")
+        self.deliverer.page_reloaded()
 
     # ---- set-up, on the GUI thread -----------------------------------------------------------
 
@@ -185,12 +211,13 @@ class Popup:
             return None
         return str(result[0] if isinstance(result, (list, tuple)) else result)
 
-    def run_js(self, script: str) -> None:
-        self.window.run_js(script)
+    def run_js(self, script: str) -> Any:
+        """Only ASCII reaches the engine (pywebview's GTK backend cuts anything else)."""
+        return self.window.run_js(js_ascii(script))
 
     def evaluate_js(self, expression: str) -> Any:
         """The JSON value of a JS expression (diagnostics and the e2e test hooks)."""
-        return evaluate_json(self.window, expression)
+        return evaluate_json(self.window, js_ascii(expression))
 
     def destroy(self) -> None:
         self._allow_close = True
@@ -232,7 +259,7 @@ class Popup:
 
         try:
             screens = [Rect(s.x, s.y, s.width, s.height) for s in webview.screens]
-            point = (anchor.x, anchor.y) if anchor else _pointer_position()
+            point = (anchor.x, anchor.y) if anchor else None
             area = pick_screen(screens, *point) if point else (screens[0] if screens else None)
             if area is not None:
                 size = (self.window.width, self.window.height)
@@ -248,26 +275,28 @@ class Popup:
         self.window.show()
 
 
+class _Wake(BaseModel):
+    """Put on the pump's own queue to wake it (a post, or stop); never delivered."""
+
+
 class UiPump:
-    """Drains the core's events every ~30 ms: one ``run_js`` per batch for the page, and the
-    same batch to the tray and the notifier. Desktop-side UI requests (``post``) travel in
-    the same batches, in order, as ``{"type": "ui_action", ...}`` objects."""
+    """Blocks on the core's events; each batch goes to the listeners (tray, notifier) and, as
+    clean ASCII-safe JSON objects, to ``sink`` (the page's deliverer). Desktop-side UI
+    requests (``post``) travel in the same batches, in order, as ``{"type": "ui_action"}``.
+    No timer: with nothing happening the thread sleeps in ``Subscription.get``."""
 
     def __init__(
         self,
         subscription: Subscription,
-        popup: Popup,
+        sink: Callable[[list[dict[str, Any]]], None],
         listeners: Sequence[Callable[[list[BaseModel]], None]] = (),
         *,
-        interval: float = 0.03,
-        backlog: int = 20_000,
+        gather: float = 0.02,
     ) -> None:
         self._sub = subscription
-        self._popup = popup
+        self._sink = sink
         self._listeners = list(listeners)
-        self._interval = interval
-        self._backlog = backlog
-        self._held: list[str] = []  # serialised items waiting for the page to load
+        self._gather = gather
         self._posted: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -279,22 +308,29 @@ class UiPump:
     def post(self, action: str, **fields: Any) -> None:
         with self._lock:
             self._posted.append({"type": "ui_action", "action": action, **fields})
+        self._sub.offer(_Wake())
 
     def stop(self, timeout: float = 1.0) -> None:
         self._stop.set()
+        self._sub.offer(_Wake())
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
         self._sub.close()
 
     def _run(self) -> None:
-        while not self._stop.wait(self._interval):
+        while not self._stop.is_set():
+            first = self._sub.get()  # blocks; no wakeups while nothing happens
+            if self._stop.is_set():
+                return
+            if first is not None and not isinstance(first, _Wake):
+                self._stop.wait(self._gather)  # a streaming answer arrives in bursts
             try:
-                self.pump_once()
+                self.pump_once([first] if first is not None else [])
             except Exception:
                 log.exception("ui pump: a batch failed")
 
-    def pump_once(self) -> None:
-        events = self._sub.drain()
+    def pump_once(self, first: list[BaseModel] | None = None) -> None:
+        events = [e for e in (first or []) + self._sub.drain() if not isinstance(e, _Wake)]
         with self._lock:
             posted, self._posted = self._posted, []
         if events:
@@ -303,16 +339,6 @@ class UiPump:
                     listener(events)
                 except Exception:
                     log.exception("ui pump: listener failed")
-        items = [e.model_dump_json() for e in events] + [json.dumps(p) for p in posted]
-        if not items and not self._held:
-            return
-        if not self._popup.page_loaded():
-            self._held.extend(items)
-            del self._held[: max(0, len(self._held) - self._backlog)]
-            return
-        batch, self._held = self._held + items, []
-        payload = "[" + ",".join(batch) + "]"
-        # U+2028/2029 are valid in JSON but ended JS string literals before ES2019.
-        payload = payload.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-        if not self._stop.is_set():
-            self._popup.run_js(DISPATCH % payload)
+        items = [item(e) for e in events] + [item(p) for p in posted]
+        if items and not self._stop.is_set():
+            self._sink(items)
