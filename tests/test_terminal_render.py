@@ -37,3 +37,39 @@ def test_a_notice_without_its_values_prints_its_message() -> None:
     broken = RETRY.model_copy(update={"args": {}})
     TextRenderer(io.StringIO(), err, language="zh-CN").render(broken)
     assert err.getvalue() == f"\n[warning] {RETRY.message}\n"
+
+
+def _approval(preview: dict) -> object:
+    from tray_app.core.events import ApprovalNeeded
+
+    return ApprovalNeeded(
+        session_id="s",
+        call_id="c",
+        name="write_file",
+        args={"path": "~/.bashrc"},
+        risk="write",
+        preview=preview,
+        can_remember=True,
+        expires_at=0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en", "runs in every new terminal shell"), ("zh-CN", "会在每个新终端中运行")],
+)
+def test_the_approval_prompt_names_the_persistence_risk(language: str, words: str) -> None:
+    from tray_app.terminal_render import approval_text
+
+    warning = {"code": "shell", "text": "runs in every new terminal shell", "path": "/h/.bashrc"}
+    text = approval_text(_approval({"kind": "diff", "persistence": warning}), language)  # type: ignore[arg-type]
+    assert "/h/.bashrc" in text and words in text
+
+
+def test_the_approval_prompt_of_an_edit_and_a_move() -> None:
+    from tray_app.terminal_render import approval_text
+
+    edit = {"kind": "diff", "size_before": 10, "size_after": 12, "format": "utf-8, CRLF"}
+    assert "overwrites: 10 -> 12 bytes (utf-8, CRLF)" in approval_text(_approval(edit))  # type: ignore[arg-type]
+    move = {"kind": "move", "path": "/w/a", "destination": "/w/b", "deletes": True}
+    assert "replaces the file at the destination: /w/a -> /w/b" in approval_text(_approval(move))  # type: ignore[arg-type]

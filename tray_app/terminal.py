@@ -121,7 +121,7 @@ class ChatRunner:
             self.err.write(f"denied {event.name}: no terminal to ask for approval ({why})\n")
             self.core.decide(event.call_id, False, by="terminal")
             return
-        self.err.write(approval_text(event))
+        self.err.write(approval_text(event, self.renderer.language))
         remember_hint = " / a = yes, don't ask again this chat" if event.can_remember else ""
         self.err.write(f"Approve {event.name}? [y/N{remember_hint}] ")
         self.err.flush()

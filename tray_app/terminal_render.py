@@ -67,7 +67,15 @@ def result_summary(result: dict[str, Any] | None) -> str:
         return str(result.get("error", "failed"))
     # A change made without an undo copy says so (the user allowed it in the settings).
     note = f" ({result.get('undoNote') or 'undo is not available'})" if result.get("undo") else ""
-    for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines"):
+    if result.get("destination"):
+        return f"moved to {result['destination']}{note}"
+    if isinstance(result.get("edits"), list):
+        verb = "would apply" if result.get("dry_run") else "applied"
+        diff = str(result.get("diff") or "")
+        shown = [line for line in diff.splitlines()[2:] if line.startswith(("+", "-"))][:6]
+        edits = f"{verb} {len(result['edits'])} edit(s){note}"
+        return edits + "".join(f"\n    {x}" for x in shown)
+    for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines", "read"):
         if key in result:
             return f"{key}={result[key]}{note}"
     return "ok" + note
@@ -95,7 +103,34 @@ def preview_summary(preview: dict[str, Any]) -> str:
     return ""
 
 
-def approval_text(event: ApprovalNeeded) -> str:
+#: The warning for a file that makes something run later, by ``preview["persistence"]["code"]``.
+PERSISTENCE_TEXT = {
+    "en": {
+        "login": "runs at login",
+        "shell": "runs in every new terminal shell",
+        "vscode": "runs when the folder is opened in VS Code",
+        "git_hook": "runs on git commands in this repository",
+        "": "makes programs run later",
+        "line": "WARNING: {path} {risk}: whatever is written there runs without asking",
+    },
+    "zh-CN": {
+        "login": "会在登录时自动运行",
+        "shell": "会在每个新终端中运行",
+        "vscode": "会在 VS Code 打开该文件夹时运行",
+        "git_hook": "会在本仓库执行 git 命令时运行",
+        "": "会让程序稍后自动运行",
+        "line": "警告：{path} {risk}：写入其中的内容会不经询问直接运行",
+    },
+}
+
+
+def persistence_line(warning: dict[str, Any], language: str) -> str:
+    texts = PERSISTENCE_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+    risk = texts.get(str(warning.get("code", "")), texts[""])
+    return texts["line"].format(path=warning.get("path", ""), risk=risk)
+
+
+def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     preview = event.preview or {}
     lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.args)}"]
     summary = preview_summary(preview)
@@ -103,10 +138,7 @@ def approval_text(event: ApprovalNeeded) -> str:
         lines.append(f"   {summary}")
     warning = preview.get("persistence")
     if isinstance(warning, dict):
-        lines.append(
-            f"   ⚠ WARNING: {warning.get('path', '')} {warning.get('text', 'runs later')}: "
-            "a program written there runs without asking"
-        )
+        lines.append("   ⚠ " + persistence_line(warning, language))
     text = str(preview.get("text") or "")
     if text:
         shown = text.splitlines()[:40]

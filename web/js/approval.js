@@ -7,6 +7,7 @@ import { icon } from './icons.js';
 import { tx } from './i18n.js';
 import { bytes, visible } from './format.js';
 import { previewView } from './results.js';
+import { persistenceWarning } from './results_files.js';
 import { toolLabel, keyArgs, valueClass } from './toolcard.js';
 
 const ARM_MS = 450;
@@ -73,6 +74,8 @@ export class ApprovalPanel {
       if (sizeChange) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
     }
     if (call.name === 'delete_file' && p.size != null) facts.push(['approval.total_size', bytes(p.size)]);
+    if (call.name === 'edit_file' && p.size_before != null) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+    if (p.deletes && call.name !== 'delete_file') facts.push(['approval.effect', 'approval.replaces_file', true]);
     const tool = label === call.name ? h('span', { text: call.name }) : h('span', { i18n: label });
     this.el.replaceChildren(
       h('header', { class: 'ap-head' }, icon('alert'),
@@ -82,6 +85,7 @@ export class ApprovalPanel {
         h('dt', { class: 'k', i18n: key }),
         h('dd', isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
+      persistenceWarning(p),
       h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
       h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve));

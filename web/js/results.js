@@ -4,6 +4,7 @@ import { h } from './dom.js';
 import { icon } from './icons.js';
 import { bytes, duration, shortPath } from './format.js';
 import { tx } from './i18n.js';
+import { fileResultView, movePreview } from './results_files.js';
 
 const FOLD_LINES = 14;
 
@@ -63,7 +64,10 @@ export function plainBlock(text, extra = '') {
 export function previewView(preview) {
   if (!preview || !preview.kind || preview.kind === 'none') return null;
   switch (preview.kind) {
-    case 'diff': return diffView(preview.text);
+    case 'diff': return preview.changes === false
+      ? h('div', {}, h('div', { class: 'pv-label', i18n: 'card.dry_run_preview' }), diffView(preview.text))
+      : diffView(preview.text);
+    case 'move': return movePreview(preview, plainBlock);
     case 'new_file': return h('div', {}, h('div', { class: 'pv-label', i18n: 'card.new_file_preview' }), excerpt(preview.text));
     case 'tree':
     case 'file': return h('div', {}, h('div', { class: 'pv-label', i18n: ['card.will_delete', { n: preview.count ?? 1 }] }), plainBlock(preview.text, 'tree'));
@@ -97,7 +101,8 @@ export function resultView(name, result, record) {
     case 'write_file': return h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
     case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });
     case 'delete_file': return h('div', { class: 'tc-done', i18n: result.trashed ? 'card.trashed' : 'card.deleted' });
-    default: return plainBlock(JSON.stringify(result, null, 2));
+    default: return fileResultView(name, result, { diffView, excerpt, foldable })
+      ?? plainBlock(JSON.stringify(result, null, 2));
   }
 }
 

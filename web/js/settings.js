@@ -12,7 +12,8 @@ import { widens, CONFIRM, riskBox } from './settings_guard.js';
 const ARM_MS = 450;
 const GESTURE_MS = 2000;
 
-const FILE_TOOLS = ['read_file', 'list_directory', 'search_files', 'write_file', 'create_directory', 'delete_file'];
+const FILE_TOOLS = ['read_file', 'list_directory', 'search_files', 'write_file', 'create_directory', 'delete_file',
+  'edit_file', 'move_file', 'read_multiple_files', 'directory_tree', 'get_file_info', 'list_allowed_directories'];
 
 // [section title key, [field, ...]]; a field is {name, type, ...}.
 const LAYOUT = [

@@ -14,6 +14,12 @@ export const TOOL_ICONS = {
   create_directory: 'folder-plus',
   delete_file: 'trash',
   run_command: 'terminal',
+  edit_file: 'edit',
+  move_file: 'write',
+  read_multiple_files: 'file',
+  directory_tree: 'list',
+  get_file_info: 'file',
+  list_allowed_directories: 'folder',
 };
 
 const STATUS_ICONS = { pending: 'clock', success: 'check', error: 'alert', cancelled: 'ban' };
@@ -23,7 +29,7 @@ export function toolLabel(name) {
   return t(key) === key ? name : key;
 }
 
-const MONO = new Set(['arg.path', 'arg.cwd', 'arg.command', 'arg.query', 'arg.arguments']);
+const MONO = new Set(['arg.path', 'arg.cwd', 'arg.command', 'arg.query', 'arg.arguments', 'arg.source', 'arg.destination', 'arg.paths']);
 
 /** Paths, commands and queries read best in the code font. */
 export function valueClass(key) {
@@ -57,6 +63,25 @@ export function keyArgs(name, args = {}) {
     case 'delete_file':
       add('arg.path', args.path);
       if (args.recursive) add('arg.recursive', 'common.yes', true);
+      break;
+    case 'edit_file':
+      add('arg.path', args.path);
+      add('arg.edits', String(Array.isArray(args.edits) ? args.edits.length : 1));
+      if (args.dry_run) add('arg.dry_run', 'common.yes', true);
+      break;
+    case 'move_file':
+      add('arg.source', args.source);
+      add('arg.destination', args.destination);
+      if (args.overwrite) add('arg.overwrite', 'common.yes', true);
+      break;
+    case 'read_multiple_files':
+      add('arg.paths', Array.isArray(args.paths) ? args.paths.join(', ') : args.paths);
+      break;
+    case 'directory_tree':
+    case 'get_file_info':
+      add('arg.path', args.path);
+      break;
+    case 'list_allowed_directories':
       break;
     case 'run_command':
       add('arg.command', args.command);
