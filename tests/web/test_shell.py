@@ -252,3 +252,32 @@ def test_scripted_clicks_cannot_widen_settings_but_real_ones_can(
     risk.locator("button.danger").click()
     wait_until(lambda: app.core.settings.sandbox_enabled is False)
     assert app.page_errors == []
+
+
+def test_the_model_picker_by_keyboard(app: App) -> None:
+    page = app.page
+    page.locator("#btn-model").focus()
+    page.keyboard.press("Enter")
+    menu = page.locator("#model-menu")
+    expect(menu.locator("[role=listbox] [role=option]")).to_have_count(3)
+    # Only options in the listbox; the current model has the focus and is marked selected.
+    assert menu.locator("[role=listbox] > :not([role=option])").count() == 0
+    selected = menu.locator("[role=option][aria-selected=true]")
+    expect(selected).to_contain_text("qwen3:8b")
+    expect(selected).to_be_focused()
+    page.keyboard.press("End")
+    expect(menu.locator(".menu-foot button")).to_be_focused()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowDown")
+    expect(menu.locator("[role=option]", has_text="gemma3:4b")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(menu).to_be_hidden()
+    expect(page.locator("#model-name")).to_have_text("gemma3:4b")
+    expect(page.locator("#btn-model")).to_have_attribute("aria-expanded", "false")
+    page.locator("#btn-model").focus()
+    page.keyboard.press("Enter")
+    expect(menu).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    expect(page.locator("#btn-model")).to_be_focused()
+    assert app.harness.hide_calls == 0  # Esc closed the menu, not the popup

@@ -26,6 +26,11 @@ export class ModelPicker {
         event.preventDefault();
         const step = event.key === 'ArrowDown' ? 1 : -1;
         items[(index + step + items.length) % items.length]?.focus();
+      } else if (event.key === 'Home' || event.key === 'End') {
+        event.preventDefault();
+        items[event.key === 'Home' ? 0 : items.length - 1]?.focus();
+      } else if (event.key === 'Tab') {
+        this.close(); // focus moves on; a menu left open would cover the chat
       }
     });
     document.addEventListener('pointerdown', (event) => {
@@ -60,6 +65,9 @@ export class ModelPicker {
   }
 
   render(models, error) {
+    // open() asks for a fresh list: when it arrives, keep the keyboard focus in the menu.
+    const active = document.activeElement;
+    const refocus = this.isOpen && (this.menu.contains(active) || active === this.button || active === document.body);
     const rows = models.map((m) => h('button', {
       class: 'model-row', type: 'button', role: 'option', 'aria-selected': String(m.name === this.current),
       onclick: () => {
@@ -74,10 +82,12 @@ export class ModelPicker {
     const empty = !models.length
       ? h('p', { class: 'menu-note', i18n: error ? 'model.unreachable' : 'model.empty' })
       : null;
+    // Only options inside the listbox; the heading and Refresh sit around it.
     this.menu.replaceChildren(
       h('div', { class: 'menu-head', i18n: 'model.installed' }),
-      ...rows, empty || '',
+      rows.length ? h('div', { role: 'listbox', i18nLabel: 'model.pick' }, rows) : '', empty || '',
       h('div', { class: 'menu-foot' }, h('button', { class: 'link-btn', type: 'button', icon: 'retry', onclick: () => this.onRefresh() },
         h('span', { i18n: 'model.refresh' }))));
+    if (refocus) (this.menu.querySelector('[aria-selected="true"]') || this.menu.querySelector('[role="option"], .menu-foot button'))?.focus();
   }
 }
