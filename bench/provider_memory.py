@@ -99,7 +99,24 @@ def run_case(kind: str, case: str, seconds: float = ENDLESS_SECONDS) -> dict[str
     return result
 
 
+def bench_line_splitting() -> None:
+    """CPU for one line just under the limit arriving in 4 KB reads (was quadratic: each read
+    re-scanned the whole buffer)."""
+    from tray_app.providers._lines import MAX_LINE_BYTES, LineSplitter
+
+    piece = b"x" * 4096
+    reads = (MAX_LINE_BYTES - 1) // len(piece)
+    splitter = LineSplitter()
+    start = time.process_time()
+    for _ in range(reads):
+        splitter.feed(piece)
+    (line,) = splitter.feed(b"\n")
+    took = time.process_time() - start
+    print(f"stream  {len(line) / MB:.1f} MB line in {reads} reads of 4 KB   {took:10.3f} s CPU")
+
+
 def bench_provider_memory() -> None:
+    bench_line_splitting()
     for case in CASES:
         for kind in KINDS:
             r = run_case(kind, case)

@@ -216,3 +216,16 @@ def _name(fake: FakeServer) -> str:
 
 def _source(fake: FakeServer) -> str:
     return f"Ollama at {fake.url}" if isinstance(fake, FakeOllama) else f"The server at {fake.url}"
+
+
+async def test_a_huge_answer_that_is_not_a_stream_is_refused_unread(
+    fake_openai: FakeOpenAI, openai: OpenAIProvider
+) -> None:
+    # A 200 that is not text/event-stream is read as one completion object: capped at 16 MB.
+    fake_openai.script(huge_error_turn(300 * MB, status=200))
+    result = await collect(openai.chat(request()), expect_error=True)
+    assert type(result.error) is StreamError
+    assert str(result.error) == (
+        f"The server at {fake_openai.url} sent a completion of more than 16 MB; it was not read."
+    )
+    assert fake_openai.wait_for_client_disconnect()
