@@ -4,7 +4,9 @@ UNTESTED: written from Apple's Carbon Event Manager reference; it must be proven
 Why Carbon: pynput's keyboard listener crashes GUI processes on recent macOS, and Carbon hot
 keys need no Accessibility permission. Registration and the handler live on the main thread
 (the Cocoa run loop that pywebview runs delivers the events); the callback is handed to a
-short-lived thread so the main thread never waits on the app.
+short-lived thread so the main thread never waits on the app. ``eventHotKeyExistsErr`` is
+reported as taken by another app; whether macOS returns it for another app's hot key (and not
+only for our own) is not proven.
 """
 
 from __future__ import annotations
