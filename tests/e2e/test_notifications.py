@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
+from tests.e2e.other_window import TypingTarget
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(150)]
@@ -79,3 +80,34 @@ def test_the_target_is_shown_as_it_really_is_and_deny_works(
     calls = app.core("get_session", session["id"])["tool_calls"]
     assert calls[0]["decided_by"] == "notification" and calls[0]["status"] != "success"
     assert not (workspace / name).exists()
+
+
+def test_moving_to_another_app_while_a_call_waits_announces_it(
+    desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, workspace: Path
+) -> None:
+    fake.script(tool_turn([("run_command", {"command": "echo 你好 && ls"})]), text_turn("Done."))
+    app.core("update_settings", {"run_command_enabled": True})
+    other = TypingTarget(desktop)
+    try:
+        app.send("show")
+        wait_for(lambda: focused(app), 15, "the popup to be shown and focused")
+        session = app.core("new_session", workspace=str(workspace))
+        app.core("send_message", session["id"], "list the folder")
+        wait_for(lambda: app.core("pending_approvals"), 30, "the command to wait for approval")
+        assert asking(desktop, "echo") == []
+        other.focus()  # the user goes to another app; the popup may stay on screen
+        wait_for(lambda: not app.state()["active"], 15, "the popup to lose the focus")
+        note = wait_for(lambda: asking(desktop, "echo"), 15, "the notification")[0]
+        assert note["summary"] == "Allow “Run command”?"
+        assert note["body"].startswith("echo 你好 ＆＆ ls\nin ")
+        app.core("decide", app.core("pending_approvals")[0]["call_id"], False)
+        wait_for(
+            lambda: (
+                next(n for n in desktop.notifications() if n["id"] == note["id"])["closed_by"]
+                == "app"
+            ),
+            15,
+            "the notification to be withdrawn",
+        )
+    finally:
+        other.stop()
