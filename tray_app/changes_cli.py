@@ -45,9 +45,13 @@ def _start(command: str, err: TextIO) -> RunningApp | None:
         return None
 
 
+_BIDI = {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F)}
+
+
 def _printable(text: str) -> str:
-    """A path with bytes that are not UTF-8 (kept as lone surrogates) still prints."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    """A path prints as it is: bytes that are not UTF-8 (kept as lone surrogates) and bidi
+    controls (which could make a name read backwards in the terminal) as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(_BIDI)
 
 
 def _when(stamp: float) -> str:

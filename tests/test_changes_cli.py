@@ -1,0 +1,179 @@
+"""``metona-tray changes`` and ``metona-tray undo`` as a user runs them: real subprocesses.
+
+The changes are made by a real ``metona-tray chat`` run against the fake Ollama server (and one
+by a journal in this process, as the desktop app would make it, on the same data folder); then
+the commands list and undo them. Exit codes: 0 done, 1 failed, 2 usage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+from tray_app.paths import AppPaths
+from tray_app.store.settings import Settings, save_settings
+from tray_app.tools.journal import Journal
+
+REPO = Path(__file__).resolve().parents[1]
+NEW_NAME = "报告 📊 \u202eevil.txt"  # CJK, emoji and a bidi override in the name
+OLD_NAME = "笔记 📝.txt"
+
+
+@pytest.fixture
+def cli(metona_home: Path, tmp_path: Path) -> Any:
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    env.update(METONA_HOME=str(metona_home), HOME=str(user), NO_COLOR="1", PYTHONPATH=str(REPO))
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "tray_app", *args],
+            input="",
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=90,
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    return run
+
+
+@pytest.fixture
+def changed(cli: Any, fake_ollama: FakeOllama, app_paths: AppPaths, tmp_path: Path) -> Path:
+    """A chat that created one file, rewrote another and deleted a third."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / OLD_NAME).write_text("旧内容 old\n", encoding="utf-8")
+    (work / "gone 🗑️.md").write_text("# 保留我\n", encoding="utf-8")
+    save_settings(Settings(allowed_dirs=[str(work)]), app_paths.settings_file)
+    fake_ollama.script(
+        tool_turn(
+            [
+                ("write_file", {"path": NEW_NAME, "content": "新文件 ✨\n"}),
+                ("write_file", {"path": OLD_NAME, "content": "新内容 new\n"}),
+            ]
+        ),
+        tool_turn([("delete_file", {"path": "gone 🗑️.md"})]),
+        text_turn("完成 ✅"),
+    )
+    done = cli(
+        "chat",
+        "--json",
+        "--yes-all",
+        "--model",
+        "qwen3:8b",
+        "--endpoint",
+        fake_ollama.url,
+        "--workspace",
+        str(work),
+        "change my files",
+    )
+    assert done.returncode == 0, done.stderr
+    assert (work / NEW_NAME).exists() and not (work / "gone 🗑️.md").exists()
+    return work
+
+
+def listed(cli: Any) -> list[dict[str, Any]]:
+    done = cli("changes", "--json")
+    assert done.returncode == 0, done.stderr
+    result: list[dict[str, Any]] = json.loads(done.stdout)
+    return result
+
+
+def test_changes_lists_newest_first_with_what_can_be_undone(cli: Any, changed: Path) -> None:
+    entries = listed(cli)
+    assert [(e["id"], e["tool"], Path(e["path"]).name) for e in entries] == [
+        (3, "delete_file", "gone 🗑️.md"),
+        (2, "write_file", OLD_NAME),
+        (1, "write_file", NEW_NAME),
+    ]
+    assert all(e["undoable"] and not e["undone"] and e["call_id"] for e in entries)
+    assert entries[0]["time"] >= entries[2]["time"]
+
+    text = cli("changes")
+    assert text.returncode == 0
+    lines = text.stdout.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("#3 ") and "delete_file" in lines[0] and "[can undo]" in lines[0]
+    # The bidi override is shown, not obeyed: the name cannot read backwards in the terminal.
+    assert NEW_NAME.replace("\u202e", "\\u202e") in lines[2] and "\u202e" not in text.stdout
+
+
+def test_undo_by_number_then_last_then_by_call_id(cli: Any, changed: Path) -> None:
+    work = changed
+    calls = {e["id"]: e["call_id"] for e in listed(cli)}
+
+    first = cli("undo", "2")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("restored ") and OLD_NAME in first.stdout
+    assert (work / OLD_NAME).read_text(encoding="utf-8") == "旧内容 old\n"
+
+    again = cli("undo", "#2")
+    assert again.returncode == 1
+    assert again.stderr.strip() == "metona-tray undo: change 2 was already undone"
+
+    last = cli("undo", "--last")
+    assert last.returncode == 0 and last.stdout.startswith("recreated "), last.stderr
+    assert (work / "gone 🗑️.md").read_text(encoding="utf-8") == "# 保留我\n"
+
+    by_call = cli("undo", calls[1])
+    assert by_call.returncode == 0 and by_call.stdout.startswith("removed "), by_call.stderr
+    assert not (work / NEW_NAME).exists()
+
+    assert [e["undone"] for e in listed(cli)] == [True, True, True]
+    nothing = cli("undo", "--last")
+    assert nothing.returncode == 1
+    assert nothing.stderr.strip() == "metona-tray undo: nothing to undo"
+
+
+def test_a_change_edited_since_is_refused_and_left_alone(cli: Any, changed: Path) -> None:
+    (changed / OLD_NAME).write_text("the user's own edit", encoding="utf-8")
+    refused = cli("undo", "2")
+    assert refused.returncode == 1
+    assert "changed since" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    assert (changed / OLD_NAME).read_text(encoding="utf-8") == "the user's own edit"
+    assert listed(cli)[1]["undone"] is False
+
+
+def test_usage_errors(cli: Any) -> None:
+    neither = cli("undo")
+    assert neither.returncode == 2 and "ID --last" in neither.stderr
+    both = cli("undo", "3", "--last")
+    assert both.returncode == 2
+    missing = cli("undo", "41")
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "metona-tray undo: no change 41 in the journal"
+    empty = cli("changes")
+    assert empty.returncode == 0 and empty.stdout == "No changes recorded.\n"
+
+
+def test_a_change_another_process_made_is_listed_and_undone_here(
+    cli: Any, app_paths: AppPaths, tmp_path: Path
+) -> None:
+    """The desktop app keeps its journal open; the terminal sees and undoes its changes."""
+    target = tmp_path / "桌面 🖥️.txt"
+    target.write_text("before", encoding="utf-8")
+    desktop = Journal(app_paths.journal_dir)
+    entry = desktop.record(call_id="desk-1", tool="write_file", path=target)
+    target.write_text("after", encoding="utf-8")
+    assert desktop.commit(entry) is None
+    (only,) = listed(cli)
+    assert only["call_id"] == "desk-1" and only["undoable"] is True
+    assert cli("undo", "--last").returncode == 0
+    assert target.read_text(encoding="utf-8") == "before"
+    assert desktop.can_undo("desk-1") is False
+    assert desktop.entries()[0]["undone"] is True
