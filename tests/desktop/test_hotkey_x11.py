@@ -168,3 +168,29 @@ def test_a_new_keyboard_map_is_grabbed_again(xdisplay: str) -> None:
         assert presses.wait_for(1) == 1
     finally:
         hotkey.stop()
+
+
+def test_scroll_lock_on_its_own_modifier_is_grabbed_too(xdisplay: str) -> None:
+    """Xvfb has no ScrollLock modifier; give it Mod3 (as some layouts do): the grab covers
+    every CapsLock x NumLock x ScrollLock state and fires with ScrollLock on."""
+    from Xlib import XK
+    from Xlib import display as xdisplay_mod
+
+    disp = xdisplay_mod.Display()
+    try:
+        scroll = disp.keysym_to_keycode(XK.string_to_keysym("Scroll_Lock"))
+        mapping = [list(row) for row in disp.get_modifier_mapping()]
+        mapping[5] = [scroll]  # Mod3
+        assert disp.set_modifier_mapping(mapping) == 0  # MappingSuccess
+        disp.sync()
+    finally:
+        disp.close()
+    presses = Presses()
+    hotkey = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), presses)
+    hotkey.start()
+    try:
+        assert len(hotkey.grabbed) == 8
+        xdotool("keydown", "Scroll_Lock", "key", "ctrl+alt+space", "keyup", "Scroll_Lock")
+        assert presses.wait_for(1) == 1
+    finally:
+        hotkey.stop()

@@ -184,9 +184,13 @@ class X11Hotkey:
         if not keycodes:
             raise RuntimeError(f"this keyboard has no key for {self.hotkey.label()}")
 
+        # Names of the modifier keysyms we look for (XK.keysym_to_string only knows Latin-1).
+        names = {
+            XK.string_to_keysym(name): name for group in MODIFIER_KEYSYMS.values() for name in group
+        }
+
         def keysym_of(code: int) -> str | None:
-            name: str | None = XK.keysym_to_string(disp.keycode_to_keysym(code, 0))
-            return name
+            return names.get(disp.keycode_to_keysym(code, 0))
 
         masks = modifier_masks(disp.get_modifier_mapping(), keysym_of)
         base = base_mask(self.hotkey, masks)
