@@ -45,6 +45,13 @@ def every_call(raw: str) -> list[tuple[str, dict]]:
         ("search_files", {"path": raw, "query": "a"}),
         ("create_directory", {"path": raw}),
         ("delete_file", {"path": raw, "recursive": True}),
+        # issue 11: the tools declared in their own modules, on the same paths
+        ("edit_file", {"path": raw, "edits": [{"old_text": "a", "new_text": "pwned"}]}),
+        ("move_file", {"source": raw, "destination": "moved-away"}),
+        ("move_file", {"source": "bait.txt", "destination": raw, "overwrite": True}),
+        ("read_multiple_files", {"paths": [raw]}),
+        ("directory_tree", {"path": raw, "include_hidden": True}),
+        ("get_file_info", {"path": raw}),
     ]
 
 

@@ -95,11 +95,12 @@ def test_symlinks_out_of_the_folder_reach_nothing(box, layout, snapshot):
     }
     for name, target in links.items():
         (layout.work / name).symlink_to(target)
+    (layout.work / "bait.txt").write_text("moved over links")
     before = snapshot(layout.outside)
     for raw in ("to_dir/g.txt", "to_file", "relative", "chain1/g.txt", "chain1/new.txt"):
         for name, args in every_call(raw):
-            if name == "delete_file" and "/" not in raw:
-                continue  # deleting the link itself is allowed: tested below
+            if name in ("delete_file", "move_file") and "/" not in raw:
+                continue  # deleting or moving the link itself is allowed: tested below
             assert box.execute(name, args)["success"] is False, (name, raw)
     assert snapshot(layout.outside) == before
 
@@ -124,6 +125,17 @@ def test_deleting_links_never_touches_their_targets(box, layout, snapshot):
     ok(box.execute("delete_file", {"path": "l_dir", "recursive": True}))
     ok(box.execute("delete_file", {"path": "l_slash/", "recursive": True}))
     assert snapshot(layout.outside) == before
+    (layout.work / "l_move").symlink_to(layout.outside / "f.txt")
+    ok(box.execute("move_file", {"source": "l_move", "destination": "renamed_link"}))
+    (layout.work / "bait.txt").write_text("bait")
+    ok(
+        box.execute(
+            "move_file", {"source": "bait.txt", "destination": "renamed_link", "overwrite": True}
+        )
+    )
+    assert snapshot(layout.outside) == before
+    assert (layout.work / "renamed_link").read_text() == "bait"
+    (layout.work / "renamed_link").unlink()
     assert list(layout.work.iterdir()) == []
 
 
