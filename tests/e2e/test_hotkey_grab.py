@@ -113,6 +113,8 @@ def test_a_second_app_is_told_the_hotkey_is_taken(
         )  # fmt: skip
         report = json.loads(doctor.stdout)
         assert "taken by another app" in report["desktop"]["hotkey_state"]
+        assert report["desktop"]["notification_buttons"] == "yes"
+        assert "Approve/Deny/Open buttons" in report["desktop"]["notifications"]
         first = subprocess.run(
             [sys.executable, "-m", "tray_app", "doctor", "--json"], cwd=ROOT, env=app.env,
             capture_output=True, text=True, timeout=60, check=False,

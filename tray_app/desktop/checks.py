@@ -149,7 +149,7 @@ def notification_support() -> tuple[str, bool | None]:
     except Exception as exc:
         return f"no notification server ({str(exc).splitlines()[0][:120]})", None
     buttons = "actions" in caps
-    what = "Approve/Deny buttons" if buttons else "no buttons: a click opens the popup"
+    what = "Approve/Deny/Open buttons" if buttons else "no buttons: a click opens the popup"
     return f"{name} {version} by {vendor}: {what}", buttons
 
 
