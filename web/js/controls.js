@@ -48,7 +48,15 @@ export function selectBox({ id, labelId, onChange }) {
     active = Math.max(0, Math.min(options.length - 1, index));
     list.querySelectorAll('.select-option').forEach((li, i) => li.classList.toggle('active', i === active));
     list.setAttribute('aria-activedescendant', optionId(active));
-    list.children[active]?.scrollIntoView({ block: 'nearest' });
+    // Scroll the list itself only: scrollIntoView would also scroll the page's clipped
+    // containers and push the header out of the window.
+    const item = list.children[active];
+    if (item) {
+      if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
+      else if (item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = item.offsetTop + item.offsetHeight - list.clientHeight;
+      }
+    }
   };
   const api = {
     root,
@@ -57,8 +65,15 @@ export function selectBox({ id, labelId, onChange }) {
       openList = api;
       list.hidden = false;
       button.setAttribute('aria-expanded', 'true');
+      // Open upwards when the list would run past the bottom of what scrolls around it.
+      list.classList.remove('up');
+      const frame = root.closest('.panel-body') || document.documentElement;
+      const room = frame.getBoundingClientRect().bottom - button.getBoundingClientRect().bottom;
+      if (room < list.offsetHeight + 8 && button.getBoundingClientRect().top - frame.getBoundingClientRect().top > room) {
+        list.classList.add('up');
+      }
       highlight(Math.max(0, options.findIndex((o) => o.value === value)));
-      list.focus();
+      list.focus({ preventScroll: true });
     },
     close(refocus = true) {
       if (list.hidden) return;
