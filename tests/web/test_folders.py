@@ -67,3 +67,26 @@ def test_the_folder_shown_is_where_the_tools_write(
     page.click("#btn-new")
     expect(bar).to_have_attribute("data-path", str(workspace))
     assert app.page_errors == []
+
+
+def test_a_move_names_both_absolute_paths(
+    make_app: AppFactory, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    real = workspace / HOSTILE
+    real.mkdir()
+    (real / "a.txt").write_text("a\n", encoding="utf-8")
+    app = make_app(fake_ollama, allowed_dirs=[str(real)])
+    fake_ollama.script(
+        tool_turn([("move_file", {"source": "a.txt", "destination": "归档/a.txt"})]),
+        text_turn("Moved."),
+    )
+    app.send("move it")
+    page = app.page
+    expect(page.locator("#approval button.btn.primary")).to_be_enabled()
+    facts = page.locator("#approval .ap-facts")
+    expect(facts).to_contain_text(f"{workspace}/{SHOWN}/a.txt")
+    expect(facts).to_contain_text(f"{workspace}/{SHOWN}/归档/a.txt")
+    assert "\u202e" not in facts.inner_text()
+    page.click("#approval .ap-actions button.btn:not(.primary)")
+    expect(page.locator(".tool-card").first).to_have_attribute("data-status", "cancelled")
+    assert (real / "a.txt").exists()

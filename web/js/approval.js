@@ -60,7 +60,7 @@ export class ApprovalPanel {
     const sizeChange = call.name === 'write_file' && p.exists && p.size_before != null;
     // The model's path may be relative; the preview holds the absolute target the tool will
     // really touch (and for run_command the absolute folder it runs in): show those.
-    const absolute = { 'arg.path': p.path, 'arg.cwd': p.cwd };
+    const absolute = { 'arg.path': p.path, 'arg.cwd': p.cwd, 'arg.source': p.path, 'arg.destination': p.destination };
     for (const row of keyArgs(call.name, call.args)) {
       if (sizeChange && row[0] === 'arg.size') continue;
       if (absolute[row[0]]) row[1] = absolute[row[0]];
