@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.hotkey_typing import bench_hotkey_typing
+from bench.loop_bounds import bench_loop_bounds
 from bench.provider_memory import bench_provider_memory
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
@@ -132,6 +133,8 @@ def main() -> int:
     bench_provider_memory()  # each case in its own subprocess, so its peak RSS is its own
     _, peak = tracemalloc.get_traced_memory()
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
+    tracemalloc.stop()  # the loop's bounds are timed untraced (tracing triples their time)
+    bench_loop_bounds()
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     return 0
