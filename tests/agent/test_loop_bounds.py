@@ -421,3 +421,21 @@ def test_the_waiting_notice_speaks_the_users_language(make_rig: Callable[..., Ri
     assert "正在等待模型" in waiting.message
     rig.core.abort(sid)
     assert rig.finish(turn).stop_reason == "aborted"
+
+
+def test_a_model_silent_from_the_start_gets_the_notice_and_can_be_stopped(
+    make_rig: Callable[..., Rig],
+) -> None:
+    rig = make_rig(sqlite=True, waiting_notice_s=0.3)
+    done = json.dumps({"model": "qwen3:8b", "message": {"role": "assistant", "content": ""}})
+    # Headers at once, then nothing: b"" writes no chunk, and the next piece waits 120 s.
+    rig.fake.script(raw_turn([b"", done], delay=120))
+    sid, turn = rig.send("are you there?")
+    rig.log.wait_type("notice", code="waiting_for_model", timeout=15)
+    assert rig.log.of_type("content_delta") == []
+    rig.core.abort(sid)
+    assert rig.finish(turn).stop_reason == "aborted"
+    assert rig.fake.wait_for_client_disconnect(timeout=10)
+    (answer,) = [m for m in stored(rig, sid) if m["role"] == "assistant"]
+    assert answer["stopped"] is True and answer["content"] == ""
+    assert_nothing_left_streaming(rig, sid)
