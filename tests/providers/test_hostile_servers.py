@@ -20,6 +20,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.turns import (
     endless_turn,
+    error_turn,
     hold_open_turn,
     huge_error_turn,
     long_event_turn,
@@ -229,3 +230,15 @@ async def test_a_huge_answer_that_is_not_a_stream_is_refused_unread(
         f"The server at {fake_openai.url} sent a completion of more than 16 MB; it was not read."
     )
     assert fake_openai.wait_for_client_disconnect()
+
+
+async def test_an_enormous_server_message_is_shortened_for_the_user(
+    served: tuple[FakeServer, Provider],
+) -> None:
+    fake, provider = served
+    fake.script(error_turn(500, "错误 " * 3000))
+    with pytest.raises(ProviderHTTPError) as caught:
+        await collect(provider.chat(request()))
+    assert caught.value.status == 500
+    assert str(caught.value).startswith("错误 错误 ") and str(caught.value).endswith("…")
+    assert len(str(caught.value)) <= 1001

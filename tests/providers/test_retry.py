@@ -187,3 +187,8 @@ def test_retry_after_values(header: str, seconds: float | None) -> None:
 def test_retry_after_as_a_future_http_date() -> None:
     now = 1_800_000_000.0
     assert parse_retry_after(formatdate(now + 20, usegmt=True), now=now) == 20.0
+
+
+def test_retry_after_far_beyond_any_calendar_is_ignored() -> None:
+    assert parse_retry_after("Fri, 31 Dec 99999 23:59:59 GMT") is None
+    assert parse_retry_after("1e400") is None

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 10.0
 BODY_KEEP = 4000  # characters of an error body kept on ProviderHTTPError
+MESSAGE_KEEP = 1000  # characters of the server's own error message shown to the user
 ERROR_BODY_CAP = 64 * 1024  # bytes of an error body read at all; the rest is never received
 MAX_JSON_BYTES = 16 * 1024 * 1024  # a whole JSON answer (model list, non-streamed completion)
 BUSY_STATUSES = (429, 503)
@@ -131,11 +132,11 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     except ValueError:
         try:
             when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+            if when.tzinfo is None:
+                return None
+            seconds = when.timestamp() - (time.time() if now is None else now)
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
-        if when.tzinfo is None:
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
     if seconds != seconds or seconds in (float("inf"), float("-inf")):  # NaN, inf
         return None
     return max(0.0, seconds)
@@ -162,6 +163,8 @@ def error_for_status(
     """
     text = body.decode("utf-8", "replace")
     message, code = error_text_from_body(text) if not truncated else (None, None)
+    if message is not None and len(message) > MESSAGE_KEEP:
+        message = message[:MESSAGE_KEEP].rstrip() + "…"
     where = f"{server.name} at {server.endpoint}"
     answered = f"HTTP {status}" + (f" {reason}" if reason else "")
     if status in BUSY_STATUSES:
