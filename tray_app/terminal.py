@@ -203,12 +203,31 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         return EXIT_INTERRUPTED
     finally:
         app.close()
+        if app.unsaved_sessions():
+            err.write(
+                "warning: this chat could not be saved (see above); its answers are printed "
+                "above. In the interactive mode, /export FILE keeps a copy.\n"
+            )
+
+
+def export_to(core: Core, session_id: str, target: str) -> str:
+    """``/export FILE``: the chat as JSON (``.json``) or Markdown, also when it is unsaved."""
+    fmt = "json" if target.lower().endswith(".json") else "markdown"
+    data = core.export_session(session_id, fmt=fmt)["data"]
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
+    path = Path(target).expanduser()
+    try:
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    return f"exported to {path.absolute()}"
 
 
 def interactive(runner: ChatRunner, session_id: str) -> int:
     err = runner.err
     err.write(
-        "Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts over.\n"
+        "Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts over;\n"
+        "/export FILE saves this chat as Markdown (or JSON for FILE.json).\n"
     )
     code = EXIT_OK
     while True:
@@ -227,6 +246,12 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
             return code
         if text == "/new":
             session_id = runner.core.new_session(workspace=runner.args.workspace)["id"]
+            continue
+        if text.startswith("/export"):
+            target = text[len("/export") :].strip()
+            err.write(
+                (export_to(runner.core, session_id, target) if target else "/export FILE") + "\n"
+            )
             continue
         if text == "/undo":
             result = runner.core.undo_last()

@@ -38,6 +38,13 @@ NOTICE_TEXT = {
         "zh-CN": "模型服务器繁忙（HTTP {status}），{seconds} 秒后重试"
         "（第 {attempt} 次，共 {attempts} 次）。",
     },
+    "history_not_saved": {
+        "en": "This chat could not be saved: {reason} Everything shown is kept in memory and "
+        "saving is retried; export the chat to keep a copy (/export FILE).",
+        "zh-CN": "此对话无法保存：{reason} 显示的内容都保留在内存中，并会重试保存；"
+        "可导出对话保留副本（/export 文件）。",
+    },
+    "history_saved": {"en": "This chat is saved again.", "zh-CN": "此对话已重新保存。"},
 }
 
 

@@ -160,19 +160,23 @@ def test_a_locked_database_fails_within_the_busy_timeout(app_paths: AppPaths, ho
     open_database(path, busy_timeout=0.3).close()  # usable again once released
 
 
-def test_a_lock_taken_after_open_makes_writes_fail_clearly(sqlite_chats: SQLiteChats) -> None:
+def test_a_lock_taken_after_open_keeps_writes_until_it_is_gone(sqlite_chats: SQLiteChats) -> None:
     session = sqlite_chats.create_session(model="m", workspace=None)
     sqlite_chats.db.conn.execute("PRAGMA busy_timeout = 200")
     holder = raw(sqlite_chats.db.path)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        with pytest.raises(StoreError, match="locked"):
-            sqlite_chats.add_message(MessageRecord(session_id=session.id, role="user"))
+        sqlite_chats.add_message(MessageRecord(session_id=session.id, role="user", content="1"))
+        assert sqlite_chats.unsaved_sessions() == [session.id]  # kept (store/unsaved.py)
     finally:
         holder.rollback()
         holder.close()
+    sqlite_chats.retry_save(session.id, force=True)
     sqlite_chats.add_message(MessageRecord(session_id=session.id, role="user", content="ok"))
-    assert [m.content for m in sqlite_chats.messages(session.id)] == ["ok"]
+    assert [m.content for m in sqlite_chats.messages(session.id)] == ["1", "ok"]
+    assert sqlite_chats.unsaved_sessions() == []
+    with raw(sqlite_chats.db.path) as conn:
+        assert [r[0] for r in conn.execute("SELECT content FROM messages")] == ["1", "ok"]
 
 
 def test_open_chat_store_gives_the_sqlite_store(app_paths: AppPaths) -> None:

@@ -9,8 +9,10 @@ one lock, sparing what a live process is still doing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from tray_app.core.events import Notice
 from tray_app.core.service import Core
 from tray_app.logs import setup_logging
 from tray_app.paths import AppPaths
@@ -20,6 +22,7 @@ from tray_app.store.owners import repair_lock
 from tray_app.store.records import ChatRepository
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
+from tray_app.store.unsaved import unsaved_sentence
 from tray_app.tools.orphans import reap_orphaned_commands
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,11 @@ class RunningApp:
     audit: AuditLog
     paths: AppPaths
     history: str = "on"  # "on", "read-only" (listing and export only) or "off" (memory)
+    chats: ChatRepository | None = None
+
+    def unsaved_sessions(self) -> list[str]:
+        """Chats whose last state could not be saved (after ``close``: lost at exit)."""
+        return self.chats.unsaved_sessions() if isinstance(self.chats, SQLiteChats) else []
 
     def close(self, timeout: float = 3.0) -> None:
         self.core.stop(timeout)
@@ -68,6 +76,30 @@ def open_history(
     return chats, warning
 
 
+def save_notices(core: Core) -> Callable[[str, str | None], None]:
+    """Tell the chat's viewers when its save fails (kept in memory) and when it works again."""
+
+    def report(session_id: str, reason: str | None) -> None:
+        if reason is None:
+            notice = Notice(
+                session_id=session_id,
+                level="info",
+                code="history_saved",
+                message="This chat is saved again.",
+            )
+        else:
+            notice = Notice(
+                session_id=session_id,
+                level="warning",
+                code="history_not_saved",
+                message=unsaved_sentence(reason),
+                args={"reason": reason},
+            )
+        core.bus.publish(notice)
+
+    return report
+
+
 def start_app(
     paths: AppPaths,
     *,
@@ -94,4 +126,5 @@ def start_app(
         history = "off"
     else:
         history = "read-only" if chats.db.read_only else "on"
-    return RunningApp(core=core, audit=audit, paths=paths, history=history)
+        chats.unsaved.report = save_notices(core)
+    return RunningApp(core=core, audit=audit, paths=paths, history=history, chats=chats)

@@ -32,6 +32,7 @@ from tray_app.store.records import (
 )
 from tray_app.store.recovery import recover_session
 from tray_app.store.search import SearchHit, search_database, search_repository
+from tray_app.store.unsaved import KeepsUnsaved, Unsaved
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,9 @@ def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
 
 
 _INSERT_SESSION = _insert_sql("sessions", _SESSION_COLUMNS)
+_UPSERT_SESSION = f"{_INSERT_SESSION} ON CONFLICT (id) DO UPDATE SET " + ", ".join(
+    f"{c} = excluded.{c}" for c in _SESSION_COLUMNS if c != "id"
+)
 _INSERT_MESSAGE = _insert_sql("messages", _MESSAGE_COLUMNS)
 _INSERT_OWNED_MESSAGE = _insert_sql("messages", (*_MESSAGE_COLUMNS, "owner"))
 _INSERT_CALL = _insert_sql("tool_calls", _CALL_COLUMNS)
@@ -111,11 +115,16 @@ def open_chat_store(
     return chats, None
 
 
-class SQLiteChats:
-    """ChatRepository over a ``Database``; owned by the core thread like its connection."""
+class SQLiteChats(KeepsUnsaved):
+    """ChatRepository over a ``Database``; owned by the core thread like its connection.
+
+    A session whose save fails for a reason that may pass (disk full, read-only, locked) is
+    kept and served from memory until a retry saves it (``store.unsaved``).
+    """
 
     def __init__(self, db: Database, *, mark: ProcessMark | None = None) -> None:
         self.db = db
+        self.unsaved = Unsaved()
         self.mark = mark  # this process's owner lock; its token goes into the answers it starts
         self._insert_message_sql = _INSERT_MESSAGE
         if not db.read_only and _has_column(db, "messages", "owner"):
@@ -127,10 +136,17 @@ class SQLiteChats:
         self, *, model: str, workspace: str | None, title: str = ""
     ) -> SessionRecord:
         record = SessionRecord(model=model, workspace=workspace, title=title)
-        self._insert_session(record)
+
+        def mirror(copy: MemoryChats, session_id: str) -> None:
+            copy._sessions[session_id] = record
+
+        self._guarded(record.id, lambda: self._insert_session(record), mirror)
         return record
 
     def get_session(self, session_id: str) -> SessionRecord | None:
+        copy = self.unsaved.get(session_id)
+        if copy is not None:
+            return copy.get_session(session_id)
         with self.db.errors("read"):
             row = self.db.conn.execute(f"{_SELECT_SESSIONS} WHERE id = ?", (session_id,)).fetchone()
         return None if row is None else _session(row)
@@ -141,7 +157,7 @@ class SQLiteChats:
             rows = self.db.conn.execute(
                 f"{_SELECT_SESSIONS} ORDER BY updated_at DESC, rowid ASC"
             ).fetchall()
-        items = [_session(row) for row in rows]
+        items = self._with_unsaved([_session(row) for row in rows])
         if query:
             needle = query.casefold()
             items = [s for s in items if needle in s.title.casefold()]
@@ -155,33 +171,35 @@ class SQLiteChats:
         _reject_unknown(fields, SessionRecord.model_fields, "session", frozen={"id"})
         data = {**current.model_dump(), **fields, "updated_at": time.time()}
         updated = SessionRecord.model_validate(data)
-        with self.db.transaction() as conn:
-            conn.execute(
-                "UPDATE sessions SET title = ?, model = ?, workspace = ?, created_at = ?, "
-                "updated_at = ? WHERE id = ?",
-                (
-                    updated.title,
-                    updated.model,
-                    updated.workspace,
-                    updated.created_at,
-                    updated.updated_at,
-                    session_id,
-                ),
-            )
+
+        def write() -> None:
+            with self.db.transaction() as conn:
+                self._upsert_session(conn, updated)
+
+        def mirror(copy: MemoryChats, _: str) -> None:
+            copy._sessions[session_id] = updated
+
+        self._guarded(session_id, write, mirror)
         return updated
 
     def rename_session(self, session_id: str, title: str) -> SessionRecord:
         return self.update_session(session_id, title=" ".join(title.split()))
 
     def delete_session(self, session_id: str) -> None:
-        with self.db.transaction() as conn:
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
+        def write() -> None:
+            with self.db.transaction() as conn:
+                conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))  # cascades
+
+        self._guarded(session_id, write, lambda copy, _: copy.delete_session(session_id))
 
     # ---- messages ---------------------------------------------------------------------------
 
     def add_message(self, message: MessageRecord) -> None:
-        with self.db.transaction() as conn:
-            self._insert_message(conn, message)
+        def write() -> None:
+            with self.db.transaction() as conn:
+                self._insert_message(conn, message)
+
+        self._guarded(message.session_id, write, lambda copy, _: copy.add_message(message))
 
     def update_message(self, message_id: str, **fields: Any) -> None:
         """Partial update of the given fields; an unknown message id is ignored."""
@@ -194,11 +212,29 @@ class SQLiteChats:
         values = [_message_value(name, getattr(checked, name)) for name in columns]
         assignments = ", ".join(f"{name} = ?" for name in columns)
         sql = f"UPDATE messages SET {assignments} WHERE id = ?"  # noqa: S608
-        with self.db.transaction() as conn:
-            conn.execute(sql, (*values, message_id))
+
+        def write() -> None:
+            with self.db.transaction() as conn:
+                conn.execute(sql, (*values, message_id))
+
+        def mirror(copy: MemoryChats, _: str) -> None:
+            copy.update_message(message_id, **{name: getattr(checked, name) for name in columns})
+
+        self._guarded(
+            self.unsaved.session_of_message(message_id) or (lambda: self._session_of(message_id)),
+            write,
+            mirror,
+        )
 
     def delete_messages_from(self, session_id: str, message_id: str) -> None:
         """Remove a message and everything after it, with the tool calls of those messages."""
+        self._guarded(
+            session_id,
+            lambda: self._delete_messages_from(session_id, message_id),
+            lambda copy, _: copy.delete_messages_from(session_id, message_id),
+        )
+
+    def _delete_messages_from(self, session_id: str, message_id: str) -> None:
         with self.db.transaction() as conn:
             row = conn.execute(
                 "SELECT seq FROM messages WHERE id = ? AND session_id = ?",
@@ -216,6 +252,9 @@ class SQLiteChats:
             )
 
     def messages(self, session_id: str) -> list[MessageRecord]:
+        copy = self.unsaved.get(session_id)
+        if copy is not None:
+            return copy.messages(session_id)
         with self.db.errors("read"):
             rows = self.db.conn.execute(
                 f"{_SELECT_MESSAGES} WHERE session_id = ? ORDER BY seq", (session_id,)
@@ -227,10 +266,17 @@ class SQLiteChats:
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
         """Insert or replace by (session, call_id); a replaced call keeps its place and the
         arguments it was first stored with."""
-        with self.db.transaction() as conn:
-            self._upsert_call(conn, record)
+
+        def write() -> None:
+            with self.db.transaction() as conn:
+                self._upsert_call(conn, record)
+
+        self._guarded(record.session_id, write, lambda copy, _: copy.upsert_tool_call(record))
 
     def tool_calls(self, session_id: str) -> list[ToolCallRecord]:
+        copy = self.unsaved.get(session_id)
+        if copy is not None:
+            return copy.tool_calls(session_id)
         with self.db.errors("read"):
             rows = self.db.conn.execute(
                 f"{_SELECT_CALLS} WHERE session_id = ? ORDER BY seq", (session_id,)
@@ -303,6 +349,9 @@ class SQLiteChats:
         return {row[0] for row in rows if check.alive(row[1])}
 
     def close(self) -> None:
+        for session_id in self.unsaved_sessions():
+            if not self.retry_save(session_id, force=True):
+                log.error("chat %s could not be saved before closing", session_id)
         self.db.close()
         if self.mark is not None:
             self.mark.release()
@@ -312,6 +361,21 @@ class SQLiteChats:
     def _insert_session(self, record: SessionRecord) -> None:
         with self.db.transaction() as conn:
             self._write_session(conn, record)
+
+    def _session_of(self, message_id: str) -> str | None:
+        with self.db.errors("read"):
+            row = self.db.conn.execute(
+                "SELECT session_id FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def _stored(
+        self, session_id: str
+    ) -> tuple[SessionRecord | None, list[MessageRecord], list[ToolCallRecord]]:
+        return self.get_session(session_id), self.messages(session_id), self.tool_calls(session_id)
+
+    def _upsert_session(self, conn: sqlite3.Connection, record: SessionRecord) -> None:
+        conn.execute(_UPSERT_SESSION, tuple(getattr(record, name) for name in _SESSION_COLUMNS))
 
     @staticmethod
     def _write_session(conn: sqlite3.Connection, record: SessionRecord) -> None:

@@ -4,7 +4,7 @@
 import { store, mergeCall, bumpEpoch } from './store.js';
 import { noticeView } from './message.js';
 
-const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds', 'images_unsupported', 'server_busy_retry', 'answer_limit', 'too_many_calls', 'waiting_for_model']);
+const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds', 'images_unsupported', 'server_busy_retry', 'answer_limit', 'too_many_calls', 'waiting_for_model', 'history_not_saved', 'history_saved']);
 const KNOWN_FAILURES = new Set(['provider_unavailable', 'model_not_found', 'no_models', 'capability', 'stream_error', 'provider_error', 'internal', 'store_error']);
 
 export function createEventPump(ctx) {
