@@ -305,3 +305,14 @@ def test_a_huge_old_text_is_only_refused(box, layout):
         box.execute("edit_file", {"path": "h.txt", "edits": [edit("\u202e" * 200_000, "x")]})
     )
     assert "not found" in message and len(message) < 2000
+
+
+def test_a_latin1_file_is_edited_when_its_encoding_is_named(box, layout):
+    target = layout.work / "alt.txt"
+    original = "Größe: 1\r\nstraße\r\n".encode("latin-1")
+    target.write_bytes(original)
+    args = {"path": "alt.txt", "edits": [edit("Größe: 1", "Größe: 2")]}
+    assert "name its encoding" in err(box.execute("edit_file", args))
+    ok(box.execute("edit_file", {**args, "encoding": "latin1"}))
+    assert target.read_bytes() == original.replace(b"1", b"2")
+    assert "invalid arguments" in err(box.execute("edit_file", {**args, "encoding": "base64"}))

@@ -92,3 +92,13 @@ def test_newline_detection_and_round_trip():
     assert text_codec.newline_of("a\nb\nc\r\n") == "\n"
     text, fmt = text_codec.decode(codecs.BOM_UTF16_BE + "x\r\n".encode("utf-16-be"))
     assert text_codec.encode(text, fmt) == codecs.BOM_UTF16_BE + "x\r\n".encode("utf-16-be")
+
+
+def test_search_finds_text_in_utf16_files(box, layout):
+    (layout.work / "win.log").write_bytes(
+        codecs.BOM_UTF16_LE + "ok\r\n错误 E42\r\n".encode("utf-16-le")
+    )
+    result = ok(
+        box.execute("search_files", {"path": ".", "query": "错误", "search_type": "content"})
+    )
+    assert [m["line"] for m in result["results"][0]["matches"]] == [2]

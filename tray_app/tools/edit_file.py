@@ -34,7 +34,14 @@ from tray_app.tools.fs_safe import (
 from tray_app.tools.fs_write import _commit, _discard, _record, atomic_write
 from tray_app.tools.previews import diff_text
 from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.text_codec import EncodingProblem, TextFormat, decode, detect_bom, encode
+from tray_app.tools.text_codec import (
+    EncodingProblem,
+    TextFormat,
+    decode,
+    detect_bom,
+    encode,
+    normalize_name,
+)
 
 MAX_EDIT_BYTES = 5 * 1024 * 1024
 MAX_EDITS = 100
@@ -65,6 +72,23 @@ class EditFileArgs(BaseModel):
     dry_run: bool = Field(
         default=False, description="Only show the diff the edits would make; change nothing."
     )
+    encoding: str | None = Field(
+        default=None,
+        description=(
+            "Leave it out: UTF-8 and UTF-16 (with a byte-order mark) are detected. For other "
+            "files name the encoding they are in, such as latin1 or cp1252; it is kept."
+        ),
+    )
+
+    @field_validator("encoding", mode="before")
+    @classmethod
+    def _enc(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name = normalize_name(value)
+            if name == "base64":
+                raise ValueError("edit_file edits text; base64 is for reading binary files")
+            return name
+        return value
 
     @field_validator("edits", mode="before")
     @classmethod
@@ -95,14 +119,18 @@ def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResul
         return failure(
             f"{target} is larger than {human_size(MAX_EDIT_BYTES)}; edit_file stops there"
         )
-    if detect_bom(data) is None and looks_binary(data):
+    if (
+        detect_bom(data) is None
+        and args.encoding in (None, "utf-8", "latin1")
+        and looks_binary(data)
+    ):
         return failure(f"{target} looks like a binary file; edit_file edits text files")
     try:
-        text, fmt = decode(data)
+        text, fmt = decode(data, args.encoding)
     except EncodingProblem as exc:
         return failure(
-            f"{target} is {exc}; edit_file edits UTF-8 and UTF-16 text "
-            "(read it with read_file and rewrite it with write_file instead)"
+            f"{target} is {exc}; edit_file detects UTF-8 and UTF-16, for other text name its "
+            "encoding (such as latin1 or cp1252)"
         )
     # A file with CRLF endings only is edited with \n (what the model writes) and written back
     # with CRLF; a file that mixes endings is edited as it is.

@@ -226,7 +226,12 @@ def _file_text(path: Path) -> str | None:
         fd_data, _ = read_regular(path, MAX_SEARCH_FILE_BYTES)
     except (OSError, NotReadable):
         return None
-    if len(fd_data) > MAX_SEARCH_FILE_BYTES or looks_binary(fd_data):
+    if len(fd_data) > MAX_SEARCH_FILE_BYTES:
+        return None
+    found = detect_bom(fd_data)
+    if found is not None:  # UTF-16 text from Windows tools is searched like any other
+        return fd_data[len(found[0]) :].decode(found[1], errors="replace")
+    if looks_binary(fd_data):
         return None
     return fd_data.decode("utf-8", errors="replace")
 
