@@ -155,3 +155,18 @@ def test_turn_done_texts() -> None:
     assert turn_done(True, None, "model not found", "en") == (
         "The answer failed", "your chat: model not found"
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "⚠ runs at login"), ("zh-CN", "⚠ 会在登录时自动运行")],
+)
+def test_a_persistence_location_is_named_first(lang: str, words: str) -> None:
+    preview = {
+        "kind": "new_file",
+        "path": "/h/.config/autostart/x.desktop",
+        "size_after": 10,
+        "persistence": {"code": "login", "text": "runs at login", "path": "/h/x"},
+    }
+    _title, body = describe_approval("write_file", {}, preview, lang)
+    assert body.split("\n")[1].startswith(words)

@@ -34,6 +34,11 @@ TEXT: dict[str, dict[str, str]] = {
         "not_sandboxed": "not sandboxed",
         "with_contents": "with everything inside ({count} items)",
         "replaces_existing": "replaces what is there",
+        "persist_login": "⚠ runs at login",
+        "persist_shell": "⚠ runs in every new terminal shell",
+        "persist_vscode": "⚠ runs when the folder is opened in VS Code",
+        "persist_git_hook": "⚠ runs on git commands in this repository",
+        "persist_other": "⚠ makes programs run later",
         "answer_ready": "Answer ready",
         "answer_failed": "The answer failed",
         "your_chat": "your chat",
@@ -53,6 +58,11 @@ TEXT: dict[str, dict[str, str]] = {
         "not_sandboxed": "不在沙盒中",
         "with_contents": "连同其中全部内容（{count} 项）",
         "replaces_existing": "将替换目标处已有的内容",
+        "persist_login": "⚠ 会在登录时自动运行",
+        "persist_shell": "⚠ 会在每个新终端中运行",
+        "persist_vscode": "⚠ 会在 VS Code 打开该文件夹时运行",
+        "persist_git_hook": "⚠ 会在本仓库执行 git 命令时运行",
+        "persist_other": "⚠ 会让程序稍后自动运行",
         "answer_ready": "回答已就绪",
         "answer_failed": "回答失败",
         "your_chat": "你的对话",
@@ -191,6 +201,11 @@ def describe_approval(
             details.append(text(lang, "with_contents", count=preview["count"] - 1))
         if name == "move_file" and preview.get("overwrites"):
             details.append(text(lang, "replaces_existing"))
+    risk = preview.get("persistence")
+    if isinstance(risk, dict):  # a file that runs something later: said first
+        code = str(risk.get("code"))
+        known = code in ("login", "shell", "vscode", "git_hook")
+        details.insert(0, text(lang, f"persist_{code}" if known else "persist_other"))
     body = target or text(lang, "no_target")
     if details:
         body += "\n" + ("; " if lang == "en" else "；").join(details)
