@@ -15,6 +15,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.edit_tools import bench_edit_tools
 from bench.hotkey_typing import bench_hotkey_typing
 from bench.loop_bounds import bench_loop_bounds
 from bench.provider_memory import bench_provider_memory
@@ -128,6 +129,7 @@ def main() -> int:
         os.environ["METONA_HOME"] = str(root / "home")
         bench_stream(root)
         bench_tools(root)
+        bench_edit_tools()
         bench_history()
         bench_store(root)
     bench_provider_memory()  # each case in its own subprocess, so its peak RSS is its own

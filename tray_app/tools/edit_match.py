@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 SHOW_PLACES = 5
 NEAREST_CONTEXT = 2
 NEAREST_MAX_LINES = 20_000  # lines compared when looking for the nearest text
 LINE_SHOW_CHARS = 200
+NEAREST_CANDIDATES = 50  # lines compared closely, of those sharing the most words
+_WORD = re.compile(r"\w+")
 
 
 class NoMatch(ValueError):
@@ -133,16 +136,23 @@ def _nearest(file_lines: list[str], squashed: list[str], wanted: list[str]) -> s
     if not file_lines:
         return "old_text was not found: the file is empty"
     target = wanted[0]
+    # Cheap first: the lines sharing the most words with the one asked for; then difflib's
+    # ratio on those few only (it costs too much on every line of a long file).
+    wanted_words = set(_WORD.findall(target.casefold()))
+    scored: list[tuple[int, int]] = []
+    for index, line in enumerate(squashed[:NEAREST_MAX_LINES]):
+        if line:
+            shared = len(wanted_words.intersection(_WORD.findall(line.casefold())))
+            scored.append((shared, -index))
+    scored.sort(reverse=True)
     best, best_ratio = 0, -1.0
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(target)
-    for index, line in enumerate(squashed[:NEAREST_MAX_LINES]):
-        matcher.set_seq1(line)
-        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
-            continue
+    for _shared, neg_index in scored[:NEAREST_CANDIDATES]:
+        matcher.set_seq1(squashed[-neg_index])
         ratio = matcher.ratio()
         if ratio > best_ratio:
-            best, best_ratio = index, ratio
+            best, best_ratio = -neg_index, ratio
     low = max(0, best - NEAREST_CONTEXT)
     high = min(len(file_lines), best + len(wanted) + NEAREST_CONTEXT)
     shown = []
