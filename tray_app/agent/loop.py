@@ -6,10 +6,9 @@ one. Cancelling the task that runs ``AgentTurn.run`` is the abort: the HTTP stre
 once, pending approvals are cancelled, a running command is told to stop, and what streamed so
 far is kept and marked stopped.
 
-Bounds (issue 9): an answer longer than ``max_answer_chars`` is stopped with a notice and kept;
-calls beyond ``max_tool_calls_per_round`` are answered "not run"; tool arguments are refused
-past their size and depth limits (``providers.tool_calls``); a stream silent for
-``waiting_notice_s`` gets a "waiting for the model…" notice. Whatever else goes wrong inside a
+Bounds (issue 9): calls beyond ``max_tool_calls_per_round`` are answered "not run"; tool
+arguments are refused past their size and depth limits (``providers.tool_calls``); one message's
+length and the quiet-model notice live in ``agent.answer``. Whatever else goes wrong inside a
 turn ends it with the message finished, the error stored and the traceback in the log file.
 """
 
@@ -18,29 +17,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from tray_app.agent.answer import AnswerStream, Streamed
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
 from tray_app.agent.context import fit_history
 from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
-from tray_app.core.events import (
-    ContentDelta,
-    MessageFinished,
-    MessageStarted,
-    Notice,
-    ThinkingDelta,
-    TurnFailed,
-    TurnFinished,
-    TurnStarted,
-)
+from tray_app.core.events import Notice, TurnFailed, TurnFinished, TurnStarted
 from tray_app.errors import (
     CapabilityError,
     ModelNotFound,
@@ -49,22 +39,11 @@ from tray_app.errors import (
     StoreError,
     StreamError,
 )
-from tray_app.providers.base import (
-    ChatMessage,
-    ChatRequest,
-    ModelInfo,
-    Provider,
-    ProviderNotice,
-    StreamDone,
-    ToolCall,
-)
-from tray_app.providers.tool_calls import bound_call
+from tray_app.providers.base import ChatMessage, ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
 from tray_app.tools.base import Toolbox
 
 log = logging.getLogger(__name__)
-
-SAVE_INTERVAL = 1.0  # seconds between saves of a streaming answer ("nothing lost")
 
 
 @dataclass(frozen=True)
@@ -108,46 +87,6 @@ def internal_error_text(exc: BaseException) -> str:
     return f"Internal error ({what}). The details are in the log file."
 
 
-def _seconds(value: float) -> float:
-    return float(round(value)) if value >= 2 else round(value, 1)
-
-
-class _Text:
-    """Text that grows by small pieces in linear time.
-
-    ``message.content += piece`` copies the whole answer each time (a pydantic attribute gets
-    no in-place concatenation): a million characters in 4-character deltas took ~50 s of CPU.
-    """
-
-    def __init__(self) -> None:
-        self._parts: list[str] = []
-        self.length = 0
-
-    def add(self, piece: str) -> None:
-        self._parts.append(piece)
-        self.length += len(piece)
-
-    def value(self) -> str:
-        if len(self._parts) > 1:
-            self._parts = ["".join(self._parts)]
-        return self._parts[0] if self._parts else ""
-
-
-@dataclass
-class _Silence:
-    """When the stream last sent something, and which silence was already announced."""
-
-    last: float
-    noticed: float = -1.0
-
-
-@dataclass
-class _Streamed:
-    message_id: str
-    calls: list[ToolCall] = field(default_factory=list)
-    cut: bool = False  # stopped at max_answer_chars
-
-
 class AgentTurn:
     def __init__(
         self,
@@ -184,9 +123,17 @@ class AgentTurn:
         )
         self.rounds = 0
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}
-        self._message: MessageRecord | None = None
-        self._content = _Text()  # of the message streaming now
-        self._thinking = _Text()
+        self.answer = AnswerStream(
+            session_id=session_id,
+            turn_id=turn_id,
+            model=config.model,
+            chats=chats,
+            publish=publish,
+            notice=self._notice,
+            language=config.language,
+            max_chars=config.max_answer_chars,
+            waiting_after=config.waiting_notice_s,
+        )
 
     # ---- the turn ---------------------------------------------------------------------------
 
@@ -203,7 +150,7 @@ class AgentTurn:
         except asyncio.CancelledError:
             if not announced:
                 self._announce_start(tools_enabled=False)
-            self._finish_message(stopped=True)
+            self.answer.finish(stopped=True)
             self._finish("aborted", started)
             return "aborted"
         except (ProviderError, StoreError) as exc:
@@ -212,7 +159,7 @@ class AgentTurn:
                 self._announce_start(tools_enabled=False)
             # If the store is what failed, the event below still tells the user.
             with contextlib.suppress(StoreError):
-                self._finish_message(stopped=True, error=str(exc))
+                self.answer.finish(stopped=True, error=str(exc))
             self.publish(
                 TurnFailed(
                     session_id=self.session_id,
@@ -235,8 +182,8 @@ class AgentTurn:
         if not announced:
             self._announce_start(tools_enabled=False)
         try:
-            if self._message is not None:
-                self._finish_message(stopped=True, error=text)
+            if self.answer.message is not None:
+                self.answer.finish(stopped=True, error=text)
             else:  # between rounds: the error still goes into the history
                 self.chats.add_message(
                     MessageRecord(
@@ -337,7 +284,9 @@ class AgentTurn:
                 num_ctx=self.config.num_ctx,
                 keep_alive=self.config.keep_alive,
             )
-            streamed = await self._stream(request, round_no)
+            streamed = await self.answer.stream(self.provider, request, round_no)
+            for key in ("prompt_tokens", "completion_tokens"):
+                self.totals[key] += streamed.stats.get(key, 0)
             if streamed.cut:
                 return "answer_limit"
             if not streamed.calls:
@@ -352,7 +301,7 @@ class AgentTurn:
         )
         return "max_rounds"
 
-    async def _run_calls(self, streamed: _Streamed, *, last_round: bool) -> None:
+    async def _run_calls(self, streamed: Streamed, *, last_round: bool) -> None:
         """Each call in order; past the per-round limit each still gets a "not run" answer."""
         calls, limit = streamed.calls, self.config.max_tool_calls_per_round
         if len(calls) > limit and not last_round:
@@ -402,169 +351,4 @@ class AgentTurn:
             current,
             num_ctx=self.config.num_ctx,
             tool_result_limit=self.config.tool_result_limit,
-        )
-
-    # ---- streaming --------------------------------------------------------------------------
-
-    async def _stream(self, request: ChatRequest, round_no: int) -> _Streamed:
-        message = MessageRecord(
-            session_id=self.session_id,
-            turn_id=self.turn_id,
-            role="assistant",
-            model=self.config.model,
-            stats={"streaming": True},
-        )
-        self.chats.add_message(message)
-        self._message = message
-        self._content, self._thinking = _Text(), _Text()
-        self.publish(
-            MessageStarted(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                message_id=message.id,
-                round=round_no,
-                model=self.config.model,
-            )
-        )
-        loop = asyncio.get_running_loop()
-        saver = loop.create_task(self._save_periodically(message))
-        silence = _Silence(last=time.monotonic())
-        watcher = loop.create_task(self._watch_silence(silence))
-        try:
-            done, cut = await self._consume(request, message, silence)
-        finally:
-            saver.cancel()
-            watcher.cancel()
-        if cut:
-            self._finish_message(stopped=True, stats={"cut_at": self.config.max_answer_chars})
-            self._notice(
-                "answer_limit",
-                notice_text(
-                    "answer_limit", self.config.language, limit=self.config.max_answer_chars
-                ),
-                limit=self.config.max_answer_chars,
-            )
-            return _Streamed(message.id, cut=True)
-        if done is None:
-            raise StreamError("the answer ended before the server said it was done")
-        stats = done.stats.model_dump(exclude_none=True)
-        for key in ("prompt_tokens", "completion_tokens"):
-            self.totals[key] += stats.get(key, 0)
-        message.content, message.thinking = self._content.value(), self._thinking.value()
-        message.tool_calls = [bound_call(call) for call in done.tool_calls]
-        message.stats = stats
-        self.chats.update_message(
-            message.id,
-            content=message.content,
-            thinking=message.thinking,
-            tool_calls=message.tool_calls,
-            stats=stats,
-        )
-        self.publish(
-            MessageFinished(session_id=self.session_id, message_id=message.id, stats=stats)
-        )
-        self._message = None
-        return _Streamed(message.id, message.tool_calls)
-
-    async def _consume(
-        self, request: ChatRequest, message: MessageRecord, silence: _Silence
-    ) -> tuple[StreamDone | None, bool]:
-        """Read the stream; (the done item, whether the answer was cut at its length limit)."""
-        done: StreamDone | None = None
-        room = self.config.max_answer_chars
-        stream = self.provider.chat(request)
-        try:
-            async for item in stream:
-                silence.last = time.monotonic()
-                if isinstance(item, StreamDone):
-                    done = item
-                    continue
-                if isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
-                    self.publish(
-                        Notice(
-                            session_id=self.session_id,
-                            turn_id=self.turn_id,
-                            level="warning",
-                            code="server_busy_retry",
-                            message=item.message,
-                            args={
-                                "status": item.status,
-                                "seconds": math.ceil(item.retry_in_s),
-                                "attempt": item.attempt,
-                                "attempts": item.attempts,
-                            },
-                        )
-                    )
-                    continue
-                text = item.text if len(item.text) <= room else item.text[:room]
-                room -= len(text)
-                if text and item.kind == "thinking":
-                    self._thinking.add(text)
-                    self.publish(
-                        ThinkingDelta(session_id=self.session_id, message_id=message.id, text=text)
-                    )
-                elif text:
-                    self._content.add(text)
-                    self.publish(
-                        ContentDelta(session_id=self.session_id, message_id=message.id, text=text)
-                    )
-                if len(text) < len(item.text):
-                    return done, True
-        finally:
-            close = getattr(stream, "aclose", None)
-            if close is not None:  # a cut answer closes its HTTP response now, not at GC
-                await close()
-        return done, False
-
-    async def _watch_silence(self, silence: _Silence) -> None:
-        """Say "waiting for the model…" once per silence longer than ``waiting_notice_s``."""
-        after = self.config.waiting_notice_s
-        while True:
-            quiet = time.monotonic() - silence.last
-            if quiet < after:
-                await asyncio.sleep(after - quiet)
-                continue
-            if silence.noticed != silence.last:
-                silence.noticed = silence.last
-                seconds = _seconds(quiet)
-                self._notice(
-                    "waiting_for_model",
-                    notice_text("waiting_for_model", self.config.language, seconds=seconds),
-                    level="info",
-                    seconds=seconds,
-                )
-            await asyncio.sleep(min(after, 1.0))
-
-    async def _save_periodically(self, message: MessageRecord) -> None:
-        """Save the growing answer every second, also while the model is quiet."""
-        content, thinking = self._content, self._thinking
-        saved = (0, 0)
-        while True:
-            await asyncio.sleep(SAVE_INTERVAL)
-            current = (content.length, thinking.length)  # the texts only grow
-            if current != saved:
-                self.chats.update_message(
-                    message.id, content=content.value(), thinking=thinking.value()
-                )
-                saved = current
-
-    def _finish_message(
-        self, *, stopped: bool, error: str | None = None, stats: dict[str, Any] | None = None
-    ) -> None:
-        """Keep what streamed of an interrupted answer, marked stopped."""
-        message = self._message
-        if message is None:
-            return
-        self._message = None
-        message.content, message.thinking = self._content.value(), self._thinking.value()
-        self.chats.update_message(
-            message.id,
-            content=message.content,
-            thinking=message.thinking,
-            stopped=stopped,
-            error=error,
-            stats=stats or {},
-        )
-        self.publish(
-            MessageFinished(session_id=self.session_id, message_id=message.id, stopped=stopped)
         )

@@ -1,0 +1,266 @@
+"""One assistant message as it streams: deltas out, saved every second, bounded, finished.
+
+The answer is stored before the first byte arrives and saved every second while it grows
+(nothing the user saw is lost). It stops at ``max_chars`` (thinking + content) with a notice,
+closing the HTTP response at once; a stream silent for ``waiting_after`` seconds gets one
+"waiting for the model…" notice per silence. Tool calls are bounded again here
+(``providers.tool_calls.bound_call``) whatever the provider did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from tray_app.agent.notices import notice_text
+from tray_app.core.events import (
+    ContentDelta,
+    MessageFinished,
+    MessageStarted,
+    Notice,
+    ThinkingDelta,
+)
+from tray_app.errors import StreamError
+from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone, ToolCall
+from tray_app.providers.tool_calls import bound_call
+from tray_app.store.records import ChatRepository, MessageRecord
+
+SAVE_INTERVAL = 1.0  # seconds between saves of a streaming answer ("nothing lost")
+
+
+class _Text:
+    """Text that grows by small pieces in linear time.
+
+    ``message.content += piece`` copies the whole answer each time (a pydantic attribute gets
+    no in-place concatenation): a million characters in 4-character deltas took ~50 s of CPU.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self.length = 0
+
+    def add(self, piece: str) -> None:
+        self._parts.append(piece)
+        self.length += len(piece)
+
+    def value(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+
+@dataclass
+class _Silence:
+    """When the stream last sent something, and which silence was already announced."""
+
+    last: float
+    noticed: float = -1.0
+
+
+@dataclass
+class Streamed:
+    """What one streamed message came to."""
+
+    message_id: str
+    calls: list[ToolCall] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    cut: bool = False  # stopped at the length limit
+
+
+def _seconds(value: float) -> float:
+    return float(round(value)) if value >= 2 else round(value, 1)
+
+
+class AnswerStream:
+    """Streams the assistant messages of one turn, one at a time."""
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        turn_id: str,
+        model: str,
+        chats: ChatRepository,
+        publish: Callable[[BaseModel], None],
+        notice: Callable[..., None],
+        language: str,
+        max_chars: int,
+        waiting_after: float,
+    ) -> None:
+        self.session_id = session_id
+        self.turn_id = turn_id
+        self.model = model
+        self.chats = chats
+        self.publish = publish
+        self.notice = notice  # (code, message, *, level, **args)
+        self.language = language
+        self.max_chars = max_chars
+        self.waiting_after = waiting_after
+        self.message: MessageRecord | None = None  # the one streaming now
+        self._content = _Text()
+        self._thinking = _Text()
+
+    async def stream(self, provider: Provider, request: ChatRequest, round_no: int) -> Streamed:
+        message = MessageRecord(
+            session_id=self.session_id,
+            turn_id=self.turn_id,
+            role="assistant",
+            model=self.model,
+            stats={"streaming": True},
+        )
+        self.chats.add_message(message)
+        self.message = message
+        self._content, self._thinking = _Text(), _Text()
+        self.publish(
+            MessageStarted(
+                session_id=self.session_id,
+                turn_id=self.turn_id,
+                message_id=message.id,
+                round=round_no,
+                model=self.model,
+            )
+        )
+        loop = asyncio.get_running_loop()
+        saver = loop.create_task(self._save_periodically(message))
+        silence = _Silence(last=time.monotonic())
+        watcher = loop.create_task(self._watch_silence(silence))
+        try:
+            done, cut = await self._consume(provider, request, message, silence)
+        finally:
+            saver.cancel()
+            watcher.cancel()
+        if cut:
+            self.finish(stopped=True, stats={"cut_at": self.max_chars})
+            self.notice(
+                "answer_limit",
+                notice_text("answer_limit", self.language, limit=self.max_chars),
+                limit=self.max_chars,
+            )
+            return Streamed(message.id, cut=True)
+        if done is None:
+            raise StreamError("the answer ended before the server said it was done")
+        stats = done.stats.model_dump(exclude_none=True)
+        message.content, message.thinking = self._content.value(), self._thinking.value()
+        message.tool_calls = [bound_call(call) for call in done.tool_calls]
+        message.stats = stats
+        self.chats.update_message(
+            message.id,
+            content=message.content,
+            thinking=message.thinking,
+            tool_calls=message.tool_calls,
+            stats=stats,
+        )
+        self.publish(
+            MessageFinished(session_id=self.session_id, message_id=message.id, stats=stats)
+        )
+        self.message = None
+        return Streamed(message.id, message.tool_calls, stats)
+
+    def finish(
+        self, *, stopped: bool, error: str | None = None, stats: dict[str, Any] | None = None
+    ) -> None:
+        """Keep what streamed of an interrupted answer, marked stopped."""
+        message = self.message
+        if message is None:
+            return
+        self.message = None
+        message.content, message.thinking = self._content.value(), self._thinking.value()
+        self.chats.update_message(
+            message.id,
+            content=message.content,
+            thinking=message.thinking,
+            stopped=stopped,
+            error=error,
+            stats=stats or {},
+        )
+        self.publish(
+            MessageFinished(session_id=self.session_id, message_id=message.id, stopped=stopped)
+        )
+
+    async def _consume(
+        self, provider: Provider, request: ChatRequest, message: MessageRecord, silence: _Silence
+    ) -> tuple[StreamDone | None, bool]:
+        """Read the stream; (the done item, whether the answer was cut at its length limit)."""
+        done: StreamDone | None = None
+        room = self.max_chars
+        stream = provider.chat(request)
+        try:
+            async for item in stream:
+                silence.last = time.monotonic()
+                if isinstance(item, StreamDone):
+                    done = item
+                    continue
+                if isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
+                    self.publish(
+                        Notice(
+                            session_id=self.session_id,
+                            turn_id=self.turn_id,
+                            level="warning",
+                            code="server_busy_retry",
+                            message=item.message,
+                            args={
+                                "status": item.status,
+                                "seconds": math.ceil(item.retry_in_s),
+                                "attempt": item.attempt,
+                                "attempts": item.attempts,
+                            },
+                        )
+                    )
+                    continue
+                text = item.text if len(item.text) <= room else item.text[:room]
+                room -= len(text)
+                if text and item.kind == "thinking":
+                    self._thinking.add(text)
+                    self.publish(
+                        ThinkingDelta(session_id=self.session_id, message_id=message.id, text=text)
+                    )
+                elif text:
+                    self._content.add(text)
+                    self.publish(
+                        ContentDelta(session_id=self.session_id, message_id=message.id, text=text)
+                    )
+                if len(text) < len(item.text):
+                    return done, True
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:  # a cut answer closes its HTTP response now, not at GC
+                await close()
+        return done, False
+
+    async def _watch_silence(self, silence: _Silence) -> None:
+        """Say "waiting for the model…" once per silence longer than ``waiting_after``."""
+        after = self.waiting_after
+        while True:
+            quiet = time.monotonic() - silence.last
+            if quiet < after:
+                await asyncio.sleep(after - quiet)
+                continue
+            if silence.noticed != silence.last:
+                silence.noticed = silence.last
+                seconds = _seconds(quiet)
+                self.notice(
+                    "waiting_for_model",
+                    notice_text("waiting_for_model", self.language, seconds=seconds),
+                    level="info",
+                    seconds=seconds,
+                )
+            await asyncio.sleep(min(after, 1.0))
+
+    async def _save_periodically(self, message: MessageRecord) -> None:
+        """Save the growing answer every second, also while the model is quiet."""
+        content, thinking = self._content, self._thinking
+        saved = (0, 0)
+        while True:
+            await asyncio.sleep(SAVE_INTERVAL)
+            current = (content.length, thinking.length)  # the texts only grow
+            if current != saved:
+                self.chats.update_message(
+                    message.id, content=content.value(), thinking=thinking.value()
+                )
+                saved = current
