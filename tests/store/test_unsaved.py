@@ -124,3 +124,17 @@ def test_a_refused_write_that_retrying_cannot_fix_still_raises(chats: SQLiteChat
     with pytest.raises(StoreError, match="Cannot save message"):
         chats.add_message(MessageRecord(session_id="s_missing", role="user"))
     assert chats.unsaved_sessions() == []
+
+
+def test_a_write_to_another_chat_saves_the_waiting_one(chats: SQLiteChats) -> None:
+    waiting = chats.create_session(model="m", workspace=None, title="等待")
+    other = chats.create_session(model="m", workspace=None, title="other")
+    holder = Holder(chats.db.path)
+    try:
+        chats.add_message(MessageRecord(session_id=waiting.id, role="user", content=TEXT))
+    finally:
+        holder.release()
+    assert chats.unsaved_sessions() == [waiting.id]
+    chats.add_message(MessageRecord(session_id=other.id, role="user", content="x"))
+    assert chats.unsaved_sessions() == []
+    assert (TEXT,) in stored(chats.db.path, "SELECT content FROM messages")

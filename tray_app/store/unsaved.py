@@ -3,9 +3,9 @@
 When a write of session S fails for such a reason, S is copied into memory (what the database
 has, plus the write that failed) and from then on S is read from and written to that copy, so
 the answer the user is watching keeps growing and the agent still sees its whole history.
-Every later write of S (about once a second while an answer streams) and the close retry the
-save: the session's rows are replaced by the copy in one transaction, and the copy is dropped.
-Until then the chat can be exported from memory. ``report`` tells the user both moments.
+Every later write (of S about once a second while an answer streams, or of any other chat) and
+the close retry the save: the session's rows are replaced by the copy in one transaction, and
+the copy is dropped. Until then the chat can be exported from memory. ``report`` tells the user both moments.
 
 A write refused for a reason retrying cannot fix (a constraint, a read-only open) still raises.
 """
@@ -135,7 +135,7 @@ class KeepsUnsaved:
             self.retry_save(known)
             return result
         try:
-            return write()
+            result = write()
         except StoreError as exc:
             if not retryable(exc):
                 raise
@@ -150,6 +150,9 @@ class KeepsUnsaved:
                     raise exc from None
                 copy = self.unsaved.keep(found, exc, *stored)
             return mirror(copy, found)
+        for waiting in list(self.unsaved.copies):  # the disk works again: save the others too
+            self.retry_save(waiting)
+        return result
 
     def retry_save(self, session_id: str, *, force: bool = False) -> bool:
         """Try to save the session's copy now (at most once a second unless ``force``)."""
