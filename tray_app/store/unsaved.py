@@ -5,7 +5,8 @@ has, plus the write that failed) and from then on S is read from and written to 
 the answer the user is watching keeps growing and the agent still sees its whole history.
 Every later write (of S about once a second while an answer streams, or of any other chat) and
 the close retry the save: the session's rows are replaced by the copy in one transaction, and
-the copy is dropped. Until then the chat can be exported from memory. ``report`` tells the user both moments.
+the copy is dropped. Until then the chat can be exported from memory. ``report`` tells the
+user both moments.
 
 A write refused for a reason retrying cannot fix (a constraint, a read-only open) still raises.
 """
