@@ -31,7 +31,7 @@ from tray_app.tools.fs_safe import (
     looks_binary,
     read_regular,
 )
-from tray_app.tools.fs_write import _commit, _discard, _record, atomic_write
+from tray_app.tools.fs_write import atomic_write
 from tray_app.tools.previews import diff_text
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.text_codec import (
@@ -42,6 +42,7 @@ from tray_app.tools.text_codec import (
     encode,
     normalize_name,
 )
+from tray_app.tools.undo_steps import commit_change, discard_change, record_change
 
 MAX_EDIT_BYTES = 5 * 1024 * 1024
 MAX_EDITS = 100
@@ -200,17 +201,17 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
     }
     if args.dry_run:
         return result
-    entry = _record(ctx, "edit_file", plan.target)
+    entry = record_change(ctx, "edit_file", plan.target)
     try:
         _still_same(plan)
         atomic_write(plan.target, plan.data, plan.info)
     except _Changed as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         return failure(str(exc))
     except OSError as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         return failure(describe_os_error(exc, plan.target))
-    return _commit(ctx, entry, {**result, "bytesWritten": len(plan.data)})
+    return commit_change(ctx, entry, {**result, "bytesWritten": len(plan.data)})
 
 
 class _Changed(Exception):

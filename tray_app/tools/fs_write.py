@@ -35,6 +35,7 @@ from tray_app.tools.text_codec import (
     sniff,
     with_newlines,
 )
+from tray_app.tools.undo_steps import commit_change, discard_change, record_change
 
 log = logging.getLogger(__name__)
 
@@ -100,13 +101,13 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     plan = plan_write(ctx.policy, args)
     if not isinstance(plan, WritePlan):
         return plan
-    entry = _record(ctx, "write_file", plan.target)
+    entry = record_change(ctx, "write_file", plan.target)
     created: list[Path] = []
     try:
         make_parents(ctx.policy, plan.target.parent, created)
         atomic_write(plan.target, plan.data, plan.old)
     except (OSError, SandboxViolation) as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         return failure(_why(exc, plan.target, "folder or file") + _left_behind(created))
     result: ToolResult = {
         "success": True,
@@ -114,7 +115,7 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
         "bytesWritten": len(plan.data),
         "created": plan.old is None,
     }
-    return _commit(ctx, entry, result)
+    return commit_change(ctx, entry, result)
 
 
 def _why(exc: OSError | SandboxViolation, target: Path, what: str) -> str:
@@ -249,14 +250,14 @@ def create_directory(ctx: ToolContext, args: CreateDirectoryArgs) -> ToolResult:
     target, exists = plan
     if exists:
         return {"success": True, "path": str(target), "created": False}
-    entry = _record(ctx, "create_directory", target)
+    entry = record_change(ctx, "create_directory", target)
     created: list[Path] = []
     try:
         make_parents(ctx.policy, target, created)
     except (OSError, SandboxViolation) as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         return failure(_why(exc, target, "folder") + _left_behind(created))
-    return _commit(ctx, entry, {"success": True, "path": str(target), "created": True})
+    return commit_change(ctx, entry, {"success": True, "path": str(target), "created": True})
 
 
 # ---- delete_file -----------------------------------------------------------------------------
@@ -343,7 +344,7 @@ def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
     plan = plan_delete(ctx.policy, args)
     if not isinstance(plan, DeletePlan):
         return plan
-    entry = _record(ctx, "delete_file", plan.target)
+    entry = record_change(ctx, "delete_file", plan.target)
     trashed = False
     try:
         # A link holds no data: it is unlinked, never handed to the trash (which looks at
@@ -357,16 +358,16 @@ def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
         if not os.path.lexists(plan.target):  # it is gone all the same: that is a success
             log.info("delete of %s reported %s but it is gone", plan.target, exc)
         elif plan.kind == "directory" and _partly_removed(plan):
-            _commit(ctx, entry, {})  # listed in the changes, as a change undo cannot reverse
+            commit_change(ctx, entry, {})  # listed in the changes, as a change undo cannot reverse
             return failure(
                 f"{message}; part of {plan.target} was deleted before the error, and undo "
                 "cannot bring back a partly deleted folder"
             )
         else:
-            _discard(ctx, entry)
+            discard_change(ctx, entry)
             return failure(message)
     result = {"success": True, "path": str(plan.target), "deleted": True, "trashed": trashed}
-    return _commit(ctx, entry, result)
+    return commit_change(ctx, entry, result)
 
 
 def _partly_removed(plan: DeletePlan) -> bool:
@@ -402,31 +403,3 @@ def _remove(plan: DeletePlan) -> None:
             os.rmdir(plan.target)
     else:
         os.unlink(plan.target)
-
-
-# ---- journal ---------------------------------------------------------------------------------
-
-
-def _record(ctx: ToolContext, tool: str, path: Path) -> str | None:
-    """Before the change: raises ``UndoUnavailable`` (the call is refused) unless the user
-    allowed changes without undo."""
-    if ctx.journal is None:
-        return None
-    return ctx.journal.record(
-        call_id=ctx.call_id, tool=tool, path=path, required=not ctx.undo_optional
-    )
-
-
-def _commit(ctx: ToolContext, entry: str | None, result: ToolResult) -> ToolResult:
-    """After the change: the result, saying so when this change cannot be undone."""
-    if ctx.journal is None or entry is None:
-        return result
-    note = ctx.journal.commit(entry)
-    if note:
-        return {**result, "undo": "unavailable", "undoNote": note}
-    return result
-
-
-def _discard(ctx: ToolContext, entry: str | None) -> None:
-    if ctx.journal is not None and entry is not None:
-        ctx.journal.discard(entry)

@@ -9,8 +9,9 @@ undo): then the change goes ahead and ``commit`` returns the sentence "undo is n
 ..." for the result and the card. ``commit`` stores a fingerprint of the new state; undo refuses
 when the path no longer matches it (the user changed it since, and undoing would destroy that).
 
-What undo does, by the recorded before/after states (``snapshot.py`` and ``restore.py`` do
-the file work):
+What undo does, by the recorded before/after states (``journal_undo.py`` checks and applies
+it, ``snapshot.py`` and ``restore.py`` do the file work; ``journal_upkeep.py`` sweeps the folder
+at start and keeps it within its budget):
 
 =================  ===============  ==================================================
 before             after            undo
@@ -41,24 +42,15 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.errors import StoreError, UndoUnavailable
-from tray_app.tools.journal_index import Entry, Index, IndexProblem, describe, owner_alive
+from tray_app.tools.journal_index import Entry, Index, IndexProblem, describe
 from tray_app.tools.journal_index import owner_tag as _owner_tag
-from tray_app.tools.restore import (
-    UndoRefused,
-    move_back,
-    remove_created_dirs,
-    remove_file,
-    restore_file,
-    restore_symlink,
-    restore_tree,
-)
-from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measure, same_state
+from tray_app.tools.journal_undo import settle, undo_entry
+from tray_app.tools.journal_upkeep import PENDING_TTL, adopt_legacy, make_room, sweep, trim
+from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measure
 
 log = logging.getLogger(__name__)
 
-MAX_ENTRIES = 1000
 MAX_ITEMS = 20_000
-PENDING_TTL = 3600.0
 SHALLOW_TOOLS = frozenset({"write_file", "create_directory"})  # never copy a folder's tree
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
 NOT_AVAILABLE = "undo is not available"
@@ -167,7 +159,7 @@ class Journal:
         except OSError as exc:  # the path itself cannot be read
             problem = exc.strerror or str(exc)
         with index.write():
-            dropped = self._make_room(index, entry.size)
+            dropped = make_room(index, entry.size, self.max_bytes)
             index.insert(entry)
         self._drop_blobs(dropped)
         if problem is None:
@@ -213,32 +205,18 @@ class Journal:
             except OSError as exc:
                 after = {"kind": "unknown"}
                 entry.reason = entry.reason or f"its new state could not be read ({exc.strerror})"
-            self._settle(entry, after)
+            settle(entry, after)
             try:
                 with index.write():
                     entry.seq = index.next_seq()
                     index.update(entry)
-                    dropped = self._trim(index)
+                    dropped = trim(index)
             except IndexProblem as exc:
                 return f"{NOT_AVAILABLE}: the change was made, but {exc}"
             self._drop_blobs(dropped if entry.kept else [*dropped, entry.id])
             if entry.noop or not entry.reason:
                 return None
             return f"{NOT_AVAILABLE}: {entry.reason}"
-
-    def _settle(self, entry: Entry, after: State) -> None:
-        """The committed form of a pending entry: its new state, and why undo cannot be done."""
-        path = Path(entry.path)
-        entry.after = after
-        entry.state, entry.owner, entry.time = "committed", None, time.time()
-        was, now = str(entry.before.get("kind")), str(after.get("kind"))
-        if (was, now) in (("absent", "absent"), ("dir", "dir")):
-            entry.noop = True
-            entry.reason = f"nothing to undo: {path} was not changed"
-        elif entry.reason is None and "moved_from" not in entry.before and not _supported(was, now):
-            entry.reason = f"a change from {was} to {now} cannot be undone"
-        if entry.reason:
-            entry.kept, entry.size = False, 0
 
     def discard(self, entry_id: str) -> None:
         """Forget an uncommitted entry (the tool failed); also done on its own after an hour."""
@@ -316,7 +294,7 @@ class Journal:
                     if not todo:
                         return {"success": False, "error": why(rows)}
                     for entry in todo:
-                        result = self._undo(entry)
+                        result = undo_entry(entry, self._blob_dir(entry.id))
                         if not result["success"]:
                             break
                         done.append(entry)
@@ -364,55 +342,6 @@ class Journal:
             for e in rows
         ]
 
-    def _undo(self, entry: Entry) -> dict[str, Any]:
-        path = Path(entry.path)
-        if entry.reason:
-            return {
-                "success": False,
-                "error": f"cannot undo {entry.tool} of {path}: {entry.reason}",
-            }
-        try:
-            current = fingerprint(path)
-            if entry.after is None or not same_state(current, entry.after):
-                raise UndoRefused(_changed_message(path, current, entry.after))
-            action = self._apply(entry, path)
-        except UndoRefused as exc:
-            return {"success": False, "error": str(exc)}
-        except OSError as exc:
-            return {"success": False, "error": f"undo of {path} failed: {exc.strerror or exc}"}
-        entry.state, entry.kept, entry.size = "undone", False, 0
-        return {
-            "success": True,
-            "path": str(path),
-            "action": action,
-            "call_id": entry.call_id,
-            "tool": entry.tool,
-        }
-
-    def _apply(self, entry: Entry, path: Path) -> str:
-        before = entry.before
-        kind, after = before["kind"], (entry.after or {}).get("kind")
-        blobs = self._blob_dir(entry.id)
-        if "moved_from" in before:
-            move_back(path, before, blobs)
-            return "moved back"
-        if kind == "absent" and after == "dir":
-            remove_created_dirs(path, [str(p) for p in before.get("missing", [str(path)])])
-            return "removed"
-        if kind == "absent":
-            remove_file(path)
-            return "removed"
-        if kind == "file" and after == "file":
-            restore_file(path, before, blobs, replace=True)
-            return "restored"
-        if kind == "file":
-            restore_file(path, before, blobs, replace=False)
-        elif kind == "symlink":
-            restore_symlink(path, str(before["target"]))
-        else:
-            restore_tree(path, before, blobs)
-        return "recreated"
-
     # -- storage ------------------------------------------------------------------------------
 
     def _open(self) -> Index:
@@ -431,68 +360,12 @@ class Journal:
             self.problem = str(exc)
             raise
         try:
-            self._adopt_legacy(index)
-            self._sweep(index)
+            adopt_legacy(index, self.root)
+            sweep(index, self.root)
         except IndexProblem as exc:  # a read-only journal can still be listed
             log.warning("journal: start-up clean-up skipped: %s", exc)
         self._index, self.problem = index, None
         return index
-
-    def _adopt_legacy(self, index: Index) -> None:
-        """Bring in the entries of the ``index.json`` an earlier version kept."""
-        legacy = self.root / "index.json"
-        if not legacy.exists():
-            return
-        try:
-            with index.write():
-                count = index.import_legacy(legacy)
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            log.warning("journal index %s unreadable (%s); set aside", legacy, exc)
-            with contextlib.suppress(OSError):
-                legacy.replace(legacy.with_name(f"index.corrupt-{int(time.time())}.json"))
-            return
-        log.info("journal: %d entries taken over from %s", count, legacy)
-        with contextlib.suppress(OSError):
-            legacy.replace(legacy.with_name("index.imported.json"))
-
-    def _sweep(self, index: Index) -> None:
-        """Drop pending rows of processes that are gone, and copies no row keeps.
-
-        Runs under the write lock: another process inserts its row (under that lock) before it
-        writes its copy, so a copy without a row seen here is garbage, never work in progress.
-        """
-        cutoff = time.time() - PENDING_TTL
-        with index.write():
-            for entry in index.read("WHERE state = 'pending'"):
-                if entry.time < cutoff or not owner_alive(entry.owner):
-                    self._adopt(index, entry)
-            keep = index.kept_ids()
-            blobs = self.root / "blobs"
-            if blobs.is_dir():
-                for child in blobs.iterdir():
-                    if child.name not in keep:
-                        shutil.rmtree(child, ignore_errors=True)
-        for stray in self.root.glob(".index-*.tmp"):
-            with contextlib.suppress(OSError):
-                stray.unlink()
-
-    def _adopt(self, index: Index, entry: Entry) -> None:
-        """A pending entry whose process is gone (killed between its change and the commit):
-        if the path changed since the copy was taken, the change happened and is kept as one,
-        so it can be undone like any other; else the entry is dropped."""
-        changed = False
-        with contextlib.suppress(OSError):
-            now = fingerprint(Path(entry.path))
-            kind = entry.before.get("kind")
-            if kind in ("file", "symlink", "absent"):
-                changed = not same_state(now, entry.before)
-        if not changed:
-            index.delete(entry.id)
-            return
-        log.warning("journal: %s of %s was cut off after the change; kept", entry.tool, entry.path)
-        self._settle(entry, now)
-        entry.seq = index.next_seq()
-        index.update(entry)
 
     def _blob_dir(self, entry_id: str) -> Path:
         return self.root / "blobs" / entry_id
@@ -500,32 +373,6 @@ class Journal:
     def _drop_blobs(self, entry_ids: list[str]) -> None:
         for entry_id in entry_ids:
             shutil.rmtree(self._blob_dir(entry_id), ignore_errors=True)
-
-    def _make_room(self, index: Index, needed: int) -> list[str]:
-        """Give up the oldest saved copies until ``needed`` more bytes fit in the budget."""
-        used = index.kept_bytes()
-        dropped: list[str] = []
-        if used + needed <= self.max_bytes:
-            return dropped
-        mb = self.max_bytes / (1024 * 1024)
-        for entry in index.read("WHERE kept = 1 AND state = 'committed' ORDER BY seq"):
-            if used + needed <= self.max_bytes:
-                break
-            used -= entry.size
-            entry.kept, entry.size = False, 0
-            entry.reason = f"its saved copy was dropped to keep the journal under {mb:g} MB"
-            index.update(entry)
-            dropped.append(entry.id)
-        return dropped
-
-    def _trim(self, index: Index) -> list[str]:
-        """Forget the oldest entries past ``MAX_ENTRIES``; returns the copies to remove."""
-        old = index.read(
-            "WHERE state != 'pending' ORDER BY seq DESC LIMIT -1 OFFSET ?", (MAX_ENTRIES,)
-        )
-        for entry in old:
-            index.delete(entry.id)
-        return [e.id for e in old if e.kept]
 
     def _expire_mine(self, index: Index) -> None:
         cutoff = time.time() - PENDING_TTL
@@ -550,24 +397,3 @@ def _under(name: object, root: Path) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _supported(before: str, after: str) -> bool:
-    if before == "absent":
-        return after in ("file", "symlink", "dir")
-    if before == "file":
-        return after in ("file", "absent")
-    return before in ("symlink", "tree") and after == "absent"
-
-
-def _changed_message(path: Path, current: State, expected: State | None) -> str:
-    kind = current.get("kind")
-    if expected is not None and expected.get("kind") == "absent":
-        return (
-            f"changed since: something was created at {path} after the agent's change; not undone"
-        )
-    if kind == "absent":
-        return f"changed since: {path} was removed after the agent's change; not undone"
-    if kind == "symlink":
-        return f"changed since: {path} is now a symbolic link; not undone"
-    return f"changed since: {path} was modified after the agent's change; not undone"

@@ -23,8 +23,9 @@ from pydantic import AliasChoices, BaseModel, Field
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
-from tray_app.tools.fs_write import _commit, _discard, make_parents
+from tray_app.tools.fs_write import make_parents
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.undo_steps import commit_change, discard_change
 
 
 class MoveFileArgs(BaseModel):
@@ -151,22 +152,22 @@ def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
     try:
         make_parents(ctx.policy, plan.destination.parent)
     except OSError as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         return failure(describe_os_error(exc, plan.destination.parent, what="folder"))
     try:
         _rename(plan)
     except _Taken as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         return failure(str(exc))
     except OSError as exc:
-        _discard(ctx, entry)
+        discard_change(ctx, entry)
         if exc.errno == errno.EXDEV:
             return failure(
                 f"{plan.source} and {plan.destination} are on different disks; move_file only "
                 "moves within one (copy with read_file and write_file instead)"
             )
         return failure(describe_os_error(exc, plan.source, what="file or folder"))
-    return _commit(
+    return commit_change(
         ctx,
         entry,
         {
