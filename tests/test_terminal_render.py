@@ -7,7 +7,7 @@ import io
 import pytest
 
 from tray_app.core.events import Notice
-from tray_app.terminal_render import TextRenderer
+from tray_app.terminal_render import TextRenderer, result_summary
 
 RETRY = Notice(
     session_id="s",
@@ -73,3 +73,19 @@ def test_the_approval_prompt_of_an_edit_and_a_move() -> None:
     assert "overwrites: 10 -> 12 bytes (utf-8, CRLF)" in approval_text(_approval(edit))  # type: ignore[arg-type]
     move = {"kind": "move", "path": "/w/a", "destination": "/w/b", "deletes": True}
     assert "replaces the file at the destination: /w/a -> /w/b" in approval_text(_approval(move))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("language", "label"), [("en", "undo is not available"), ("zh-CN", "无法撤销")]
+)
+def test_a_change_without_an_undo_copy_says_so(language: str, label: str) -> None:
+    result = {
+        "success": True,
+        "path": "/w/笔记 📝.txt",
+        "bytesWritten": 12,
+        "undo": "unavailable",
+        "undoNote": "undo is not available: the undo journal's folder /d/undo is full",
+    }
+    text = result_summary(result, language)
+    assert text == f"bytesWritten=12 ({label}: the undo journal's folder /d/undo is full)"
+    assert "undo" not in result_summary({"success": True, "bytesWritten": 12}, language)

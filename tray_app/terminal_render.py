@@ -67,13 +67,24 @@ def key_args(args: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def result_summary(result: dict[str, Any] | None) -> str:
+#: A change made without an undo copy (the user allowed it in the settings) says so.
+UNDO_UNAVAILABLE = {"en": "undo is not available", "zh-CN": "无法撤销"}
+
+
+def undo_note(result: dict[str, Any], language: str = "en") -> str:
+    if result.get("undo") != "unavailable":
+        return ""
+    label = UNDO_UNAVAILABLE["zh-CN" if language.lower().startswith("zh") else "en"]
+    why = str(result.get("undoNote") or "").removeprefix(UNDO_UNAVAILABLE["en"]).lstrip(": ")
+    return f" ({label}: {why})" if why else f" ({label})"
+
+
+def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     if not result:
         return ""
     if not result.get("success"):
         return str(result.get("error", "failed"))
-    # A change made without an undo copy says so (the user allowed it in the settings).
-    note = f" ({result.get('undoNote') or 'undo is not available'})" if result.get("undo") else ""
+    note = undo_note(result, language)
     if result.get("destination"):
         return f"moved to {result['destination']}{note}"
     if isinstance(result.get("edits"), list):
@@ -195,7 +206,7 @@ class TextRenderer:
                 name = self._names.get(event.call_id, "tool")
                 mark = STATUS_MARK[event.status]
                 timing = f" ({event.duration_ms:.0f} ms)" if event.duration_ms else ""
-                summary = result_summary(event.result)
+                summary = result_summary(event.result, self.language)
                 self.err.write(f"[tool] {mark} {name} {event.status}{timing} {summary}\n")
         elif isinstance(event, ApprovalResolved):
             self.err.write(f"[approval] {event.decision} ({event.by})\n")

@@ -1,0 +1,73 @@
+"""A tool card when the undo journal cannot keep a copy, in a real browser with real tools.
+
+The journal's folder is made unusable (a file stands where the folder should be), so no copy
+can be kept. By default the write is refused before the file is touched and the card says why;
+with "allow changes without undo" on, it runs and the card says undo is not available (and has
+no Undo button).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
+
+pytestmark = pytest.mark.web
+
+APPROVE = "#approval button.btn.primary"
+
+
+def broken_journal(app_paths: Any) -> None:
+    app_paths.journal_dir.parent.mkdir(parents=True, exist_ok=True)
+    app_paths.journal_dir.write_text("not a folder")
+
+
+def write(app: Any, name: str) -> Any:
+    target = app.workspace / name
+    target.write_text("旧 old", encoding="utf-8")
+    app.fake.script(
+        tool_turn([("write_file", {"path": str(target), "content": "新 new ✨"})]),
+        text_turn("Done."),
+    )
+    app.send("Rewrite it")
+    app.page.click(APPROVE)
+    return target
+
+
+def test_without_undo_the_write_is_refused_and_the_card_says_why(
+    make_app: Any, fake_ollama: FakeOllama, app_paths: Any
+) -> None:
+    broken_journal(app_paths)
+    app = make_app(fake_ollama)
+    target = write(app, "笔记 📝.txt")
+    card = app.page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "error")
+    expect(card).to_contain_text("refused before changing anything")
+    expect(card.get_by_role("button", name="Undo")).to_have_count(0)
+    assert target.read_text(encoding="utf-8") == "旧 old"
+    assert app.page_errors == []
+
+
+def test_when_allowed_the_write_runs_and_the_card_says_undo_is_not_available(
+    make_app: Any, fake_ollama: FakeOllama, app_paths: Any
+) -> None:
+    broken_journal(app_paths)
+    app = make_app(fake_ollama, allow_writes_without_undo=True)
+    target = write(app, "报告 📊.txt")
+    card = app.page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    note = card.locator(".tc-no-undo")
+    expect(note).to_have_text("Undo is not available")
+    expect(note).to_have_attribute("data-tip", "undo is not available: " + _why(app_paths))
+    expect(card.get_by_role("button", name="Undo")).to_have_count(0)
+    assert target.read_text(encoding="utf-8") == "新 new ✨"
+    tool_message = app.fake.chat_requests[1]["messages"][-1]
+    assert '"undo": "unavailable"' in tool_message["content"]
+    assert app.page_errors == []
+
+
+def _why(app_paths: Any) -> str:
+    return f"the undo journal's folder {app_paths.journal_dir} cannot be written (File exists)"
