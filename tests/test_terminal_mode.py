@@ -429,3 +429,34 @@ def test_a_silent_model_shows_waiting_in_the_terminal(
     assert result.returncode == 0, result.stderr
     assert result.stdout.rstrip("\n") == "Slow but there."
     assert "… Waiting for the model…" in result.stderr
+
+
+def test_a_busy_server_is_retried_with_a_notice_in_the_chosen_language(
+    run: Run, fake_ollama: FakeOllama, workspace: Path, metona_home: Path
+) -> None:
+    from tests.fakes.turns import busy_turn
+
+    _save_settings(metona_home, language="zh-CN")
+    fake_ollama.script(busy_turn(503, retry_after="0"), text_turn("终于好了。"))
+    result = run(
+        "chat", "--model", "qwen3:8b", "--endpoint", fake_ollama.url,
+        "--workspace", str(workspace), "你好",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip("\n") == "终于好了。"
+    assert "[warning] 模型服务器繁忙（HTTP 503），0 秒后重试（第 1 次，共 2 次）。" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_server_still_busy_fails_naming_the_status(
+    run: Run, fake_ollama: FakeOllama, workspace: Path
+) -> None:
+    from tests.fakes.turns import busy_turn
+
+    fake_ollama.script(busy_turn(429, "slow down", retry_after="120"))
+    result = chat(run, fake_ollama, workspace, "hi")
+    assert result.returncode != 0
+    failed = [e for e in events(result.stdout) if e["type"] == "turn_failed"]
+    assert failed and "is busy (HTTP 429 Too Many Requests): slow down" in failed[0]["message"]
+    assert "It asked to wait 120 s" in failed[0]["message"]
+    assert "Traceback" not in result.stderr

@@ -30,14 +30,9 @@ STATUS_MARK = {
     "cancelled": "⊘",
 }
 KEY_ARGS = ("path", "source", "destination", "paths", "command", "query", "cwd", "recursive")
-#: Notices whose text the terminal writes in its own language (the rest print ``message``).
+#: Notices whose text the terminal writes in its own language (the rest print ``message``,
+#: which the loop already wrote in the turn's language).
 NOTICE_TEXT = {
-    "server_busy_retry": {
-        "en": "The model server is busy (HTTP {status}); trying again in {seconds} s "
-        "(retry {attempt} of {attempts}).",
-        "zh-CN": "模型服务器繁忙（HTTP {status}），{seconds} 秒后重试"
-        "（第 {attempt} 次，共 {attempts} 次）。",
-    },
     "history_not_saved": {
         "en": "This chat could not be saved: {reason} Everything shown is kept in memory and "
         "saving is retried; export the chat to keep a copy (/export FILE).",

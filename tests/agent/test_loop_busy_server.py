@@ -16,7 +16,9 @@ def test_a_busy_server_is_retried_after_a_notice(make_rig: Any) -> None:
     notice = rig.log.wait_type("notice", code="server_busy_retry")
     assert notice.level == "warning" and notice.turn_id == turn
     assert notice.args == {"status": 429, "seconds": 0, "attempt": 1, "attempts": 2}
-    assert "busy (HTTP 429)" in notice.message
+    assert notice.message == (
+        "The model server is busy (HTTP 429); trying again in 0 s (retry 1 of 2)."
+    )
     finished = rig.finish(turn)
     assert finished.type == "turn_finished" and finished.stop_reason == "done"
     stored = rig.core.get_session(sid)["messages"]
@@ -45,3 +47,12 @@ def test_stop_during_the_retry_wait_aborts_the_turn(make_rig: Any) -> None:
     finished = rig.finish(turn, timeout=10)  # the server asked for 30 s
     assert finished.type == "turn_finished" and finished.stop_reason == "aborted"
     assert len(rig.fake.chat_requests) == 1 and rig.fake.pending_turns == 1
+
+
+def test_the_notice_is_written_in_the_turns_language(make_rig: Any) -> None:
+    rig: Rig = make_rig(language="zh-CN")
+    rig.fake.script(busy_turn(503, retry_after="1"), text_turn("好了"))
+    _, turn = rig.send("你好")
+    notice = rig.log.wait_type("notice", code="server_busy_retry")
+    assert notice.message == "模型服务器繁忙（HTTP 503），1 秒后重试（第 1 次，共 2 次）。"
+    assert rig.finish(turn).stop_reason == "done"

@@ -23,7 +23,6 @@ from tray_app.core.events import (
     ContentDelta,
     MessageFinished,
     MessageStarted,
-    Notice,
     ThinkingDelta,
 )
 from tray_app.errors import StreamError
@@ -197,21 +196,14 @@ class AnswerStream:
                     done = item
                     continue
                 if isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
-                    self.publish(
-                        Notice(
-                            session_id=self.session_id,
-                            turn_id=self.turn_id,
-                            level="warning",
-                            code="server_busy_retry",
-                            message=item.message,
-                            args={
-                                "status": item.status,
-                                "seconds": math.ceil(item.retry_in_s),
-                                "attempt": item.attempt,
-                                "attempts": item.attempts,
-                            },
-                        )
+                    values = dict(
+                        status=item.status,
+                        seconds=math.ceil(item.retry_in_s),
+                        attempt=item.attempt,
+                        attempts=item.attempts,
                     )
+                    text = notice_text("server_busy_retry", self.language, **values)
+                    self.notice("server_busy_retry", text, level="warning", **values)
                     continue
                 text = item.text if len(item.text) <= room else item.text[:room]
                 room -= len(text)

@@ -24,6 +24,16 @@ _TEXTS: dict[str, dict[str, str]] = {
             "其余的都答复为“未运行”。"
         ),
     },
+    "server_busy_retry": {
+        "en": (
+            "The model server is busy (HTTP {status}); trying again in {seconds} s "
+            "(retry {attempt} of {attempts})."
+        ),
+        "zh-CN": (
+            "模型服务器繁忙（HTTP {status}），{seconds} 秒后重试"
+            "（第 {attempt} 次，共 {attempts} 次）。"
+        ),
+    },
     "waiting_for_model": {
         "en": "Waiting for the model… nothing has arrived for {seconds:g} s. You can stop it.",
         "zh-CN": "正在等待模型… 已有 {seconds:g} 秒没有收到内容。可以随时停止。",
