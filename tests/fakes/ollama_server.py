@@ -1,6 +1,6 @@
 """A fake Ollama: a real HTTP server on 127.0.0.1 that speaks the native ``/api`` protocol.
 
-Chunks are shaped like real Ollama's (``../shared/fixtures/wire``): Go field order,
+Chunks are shaped like real Ollama's (``tests/fakes/wire``): Go field order,
 ``created_at`` in RFC3339Nano, ``<``, ``>`` and ``&`` escaped the way Go escapes them, content in
 small pieces, a ``done`` chunk with ``done_reason`` and metrics. Requests are checked like real
 Ollama checks them: an unknown model is a 404, ``tools`` for a model without the ``tools``

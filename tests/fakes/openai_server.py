@@ -1,6 +1,6 @@
 """A fake OpenAI-compatible server: ``/v1/chat/completions`` as Server-Sent Events, ``/v1/models``.
 
-Chunks follow ``../shared/fixtures/wire/openai_sse_tool_call.txt``: ``role`` in the first
+Chunks follow ``tests/fakes/wire/openai_sse_tool_call.txt``: ``role`` in the first
 delta, tool calls as a header delta (``index``, ``id``, ``type``, ``name``, ``arguments: ""``)
 followed by argument fragments, a finish chunk with ``delta: {}``, a usage chunk with
 ``choices: []`` when ``stream_options.include_usage`` asks for it, then ``data: [DONE]``.

@@ -23,8 +23,8 @@ from typing import Any, Literal
 Ending = Literal["done", "error", "drop", "eof", "long_line", "long_event", "endless"]
 FILLER = b"A" * 65536  # what long lines and huge bodies are made of, one write at a time
 
-#: The recorded wire transcripts (``../shared/fixtures/wire`` next to the repository); a copy
-#: lives in ``tests/fakes/wire`` so a fresh clone works on its own.
+#: The recorded wire transcripts, copied into ``tests/fakes/wire`` so a fresh clone works on its
+#: own (``METONA_WIRE_FIXTURES`` points elsewhere).
 WIRE_DIR = Path(os.environ.get("METONA_WIRE_FIXTURES", Path(__file__).with_name("wire")))
 
 

@@ -1,6 +1,6 @@
 """Ollama's native API: ``/api/chat`` NDJSON streaming, ``/api/show``, ``/api/tags``, ``/api/pull``.
 
-Wire facts relied on (see ``../shared/fixtures/wire/README.md``): one JSON object per line;
+Wire facts relied on (see ``tests/fakes/wire/README.md``): one JSON object per line;
 ``message.tool_calls`` may come in any chunk, the ``done`` chunk included; an ``{"error": …}``
 line can arrive after a 200 status, and then no ``done`` chunk follows; the native API never
 says ``done_reason: "tool_calls"``, so the caller looks at ``StreamDone.tool_calls``.
