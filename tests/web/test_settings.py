@@ -167,3 +167,17 @@ def test_system_language_is_followed_unless_set(make_app: object, fake_ollama: o
     app = make_app(fake_ollama, language="system", locale="zh-CN")  # type: ignore[operator]
     expect(app.page.locator("html")).to_have_attribute("lang", "zh-CN")
     expect(app.page.locator(".hello")).to_have_text("今天要做点什么？")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_no_setting_shows_a_raw_locale_key(make_app: Any, fake_ollama: Any, language: str) -> None:
+    app = make_app(fake_ollama, language=language)
+    app.page.click("#btn-settings")
+    expect(app.page.locator("#settings")).to_be_visible()
+    raw = app.page.evaluate(
+        r"""() => [...document.querySelectorAll('#settings *')]
+        .filter((el) => el.children.length === 0 && el.checkVisibility())
+        .map((el) => el.textContent.trim())
+        .filter((text) => /^[a-z_]+(\.[A-Za-z_-]+)+$/.test(text))"""
+    )
+    assert raw == []

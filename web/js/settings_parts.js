@@ -3,7 +3,7 @@ import { h } from './dom.js';
 import { icon } from './icons.js';
 import { visible } from './format.js';
 
-const ASKS = new Set(['write_file', 'create_directory', 'delete_file']);
+const ASKS = new Set(['write_file', 'create_directory', 'delete_file', 'edit_file', 'move_file']);
 
 export function toolList(names, onChange) {
   const boxes = new Map();
