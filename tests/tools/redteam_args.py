@@ -232,7 +232,12 @@ SPECIAL = ["fifo", "sock", "dev_zero", "link_fifo", "link_dev_zero"]
 
 def specials() -> list[Case]:
     names = SPECIAL  # dev_zero exists only where mknod works; refused either way
-    cases = [c for c in each(names) if c.tool != "delete_file"]
+    # get_file_info only lstat()s: describing a pipe, socket or device is fine (never opened).
+    cases = [
+        Case(c.tool, c.args, "any" if c.tool == "get_file_info" else c.expect)
+        for c in each(names)
+        if c.tool != "delete_file"
+    ]
     cases += each(["fifo/x", "sock/x", "README.md/x", "README.md/x/y"])
     for encoding in ("utf-8", "latin1", "base64"):
         cases += reads(["big.sparse", "big_text.log"], encoding=encoding)
@@ -296,6 +301,13 @@ SECRET_SPELLINGS = [
 HOLDING_SECRETS = ["secrets", "secrets/", "mixed_secret", "nested", "nested/deep"]
 
 
+LINK_MOVERS = ("delete_file",)  # it acts on a link itself, never on its target
+
+
+def _target(args: Any) -> Any:
+    return args.get("path", args.get("source")) if isinstance(args, dict) else None
+
+
 def encodings() -> list[Case]:
     cases: list[Case] = []
     for raw in SECRET_SPELLINGS:
@@ -305,11 +317,19 @@ def encodings() -> list[Case]:
     links = ("link_env", "chain1", "link_out_file")  # deleting a link removes only the link
     cases += [
         Case(
-            c.tool, c.args, "any" if c.tool == "delete_file" and c.args["path"] in links else "deny"
+            c.tool,
+            c.args,
+            "any" if c.tool in LINK_MOVERS and _target(c.args) in links else "deny",
         )
         for c in each(SECRET_SPELLINGS)
     ]
-    expect = {"list_directory": "ok", "search_files": "ok", "create_directory": "any"}
+    expect = {
+        "list_directory": "ok",
+        "search_files": "ok",
+        "directory_tree": "ok",
+        "get_file_info": "ok",  # the folder's own facts; the secrets inside stay hidden
+        "create_directory": "any",
+    }
     for raw in HOLDING_SECRETS:
         cases += [Case(c.tool, c.args, expect.get(c.tool, "deny")) for c in every_tool(raw)]
     return cases

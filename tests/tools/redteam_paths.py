@@ -23,6 +23,13 @@ def every_tool(raw: Any, expect: str = "deny", note: str = "") -> list[Case]:
         "search_files": {"path": raw, "query": "SECRET"},
         "create_directory": {"path": raw},
         "delete_file": {"path": raw, "recursive": True},
+        "edit_file": {"path": raw, "edits": [{"old_text": "SECRET", "new_text": PWNED}]},
+        # Onto an existing file without overwrite: a source that passes the sandbox still fails,
+        # so no case moves a piece of the world away from the cases after it.
+        "move_file": {"source": raw, "destination": "README.md"},
+        "read_multiple_files": {"paths": [raw]},
+        "directory_tree": {"path": raw, "include_hidden": True, "max_depth": 10},
+        "get_file_info": {"path": raw},
     }
     return [Case(tool, args[tool], expect, note=note) for tool in FILE_TOOLS]
 
@@ -348,7 +355,11 @@ def symlinks() -> list[Case]:
     cases += [
         Case("write_file", {"path": "link_git/hooks/post-checkout", "content": PWNED}),
         Case("read_file", {"path": "link_git/config"}, "any"),
-        *[c for c in every_tool("link_fifo") if c.tool != "delete_file"],
+        *[
+            Case(c.tool, c.args, "any" if c.tool == "get_file_info" else c.expect)  # lstat only
+            for c in every_tool("link_fifo")
+            if c.tool != "delete_file"
+        ],
     ]
     for raw in LINKS_FOLLOWED_BY_DELETE:
         cases += [Case("delete_file", {"path": raw, "recursive": r}) for r in (False, True)]
