@@ -61,6 +61,13 @@ def test_the_folder_shown_is_where_the_tools_write(
     page.click("#approval .ap-actions button.btn:not(.primary)")
     expect(page.locator(".tool-card").nth(1)).to_have_attribute("data-status", "cancelled")
 
+    # The settings' folder list shows the override visibly too.
+    page.click("#btn-settings")
+    expect(page.locator("#settings .dir-path", has_text="cod.exe")).to_have_text(
+        str(real).replace("\u202e", "⟨U+202E⟩")
+    )
+    page.keyboard.press("Escape")
+
     # A chat with its own folder shows that one; a settings change moves the default.
     expect(bar).to_have_attribute("data-path", str(real))
     app.core.update_settings({"allowed_dirs": [str(workspace)], "blocked_dirs": []})
