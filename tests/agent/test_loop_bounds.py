@@ -439,3 +439,53 @@ def test_a_model_silent_from_the_start_gets_the_notice_and_can_be_stopped(
     (answer,) = [m for m in stored(rig, sid) if m["role"] == "assistant"]
     assert answer["stopped"] is True and answer["content"] == ""
     assert_nothing_left_streaming(rig, sid)
+
+
+def _ascii_turn(openai: bool, content: str, call: dict[str, Any] | None = None) -> Turn:
+    """A raw answer with every non-ASCII character escaped, lone surrogates included (the fakes
+    write UTF-8, which cannot carry them)."""
+    if openai:
+        base = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "model": "gpt-4o-mini"}
+
+        def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return f"data: {json.dumps({**base, 'choices': [choice]})}\n\n".encode()
+
+        lines = [event({"role": "assistant", "content": content})]
+        if call is not None:
+            function = {"name": call["name"], "arguments": json.dumps(call["arguments"])}
+            entry = {"index": 0, "id": "call_s", "type": "function", "function": function}
+            lines.append(event({"tool_calls": [entry]}))
+        lines += [event({}, "tool_calls" if call else "stop"), b"data: [DONE]\n\n"]
+        return raw_turn(lines)
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    chunks = [{"model": "qwen3:8b", "message": message, "done": False}]
+    if call is not None:
+        entry = {"id": "call_s", "function": call}
+        chunks.append(
+            {"model": "qwen3:8b", "message": {"role": "assistant", "tool_calls": [entry]}}
+        )
+    chunks.append({"model": "qwen3:8b", "message": {"role": "assistant"}, "done": True})
+    return raw_turn([json.dumps(chunk) for chunk in chunks])
+
+
+@pytest.mark.parametrize("openai", [False, True], ids=["ollama", "openai"])
+def test_lone_surrogates_from_the_model_are_stored_as_replacement_characters(
+    make_rig: Callable[..., Rig], openai: bool
+) -> None:
+    rig = make_rig(openai=openai, sqlite=True)
+    call = {"name": "echo", "arguments": {"text": "a\ud800b" + HOSTILE}}
+    rig.fake.script(
+        _ascii_turn(openai, "Let me\udc00 see", call), _ascii_turn(openai, "done\ud83d")
+    )
+    sid, turn = rig.send("hostile text")
+    finished = rig.finish(turn)
+    assert finished.type == "turn_finished" and finished.stop_reason == "done"
+    messages = stored(rig, sid)
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == [
+        "Let me\ufffd see",
+        "done\ufffd",
+    ]
+    body = json.loads(tool_messages(rig.fake.chat_requests[1])[0]["content"])
+    assert body == {"success": True, "echo": "a\ufffdb" + HOSTILE}
+    assert_nothing_left_streaming(rig, sid)

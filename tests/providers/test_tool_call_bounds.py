@@ -122,8 +122,14 @@ def test_bound_call_guards_calls_from_any_provider_and_is_idempotent() -> None:
     assert bound_call(fine) is fine
 
 
-def test_lone_surrogates_do_not_break_the_size_check() -> None:
+def test_lone_surrogates_become_replacement_characters() -> None:
     calls = NamedToolCalls()
-    calls.add([{"function": {"name": "echo", "arguments": {"text": "\ud800" + HOSTILE}}}])
+    arguments = {"text": "\ud800" + HOSTILE, "\udc00key": ["\udfff"]}
+    calls.add([{"id": "c\ud800", "function": {"name": "echo\udc00", "arguments": arguments}}])
     (call,) = calls.build()
-    assert call.arguments == {"text": "\ud800" + HOSTILE}
+    assert call.arguments == {"text": "\ufffd" + HOSTILE, "\ufffdkey": ["\ufffd"]}
+    assert call.name == "echo\ufffd" and call.id == "c\ufffd"
+    call.model_dump_json()  # storable now: pydantic refused the lone surrogates
+    text = IndexedToolCalls()
+    text.add([{"index": 0, "function": {"name": "echo", "arguments": '{"text": "\\ud800x"}'}}])
+    assert text.build()[0].arguments == {"text": "\ufffdx"}

@@ -4,7 +4,8 @@ The answer is stored before the first byte arrives and saved every second while 
 (nothing the user saw is lost). It stops at ``max_chars`` (thinking + content) with a notice,
 closing the HTTP response at once; a stream silent for ``waiting_after`` seconds gets one
 "waiting for the model…" notice per silence. Tool calls are bounded again here
-(``providers.tool_calls.bound_call``) whatever the provider did.
+(``providers.tool_calls.bound_call``) whatever the provider did, and lone surrogates in the
+text become U+FFFD so it can be stored.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tray_app.core.events import (
 )
 from tray_app.errors import StreamError
 from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone, ToolCall
-from tray_app.providers.tool_calls import bound_call
+from tray_app.providers.tool_calls import bound_call, storable
 from tray_app.store.records import ChatRepository, MessageRecord
 
 SAVE_INTERVAL = 1.0  # seconds between saves of a streaming answer ("nothing lost")
@@ -205,7 +206,8 @@ class AnswerStream:
                     text = notice_text("server_busy_retry", self.language, **values)
                     self.notice("server_busy_retry", text, level="warning", **values)
                     continue
-                text = item.text if len(item.text) <= room else item.text[:room]
+                piece = storable(item.text)
+                text = piece if len(piece) <= room else piece[:room]
                 room -= len(text)
                 if text and item.kind == "thinking":
                     self._thinking.add(text)
@@ -217,7 +219,7 @@ class AnswerStream:
                     self.publish(
                         ContentDelta(session_id=self.session_id, message_id=message.id, text=text)
                     )
-                if len(text) < len(item.text):
+                if len(text) < len(piece):
                     return done, True
         finally:
             close = getattr(stream, "aclose", None)

@@ -27,6 +27,7 @@ MAX_ARGUMENT_BYTES = 256 * 1024
 TOO_DEEP = "nested too deeply"
 TOO_LARGE = "too large"
 # A string (an unterminated one runs to the end, so the scan stays linear) or a bracket.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 
 
@@ -92,11 +93,25 @@ def json_size(value: Any) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+def storable(text: str) -> str:
+    """``text`` with lone surrogates as U+FFFD: JSON may carry ``"\\ud800"``, but UTF-8, SQLite
+    and pydantic's serialiser refuse it (the turn crashed where the answer was saved)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
 def bound_call(call: ToolCall) -> ToolCall:
-    """``call``, or a refused copy when its arguments are too deep or too large.
+    """``call``, or a refused copy when its arguments are too deep or too large; lone
+    surrogates anywhere in it become U+FFFD.
 
     The loop applies this to every call it receives, whatever the provider did before.
     """
+    texts = {
+        "name": storable(call.name),
+        "id": None if call.id is None else storable(call.id),
+        "arguments_error": None if call.arguments_error is None else storable(call.arguments_error),
+    }
+    if any(getattr(call, key) != value for key, value in texts.items()):
+        call = call.model_copy(update=texts)
     if call.arguments_error and call.arguments.keys() <= {"_refused", "_bytes"}:
         return call
     if deeper_than(call.arguments):
@@ -106,7 +121,8 @@ def bound_call(call: ToolCall) -> ToolCall:
                 "arguments_error": too_deep_error(call.name),
             }
         )
-    size = json_size(call.arguments)
+    text = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"), default=str)
+    size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_ARGUMENT_BYTES:
         return call.model_copy(
             update={
@@ -114,6 +130,8 @@ def bound_call(call: ToolCall) -> ToolCall:
                 "arguments_error": too_large_error(call.name, size),
             }
         )
+    if _SURROGATE.search(text):
+        return call.model_copy(update={"arguments": json.loads(storable(text))})
     return call
 
 
