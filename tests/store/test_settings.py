@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import shutil
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from tests.store.children import Child
+from tray_app.errors import StoreError
 from tray_app.paths import AppPaths
-from tray_app.store.settings import Settings, backup_file, load_settings, save_settings
+from tray_app.store.settings import (
+    Settings,
+    backup_file,
+    load_settings,
+    save_problem,
+    save_settings,
+)
 
 
 def test_a_corrupt_file_without_a_backup_gives_defaults_and_a_warning(
@@ -122,3 +134,39 @@ def test_temp_files_left_by_a_killed_save_are_cleaned_later(app_paths: AppPaths)
     os.utime(stale, (old, old))
     save_settings(Settings(), path)
     assert not stale.exists() and fresh.exists()
+
+
+def test_a_settings_folder_that_cannot_be_written_is_one_sentence(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="Cannot save the settings to") as caught:
+        save_settings(Settings(), blocker / "settings.json")
+    assert "\n" not in str(caught.value)
+    for code, words in ((errno.ENOSPC, "the disk is full"), (errno.EROFS, "read-only disk")):
+        assert words in save_problem(Path("s.json"), OSError(code, os.strerror(code)))
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0 or not shutil.which("unshare"),
+    reason="needs root and mount namespaces",
+)
+def test_a_read_only_settings_folder_keeps_the_old_file(app_paths: AppPaths) -> None:
+    save_settings(Settings(max_rounds=7), app_paths.settings_file)
+    before = app_paths.settings_file.read_bytes()
+    folder = str(app_paths.config_dir)
+    script = (
+        'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$1" -c '
+        '"import sys; from pathlib import Path; from tray_app.store.settings import *\n'
+        "try:\n    save_settings(Settings(max_rounds=3), Path(sys.argv[1]))\n"
+        'except Exception as e:\n    print(type(e).__name__, e)" "$2"'
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, folder, sys.executable, str(app_paths.settings_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.stdout.startswith("StoreError Cannot save the settings"), done.stderr
+    assert "read-only disk" in done.stdout
+    assert app_paths.settings_file.read_bytes() == before

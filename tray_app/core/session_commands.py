@@ -122,8 +122,15 @@ class SessionCommands:
         return dict(self._run(export))
 
     def repair_session(self, session_id: str) -> dict[str, Any]:
-        """Mark what a killed run left half-done in this session as stopped or cancelled."""
-        return {"changed": int(self._run(recover_session, self._chats, session_id))}
+        """Mark what a killed run left half-done in this session as stopped or cancelled;
+        answers a live process is still writing (``store.owners``) are left alone."""
+
+        def repair() -> int:
+            live_answers = getattr(self._chats, "live_answers", None)
+            live = live_answers() if callable(live_answers) else set()
+            return recover_session(self._chats, session_id, live=live)
+
+        return {"changed": int(self._run(repair))}
 
     def _require_session(self, session_id: str) -> SessionRecord:
         session = self._chats.get_session(session_id)

@@ -7,6 +7,7 @@ written by older versions (including the design document's ``ToolConfig`` shape)
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tray_app.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -204,12 +207,27 @@ def save_settings(settings: Settings, path: Path) -> None:
     """Write atomically: a crash mid-save leaves the old file or the new one, never half.
 
     The file being replaced is first kept as ``.bak`` when it is good, so that a file broken
-    later (by hand, by a disk) still has a fallback.
+    later (by hand, by a disk) still has a fallback. A folder that cannot be written (full,
+    read-only) is a ``StoreError`` with one sentence; the old file is left as it was.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temps(path)
-    _keep_backup(path)
-    _write_atomic(path, settings.model_dump_json(indent=2).encode("utf-8"))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(path)
+        _keep_backup(path)
+        _write_atomic(path, settings.model_dump_json(indent=2).encode("utf-8"))
+    except OSError as exc:
+        raise StoreError(save_problem(path, exc)) from exc
+
+
+def save_problem(path: Path, exc: OSError) -> str:
+    """One sentence for a settings file that could not be written."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        reason = "the disk is full"
+    elif exc.errno == errno.EROFS:
+        reason = "it is on a read-only disk"
+    else:
+        reason = exc.strerror or str(exc)
+    return f"Cannot save the settings to {path}: {reason}. The settings apply until the app quits."
 
 
 def _keep_backup(path: Path) -> None:
