@@ -102,3 +102,30 @@ def test_search_finds_text_in_utf16_files(box, layout):
         box.execute("search_files", {"path": ".", "query": "错误", "search_type": "content"})
     )
     assert [m["line"] for m in result["results"][0]["matches"]] == [2]
+
+
+def test_write_then_undo_restores_a_utf16_crlf_file_byte_for_byte(layout, tmp_path):
+    from tray_app.tools.base import Toolbox, ToolRegistry
+    from tray_app.tools.files import FILE_TOOLS
+    from tray_app.tools.journal import Journal
+    from tray_app.tools.sandbox import SandboxPolicy
+
+    journal = Journal(tmp_path / "journal")
+    policy = SandboxPolicy(allowed_dirs=[layout.work], workspace=layout.work, home=layout.home)
+    box = Toolbox(policy, registry=ToolRegistry(FILE_TOOLS), journal=journal)
+    target = layout.work / "Windows 文件.txt"
+    original = codecs.BOM_UTF16_LE + "第一行\r\nzwei\r\n".encode("utf-16-le")
+    target.write_bytes(original)
+    ok(box.execute("write_file", {"path": target.name, "content": "新的\n内容\n"}, call_id="w"))
+    assert target.read_bytes() == codecs.BOM_UTF16_LE + "新的\r\n内容\r\n".encode("utf-16-le")
+    assert journal.undo("w")["success"] is True
+    assert target.read_bytes() == original
+
+
+def test_an_edit_in_a_file_with_mixed_line_endings_keeps_every_other_byte(box, layout):
+    target = layout.work / "mixed.txt"
+    original = b"crlf line\r\nlf line\nlast crlf\r\n"
+    target.write_bytes(original)
+    args = {"path": "mixed.txt", "edits": [{"old_text": "lf line\n", "new_text": "LF 行\n"}]}
+    ok(box.execute("edit_file", args))
+    assert target.read_bytes() == b"crlf line\r\n" + "LF 行\n".encode() + b"last crlf\r\n"
