@@ -265,14 +265,15 @@ class Journal:
             return f"change {change} was already undone"
 
         query = f"WHERE {column} = ? AND state != 'pending'"
-        try:
-            found = bool(self._open().read(query, (key,)))
-            if not found and column == "id":
-                found = bool(self._open().read("WHERE call_id = ? AND noop = 0", (change,)))
-                if found:
-                    return self.undo(change)
-        except IndexProblem as exc:
-            return {"success": False, "error": f"cannot undo: {exc}"}
+        with self._lock:
+            try:
+                found = bool(self._open().read(query, (key,)))
+                if not found and column == "id":
+                    found = bool(self._open().read("WHERE call_id = ? AND noop = 0", (change,)))
+                    if found:
+                        return self.undo(change)
+            except IndexProblem as exc:
+                return {"success": False, "error": f"cannot undo: {exc}"}
         if not found:
             return {
                 "success": False,
