@@ -101,6 +101,14 @@ def make_registry(notes: list[str], started: threading.Event) -> ToolRegistry:
     def boom(ctx: ToolContext, args: EchoArgs) -> dict[str, Any]:
         raise RuntimeError("kaboom")
 
+    def stubborn(ctx: ToolContext, args: SlowArgs) -> dict[str, Any]:
+        """A change that cannot be stopped once started (like a file write): it finishes."""
+        started.set()
+        ctx.cancel.wait(args.seconds)
+        time.sleep(0.2)  # still busy a moment after the stop
+        notes.append("stubborn")
+        return {"success": True, "changed": True}
+
     return ToolRegistry(
         [
             Tool("echo", "Echo text back.", EchoArgs, Risk.READ, echo),
@@ -108,6 +116,7 @@ def make_registry(notes: list[str], started: threading.Event) -> ToolRegistry:
             Tool("zap", "Destroy a note.", NoteArgs, Risk.DESTRUCTIVE, note),
             Tool("slow", "Take a while.", SlowArgs, Risk.READ, slow),
             Tool("boom", "Always crashes.", EchoArgs, Risk.READ, boom),
+            Tool("stubborn", "Change something.", SlowArgs, Risk.READ, stubborn),
         ]
     )
 

@@ -25,7 +25,7 @@ from tray_app.core.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, 
 from tray_app.errors import StoreError
 from tray_app.providers.base import ToolCall
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
-from tray_app.tools.base import Risk, Toolbox, failure
+from tray_app.tools.base import Risk, Toolbox, ToolResult, failure
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +232,14 @@ class CallHandler:
             cancel.set()
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(job), TOOL_STOP_GRACE)
-            result = failure("cancelled: the user stopped the turn")
+            done = job.done() and not job.cancelled() and job.exception() is None
+            if done and job.result().get("success"):
+                # It finished all the same (a write cannot be stopped halfway): its result is
+                # the truth, not "cancelled", or the model and the card would deny a change.
+                self._finish(record, toolbox, job.result(), started)
+                raise
+            note = "" if job.done() else "; it was still running and may yet finish"
+            result = failure(f"cancelled: the user stopped the turn{note}")
             self._update(
                 record,
                 "cancelled",
@@ -241,6 +248,11 @@ class CallHandler:
             )
             self._answer(record, result)
             raise
+        self._finish(record, toolbox, result, started)
+
+    def _finish(
+        self, record: ToolCallRecord, toolbox: Toolbox, result: ToolResult, started: float
+    ) -> None:
         duration = round((time.monotonic() - started) * 1000, 1)
         if result.get("cancelled"):
             status: ToolStatus = "cancelled"
