@@ -267,7 +267,7 @@ def test_a_database_with_one_damaged_page_turns_history_off_and_stays_untouched(
 def test_a_locked_database_turns_history_off_for_the_chat_and_says_so(
     cli: Cli, fake_ollama: FakeOllama, app_paths: AppPaths
 ) -> None:
-    stored_chat(cli, fake_ollama)
+    session_id = stored_chat(cli, fake_ollama)
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -289,6 +289,9 @@ def test_a_locked_database_turns_history_off_for_the_chat_and_says_so(
         assert chat.returncode == 0, chat.stderr
         assert ANSWER in chat.stdout
         assert "locked by another program" in one_line(chat.stderr, "History is off")
+        listing = cli.run("sessions")  # readers still get in (WAL): listed, and said why
+        assert listing.returncode == 0 and session_id in listing.stdout
+        assert "locked" in one_line(listing.stderr, "History is read-only")
     finally:
         holder.kill()
         holder.wait(10)

@@ -15,7 +15,13 @@ from pathlib import Path
 from tray_app.paths import AppPaths
 from tray_app.store.chats import SQLiteChats, open_chat_store
 from tray_app.store.db import open_database
-from tray_app.store.owners import OWNERS_DIR, OwnerCheck, ProcessMark, repair_lock
+from tray_app.store.owners import (
+    OWNERS_DIR,
+    OwnerCheck,
+    ProcessMark,
+    repair_lock,
+    sweep_dead_marks,
+)
 from tray_app.store.records import MessageRecord, ToolCallRecord
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,6 +140,22 @@ def test_owner_check_tells_live_from_dead_and_refuses_odd_tokens(tmp_path: Path)
         assert not OwnerCheck(tmp_path).alive(odd)
     mark.release()
     assert not OwnerCheck(tmp_path).alive(mark.token)
+
+
+def test_the_marks_of_dead_processes_are_swept_and_live_ones_kept(
+    metona_home: Path, app_paths: AppPaths
+) -> None:
+    proc, _ = start_child(metona_home)
+    try:
+        owners = app_paths.data_dir / OWNERS_DIR
+        for dead in ("11-aa", "12-bb"):
+            (owners / f"{dead}.lock").write_bytes(b"")
+        assert sweep_dead_marks(app_paths.data_dir) == 2
+        [live] = list(owners.iterdir())
+        assert live.name.startswith(f"{proc.pid}-")
+    finally:
+        proc.kill()
+        proc.wait(10)
 
 
 def test_the_repair_lock_is_exclusive_and_gives_up_after_its_timeout(tmp_path: Path) -> None:

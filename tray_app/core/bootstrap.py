@@ -18,7 +18,7 @@ from tray_app.logs import setup_logging
 from tray_app.paths import AppPaths
 from tray_app.store.audit import AuditLog
 from tray_app.store.chats import SQLiteChats, open_chat_store
-from tray_app.store.owners import repair_lock
+from tray_app.store.owners import repair_lock, sweep_dead_marks
 from tray_app.store.records import ChatRepository
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
@@ -73,6 +73,7 @@ def open_history(
         chats, warning = open_chat_store(paths, recover=False, read_only_ok=read_only_ok)
         if held and isinstance(chats, SQLiteChats):
             chats.mark_interrupted()
+            sweep_dead_marks(paths.data_dir)
     return chats, warning
 
 

@@ -21,7 +21,7 @@ from tray_app.paths import AppPaths
 from tray_app.providers.base import ToolCall
 from tray_app.store import export as export_mod
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
-from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock
+from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock, sweep_dead_marks
 from tray_app.store.records import (
     ChatRepository,
     MemoryChats,
@@ -97,7 +97,10 @@ def open_chat_store(
     try:
         db = open_database(paths.database_file, busy_timeout=busy_timeout)
     except StoreError as exc:
-        if read_only_ok and not os.access(paths.data_dir, os.W_OK):
+        # Listing and exporting can still read a file on a read-only disk, or one another
+        # program keeps locked for writing (WAL lets readers in).
+        locked = "locked by another program" in str(exc)
+        if read_only_ok and (locked or not os.access(paths.data_dir, os.W_OK)):
             try:
                 db = open_database(paths.database_file, read_only=True)
             except StoreError:
@@ -112,6 +115,7 @@ def open_chat_store(
         with repair_lock(paths.data_dir) as held:
             if held:
                 chats.mark_interrupted()
+                sweep_dead_marks(paths.data_dir)
     return chats, None
 
 

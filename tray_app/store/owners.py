@@ -116,6 +116,17 @@ class OwnerCheck:
         return False
 
 
+def sweep_dead_marks(data_dir: Path) -> int:
+    """Remove the mark files of processes that are gone (call it under the repair lock)."""
+    folder = data_dir / OWNERS_DIR
+    try:
+        names = [p.name for p in folder.iterdir() if p.suffix == ".lock"]
+    except OSError:
+        return 0
+    check = OwnerCheck(data_dir)
+    return sum(1 for name in names if not check.alive(name.removesuffix(".lock")))
+
+
 @contextlib.contextmanager
 def repair_lock(data_dir: Path, *, timeout: float = 10.0) -> Iterator[bool]:
     """Hold ``repair.lock`` while repairing; yields False (repair skipped) if it cannot be had."""
