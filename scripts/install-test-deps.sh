@@ -4,8 +4,8 @@
 #   web    chromium, CJK + Latin fonts     the page in Debian's Chromium via Playwright (tests/web);
 #                                          nothing downloads a browser
 #   gui    xvfb xauth xdotool x11-utils    the desktop end to end under Xvfb (tests/e2e), which start
-#          trayer dbus                     their own X server, D-Bus session, tray host and a
-#                                          recording notification server
+#          trayer dbus openbox             their own X server, D-Bus session, window manager, tray
+#          notification-daemon             host, the recording notification server and the real one
 # plus everything the desktop app itself needs (WebKitGTK, GTK, AppIndicator, PyGObject's build
 # headers and the `desktop` extra): install-desktop-deps.sh installs those with the packages
 # above in the same apt run. Not root, or not Debian: the tests that lack something skip and say
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation xvfb xauth xdotool x11-utils trayer dbus)
+test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon)
 
 if [[ $(uname -s) != Linux ]]; then
     echo "tests/e2e and the sandbox tests are Linux-only here; they will be skipped" >&2

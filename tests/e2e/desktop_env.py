@@ -29,8 +29,16 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTIFY_SERVER = Path(__file__).with_name("notify_server.py")
 SCREEN = "1280x800x24"
 TRAY_HEIGHT = 32
-TOOLS = ("Xvfb", "dbus-daemon", "trayer", "xdotool", "xwininfo")
+TOOLS = ("Xvfb", "dbus-daemon", "trayer", "xdotool", "xwininfo", "xprop", "openbox")
 T = TypeVar("T")
+# Focus follows clicks and new windows get focus (openbox's defaults), no desktop menus.
+OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
+<openbox_config xmlns="http://openbox.org/3.4/rc">
+  <focus><focusNew>yes</focusNew><followMouse>no</followMouse></focus>
+  <placement><policy>Smart</policy></placement>
+  <desktops><number>1</number></desktops>
+</openbox_config>
+"""
 
 
 def missing_tools() -> list[str]:
@@ -95,6 +103,7 @@ class DesktopEnv:
         try:
             self._start_xvfb()
             self._start_dbus()
+            self._start_window_manager()
             self._start_notifications()
             self._start_tray()
         except BaseException:
@@ -128,6 +137,15 @@ class DesktopEnv:
         assert popen.stdout is not None
         self.bus_address = popen.stdout.readline().decode().strip()
         assert self.bus_address, "dbus-daemon printed no address"
+
+    def _start_window_manager(self) -> None:
+        """openbox, as a user's desktop has one: decorations, focus, stacking, struts."""
+        config = self.workdir / "openbox-rc.xml"
+        config.write_text(OPENBOX_RC)
+        self._spawn("openbox", ["openbox", "--sm-disable", "--config-file", str(config)],
+                    env=self.env)  # fmt: skip
+        wait_for(lambda: "window id" in self.xprop("-root", "_NET_SUPPORTING_WM_CHECK"), 20,
+                 "openbox to manage the screen")  # fmt: skip
 
     def _start_notifications(self) -> None:
         popen = self._spawn(
@@ -172,6 +190,9 @@ class DesktopEnv:
         if check and done.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr.strip()}")
         return done.stdout
+
+    def xprop(self, *args: str) -> str:
+        return self.run("xprop", *args, check=False)
 
     def xdotool(self, *args: str, check: bool = True) -> str:
         return self.run("xdotool", *args, check=check)
@@ -295,7 +316,7 @@ class AppProcess:
 
     def start(self) -> AppProcess:
         self.child = Child(self.name, self.launch())
-        wait_for(self._ready, 90, "the app to dock its icon and load its page", interval=0.1)
+        wait_for(self._ready, 90, "the app to dock its icon", interval=0.1)
         return self
 
     def _ready(self) -> bool:
@@ -303,7 +324,8 @@ class AppProcess:
         if self.child.popen.poll() is not None:
             raise AssertionError(f"the app exited early with {self.child.popen.returncode}")
         state = self.state()
-        return bool(state["page_loaded"] and state["tray_ready"] and state["hotkey"])
+        # The popup process starts only when the popup is first shown (issue 16).
+        return bool(state["tray_ready"] and state["hotkey"])
 
     def send(self, command: str, **fields: Any) -> dict[str, Any]:
         reply = self.instance.send({"command": command, **fields}, timeout=30)

@@ -237,8 +237,11 @@ def _alive(pid: int) -> bool:
 def test_quit_from_the_tray_menu_stops_everything(desktop: DesktopEnv, app: AppProcess) -> None:
     assert app.child is not None
     popen = app.child.popen
-    helpers = _descendants(popen.pid)  # WebKit's web and network processes
-    assert helpers, "WebKit runs helper processes"
+    app.send("show")  # the popup process and WebKit's helpers start with the first show
+    wait_for(lambda: popup_visible(desktop, app), 15, "the popup")
+    popup_pid = app.state()["popup_pid"]
+    helpers = wait_for(lambda: _descendants(popup_pid), 15, "WebKit's helper processes")
+    helpers |= {popup_pid}
     x, y, w, h = docked_icon(desktop)
     icons_before = len(desktop.tray_icons())
 
@@ -258,7 +261,7 @@ def test_quit_from_the_tray_menu_stops_everything(desktop: DesktopEnv, app: AppP
     except subprocess.TimeoutExpired:
         pytest.fail("the app did not exit within 3 seconds of Quit")
     assert code == 0
-    wait_for(lambda: not any(_alive(p) for p in helpers), 10, "WebKit's helpers to exit")
+    wait_for(lambda: not any(_alive(p) for p in helpers), 10, "the popup and WebKit to exit")
     wait_for(lambda: len(desktop.tray_icons()) < icons_before, 10, "the icon to leave the tray")
 
 
@@ -289,21 +292,17 @@ def test_the_workspace_picker_is_the_native_folder_dialog(
     chosen.mkdir()
     app.send("show")
     wait_for(lambda: popup_visible(desktop, app), 15, "the popup")
-    before = desktop.top_windows()
     # What the page's "Change folder" button does: the bridge's pick_folder.
     app.eval_js(
         "(import(new URL('js/bridge.js', location.href).href)"
         ".then(m => m.call('pick_folder')).then(r => { window.__picked = r; }), 1)"
     )
-    dialog = wait_for(
-        lambda: [w for w in desktop.top_windows() - before if desktop.geometry(w)[2] > 200],
-        15,
-        "the folder dialog",
-    )
-    desktop.xdotool("windowfocus", "--sync", dialog[0])  # no window manager gives focus here
+    dialog = wait_for(lambda: desktop.visible_windows("Open folder"), 15, "the folder dialog")
+    desktop.xdotool("windowactivate", "--sync", dialog[0])
     desktop.xdotool("key", "ctrl+l")
     desktop.xdotool("type", "--delay", "10", f"{chosen}/")
     desktop.screenshot("08-folder-dialog")
     desktop.xdotool("key", "Return")
     picked = wait_for(lambda: app.eval_js("window.__picked || null"), 15, "the chosen folder")
     assert picked == {"supported": True, "path": str(chosen)}
+    assert app.state()["visible"], "focus moved to the dialog: the popup did not hide for that"

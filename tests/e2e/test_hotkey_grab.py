@@ -83,7 +83,7 @@ def test_a_second_app_is_told_the_hotkey_is_taken(
     second.child = Child(second.name, second.launch())
     try:
         state = wait_for(
-            lambda: (s := second.state())["page_loaded"] and s["hotkey_error"] and s, 90,
+            lambda: (s := second.state())["tray_ready"] and s["hotkey_error"] and s, 90,
             "the second app to start and report its hotkey",
         )  # fmt: skip
         assert state["hotkey"] is None

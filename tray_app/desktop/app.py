@@ -1,15 +1,21 @@
 """The desktop app: start order, threads, and shutdown (DESIGN section 1).
 
-Threads: main = the GUI loop (``webview.start``; on GTK the tray icon shares it through
-``run_detached``), core = Core's asyncio loop, ``metona-ui-pump`` = events to the page, tray
-and notifier, ``metona-hotkey`` = the OS key grab, ``metona-notify`` = desktop-notifier's
-loop, ``metona-instance`` = second launches. Quit (tray menu, SIGTERM/SIGINT, the instance
-socket) runs ``_shutdown`` on its own thread and ends the GUI loop last; a watchdog ends the
-process if anything still hangs after ``QUIT_DEADLINE`` seconds.
+Two processes (DESIGN section 1): this one (the tray) owns the tray icon, the hotkey,
+notifications, the instance socket and Core; the popup window runs in a child process that
+``window.Popup`` starts when it is first shown and ends after it has been hidden a while.
+
+Threads here: main = the GLib loop (the GTK tray icon shares it through ``run_detached``),
+core = Core's asyncio loop, ``metona-ui-pump`` = events to the popup, tray and notifier
+(blocks on the bus), ``metona-popup`` = the link to the popup process, ``metona-hotkey`` = the
+OS key grab, ``metona-notify`` = desktop-notifier's loop, ``metona-instance`` = second
+launches. Quit (tray menu, SIGTERM/SIGINT, the instance socket) runs ``_shutdown`` on its own
+thread: it ends the popup process, stops everything and ends the main loop last; a watchdog
+ends the process if anything still hangs after ``QUIT_DEADLINE`` seconds.
 
 Test hooks: with ``METONA_TEST_HOOKS=1`` the instance socket (key-authenticated, user-only)
-also answers ``state``, ``core`` (a whitelisted Core command) and ``eval_js``; tests/e2e uses
-them to drive and observe the app. Without that variable they do not exist.
+also answers ``state``, ``core`` (a whitelisted Core command), ``eval_js`` (evaluated in the
+popup's page, in the popup process) and ``unload_popup``; tests/e2e uses them to drive and
+observe the app. Without that variable they do not exist.
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from typing import Any
 from tray_app.core.bootstrap import start_app
 from tray_app.desktop import autostart
 from tray_app.desktop.instance import InstanceError, SingleInstance
-from tray_app.desktop.popup.guard import refused_calls
 from tray_app.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -57,6 +62,7 @@ class DesktopApp:
         self.instance = instance
         self.show_at_start = show_at_start
         self.quitting = threading.Event()
+        self._stopped = threading.Event()
         self.test_hooks = os.environ.get(TEST_HOOKS_ENV) == "1"
         self.running = start_app(paths)  # the core thread, chat store, audit log
         self.core = self.running.core
@@ -74,19 +80,12 @@ class DesktopApp:
             raise
 
     def _run(self) -> int:
-        if LINUX:
-            os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
-        import webview
-
         from tray_app.desktop.bridge import Bridge, bridge_commands
         from tray_app.desktop.hotkey import HotkeyManager
         from tray_app.desktop.notify import Notifier
-        from tray_app.desktop.popup.guard import new_secret, page_api
         from tray_app.desktop.tray import Tray
-        from tray_app.desktop.webview_compat import allow_strict_csp
         from tray_app.desktop.window import Popup, UiPump
 
-        allow_strict_csp()
         bridge = Bridge(
             self.core,
             hide_window=lambda: self.popup.hide(),
@@ -95,11 +94,18 @@ class DesktopApp:
             hotkey_support=lambda: self.hotkeys.status(),
         )
         index = web_root() / "index.html"
-        secret = new_secret()
-        self.page_api = page_api(bridge_commands(), lambda c, p: getattr(bridge, c)(p), secret)
-        # A local path: pywebview serves web/ on 127.0.0.1 (a random port), so the page has an
-        # http origin for its CSP and fetch(); file:// would refuse fetch() of its locales.
-        self.popup = Popup(str(index), self.page_api, gtk=LINUX, secret=secret)
+        # A local path: the popup's pywebview serves web/ on 127.0.0.1 (a random port), so the
+        # page has an http origin for its CSP and fetch(); file:// would refuse its locales.
+        self.popup = Popup(
+            str(index),
+            commands=bridge_commands(),
+            call=lambda command, payload: getattr(bridge, command)(payload),
+            unload_after=lambda: self.core.settings.popup_unload_after_s,
+            hide_on_focus_loss=lambda: self.core.settings.hide_on_focus_loss,
+            hold_open=lambda: self.tray.state.pending > 0,
+            state_file=self.paths.config_dir / "popup.json",
+            log_file=self.paths.log_dir / "popup.log",
+        )
         self.tray = Tray(self.core, self)
         self.popup.tray_anchor = self.tray.anchor
         self.notifier = Notifier(
@@ -107,7 +113,7 @@ class DesktopApp:
             language=self.core.settings.language,
         )  # fmt: skip
         self.pump = UiPump(
-            self.core.bus.subscribe(), self.popup.deliverer.put,
+            self.core.bus.subscribe(), self.popup.deliver,
             [self.tray.on_events, self.notifier.on_events, self._on_events],
         )  # fmt: skip
         self.hotkeys = HotkeyManager(self.popup.toggle)
@@ -115,12 +121,34 @@ class DesktopApp:
         self.tray.start()
         self._install_signal_handlers()  # after pystray, which resets SIGINT
         log.info("desktop app starting (tray backend %s, page %s)", self.tray.backend, index)
-        webview.start(self._after_gui_started, gui="gtk" if LINUX else None, private_mode=True)
-        # The GUI loop has ended: Quit ran, or the window was destroyed some other way.
+        threading.Thread(target=self._after_tray_started, name="metona-start", daemon=True).start()
+        self._main_loop()
+        # The main loop has ended: Quit ran.
         if not self.quitting.is_set():
-            self._shutdown(destroy_window=False)
+            self._shutdown(end_loop=False)
         log.info("desktop app stopped")
         return 0
+
+    def _main_loop(self) -> None:
+        """The tray's GUI loop on the main thread. Linux: a GLib loop, which the GTK tray icon
+        (``run_detached``) and the notifications share. Elsewhere (untested): Windows runs
+        pystray in its own thread, so the main thread just waits; macOS would need NSApp's
+        loop here (pystray's darwin backend) and is not done."""
+        if LINUX:
+            from gi.repository import GLib
+
+            self._loop: Any = GLib.MainLoop()
+            self._loop.run()
+        else:
+            self.quitting.wait()
+            self._stopped.wait(QUIT_DEADLINE)
+
+    def _end_main_loop(self) -> None:
+        if LINUX:
+            from gi.repository import GLib
+
+            GLib.idle_add(self._loop.quit)
+        self._stopped.set()
 
     def _icon_file(self) -> Path | None:
         """The app icon as a file, for notifications (drawn, like the tray icon)."""
@@ -133,18 +161,8 @@ class DesktopApp:
             return None
         return path
 
-    def _after_gui_started(self) -> None:
-        """Runs on a pywebview thread once the GUI loop starts."""
-        if sys.platform == "darwin":  # untested: no Dock icon for a tray app (DESIGN 1)
-            try:
-                from AppKit import NSApplication  # type: ignore[import-not-found]
-                from PyObjCTools import AppHelper  # type: ignore[import-not-found]
-
-                app = NSApplication.sharedApplication()
-                AppHelper.callAfter(app.setActivationPolicy_, 1)  # accessory, on the main thread
-            except Exception:
-                log.warning("could not hide the Dock icon", exc_info=True)
-        self.popup.deliverer.start()
+    def _after_tray_started(self) -> None:
+        """Everything that need not delay the tray icon."""
         self.pump.start()
         self.notifier.start()
         self.hotkeys.apply(self._hotkey_text)
@@ -251,10 +269,9 @@ class DesktopApp:
                 "hotkey": self.hotkeys.current,
                 "hotkey_error": self.hotkeys.error,
                 "notifications": sorted(self.notifier.capabilities),
-                "delivered": self.popup.deliverer.delivered,
-                "lost": self.popup.deliverer.lost,
-                "refused_navigations": list(self.popup.refused_navigations),
-                "refused_calls": refused_calls(self.page_api),
+                "popup_pid": self.popup.pid,
+                "popup_starts": self.popup.starts,
+                **self.popup.stats(),
             }
         if command == "core":
             method = str(request.get("method"))
@@ -266,6 +283,9 @@ class DesktopApp:
             return {"ok": True, "result": result}
         if command == "eval_js":
             return {"ok": True, "result": self.popup.evaluate_js(str(request.get("script")))}
+        if command == "unload_popup":
+            self.popup.unload()
+            return {"ok": True}
         return {"ok": False, "error": f"unknown command {command!r}"}
 
     # ---- quit ------------------------------------------------------------------------------
@@ -277,7 +297,7 @@ class DesktopApp:
         self.quitting.set()
         threading.Thread(target=self._shutdown, name="metona-quit", daemon=True).start()
 
-    def _shutdown(self, destroy_window: bool = True) -> None:
+    def _shutdown(self, end_loop: bool = True) -> None:
         self.quitting.set()
         watchdog = threading.Timer(QUIT_DEADLINE, self._force_exit)
         watchdog.daemon = True
@@ -287,13 +307,13 @@ class DesktopApp:
             ("hotkey", self.hotkeys.stop),
             ("instance socket", self.instance.stop),
             ("ui pump", self.pump.stop),
-            ("page delivery", self.popup.deliverer.stop),
+            ("popup", self.popup.destroy),
             ("notifications", self.notifier.stop),
             ("tray", self.tray.stop),
             ("core", lambda: self.running.close(1.5)),
         ]
-        if destroy_window:
-            steps.append(("window", self.popup.destroy))
+        if end_loop:
+            steps.append(("main loop", self._end_main_loop))
         for name, step in steps:
             began = time.monotonic()
             try:
@@ -302,7 +322,7 @@ class DesktopApp:
                 log.exception("quit: stopping the %s failed", name)
             log.debug("quit: %s stopped in %.3f s", name, time.monotonic() - began)
         log.info("quit: stopped in %.2f s", time.monotonic() - started)
-        if not destroy_window:
+        if not end_loop:
             watchdog.cancel()
 
     @staticmethod

@@ -1,19 +1,26 @@
-"""The popup window (pywebview) and the ui pump that streams core events into its page.
+"""The tray side of the popup: starts, stops and talks to the popup process, and the ui pump.
 
-The window is created hidden at start, so opening it later is instant and it keeps its state
-while hidden. On GTK (verified) show/hide/placement are done on the GTK main thread with the
-native ``Gtk.Window`` (scheduled with ``GLib.idle_add``): pywebview's own ``show()`` never
-shows a window created ``hidden=True`` unless ``window.hidden`` is reset first, and it cannot
-place the window at the pointer. Elsewhere (Windows, macOS: untested here) pywebview's
-``move/show/hide`` are used, which those backends make safe from any thread.
+The popup (pywebview window + guarded bridge, ``tray_app.desktop.popup``) runs in a
+``multiprocessing`` spawn child. ``Popup`` is its stand-in here, safe from any thread:
+``visible``/``active`` (from the child's state reports), ``show``/``hide``/``toggle``,
+``evaluate_js`` and ``pick_folder`` (requests to the child), and ``deliver`` (the pump's
+batches). Life of the child:
 
-Never call a pywebview method from the GUI thread or from the ``closing`` handler (it runs on
-the GUI thread and pywebview would wait on it: deadlock, pywebview #1699).
+* started when the popup is first shown (never at app start: the tray idles light);
+* after it has been hidden for ``popup_unload_after_s`` seconds it is asked to quit (0 keeps
+  it); the next show starts a fresh one, whose page boots from Core's snapshots;
+* if it dies (crash, kill), the next show starts a new one; the chat and any pending approval
+  live in Core, so nothing is lost;
+* ``destroy`` (Quit) asks it to quit, then kills it if it does not; the child also ends by
+  itself when its link to this process closes, so no popup outlives the tray.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,171 +29,106 @@ from typing import Any
 from pydantic import BaseModel
 
 from tray_app.core.bus import Subscription
-from tray_app.desktop.placement import Rect, centred, pick_screen, place_popup
-from tray_app.desktop.popup import navlock
-from tray_app.desktop.popup.delivery import Deliverer
-from tray_app.desktop.popup.guard import KeyCourier, same_page
-from tray_app.desktop.popup.wire import item, js_ascii
-from tray_app.desktop.webview_compat import eval_free, evaluate_json
+from tray_app.desktop.placement import Rect
+from tray_app.desktop.popup.link import Link, LinkClosed, Message
+from tray_app.desktop.popup.wire import item
 
 log = logging.getLogger(__name__)
 
-POPUP_SIZE = (460, 660)
-MIN_SIZE = (360, 420)
-BACKGROUND = "#f7f7fb"
+START_TIMEOUT = 60.0
+QUIT_TIMEOUT = 2.0
 
 
 class Popup:
-    """Show/hide/toggle from any thread; ``visible``/``active`` for the notifier."""
-
     def __init__(
-        self, url: str, js_api: object, *, gtk: bool, secret: str, title: str = "Metona Tray"
+        self,
+        url: str,
+        *,
+        commands: list[str],
+        call: Callable[[str, Any], dict[str, Any]],
+        unload_after: Callable[[], float],
+        hide_on_focus_loss: Callable[[], bool],
+        hold_open: Callable[[], bool] = lambda: False,
+        state_file: Path | None = None,
+        log_file: Path | None = None,
     ) -> None:
-        import webview
-
-        self.gtk = gtk
-        self.refused_navigations: list[tuple[str, str]] = []
-        navlock.install(self._allowed, self._refused)
-        window = webview.create_window(
-            title,
-            url,
-            js_api=js_api,
-            width=POPUP_SIZE[0],
-            height=POPUP_SIZE[1],
-            min_size=MIN_SIZE,
-            hidden=True,
-            background_color=BACKGROUND,
-            text_select=True,
-        )
-        if window is None:
-            raise RuntimeError("pywebview did not create the popup window")
-        self.window: Any = window
-        eval_free(self.window)
-        self.window.events.closing += self._on_closing
-        self.window.events.shown += self._on_shown
-        self.window.events.loaded += self._on_loaded
-        self._courier = KeyCourier(secret, lambda: self.window.real_url)
-        self._page_ready = False  # loaded, and bridge.js took the secret
-        self.deliverer = Deliverer(self.run_js, lambda: self._page_ready)
-        self._visible = False
-        self._active = False
-        self._allow_close = False
-        self._show_when_ready: Rect | bool | None = False
-        self._native_ready = threading.Event()
+        self.url = url
+        self.commands = commands
+        self._call = call
+        self._unload_after = unload_after
+        self._hide_on_focus_loss = hide_on_focus_loss
+        self._hold_open = hold_open
+        self._state_file = state_file
+        self._log_file = log_file
+        self._lock = threading.RLock()
+        self._process: Any = None
+        self._link: Link | None = None
+        self._state: dict[str, Any] = {}
+        self._state_changed = threading.Condition()
+        self._unload_timer: threading.Timer | None = None
+        self._closing = False
+        self._pending_actions: list[dict[str, Any]] = []
+        self.starts = 0  # popup processes started (tests, bench)
         self.tray_anchor: Callable[[], Rect | None] = lambda: None
+        self.size = self._load_size()
 
     # ---- state -----------------------------------------------------------------------------
 
     @property
+    def running(self) -> bool:
+        return self._link is not None and not self._link.closed.is_set()
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return int(process.pid) if process is not None and self.running else None
+
+    @property
     def visible(self) -> bool:
-        return self._visible
+        return self.running and bool(self._state.get("visible"))
 
     @property
     def active(self) -> bool:
-        """Visible and focused (GTK tracks focus; elsewhere visible counts as focused)."""
-        return self._visible and (self._active or not self.gtk)
+        """Visible and focused."""
+        return self.running and bool(self._state.get("active")) and self.visible
 
     def page_loaded(self) -> bool:
-        return bool(self.window.events.loaded.is_set())
+        return self.running and bool(self._state.get("page_ready"))
 
-    def wait_loaded(self, timeout: float) -> bool:
-        return bool(self.window.events.loaded.wait(timeout))
+    def stats(self) -> dict[str, Any]:
+        """The popup's counters, fresh from the popup process (test hooks, bench)."""
+        state = self._state
+        if self.running:
+            with contextlib.suppress(RuntimeError, TimeoutError, LinkClosed):
+                state = self._request({"op": "stats"}, 5.0) or state
+        keys = ("delivered", "lost", "refused_navigations", "refused_calls")
+        return {k: state.get(k, [] if k == "refused_navigations" else 0) for k in keys}
 
-    # ---- the page ---------------------------------------------------------------------------
-
-    def _allowed(self, url: str) -> bool:
-        app_url = self.window.real_url
-        return bool(app_url) and same_page(url, app_url)
-
-    def _refused(self, url: str, kind: str) -> None:
-        log.warning("navigation lock: refused %s to %r", kind, url[:300])
-        self.refused_navigations.append((kind, url[:300]))
-
-    def _current_url(self) -> str | None:
-        """Asked of the engine on its own thread (pywebview's GTK ``get_current_url`` calls
-        WebKit from the calling thread, which broke later navigation handling here)."""
-        url = self.run_js("location.href")
-        return url if isinstance(url, str) else None
-
-    def _on_loaded(self) -> None:
-        """A pywebview thread, after each page load: hand over the secret, then the events."""
-        try:
-            self._page_ready = False
-            given = self._courier.deliver(self._current_url, self.run_js)
-            log.info("page loaded; bridge secret %s", "handed over" if given else "withheld")
-            self._page_ready = given
-        except Exception:
-            log.exception("could not hand the bridge secret to the page")
-        self.deliverer.page_reloaded()
-
-    # ---- set-up, on the GUI thread -----------------------------------------------------------
-
-    def _on_shown(self) -> None:
-        """pywebview fires ``shown`` once the native window exists (even when hidden)."""
-        if self.gtk:
-            from gi.repository import GLib
-
-            GLib.idle_add(self._gtk_setup)
-        else:
-            self._native_ready.set()
-            self._flush_pending_show()
-
-    def _gtk_setup(self) -> bool:
-        native = self.window.native
-        native.set_skip_taskbar_hint(True)
-        native.set_skip_pager_hint(True)
-        native.connect("notify::is-active", lambda w, _p: setattr(self, "_active", w.is_active()))
-        native.connect("hide", lambda _w: setattr(self, "_visible", False))
-        native.connect("show", lambda _w: setattr(self, "_visible", True))
-        self._native_ready.set()
-        self._flush_pending_show()
-        return False
-
-    def _flush_pending_show(self) -> None:
-        pending = self._show_when_ready
-        self._show_when_ready = False
-        if pending is not False:
-            self.show(pending if isinstance(pending, Rect) else None)
-
-    def _on_closing(self) -> bool:
-        """The window's close button hides it; only Quit really closes it (GUI thread)."""
-        if self._allow_close:
-            return True
-        if self.gtk:
-            self.window.native.hide()  # a GTK call on the GTK thread, not a pywebview call
-        else:
-            threading.Thread(target=self.hide, name="metona-hide", daemon=True).start()
-        self._visible = False
-        return False
+    def wait_state(self, check: Callable[[dict[str, Any]], bool], timeout: float) -> bool:
+        with self._state_changed:
+            return self._state_changed.wait_for(lambda: check(self._state), timeout)
 
     # ---- commands, any thread --------------------------------------------------------------
 
     def show(self, anchor: Rect | None = None) -> None:
-        if not self._native_ready.is_set():
-            self._show_when_ready = anchor if anchor is not None else True
-            return
-        if self.gtk:
-            from gi.repository import GLib
-
-            GLib.idle_add(self._gtk_show, anchor)
-            self._visible = True
-            return
-        self._generic_show(anchor)
+        with self._lock:
+            self._cancel_unload()
+            if self._closing:
+                return
+            if not self.running:
+                self._start(anchor)
+                return
+            link = self._link
+        self._send(link, {"op": "show", "anchor": _box(anchor)})
 
     def hide(self) -> None:
-        if not self._native_ready.is_set():
-            self._show_when_ready = False
-            return
-        self._visible = False
-        if self.gtk:
-            from gi.repository import GLib
-
-            GLib.idle_add(self._gtk_hide)
-        else:
-            self.window.hide()
+        with self._lock:
+            link = self._link if self.running else None
+        if link is not None:
+            self._send(link, {"op": "hide"})
 
     def toggle(self, anchor: Rect | None = None) -> None:
-        if self._visible:
+        if self.visible:
             self.hide()
         else:
             self.show(anchor)
@@ -200,79 +142,183 @@ class Popup:
             log.debug("tray icon geometry unavailable", exc_info=True)
         self.toggle(anchor)
 
+    def deliver(self, items: list[dict[str, Any]]) -> None:
+        """A batch for the page. With no popup running, Core's events are dropped (a new page
+        reads snapshots) but requests from the tray menu and notifications (``ui_action``)
+        wait for the next popup."""
+        with self._lock:
+            link = self._link if self.running else None
+            if link is None:
+                actions = [i for i in items if i.get("type") == "ui_action"]
+                self._pending_actions = (self._pending_actions + actions)[-20:]
+                return
+        self._send(link, {"op": "events", "items": items})
+
+    def evaluate_js(self, expression: str, timeout: float = 20.0) -> Any:
+        return self._request({"op": "eval", "script": expression}, timeout)
+
     def pick_folder(self, start: str | None = None) -> str | None:
-        """The native folder dialog (blocks the calling thread, never the GUI thread);
-        None when cancelled. Opens in ``start`` or the home folder."""
-        import webview
+        value = self._request({"op": "pick_folder", "start": start}, 3600.0)
+        return str(value) if value else None
 
-        folder = start or str(Path.home())
-        result = self.window.create_file_dialog(webview.FileDialog.FOLDER, directory=folder)
-        if not result:
-            return None
-        return str(result[0] if isinstance(result, (list, tuple)) else result)
-
-    def run_js(self, script: str) -> Any:
-        """Only ASCII reaches the engine (pywebview's GTK backend cuts anything else)."""
-        return self.window.run_js(js_ascii(script))
-
-    def evaluate_js(self, expression: str) -> Any:
-        """The JSON value of a JS expression (diagnostics and the e2e test hooks)."""
-        return evaluate_json(self.window, js_ascii(expression))
+    def unload(self) -> None:
+        """End the popup process now (it is started again on the next show)."""
+        with self._lock:
+            self._cancel_unload()
+            self._stop_child()
 
     def destroy(self) -> None:
-        self._allow_close = True
-        self.window.destroy()
+        """Quit: end the popup process, for good."""
+        with self._lock:
+            self._closing = True
+            self._cancel_unload()
+            self._stop_child()
 
-    # ---- placement -------------------------------------------------------------------------
+    # ---- the child -------------------------------------------------------------------------
 
-    def _gtk_show(self, anchor: Rect | None) -> bool:
-        from gi.repository import Gdk
+    def _start(self, anchor: Rect | None) -> None:
+        from tray_app.desktop.popup import child
 
-        native = self.window.native
-        position = None
+        ctx = multiprocessing.get_context("spawn")
+        ours, theirs = ctx.Pipe(duplex=True)
+        config = {
+            "url": self.url,
+            "commands": self.commands,
+            "size": list(self.size),
+            "show": _box(anchor) if anchor is not None else None,
+            "log_file": str(self._log_file) if self._log_file else None,
+        }
+        process = ctx.Process(target=child.main, args=(theirs, config), name="metona-popup")
+        process.daemon = True  # multiprocessing ends it if this process exits normally
+        process.start()
+        theirs.close()
+        self._state = {}
+        self._process = process
+        self._link = Link(ours, self._on_message, on_closed=self._on_closed, name="metona-popup")
+        self._link.start()
+        self.starts += 1
+        if self._pending_actions:
+            actions, self._pending_actions = self._pending_actions, []
+            self._send(self._link, {"op": "events", "items": actions})
+        log.info("popup process %s started", process.pid)
+
+    def _stop_child(self) -> None:
+        link, process = self._link, self._process
+        if link is None or process is None:
+            return
+        with contextlib.suppress(LinkClosed):
+            link.send({"op": "quit"})
+        process.join(QUIT_TIMEOUT)
+        if process.is_alive():
+            log.warning("popup process %s did not quit; killing it", process.pid)
+            process.kill()
+            process.join(QUIT_TIMEOUT)
+        link.close()
+        log.info("popup process %s ended (%s)", process.pid, process.exitcode)
+
+    def _on_closed(self) -> None:
+        with self._state_changed:
+            self._state = {}
+            self._state_changed.notify_all()
+        process = self._process
+        if process is not None and not self._closing:
+            process.join(1.0)  # reap it: no zombie
+            log.info("popup process %s is gone (exit %s)", process.pid, process.exitcode)
+
+    def _on_message(self, message: Message) -> None:
+        op = message.get("op")
+        if op == "state":
+            was_visible = bool(self._state.get("visible"))
+            with self._state_changed:
+                self._state = {k: v for k, v in message.items() if k != "op"}
+                self._state_changed.notify_all()
+            size = message.get("size")
+            if isinstance(size, list) and len(size) == 2 and message.get("visible"):
+                self._remember_size((int(size[0]), int(size[1])))
+            if was_visible and not message.get("visible"):
+                self._schedule_unload()
+            elif message.get("visible"):
+                self._cancel_unload()
+        elif op == "call":
+            threading.Thread(
+                target=self._answer_call, args=(message,), name="metona-bridge-call", daemon=True
+            ).start()  # each call on its own thread, like pywebview's own bridge
+        elif op == "focus_lost" and self._hide_on_focus_loss() and not self._hold_open():
+            self.hide()
+
+    def _answer_call(self, message: Message) -> None:
+        link = self._link
+        envelope = self._call(str(message.get("command")), message.get("payload"))
+        if link is not None:
+            link.answer(message, envelope)
+
+    def _request(self, message: Message, timeout: float) -> Any:
+        link = self._link
+        if link is None or link.closed.is_set():
+            raise RuntimeError("the popup is not running")
+        reply = link.request(message, timeout)
+        if not isinstance(reply, dict) or not reply.get("ok"):
+            raise RuntimeError(str(reply.get("error") if isinstance(reply, dict) else reply))
+        return reply.get("value")
+
+    @staticmethod
+    def _send(link: Link | None, message: Message) -> None:
+        if link is None:
+            return
         try:
-            display = Gdk.Display.get_default()
-            if anchor is None:
-                _screen, px, py = display.get_default_seat().get_pointer().get_position()
-                anchor = Rect(px, py, 1, 1)
-            monitor = display.get_monitor_at_point(
-                anchor.x + anchor.width // 2, anchor.y + anchor.height // 2
-            )
-            area = monitor.get_workarea()
-            size = native.get_size()
-            position = place_popup(size, anchor, Rect(area.x, area.y, area.width, area.height))
-            native.move(*position)
-        except Exception:
-            log.warning("could not place the popup; GTK decides", exc_info=True)
-        native.show_all()
-        if position is not None:
-            native.move(*position)  # again once mapped: the first re-map kept the old spot
-        native.present()
-        return False
+            link.send(message)
+        except LinkClosed:
+            log.debug("popup gone; %s dropped", message.get("op"))
 
-    def _gtk_hide(self) -> bool:
-        self.window.native.hide()
-        return False
+    # ---- unload after a while hidden ---------------------------------------------------------
 
-    def _generic_show(self, anchor: Rect | None) -> None:
-        import webview
+    def _schedule_unload(self) -> None:
+        after = float(self._unload_after())
+        with self._lock:
+            self._cancel_unload()
+            if after <= 0 or self._closing:
+                return
+            timer = threading.Timer(after, self._unload_if_hidden)
+            timer.daemon = True
+            timer.name = "metona-popup-unload"
+            self._unload_timer = timer
+            timer.start()
 
+    def _cancel_unload(self) -> None:
+        if self._unload_timer is not None:
+            self._unload_timer.cancel()
+            self._unload_timer = None
+
+    def _unload_if_hidden(self) -> None:
+        with self._lock:
+            if self.visible or not self.running:
+                return
+            log.info("popup hidden for %.0f s: unloading it", float(self._unload_after()))
+            self._unload_timer = None
+            self._stop_child()
+
+    # ---- size, kept across unloads and launches ----------------------------------------------
+
+    def _load_size(self) -> tuple[int, int]:
         try:
-            screens = [Rect(s.x, s.y, s.width, s.height) for s in webview.screens]
-            point = (anchor.x, anchor.y) if anchor else None
-            area = pick_screen(screens, *point) if point else (screens[0] if screens else None)
-            if area is not None:
-                size = (self.window.width, self.window.height)
-                if point is None:
-                    x, y = centred(size, area)
-                else:
-                    x, y = place_popup(size, anchor or Rect(point[0], point[1], 1, 1), area)
-                self.window.move(x, y)
-        except Exception:
-            log.debug("could not place the popup", exc_info=True)
-        self.window.hidden = False  # pywebview keeps a window created hidden hidden otherwise
-        self._visible = True
-        self.window.show()
+            data = json.loads(self._state_file.read_text()) if self._state_file else {}
+            width, height = (int(v) for v in data["size"])
+            return max(360, min(width, 4000)), max(420, min(height, 4000))
+        except (OSError, ValueError, KeyError, TypeError):
+            return (460, 660)
+
+    def _remember_size(self, size: tuple[int, int]) -> None:
+        if size == self.size or self._state_file is None:
+            return
+        self.size = size
+        try:
+            self._state_file.write_text(json.dumps({"size": list(size)}))
+        except OSError:
+            log.debug("could not remember the popup size", exc_info=True)
+
+
+def _box(anchor: Rect | None) -> list[int] | None:
+    return [anchor.x, anchor.y, anchor.width, anchor.height] if anchor is not None else None
 
 
 class _Wake(BaseModel):

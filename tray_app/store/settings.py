@@ -79,6 +79,9 @@ class Settings(BaseModel):
     language: Literal["system", "en", "zh-CN"] = "system"
     theme: Literal["system", "light", "dark"] = "system"
     start_at_login: bool = False
+    # The popup window lives in its own process: ended after this long hidden (0 = never).
+    popup_unload_after_s: float = Field(default=900.0, ge=0.0, le=604_800.0)
+    hide_on_focus_loss: bool = True  # never while an approval waits or a file dialog is open
 
     @field_validator("endpoint")
     @classmethod
