@@ -26,12 +26,12 @@ MAX_ARGUMENT_DEPTH = 64
 MAX_ARGUMENT_BYTES = 256 * 1024
 TOO_DEEP = "nested too deeply"
 TOO_LARGE = "too large"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # left alone in a str only when unpaired
 # A string (an unterminated one runs to the end, so the scan stays linear) or a bracket.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 
 
-def too_deep_error(name: str) -> str:
+def too_deep_error() -> str:
     """For the model (the call handler puts "invalid arguments for NAME: " before it)."""
     return (
         f"arguments nested too deeply (more than {MAX_ARGUMENT_DEPTH} levels); "
@@ -39,7 +39,7 @@ def too_deep_error(name: str) -> str:
     )
 
 
-def too_large_error(name: str, size: int) -> str:
+def too_large_error(size: int) -> str:
     return (
         f"arguments too large ({size:,} bytes; the limit is {MAX_ARGUMENT_BYTES:,}), so they "
         "were not kept; split the work into smaller calls"
@@ -118,7 +118,7 @@ def bound_call(call: ToolCall) -> ToolCall:
         return call.model_copy(
             update={
                 "arguments": placeholder(TOO_DEEP),
-                "arguments_error": too_deep_error(call.name),
+                "arguments_error": too_deep_error(),
             }
         )
     text = json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -127,7 +127,7 @@ def bound_call(call: ToolCall) -> ToolCall:
         return call.model_copy(
             update={
                 "arguments": placeholder(TOO_LARGE, size),
-                "arguments_error": too_large_error(call.name, size),
+                "arguments_error": too_large_error(size),
             }
         )
     if _SURROGATE.search(text):
@@ -174,19 +174,22 @@ class PendingCall:
         self._object, self._text = {}, []  # let the memory go now, not at the end
 
     def build(self) -> ToolCall:
+        return bound_call(self._build())
+
+    def _build(self) -> ToolCall:
         if self._refused == TOO_LARGE:
             return ToolCall(
                 id=self.id,
                 name=self.name,
                 arguments=placeholder(TOO_LARGE, self._size),
-                arguments_error=too_large_error(self.name, self._size),
+                arguments_error=too_large_error(self._size),
             )
         if self._refused is not None:
             return ToolCall(
                 id=self.id,
                 name=self.name,
                 arguments=placeholder(TOO_DEEP),
-                arguments_error=too_deep_error(self.name),
+                arguments_error=too_deep_error(),
             )
         arguments = dict(self._object)
         error = self._error
@@ -198,9 +201,7 @@ class PendingCall:
             arguments = {**parsed, **arguments}
         if not self.name and error is None:
             error = "The model sent tool arguments without a tool name."
-        return bound_call(
-            ToolCall(id=self.id, name=self.name, arguments=arguments, arguments_error=error)
-        )
+        return ToolCall(id=self.id, name=self.name, arguments=arguments, arguments_error=error)
 
 
 def _parse_object(text: str, name: str) -> tuple[dict[str, Any], str | None]:
@@ -210,7 +211,7 @@ def _parse_object(text: str, name: str) -> tuple[dict[str, Any], str | None]:
         if isinstance(parsed, str):  # some models encode the object twice
             parsed = _loads(parsed)
     except _TooDeep:
-        return placeholder(TOO_DEEP), too_deep_error(name)
+        return placeholder(TOO_DEEP), too_deep_error()
     except json.JSONDecodeError as exc:
         snippet = text if len(text) <= 200 else text[:200] + "…"
         return {}, f"{subject} are not valid JSON ({exc.msg} at character {exc.pos}): {snippet}"
