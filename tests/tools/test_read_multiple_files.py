@@ -44,8 +44,9 @@ def test_r04_the_total_is_bounded_and_says_where_to_continue(box, layout):
     for n in range(4):
         (layout.work / f"big{n}.txt").write_text(line * 400)
     result = ok(box.execute("read_multiple_files", {"paths": [f"big{n}.txt" for n in range(4)]}))
-    total = sum(len(f["content"]) for f in result["files"])
+    total = sum(len(json.dumps(f["content"], ensure_ascii=False)) - 2 for f in result["files"])
     assert total <= read_many.CONTENT_BUDGET
+    assert len(json.dumps(result, ensure_ascii=False)) < 16_000  # the default tool_result_limit
     for entry in result["files"]:
         assert entry["truncated"] is True and entry["content"].endswith("\n")  # whole lines
         kept = entry["content"].count("\n")
@@ -58,3 +59,11 @@ def test_r05_a_single_string_is_mended_and_the_count_is_capped(box, layout):
     assert ok(box.execute("read_multiple_files", {"paths": "a.txt"}))["read"] == 1
     too_many = {"paths": ["a.txt"] * (read_many.MAX_FILES + 1)}
     assert "invalid arguments" in err(box.execute("read_multiple_files", too_many))
+
+
+def test_r06_escapes_count_against_the_budget(box, layout):
+    (layout.work / "tabs.txt").write_text(("\t" * 20 + "\n") * 400)  # 8,400 characters
+    result = ok(box.execute("read_multiple_files", {"paths": ["tabs.txt"]}))
+    entry = result["files"][0]
+    assert len(json.dumps(entry["content"])) - 2 <= read_many.CONTENT_BUDGET  # 16,800 as JSON
+    assert entry["truncated"] is True and 250 < entry["next_start_line"] < 400

@@ -8,6 +8,7 @@ an entry cut short says where to continue (``next_start_line``) with read_file.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -19,7 +20,7 @@ from tray_app.tools.fs_read import read_file
 from tray_app.tools.fs_safe import describe_os_error, split_lines
 
 MAX_FILES = 20
-CONTENT_BUDGET = 12_000  # characters of content for all files together
+CONTENT_BUDGET = 12_000  # characters of content, as JSON (escapes counted), for all files
 
 
 class ReadMultipleFilesArgs(BaseModel):
@@ -46,7 +47,7 @@ def read_multiple_files(ctx: ToolContext, args: ReadMultipleFilesArgs) -> ToolRe
         one = _read_one(ctx, raw)
         if one.get("success"):
             one = _fit(one, share)
-            left -= len(str(one.get("content", "")))
+            left -= _cost(str(one.get("content", "")))
         results.append(one)
     failed = sum(1 for r in results if not r.get("success"))
     return {
@@ -72,18 +73,24 @@ def _read_one(ctx: ToolContext, raw: str) -> dict[str, Any]:
     return result
 
 
+def _cost(text: str) -> int:
+    """Characters ``text`` takes in the JSON the model gets (``\n``, quotes, controls escaped)."""
+    return len(json.dumps(text, ensure_ascii=False)) - 2
+
+
 def _fit(result: dict[str, Any], share: int) -> dict[str, Any]:
     """Whole lines of the content, up to ``share`` characters."""
     content = str(result.get("content", ""))
-    if len(content) <= share:
+    if _cost(content) <= share:
         return result
     kept: list[str] = []
     used = 0
     for line in split_lines(content):
-        if used + len(line) > share:
+        cost = _cost(line)
+        if used + cost > share:
             break
         kept.append(line)
-        used += len(line)
+        used += cost
     first = (result.get("line_range") or [1, 1])[0] or 1
     last = first + len(kept) - 1
     return {
