@@ -7,18 +7,14 @@ committed at once, so a process killed at any moment loses at most the write in 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
 import time
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from tray_app.errors import StoreError
 from tray_app.paths import AppPaths
-from tray_app.providers.base import ToolCall
 from tray_app.store import export as export_mod
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
 from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock, sweep_dead_marks
@@ -28,26 +24,25 @@ from tray_app.store.records import (
     MessageRecord,
     SessionRecord,
     ToolCallRecord,
-    new_id,
 )
 from tray_app.store.recovery import recover_session
+from tray_app.store.rows import (
+    _CALL_COLUMNS,
+    _MESSAGE_COLUMNS,
+    _SESSION_COLUMNS,
+    _call,
+    _call_value,
+    _message,
+    _message_value,
+    _reject_unknown,
+    _session,
+    _with_new_ids,
+)
 from tray_app.store.search import SearchHit, search_database, search_repository
 from tray_app.store.unsaved import KeepsUnsaved, Unsaved
 
 log = logging.getLogger(__name__)
 
-_TOOL_CALLS = TypeAdapter(list[ToolCall])
-_SESSION_COLUMNS = ("id", "title", "model", "workspace", "created_at", "updated_at")
-# Column names equal the record field names (a test checks none is missing).
-_MESSAGE_COLUMNS = (
-    "id", "session_id", "turn_id", "role", "content", "thinking", "images", "tool_calls",
-    "tool_name", "tool_call_id", "model", "created_at", "stats", "stopped", "error",
-)  # fmt: skip
-_CALL_COLUMNS = (
-    "call_id", "session_id", "message_id", "provider_id", "name", "arguments", "risk",
-    "preview", "status", "decision", "decided_by", "result", "duration_ms", "created_at",
-    "undoable",
-)  # fmt: skip
 # SQL built from the constant column names above only, never from input.
 _SELECT_SESSIONS = f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions"  # noqa: S608
 _SELECT_MESSAGES = f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages"  # noqa: S608
@@ -76,8 +71,6 @@ _UPDATE_CALL = (
     + ", ".join(f"{c} = ?" for c in _CALL_STATE_COLUMNS)
     + " WHERE session_id = ? AND call_id = ?"
 )
-_JSON_MESSAGE_FIELDS = {"images", "stats"}
-_JSON_CALL_FIELDS = {"arguments", "preview", "result"}
 
 
 def open_chat_store(
@@ -436,75 +429,3 @@ def search_chats(repo: ChatRepository, query: str, *, limit: int = 50) -> list[S
     if isinstance(repo, SQLiteChats):
         return repo.search(query, limit=limit)
     return search_repository(repo, query, limit=limit)
-
-
-def _reject_unknown(
-    fields: dict[str, Any], known: dict[str, Any], what: str, *, frozen: set[str]
-) -> None:
-    bad = sorted(name for name in fields if name not in known or name in frozen)
-    if bad:
-        raise ValueError(f"cannot update {what} field(s): {', '.join(bad)}")
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _message_value(name: str, value: Any) -> Any:
-    if name == "tool_calls":
-        return _TOOL_CALLS.dump_json(value).decode("utf-8")
-    if name in _JSON_MESSAGE_FIELDS:
-        return _json(value)
-    if name == "stopped":
-        return int(bool(value))
-    return value
-
-
-def _call_value(name: str, value: Any) -> Any:
-    if name in _JSON_CALL_FIELDS:
-        return None if value is None else _json(value)
-    if name == "undoable":
-        return int(bool(value))
-    return value
-
-
-def _session(row: tuple[Any, ...]) -> SessionRecord:
-    return SessionRecord.model_validate(dict(zip(_SESSION_COLUMNS, row, strict=True)))
-
-
-def _message(row: tuple[Any, ...]) -> MessageRecord:
-    data = dict(zip(_MESSAGE_COLUMNS, row, strict=True))
-    data["tool_calls"] = json.loads(data["tool_calls"])
-    for name in _JSON_MESSAGE_FIELDS:
-        data[name] = json.loads(data[name])
-    data["stopped"] = bool(data["stopped"])
-    return MessageRecord.model_validate(data)
-
-
-def _call(row: tuple[Any, ...]) -> ToolCallRecord:
-    data = dict(zip(_CALL_COLUMNS, row, strict=True))
-    for name in _JSON_CALL_FIELDS:
-        if data[name] is not None:
-            data[name] = json.loads(data[name])
-    data["undoable"] = bool(data["undoable"])
-    return ToolCallRecord.model_validate(data)
-
-
-def _with_new_ids(
-    session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]
-) -> tuple[SessionRecord, list[MessageRecord], list[ToolCallRecord]]:
-    new_session = session.model_copy(update={"id": new_id("s")})
-    renamed = {m.id: new_id("m") for m in messages}
-    new_messages = [
-        m.model_copy(update={"id": renamed[m.id], "session_id": new_session.id}) for m in messages
-    ]
-    new_calls = [
-        c.model_copy(
-            update={
-                "session_id": new_session.id,
-                "message_id": renamed.get(c.message_id, c.message_id),
-            }
-        )
-        for c in calls
-    ]
-    return new_session, new_messages, new_calls

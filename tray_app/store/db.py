@@ -7,10 +7,8 @@ in ``schema_migrations`` (version, applied_at) for people inspecting the file. A
 steps run in one ``BEGIN IMMEDIATE`` transaction at open: a failed step leaves the file as it
 was.
 
-The full-text index (FTS5, trigram tokenizer, so substrings and CJK text match) is not a
-migration: it depends on how the local SQLite was built. It is created at open where FTS5 is
-available, kept in step by triggers, and rebuilt if it was left without triggers; where FTS5 is
-missing the triggers are dropped so writes never depend on it and search falls back to LIKE.
+The full-text index (``store.fts``) is not a migration: it depends on how the local SQLite was
+built. It is prepared at open; where FTS5 is missing, search falls back to LIKE.
 
 Failures to open become ``StoreError`` with a sentence for the user; the file is never reset.
 Before anything writes to an existing file, ``PRAGMA quick_check`` runs on a read-only
@@ -37,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tray_app.errors import StoreError
+from tray_app.store.fts import prepare_fts
 
 log = logging.getLogger(__name__)
 
@@ -103,29 +102,6 @@ ALTER TABLE messages ADD COLUMN owner TEXT;
 
 MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
 """Append only. Never edit a released entry: old files were built by it."""
-
-_FTS_TABLE = """
-CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
-    content, content='messages', content_rowid='seq', tokenize='trigram'
-)
-"""
-_FTS_TRIGGERS = {
-    "messages_fts_insert": """
-        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-            INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
-        END""",
-    "messages_fts_delete": """
-        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-            INSERT INTO messages_fts (messages_fts, rowid, content)
-            VALUES ('delete', old.seq, old.content);
-        END""",
-    "messages_fts_update": """
-        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
-            INSERT INTO messages_fts (messages_fts, rowid, content)
-            VALUES ('delete', old.seq, old.content);
-            INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
-        END""",
-}
 
 
 class Database:
@@ -215,7 +191,7 @@ def open_database(
             log.warning("chat history %s: WAL mode unavailable, using %s", path, mode)
         conn.execute("PRAGMA synchronous = FULL")
         _migrate(conn, path, migrations)
-        use_fts = _prepare_fts(conn) and fts is not False
+        use_fts = prepare_fts(conn) and fts is not False
     except StoreError:
         conn.close()
         raise
@@ -356,51 +332,6 @@ def _blank(sql: str) -> bool:
     """Only whitespace, semicolons and ``--`` comments."""
     code = "".join(line.split("--", 1)[0] for line in sql.splitlines())
     return not code.strip(" \t\r\n;")
-
-
-def fts5_available(conn: sqlite3.Connection) -> bool:
-    """Whether this SQLite has FTS5 with the trigram tokenizer (SQLite >= 3.34)."""
-    try:
-        conn.execute("CREATE VIRTUAL TABLE temp._fts_probe USING fts5(x, tokenize='trigram')")
-        conn.execute("DROP TABLE temp._fts_probe")
-    except sqlite3.OperationalError:
-        return False
-    return True
-
-
-def _prepare_fts(conn: sqlite3.Connection) -> bool:
-    """Create or repair the full-text index; return whether it is usable."""
-    available = fts5_available(conn)
-    existing = {
-        row[0]
-        for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts_%'"
-        )
-    }
-    with _immediate(conn):
-        if not available:
-            for name in existing:  # writes must never depend on a module we lack
-                conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-            return False
-        missing = [name for name in _FTS_TRIGGERS if name not in existing]
-        if missing:
-            conn.execute(_FTS_TABLE)
-            for name in missing:
-                conn.execute(_FTS_TRIGGERS[name])
-            # Built fresh, or left stale while triggers were missing: index every row again.
-            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
-    return True
-
-
-@contextlib.contextmanager
-def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.rollback()
-        raise
-    conn.commit()
 
 
 def _describe(exc: sqlite3.Error, path: Path, action: str) -> str:
