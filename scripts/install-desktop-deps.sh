@@ -40,12 +40,12 @@ if [[ $(uname -s) == Linux ]] && command -v dpkg-query >/dev/null; then
     fi
 fi
 
-# find_spec, not import: pystray and pynput pick a display backend when imported.
+# find_spec, not import: pystray picks a display backend when imported.
 if ! "$PY" - <<'EOF' 2>/dev/null
 import importlib.util
 import sys
 
-names = ["webview", "pystray", "PIL", "desktop_notifier", "pynput"]
+names = ["webview", "pystray", "PIL", "desktop_notifier"]
 if sys.platform.startswith("linux"):
     names += ["gi", "Xlib", "dbus_fast"]
 assert all(importlib.util.find_spec(name) for name in names), "missing"

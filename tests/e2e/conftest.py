@@ -16,7 +16,7 @@ from tests.e2e.desktop_env import ROOT, AppProcess, DesktopEnv, missing_tools
 from tests.fakes.ollama_server import FakeOllama
 
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-DESKTOP_MODULES = ("webview", "pystray", "pynput", "desktop_notifier", "dbus_fast", "gi", "Xlib")
+DESKTOP_MODULES = ("webview", "pystray", "desktop_notifier", "dbus_fast", "gi", "Xlib")
 
 
 def _why_not() -> str | None:
