@@ -281,3 +281,28 @@ def test_the_model_picker_by_keyboard(app: App) -> None:
     expect(menu).to_be_hidden()
     expect(page.locator("#btn-model")).to_be_focused()
     assert app.harness.hide_calls == 0  # Esc closed the menu, not the popup
+
+
+def test_tooltips_follow_the_keyboard_and_esc_closes_them_first(app: App) -> None:
+    page = app.page
+    page.locator("#btn-sidebar").focus()
+    page.keyboard.press("Tab")  # the model button
+    page.keyboard.press("Tab")  # New chat, by keyboard: its tip shows at once
+    tip = page.locator("#tooltip")
+    expect(page.locator("#btn-new")).to_be_focused()
+    expect(tip).to_be_visible()
+    expect(tip).to_have_text("New chat (Ctrl+N)")
+    expect(page.locator("#btn-new")).to_have_attribute("aria-describedby", "tooltip")
+    page.keyboard.press("Escape")  # closes the tip only
+    expect(tip).to_be_hidden()
+    assert page.locator("#btn-new").get_attribute("aria-describedby") is None
+    assert app.harness.hide_calls == 0
+    page.keyboard.press("Escape")  # now the popup hides
+    wait_until(lambda: app.harness.hide_calls == 1)
+    # A title in the model's Markdown becomes a page tooltip too, never a native one.
+    assert app.fake is not None
+    app.fake.script(text_turn('[docs](https://example.com "Read <b>me</b>")'))
+    app.send("link")
+    link = page.locator(".msg.assistant .content a")
+    expect(link).to_have_attribute("data-tip", "Read <b>me</b>")
+    assert page.locator("[title]").count() == 0
