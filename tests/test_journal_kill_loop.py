@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,29 @@ def test_kill_loop_keeps_every_recorded_change_undoable(
             cwd=tmp_path,
         )
 
+    journal_db = app_paths.journal_dir / "journal.sqlite3"
+
+    def under_way(proc: subprocess.Popen[str], rng: random.Random) -> bool:
+        """Wait until ``proc`` has a pending journal entry (a change it is making), then a
+        moment more; False if it ended first."""
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                conn = sqlite3.connect(f"file:{journal_db}?mode=ro", uri=True, timeout=0.2)
+                try:
+                    owners = conn.execute(
+                        "SELECT owner FROM entries WHERE state = 'pending'"
+                    ).fetchall()
+                finally:
+                    conn.close()
+            except sqlite3.Error:
+                owners = []
+            if any(str(o[0]).startswith(f"{proc.pid}:") for o in owners):
+                time.sleep(rng.uniform(0, 0.03))  # somewhere in the copy, the write or commit
+                return proc.poll() is None
+            time.sleep(0.005)  # polling another process's database; bounded by the deadline
+        return False
+
     def lane(name: str, fake: PlannedOllama, seed: int) -> None:
         rng = random.Random(seed)
         for run in range(RUNS):
@@ -130,7 +154,17 @@ def test_kill_loop_keeps_every_recorded_change_undoable(
                 str(work),
                 f"please run {name}{run}",
             )
-            kill_after = None if run == RUNS - 1 else rng.uniform(1.0, 4.0)
+            if run == RUNS - 1:
+                kill_after: float | None = None
+            elif run % 2:  # the moment a change is under way: between record and commit
+                kill_after = None
+                if under_way(proc, rng):
+                    proc.send_signal(signal.SIGKILL)
+                    proc.communicate(timeout=30)
+                    kills["killed"] += 1
+                    continue
+            else:
+                kill_after = rng.uniform(1.0, 4.0)
             try:
                 _, err = proc.communicate(timeout=kill_after)
             except subprocess.TimeoutExpired:
@@ -169,7 +203,9 @@ def test_kill_loop_keeps_every_recorded_change_undoable(
     journal = Journal(app_paths.journal_dir)  # the next start: sweeps what the kills left
     assert journal._open().read("WHERE state = 'pending'") == []
     entries = journal.entries()
-    print(f"kills={kills} entries={len(entries)}")  # shown with -s: how much the loop did
+    logs = "".join(p.read_text(errors="replace") for p in app_paths.log_dir.glob("*.log*"))
+    kept = logs.count("was cut off after the change; kept")
+    print(f"kills={kills} entries={len(entries)} cut-off-kept={kept}")  # with -s: what it did
     assert entries, "no change was recorded at all"
     assert all(e["undoable"] for e in entries), [e for e in entries if not e["undoable"]]
 
