@@ -489,3 +489,25 @@ def test_lone_surrogates_from_the_model_are_stored_as_replacement_characters(
     body = json.loads(tool_messages(rig.fake.chat_requests[1])[0]["content"])
     assert body == {"success": True, "echo": "a\ufffdb" + HOSTILE}
     assert_nothing_left_streaming(rig, sid)
+
+
+def test_a_bug_before_the_turn_starts_still_ends_it_and_stores_the_error(
+    make_rig: Callable[..., Rig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig()
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("injected: no toolbox " + "x" * 5_000)
+
+    monkeypatch.setattr(rig.core._factory, "toolbox", broken)
+    sid, turn = rig.send("hi")
+    failed = rig.finish(turn)
+    assert failed.type == "turn_failed" and failed.code == "internal"
+    assert "injected: no toolbox" in failed.message and len(failed.message) < 400
+    kinds = [e.type for e in rig.log.events if getattr(e, "turn_id", None) == turn]
+    assert kinds == ["turn_started", "turn_failed"]
+    (answer,) = [m for m in stored(rig, sid) if m["role"] == "assistant"]
+    assert answer["error"] == failed.message and answer["stopped"] is True
+    monkeypatch.undo()
+    rig.fake.script(text_turn("fine again"))
+    assert rig.finish(rig.core.retry(sid)["turn_id"]).stop_reason == "done"

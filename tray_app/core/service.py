@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from tray_app.agent.approval import ApprovalBroker
-from tray_app.agent.loop import AgentTurn
+from tray_app.agent.loop import AgentTurn, internal_error_text
 from tray_app.core.bus import EventBus
 from tray_app.core.config_commands import ConfigCommands
 from tray_app.core.events import (
@@ -263,15 +263,26 @@ class Core(SessionCommands, ConfigCommands):
                 )
             )
             raise
-        except Exception as exc:  # a bug: the user sees it, the log has the traceback
+        except Exception as exc:  # a bug before the agent turn ran (it catches its own)
             log.exception("turn %s crashed", turn_id)
+            text = internal_error_text(exc)
             self.bus.publish(
-                TurnFailed(
-                    session_id=session_id,
-                    turn_id=turn_id,
-                    code="internal",
-                    message=f"Internal error: {type(exc).__name__}: {exc}",
+                TurnStarted(session_id=session_id, turn_id=turn_id, model="", tools_enabled=False)
+            )
+            try:  # the error goes into the chat too, like one inside the turn
+                self._chats.add_message(
+                    MessageRecord(
+                        session_id=session_id,
+                        turn_id=turn_id,
+                        role="assistant",
+                        stopped=True,
+                        error=text,
+                    )
                 )
+            except Exception:  # the store may be what broke; the event still tells the user
+                log.exception("could not store the error of turn %s", turn_id)
+            self.bus.publish(
+                TurnFailed(session_id=session_id, turn_id=turn_id, code="internal", message=text)
             )
             return reason
         finally:
