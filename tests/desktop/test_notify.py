@@ -220,6 +220,8 @@ def test_focus_lost_is_noticed_without_being_told(rig: Any) -> None:
     notifier, backend, _core, popup, _opened = rig
     popup.visible = popup.active = True
     notifier.on_events([approval("c3")])
+    wait(lambda: "c3" in notifier._waiting)  # handled while the popup had focus
+    assert backend.sent == []
     popup.visible = popup.active = False
     wait(lambda: backend.sent)
 
@@ -233,7 +235,7 @@ def test_a_dismissed_notification_returns_only_after_the_popup_had_focus(rig: An
     assert len(backend.sent) == 1
     popup.visible = popup.active = True
     notifier.popup_changed()
-    time.sleep(0.2)
+    wait(lambda: not notifier._dismissed)  # the popup had focus: it may come back now
     popup.visible = popup.active = False
     notifier.popup_changed()
     wait(lambda: len(backend.sent) == 2)
