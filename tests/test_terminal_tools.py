@@ -107,7 +107,7 @@ def test_move_file_then_undo_in_the_terminal(
     (undone,) = _undo_lines(result.stderr)
     assert undone["success"] is True and undone["action"] == "moved back"
     assert (workspace / "src" / "模块.py").read_text() == "print('模块')\n"
-    assert not (workspace / "lib" / "源码").exists()
+    assert not (workspace / "lib").exists()  # the folder the move created is gone too
 
 
 def test_a_persistence_location_is_not_approved_by_yes_all(

@@ -220,3 +220,16 @@ def test_a_hard_linked_file_is_not_moved(box, layout):
     (layout.work / "a.txt").write_text("a")
     os.link(layout.work / "a.txt", layout.work / "twin.txt")
     assert "hard links" in err(box.execute("move_file", {"source": "a.txt", "destination": "b"}))
+
+
+def test_undo_removes_the_folders_the_move_created_while_empty(real, layout):
+    toolbox, journal = real
+    (layout.work / "a.txt").write_text("a")
+    (layout.work / "b.txt").write_text("b")
+    ok(toolbox.execute("move_file", {"source": "a.txt", "destination": "新/深/a.txt"}, call_id="1"))
+    ok(toolbox.execute("move_file", {"source": "b.txt", "destination": "x/y/b.txt"}, call_id="2"))
+    (layout.work / "x" / "keep.txt").write_text("the user's file")
+    assert journal.undo("1")["success"] and journal.undo("2")["success"]
+    assert not (layout.work / "新").exists()
+    assert sorted(os.listdir(layout.work / "x")) == ["keep.txt"]  # in use: kept, y removed
+    assert (layout.work / "a.txt").read_text() == "a" and (layout.work / "b.txt").read_text() == "b"

@@ -278,7 +278,8 @@ def remove_created_dirs(path: Path, created: list[str]) -> None:
 
 def move_back(path: Path, state: State, blob_dir: Path) -> None:
     """Undo of move_file: rename ``path`` back to where it came from (never over something
-    there now), then put back the file the move replaced, if it replaced one."""
+    there now), then put back the file the move replaced, if it replaced one, or remove the
+    folders the move created for it while they are empty."""
     source = Path(str(state["moved_from"]))
     with parent_of(source) as (src_fd, src_name), parent_of(path) as (dir_fd, name):
         if src_fd is None or dir_fd is None:  # Windows: paths, checked then renamed
@@ -294,3 +295,7 @@ def move_back(path: Path, state: State, blob_dir: Path) -> None:
                 raise UndoRefused(f"changed since: something now exists at {source}; not undone")
     if state.get("kind") == "file":
         restore_file(path, state, blob_dir, replace=False)
+    elif state.get("kind") == "absent":
+        created = [str(p) for p in state.get("missing", []) if str(p) != str(path)]
+        with contextlib.suppress(UndoRefused, OSError):  # a folder now in use is left alone
+            remove_created_dirs(path.parent, created)
