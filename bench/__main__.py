@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bench.edit_tools import bench_edit_tools
 from bench.hotkey_typing import bench_hotkey_typing
+from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
 from bench.provider_memory import bench_provider_memory
 from tests.fakes.ollama_server import FakeOllama
@@ -132,6 +133,7 @@ def main() -> int:
         bench_edit_tools()
         bench_history()
         bench_store(root)
+        bench_journal()
     bench_provider_memory()  # each case in its own subprocess, so its peak RSS is its own
     _, peak = tracemalloc.get_traced_memory()
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
