@@ -101,7 +101,7 @@ class Popup:
         if self.running:
             with contextlib.suppress(RuntimeError, TimeoutError, LinkClosed):
                 state = self._request({"op": "stats"}, 5.0) or state
-        keys = ("delivered", "lost", "refused_navigations", "refused_calls")
+        keys = ("delivered", "lost", "refused_navigations", "refused_calls", "focus_losses")
         return {k: state.get(k, [] if k == "refused_navigations" else 0) for k in keys}
 
     def wait_state(self, check: Callable[[dict[str, Any]], bool], timeout: float) -> bool:

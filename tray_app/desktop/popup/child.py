@@ -113,6 +113,7 @@ class PopupProcess:
             "lost": window.deliverer.lost,
             "refused_navigations": [list(r) for r in window.refused_navigations],
             "refused_calls": refused_calls(self.api),
+            "focus_losses": window.focus_losses,
         }
 
     def _forward(self, command: str, payload: Any) -> dict[str, Any]:

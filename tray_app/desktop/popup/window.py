@@ -36,7 +36,6 @@ MIN_SIZE = (360, 420)
 BACKGROUND = "#f7f7fb"
 DRAG_REGION = "pywebview-drag-region"
 FOCUS_SETTLE_MS = 300
-SHOW_GRACE_S = 0.8
 BOOTED = (
     "(function () { var a = document.getElementById('app');"
     " return !!(a && a.dataset.ready === 'true'); })()"
@@ -96,7 +95,7 @@ class PopupWindow:
         self._ready_lock = threading.Lock()
         self._page_ready = False  # loaded, and bridge.js took the secret
         self.dialog_open = False
-        self._shown_at = 0.0
+        self.focus_losses = 0  # reported to the tray (tests)
         self.size = (width, height)
         self._courier = KeyCourier(secret, lambda: self.window.real_url)
         self.deliverer = Deliverer(self.run_js, lambda: self._page_ready)
@@ -206,12 +205,12 @@ class PopupWindow:
             from gi.repository import GLib
 
             # Focus flickers while a window maps (and without a window manager): only a loss
-            # that lasts counts, and none in the first moments after showing.
+            # that lasts counts.
             GLib.timeout_add(FOCUS_SETTLE_MS, self._gtk_focus_settled)
 
     def _gtk_focus_settled(self) -> bool:
-        recent = time.monotonic() - self._shown_at < SHOW_GRACE_S
-        if self._visible and not self._active and not self.dialog_open and not recent:
+        if self._visible and not self._active and not self.dialog_open:
+            self.focus_losses += 1
             self._on_focus_lost()
         return False
 
@@ -322,7 +321,6 @@ class PopupWindow:
         if position is not None:
             native.move(*position)  # again once mapped: the first re-map kept the old spot
         native.present()
-        self._shown_at = time.monotonic()
         self._set(visible=True)
         return False
 
