@@ -157,6 +157,28 @@ def test_json_into_head_ends_quietly_and_stops_the_turn(
     assert stopped == 1 and content.startswith("词")
 
 
+def test_export_into_a_reader_that_is_gone_ends_quietly(cli: Cli, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(text_turn("第一行 🌊\n" * 50))
+    assert ask(cli, fake_ollama, "lines").returncode == 0
+    session_id = cli.run("sessions").stdout.split()[0]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `| head -1` that has already exited: every write gets EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tray_app", "export", session_id],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli.env,
+            cwd=cli.cwd,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
 def test_a_relative_workspace_is_the_folder_under_the_current_one(
     cli: Cli, fake_ollama: FakeOllama
 ) -> None:
@@ -260,6 +282,8 @@ def test_a_database_with_one_damaged_page_turns_history_off_and_stays_untouched(
     assert listing.returncode == 1 and "damaged" in one_line(listing.stderr, "damaged")
     exported = cli.run("export", "s_anything")
     assert exported.returncode == 1 and "damaged" in exported.stderr
+    continued = ask(cli, fake_ollama, "more", "--session", "s_anything")
+    assert continued.returncode == 1 and "history is off" in continued.stderr
     assert app_paths.database_file.read_bytes() == damaged
     assert not list(app_paths.data_dir.glob("chats.sqlite3-*"))  # no -wal/-shm beside it
 

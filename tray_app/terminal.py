@@ -183,6 +183,12 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         err.write(f"warning: {core.history_warning}\n")
     runner = ChatRunner(core, args, out, err)
     try:
+        if args.session and app.history == "off":
+            err.write(
+                f"metona-tray chat: history is off (see above), so the stored chat "
+                f"{args.session!r} cannot be continued\n"
+            )
+            return EXIT_FAILED
         if args.session:
             try:
                 session_id = core.get_session(args.session)["session"]["id"]
