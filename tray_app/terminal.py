@@ -211,8 +211,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         app.close()
         if app.unsaved_sessions():
             err.write(
-                "warning: this chat could not be saved (see above); its answers are printed "
-                "above. In the interactive mode, /export FILE keeps a copy.\n"
+                "warning: this chat could not be saved (see above), so it ends with this "
+                "command; its answers are printed above.\n"
             )
 
 
