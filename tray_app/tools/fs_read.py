@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import base64
-import fnmatch
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tray_app.tools import search_rg
 from tray_app.tools.base import ToolContext, ToolResult, failure
 from tray_app.tools.file_args import ListDirectoryArgs, ReadFileArgs, SearchFilesArgs
 from tray_app.tools.fs_safe import (
@@ -24,17 +24,13 @@ from tray_app.tools.fs_safe import (
 )
 from tray_app.tools.fs_walk import Entry, Walk, is_regular
 from tray_app.tools.sandbox import Access, SandboxPolicy
+from tray_app.tools.search_run import Search, single_file
 from tray_app.tools.text_codec import EncodingProblem, TextFormat, decode, detect_bom
 
 MAX_READ_BYTES = 1024 * 1024
 MAX_READ_LINES = 500
 MAX_LIST_ENTRIES = 500
-MAX_SCAN_FILES = 1000  # files whose content is searched
-MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
-MAX_SEARCH_FILE_BYTES = 500 * 1024
-MAX_MATCHES_PER_FILE = 10
 SEARCH_MAX_DEPTH = 32
-MATCH_TEXT_CHARS = 200
 _LISTED_TYPES = frozenset({"file", "directory", "symlink"})  # pipes, sockets, devices: "other"
 
 
@@ -180,62 +176,6 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
     }
 
 
-class _NameMatcher:
-    """Globs (``*.ts``) via fnmatch on names; plain text matches part of a name."""
-
-    def __init__(self, query: str, case_sensitive: bool) -> None:
-        pattern = query.strip()
-        while pattern.startswith(("**/", "*/")):
-            pattern = pattern.split("/", 1)[1]
-        self.on_path = "/" in pattern
-        self.glob = any(ch in pattern for ch in "*?[")
-        self.case_sensitive = case_sensitive
-        self.pattern = pattern if case_sensitive else pattern.casefold()
-
-    def __call__(self, entry: Entry) -> bool:
-        subject = entry.rel.replace(os.sep, "/") if self.on_path else entry.name
-        if not self.case_sensitive:
-            subject = subject.casefold()
-        if self.glob:
-            return fnmatch.fnmatchcase(subject, self.pattern)
-        return self.pattern in subject
-
-
-def _line_matches(text: str, query: str, case_sensitive: bool) -> list[dict[str, Any]]:
-    needle = query if case_sensitive else query.lower()
-    found: list[dict[str, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        hay = line if case_sensitive else line.lower()
-        column = hay.find(needle)
-        if column < 0:
-            continue
-        shown = line.strip()
-        if len(shown) > MATCH_TEXT_CHARS:
-            begin = max(0, column - MATCH_TEXT_CHARS // 3)
-            shown = line[begin : begin + MATCH_TEXT_CHARS].strip() + " …"
-            shown = ("… " if begin else "") + shown
-        found.append({"line": number, "text": shown, "column": column + 1})
-        if len(found) >= MAX_MATCHES_PER_FILE:
-            break
-    return found
-
-
-def _file_text(path: Path) -> str | None:
-    """Text of a searchable file: regular, at most 500 KB, not binary; else None."""
-    try:
-        fd_data, _ = read_regular(path, MAX_SEARCH_FILE_BYTES)
-    except (OSError, NotReadable):
-        return None
-    if len(fd_data) > MAX_SEARCH_FILE_BYTES:
-        return None
-    found = detect_bom(fd_data)
-    if found is not None:  # UTF-16 text from Windows tools is searched like any other
-        return fd_data[len(found[0]) :].decode(found[1], errors="replace")
-    if looks_binary(fd_data):
-        return None
-    return fd_data.decode("utf-8", errors="replace")
-
-
 def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
     root = _folder(ctx.policy, args.path, "search")
     if isinstance(root, dict):
@@ -246,9 +186,9 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
         skip=_hidden_from_model(ctx.policy),
         cancel=ctx.cancel,
     )
-    search = _Search(args)
+    search = Search(args, rg=search_rg.rg_binary(), cancel=ctx.cancel, deadline=walk.deadline)
     try:
-        search.run(_single_file(root) if root.is_file() else walk)
+        search.run(single_file(root) if root.is_file() else walk)
     except OSError as exc:
         return failure(describe_os_error(exc, root, what="folder"))
     return {
@@ -261,76 +201,3 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
         "files_scanned": search.scanned,
         "truncated": search.truncated or walk.stopped is not None or walk.depth_limited,
     }
-
-
-class _Search:
-    """One search's state: results so far, counts, and whether a cap cut it short."""
-
-    def __init__(self, args: SearchFilesArgs) -> None:
-        self.args = args
-        self.by_name = args.search_type in ("filename", "both")
-        self.by_content = args.search_type in ("content", "both")
-        self.matcher = _NameMatcher(args.query, args.case_sensitive)
-        self.exts = tuple(args.file_extensions or ())
-        self.results: list[dict[str, Any]] = []
-        self.total_matches = 0
-        self.scanned = 0  # files looked at
-        self.read = 0  # files whose content was searched
-        self.truncated = False
-
-    def run(self, entries: Iterable[Entry]) -> None:
-        for entry in entries:
-            if (
-                self.total_matches >= self.args.max_results
-                or self.read >= MAX_SCAN_FILES
-                or self.scanned >= MAX_NAME_FILES
-            ):
-                self.truncated = True
-                return
-            self.visit(entry)
-
-    def visit(self, entry: Entry) -> None:
-        if entry.kind == "directory":
-            if self.by_name and not self.exts and self.matcher(entry):
-                self.add(_name_hit(entry), 1)
-            return
-        if not is_regular(entry) or (self.exts and not entry.name.lower().endswith(self.exts)):
-            return
-        self.scanned += 1
-        if self.by_name and self.matcher(entry):
-            self.add(_name_hit(entry), 1)
-            return
-        if (
-            not self.by_content
-            or entry.info.st_size > MAX_SEARCH_FILE_BYTES
-            or entry.info.st_nlink > 1  # other names may be outside (sandbox docstring)
-        ):
-            return
-        self.read += 1
-        text = _file_text(entry.path)
-        if text is None:
-            return
-        matches = _line_matches(text, self.args.query, self.args.case_sensitive)
-        room = self.args.max_results - self.total_matches
-        if len(matches) > room:
-            matches, self.truncated = matches[:room], True
-        if matches:
-            self.add({"path": str(entry.path), "type": "file", "matches": matches}, len(matches))
-
-    def add(self, result: dict[str, Any], count: int) -> None:
-        self.results.append(result)
-        self.total_matches += count
-
-
-def _name_hit(entry: Entry) -> dict[str, Any]:
-    """A name match: line 0 means "the name matched", not a line of the file."""
-    return {
-        "path": str(entry.path),
-        "type": entry.kind,
-        "matches": [{"line": 0, "text": entry.name, "column": 0}],
-    }
-
-
-def _single_file(path: Path) -> list[Entry]:
-    info = os.lstat(path)
-    return [Entry(path=path, rel=path.name, name=path.name, depth=0, kind="file", info=info)]

@@ -1,0 +1,172 @@
+"""ripgrep as a pre-filter for search_files' content search: it says which files may match.
+
+rg never decides what the model sees. It gets only the files the Python walk already let
+through, exactly the ones the Python search would open (regular, one link, at most 500 KB, not
+secret, not in a blocked folder, no dot-files), as explicit arguments with ``--max-depth 0``, so
+it has no folder to recurse into and reads no ignore files (``--no-ignore``) or config
+(``--no-config``). Every file it names is then read and matched by the Python code, so the
+results, columns and limits are the Python path's by construction.
+
+That needs rg's pattern to match at least every line the Python search matches:
+
+* the query is passed as code points (``\\x{..}``), so no character is special;
+* case-insensitive: Python compares ``line.lower()`` with ``query.lower()``; rg's ``(?i)``
+  simple case folding covers every single-character lowercase mapping (checked over all of
+  Unicode), and the one character whose lowercase is two, ``İ`` (``i`` + U+0307), is added by
+  hand: ``i`` also matches ``İ`` and U+0307 becomes optional;
+* rg decodes UTF-8 and BOM-marked UTF-16 as Python does; a UTF-32 file (which rg cannot
+  decode) and any file with a NUL byte also match a second pattern, NUL, so Python judges them.
+
+Queries rg cannot take as a pattern the same way (a newline, U+FFFD, text that is not valid
+Unicode) go to the Python search. Known limit (as in the sandbox docstring): a file swapped
+for a symbolic link between the walk and rg is followed by rg; what it read reaches nobody,
+since Python's own read opens with ``O_NOFOLLOW``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Sequence
+
+# Windows limits a command line to 32,767 characters; POSIX allows far more per process.
+MAX_ARGV_CHARS = 24_000 if os.name == "nt" else 512_000
+_POLL = 0.05
+
+
+@functools.cache
+def rg_binary() -> str | None:
+    """The ``rg`` of the ``ripgrep`` package next to this interpreter, else one on PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        if folder:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                return candidate
+    return shutil.which(name)
+
+
+def rg_pattern(query: str, case_sensitive: bool) -> str | None:
+    """rg's pattern for ``query`` (a superset of the Python match), or None: use Python."""
+    if "\n" in query or "\ufffd" in query:
+        return None
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: no file's text can hold them
+        return None
+    parts: list[str] = []
+    for char in query if case_sensitive else query.lower():
+        if not case_sensitive and char == "i":
+            parts.append("(?:i|\\x{130})")
+        elif not case_sensitive and char == "\u0307":
+            parts.append("\\x{307}?")
+        elif char.isascii() and char.isalnum():
+            parts.append(char)
+        else:
+            parts.append(f"\\x{{{ord(char):x}}}")
+    body = "".join(parts)
+    return f"{'' if case_sensitive else '(?i)'}(?:{body})|\\x{{0}}"
+
+
+def may_match(
+    rg: str,
+    pattern: str,
+    files: Sequence[str],
+    *,
+    deadline: float,
+    cancel: threading.Event | None = None,
+) -> set[str] | None:
+    """The subset of ``files`` rg says may match, or None when rg could not answer for all.
+
+    None means "read them all in Python" (rg missing, failed, a file vanished); a cancel or
+    the deadline also gives None, and the caller's walk notices the same stop.
+    """
+    if not files:
+        return set()
+    command = [
+        rg,
+        "--no-config",
+        "--no-ignore",
+        "--max-depth=0",
+        "--files-with-matches",
+        "--null",
+        "--text",
+        "--no-messages",
+        "--color=never",
+        "--regexp",
+        pattern,
+        "--",
+        *files,
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RIPGREP_")}
+    flags = getattr(subprocess, "CREATE_NO_WINDOW", 0) if os.name == "nt" else 0
+    try:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            creationflags=flags,
+        )
+    except OSError:
+        return None
+    # rg can only name files it was given, each once: more output than that is a broken rg.
+    cap = sum(len(os.fsencode(f)) + 1 for f in files) + 1
+    output = _bounded_output(proc, cap, deadline, cancel)
+    if output is None or proc.returncode not in (0, 1):
+        return None
+    given = set(files)
+    named = {os.fsdecode(raw) for raw in output.split(b"\0") if raw}
+    if not named <= given:
+        return None
+    return named
+
+
+def _bounded_output(
+    proc: subprocess.Popen[bytes],
+    cap: int,
+    deadline: float,
+    cancel: threading.Event | None,
+) -> bytes | None:
+    """Everything rg prints, read in a thread; killed at ``cap`` bytes, the deadline or cancel."""
+    chunks: list[bytes] = []
+    over = threading.Event()
+    stdout = proc.stdout
+    assert stdout is not None
+
+    def read() -> None:
+        total = 0
+        while True:
+            chunk = os.read(stdout.fileno(), 65536)
+            if not chunk:
+                return
+            total += len(chunk)
+            if total > cap:
+                over.set()
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=read, name="metona-rg-output", daemon=True)
+    reader.start()
+    try:
+        while reader.is_alive():
+            if over.is_set() or time.monotonic() > deadline or (cancel and cancel.is_set()):
+                break
+            reader.join(_POLL)
+        if reader.is_alive() or over.is_set():
+            return None
+        proc.wait()
+        return b"".join(chunks)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(1.0)
+        stdout.close()

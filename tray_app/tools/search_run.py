@@ -1,0 +1,230 @@
+"""One search_files run over the walk's entries: name matches, content matches, every cap.
+
+Content is matched by Python (``line_matches``) in every case. When ripgrep is available it
+first tells, per batch of candidate files, which of them may match (``search_rg``); files it
+rules out are counted as searched but not read. The entries are first classified (which only
+needs the name and the lstat the walk already has), then replayed in walk order through the
+same counters and caps as without rg, so both engines give the same results, counts and
+``truncated``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from tray_app.tools import search_rg
+from tray_app.tools.file_args import SearchFilesArgs
+from tray_app.tools.fs_safe import NotReadable, looks_binary, read_regular
+from tray_app.tools.fs_walk import Entry, is_regular
+from tray_app.tools.text_codec import detect_bom
+
+MAX_SCAN_FILES = 1000  # files whose content is searched
+MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
+MAX_SEARCH_FILE_BYTES = 500 * 1024
+MAX_MATCHES_PER_FILE = 10
+MATCH_TEXT_CHARS = 200
+RG_BATCH = 250  # candidate files per rg run: later batches are skipped once max_results is met
+
+Kind = Literal["folder", "skip", "name", "none", "content"]
+
+
+class NameMatcher:
+    """Globs (``*.ts``) via fnmatch on names; plain text matches part of a name."""
+
+    def __init__(self, query: str, case_sensitive: bool) -> None:
+        pattern = query.strip()
+        while pattern.startswith(("**/", "*/")):
+            pattern = pattern.split("/", 1)[1]
+        self.on_path = "/" in pattern
+        self.glob = any(ch in pattern for ch in "*?[")
+        self.case_sensitive = case_sensitive
+        self.pattern = pattern if case_sensitive else pattern.casefold()
+
+    def __call__(self, entry: Entry) -> bool:
+        subject = entry.rel.replace(os.sep, "/") if self.on_path else entry.name
+        if not self.case_sensitive:
+            subject = subject.casefold()
+        if self.glob:
+            return fnmatch.fnmatchcase(subject, self.pattern)
+        return self.pattern in subject
+
+
+def line_matches(text: str, query: str, case_sensitive: bool) -> list[dict[str, Any]]:
+    needle = query if case_sensitive else query.lower()
+    found: list[dict[str, Any]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        hay = line if case_sensitive else line.lower()
+        column = hay.find(needle)
+        if column < 0:
+            continue
+        shown = line.strip()
+        if len(shown) > MATCH_TEXT_CHARS:
+            begin = max(0, column - MATCH_TEXT_CHARS // 3)
+            shown = line[begin : begin + MATCH_TEXT_CHARS].strip() + " …"
+            shown = ("… " if begin else "") + shown
+        found.append({"line": number, "text": shown, "column": column + 1})
+        if len(found) >= MAX_MATCHES_PER_FILE:
+            break
+    return found
+
+
+def file_text(path: Path) -> str | None:
+    """Text of a searchable file: regular, at most 500 KB, not binary; else None."""
+    try:
+        fd_data, _ = read_regular(path, MAX_SEARCH_FILE_BYTES)
+    except (OSError, NotReadable):
+        return None
+    if len(fd_data) > MAX_SEARCH_FILE_BYTES:
+        return None
+    found = detect_bom(fd_data)
+    if found is not None:  # UTF-16 text from Windows tools is searched like any other
+        return fd_data[len(found[0]) :].decode(found[1], errors="replace")
+    if looks_binary(fd_data):
+        return None
+    return fd_data.decode("utf-8", errors="replace")
+
+
+class Search:
+    """One search's state: results so far, counts, and whether a cap cut it short."""
+
+    def __init__(
+        self,
+        args: SearchFilesArgs,
+        *,
+        rg: str | None = None,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self.args = args
+        self.by_name = args.search_type in ("filename", "both")
+        self.by_content = args.search_type in ("content", "both")
+        self.matcher = NameMatcher(args.query, args.case_sensitive)
+        self.exts = tuple(args.file_extensions or ())
+        self.results: list[dict[str, Any]] = []
+        self.total_matches = 0
+        self.scanned = 0  # files looked at
+        self.read = 0  # files whose content was searched
+        self.truncated = False
+        self.cancel = cancel
+        self.deadline = deadline if deadline is not None else time.monotonic() + 10.0
+        pattern = search_rg.rg_pattern(args.query, args.case_sensitive) if rg else None
+        self.rg = rg if pattern is not None and self.by_content else None
+        self.pattern = pattern or ""
+        self.engine = "ripgrep" if self.rg else "python"
+
+    def run(self, entries: Iterable[Entry]) -> None:
+        """Classify entries into batches, replay each; stop pulling where Python would."""
+        pending: list[tuple[Entry, Kind]] = []
+        candidates: list[str] = []
+        argv_chars = 0
+        scanned = read = 0  # what the replay will count, known before it runs
+        last = False
+        for entry in entries:
+            kind = self.classify(entry)
+            pending.append((entry, kind))
+            if last:  # the entry after a cap: the replay marks the result truncated
+                break
+            if kind in ("name", "none", "content"):
+                scanned += 1
+            if kind == "content":
+                read += 1
+                candidates.append(str(entry.path))
+                argv_chars += len(candidates[-1]) + 1
+            full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
+            if self.rg is None or full or len(pending) >= 4 * RG_BATCH:
+                if not self.replay(pending, candidates):
+                    return
+                pending, candidates, argv_chars = [], [], 0
+            last = (
+                self.total_matches >= self.args.max_results
+                or read >= MAX_SCAN_FILES
+                or scanned >= MAX_NAME_FILES
+            )
+        self.replay(pending, candidates)
+
+    def classify(self, entry: Entry) -> Kind:
+        if entry.kind == "directory":
+            return "folder"
+        if not is_regular(entry) or (self.exts and not entry.name.lower().endswith(self.exts)):
+            return "skip"
+        if self.by_name and self.matcher(entry):
+            return "name"
+        info = entry.info
+        if (
+            not self.by_content
+            or info.st_size > MAX_SEARCH_FILE_BYTES
+            or info.st_nlink > 1  # other names may be outside (sandbox docstring)
+        ):
+            return "none"
+        return "content"
+
+    def replay(self, pending: list[tuple[Entry, Kind]], candidates: list[str]) -> bool:
+        """Visit ``pending`` in order; False once a cap stopped the search."""
+        maybe: set[str] | None = None
+        if self.rg is not None and candidates:
+            maybe = search_rg.may_match(
+                self.rg, self.pattern, candidates, deadline=self.deadline, cancel=self.cancel
+            )
+            if self.cancel is not None and self.cancel.is_set():
+                self.truncated = True  # the walk stops at its next entry too
+                return False
+        for entry, kind in pending:
+            if (
+                self.total_matches >= self.args.max_results
+                or self.read >= MAX_SCAN_FILES
+                or self.scanned >= MAX_NAME_FILES
+            ):
+                self.truncated = True
+                return False
+            self.visit(entry, kind, maybe if self.rg is not None and candidates else None)
+        return True
+
+    def visit(self, entry: Entry, kind: Kind, maybe: set[str] | None) -> None:
+        if kind == "folder":
+            if self.by_name and not self.exts and self.matcher(entry):
+                self.add(name_hit(entry), 1)
+            return
+        if kind == "skip":
+            return
+        self.scanned += 1
+        if kind == "name":
+            self.add(name_hit(entry), 1)
+            return
+        if kind == "none":
+            return
+        self.read += 1
+        if maybe is not None and str(entry.path) not in maybe:
+            return  # rg read it and found no line the Python match could find
+        text = file_text(entry.path)
+        if text is None:
+            return
+        matches = line_matches(text, self.args.query, self.args.case_sensitive)
+        room = self.args.max_results - self.total_matches
+        if len(matches) > room:
+            matches, self.truncated = matches[:room], True
+        if matches:
+            self.add({"path": str(entry.path), "type": "file", "matches": matches}, len(matches))
+
+    def add(self, result: dict[str, Any], count: int) -> None:
+        self.results.append(result)
+        self.total_matches += count
+
+
+def name_hit(entry: Entry) -> dict[str, Any]:
+    """A name match: line 0 means "the name matched", not a line of the file."""
+    return {
+        "path": str(entry.path),
+        "type": entry.kind,
+        "matches": [{"line": 0, "text": entry.name, "column": 0}],
+    }
+
+
+def single_file(path: Path) -> list[Entry]:
+    info = os.lstat(path)
+    return [Entry(path=path, rel=path.name, name=path.name, depth=0, kind="file", info=info)]
