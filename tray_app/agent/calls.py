@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
+from tray_app.agent.guards import REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.core.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
 from tray_app.errors import StoreError
 from tray_app.providers.base import ToolCall
@@ -30,6 +31,7 @@ from tray_app.tools.base import Risk, Toolbox, ToolResult, failure
 log = logging.getLogger(__name__)
 
 TOOL_STOP_GRACE = 5.0  # seconds a cancelled tool gets to clean up (kill its process tree)
+MAX_APPROVAL_ROUNDS = 5  # a target that keeps changing after each approval is given up on
 
 
 class CallHandler:
@@ -44,7 +46,9 @@ class CallHandler:
         publish: Callable[[BaseModel], None],
         confirmation_mode: str,
         on_tool_record: Callable[[ToolCallRecord], None] | None = None,
+        guards: TurnGuards | None = None,
     ) -> None:
+        self.guards = guards if guards is not None else TurnGuards()
         self.session_id = session_id
         self.turn_id = turn_id
         self.toolbox = toolbox
@@ -125,6 +129,9 @@ class CallHandler:
 
     async def handle(self, call: ToolCall, message_id: str) -> None:
         """Validate, check, ask if needed, run; the model always gets one answer."""
+        if self.guards.repeated(call.name, call.arguments):
+            await self.skip(call, message_id, REPEATED)
+            return
         record = self._new_record(call, message_id)
         try:
             await self._handle(call, record)
@@ -156,6 +163,7 @@ class CallHandler:
         assert tool is not None
         record.risk = tool.risk.value
         preview = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
+        preview, cost, over = self._budget(call.name, tool.risk, preview)
         record.preview = preview
         self._announce(record, "pending")
         if preview.get("kind") == "error":
@@ -163,47 +171,97 @@ class CallHandler:
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
-        if needs_confirmation(
+        ask = over or needs_confirmation(
             tool=call.name,
             risk=tool.risk,
             mode=self.confirmation_mode,
             preview=preview,
             granted=self.broker.granted(self.session_id, call.name),
-        ):
-            try:
-                outcome = await self.broker.request(
-                    ApprovalNeeded(
-                        session_id=self.session_id,
-                        call_id=record.call_id,
-                        name=call.name,
-                        args=call.arguments,
-                        risk=tool.risk.value,
-                        preview=preview,
-                        can_remember=can_remember(tool.risk),
-                        expires_at=time.time() + self.broker.timeout,
-                    )
+        )
+        if not ask:
+            record.decision, record.decided_by = "approved", "rule"
+            await self._run(record, toolbox, cost)
+            return
+        for _ in range(MAX_APPROVAL_ROUNDS):
+            if not await self._ask(call, record, tool.risk, preview):
+                return
+            if "binding" not in preview:
+                await self._run(record, toolbox, cost)
+                return
+            # Bound to what was shown: the target is checked again just before the call runs.
+            fresh = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
+            if fresh.get("binding") == preview.get("binding"):
+                await self._run(record, toolbox, cost)
+                return
+            if fresh.get("kind") == "error":
+                result = failure(
+                    f"{call.name} was not run: its target changed after the user approved it "
+                    f"({fresh.get('text') or 'it cannot be done any more'})"
                 )
-            except asyncio.CancelledError:
-                result = failure("cancelled: the user stopped the turn")
-                self._update(
-                    record, "cancelled", result=result, decision="cancelled", decided_by="abort"
-                )
-                self._answer(record, result)
-                raise
-            record.decision, record.decided_by = outcome.decision, outcome.by
-            if outcome.decision != "approved":
-                why = {
-                    "denied": "the user denied this call",
-                    "timeout": "no answer within the confirmation timeout; counted as denied",
-                    "cancelled": "cancelled",
-                }[outcome.decision]
-                result = failure(f"{call.name} was not run: {why}")
-                self._update(record, "cancelled", result=result)
+                self._update(record, "error", result=result, decision="refused", decided_by="rule")
                 self._answer(record, result)
                 return
-        else:
-            record.decision, record.decided_by = "approved", "rule"
-        await self._run(record, toolbox)
+            fresh = {**fresh, "changed_since_shown": True}
+            fresh["approval_round"] = int(preview.get("approval_round") or 1) + 1
+            preview, cost, _ = self._budget(call.name, tool.risk, fresh)
+            record.preview = preview
+            self._announce(record, "pending")  # the card shows the new diff
+        result = failure(
+            f"{call.name} was not run: its target kept changing after each approval "
+            f"({MAX_APPROVAL_ROUNDS} times)"
+        )
+        self._update(record, "error", result=result, decision="refused", decided_by="rule")
+        self._answer(record, result)
+
+    def _budget(
+        self, name: str, risk: Risk, preview: dict[str, Any]
+    ) -> tuple[dict[str, Any], Cost, bool]:
+        """The call's cost, and the preview naming the budget it would go past (if any)."""
+        if preview.get("kind") == "error":
+            return preview, Cost(), False
+        cost = cost_of(name, risk.value, preview)
+        over = self.guards.over_budget(cost)
+        if over is None:
+            preview = {k: v for k, v in preview.items() if k != "budget"}
+            return preview, cost, False
+        return {**preview, "budget": {**over, "text": budget_text(over)}}, cost, True
+
+    async def _ask(
+        self, call: ToolCall, record: ToolCallRecord, risk: Risk, preview: dict[str, Any]
+    ) -> bool:
+        """One approval round; False when the call was answered without running."""
+        try:
+            outcome = await self.broker.request(
+                ApprovalNeeded(
+                    session_id=self.session_id,
+                    call_id=record.call_id,
+                    name=call.name,
+                    args=call.arguments,
+                    risk=risk.value,
+                    preview=preview,
+                    can_remember=can_remember(risk),
+                    expires_at=time.time() + self.broker.timeout,
+                )
+            )
+        except asyncio.CancelledError:
+            result = failure("cancelled: the user stopped the turn")
+            self._update(
+                record, "cancelled", result=result, decision="cancelled", decided_by="abort"
+            )
+            self._answer(record, result)
+            raise
+        record.decision, record.decided_by = outcome.decision, outcome.by
+        if outcome.decision == "approved":
+            return True
+        why = {
+            "denied": "the user denied this call",
+            "timeout": "no answer within the confirmation timeout; counted as denied",
+            "cancelled": "cancelled",
+        }[outcome.decision]
+        result = failure(f"{call.name} was not run: {why}")
+        self._update(record, "cancelled", result=result)
+        self._answer(record, result)
+        return False
 
     def _problem(self, call: ToolCall) -> str | None:
         if call.arguments_error:
@@ -213,7 +271,7 @@ class CallHandler:
         checked = self.toolbox.validate(call.name, call.arguments)
         return checked if isinstance(checked, str) else None
 
-    async def _run(self, record: ToolCallRecord, toolbox: Toolbox) -> None:
+    async def _run(self, record: ToolCallRecord, toolbox: Toolbox, cost: Cost) -> None:
         self._update(record, "running")
         cancel = threading.Event()
         started = time.monotonic()
@@ -236,7 +294,7 @@ class CallHandler:
             if done and job.result().get("success"):
                 # It finished all the same (a write cannot be stopped halfway): its result is
                 # the truth, not "cancelled", or the model and the card would deny a change.
-                self._finish(record, toolbox, job.result(), started)
+                self._finish(record, toolbox, job.result(), started, cost)
                 raise
             note = "" if job.done() else "; it was still running and may yet finish"
             result = failure(f"cancelled: the user stopped the turn{note}")
@@ -248,10 +306,15 @@ class CallHandler:
             )
             self._answer(record, result)
             raise
-        self._finish(record, toolbox, result, started)
+        self._finish(record, toolbox, result, started, cost)
 
     def _finish(
-        self, record: ToolCallRecord, toolbox: Toolbox, result: ToolResult, started: float
+        self,
+        record: ToolCallRecord,
+        toolbox: Toolbox,
+        result: ToolResult,
+        started: float,
+        cost: Cost,
     ) -> None:
         duration = round((time.monotonic() - started) * 1000, 1)
         if result.get("cancelled"):
@@ -265,5 +328,7 @@ class CallHandler:
             and record.risk in (Risk.WRITE.value, Risk.DESTRUCTIVE.value)
             and journal.can_undo(record.call_id)
         )
+        if status == "success":  # the budgets count what really happened
+            self.guards.charge(cost)
         self._update(record, status, result=result, duration_ms=duration, undoable=undoable)
         self._answer(record, result)

@@ -28,6 +28,7 @@ from tray_app.agent.answer import AnswerStream, Streamed
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
 from tray_app.agent.context import fit_history
+from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.core.events import Notice, TurnFailed, TurnFinished, TurnStarted
@@ -62,6 +63,10 @@ class TurnConfig:
     max_answer_chars: int = 1_000_000  # thinking + content of one message
     max_tool_calls_per_round: int = 16
     waiting_notice_s: float = 20.0  # seconds without a chunk before "waiting for the model…"
+    # Damage budgets of one turn (issue 11): past one, a call asks in every mode, under grants.
+    budget_files_removed: int = 20
+    budget_written_mb: float = 50.0
+    budget_commands: int = 10
 
 
 def error_code(exc: ProviderError) -> str:
@@ -120,6 +125,13 @@ class AgentTurn:
             publish=publish,
             confirmation_mode=config.confirmation_mode,
             on_tool_record=on_tool_record,
+            guards=TurnGuards(
+                Budgets(
+                    files_removed=config.budget_files_removed,
+                    bytes_written=round(config.budget_written_mb * MB),
+                    commands=config.budget_commands,
+                )
+            ),
         )
         self.rounds = 0
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}

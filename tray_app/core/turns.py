@@ -95,4 +95,7 @@ class TurnFactory:
             max_answer_chars=settings.max_answer_chars,
             max_tool_calls_per_round=settings.max_tool_calls_per_round,
             waiting_notice_s=settings.waiting_notice_s,
+            budget_files_removed=settings.budget_files_removed,
+            budget_written_mb=settings.budget_written_mb,
+            budget_commands=settings.budget_commands,
         )

@@ -73,6 +73,11 @@ class Settings(BaseModel):
     # When the undo journal cannot keep a copy (its folder full or read-only), a change is
     # refused; with this on it goes ahead and its result says undo is not available.
     allow_writes_without_undo: bool = False
+    # Damage budgets of one turn: a call that would go past one asks again, in every mode and
+    # under every "don't ask again" grant (0 = every such call asks).
+    budget_files_removed: int = Field(default=20, ge=0, le=1_000_000)
+    budget_written_mb: float = Field(default=50.0, ge=0.0, le=1_000_000.0)
+    budget_commands: int = Field(default=10, ge=0, le=100_000)
 
     # Desktop
     hotkey: str = Field(default_factory=default_hotkey)

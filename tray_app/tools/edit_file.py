@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.binding import file_binding
 from tray_app.tools.edit_match import Match, NoMatch, apply_all
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
@@ -180,6 +181,7 @@ def edit_preview(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
         "edits": _summary(plan),
         "text": text,
         "truncated": cut,
+        "binding": file_binding(plan.target),
     }
 
 

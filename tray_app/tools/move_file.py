@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field
 
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.binding import file_binding
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
 from tray_app.tools.fs_write import make_parents
@@ -131,6 +132,10 @@ def move_preview(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
         "deletes": plan.replaces is not None,
         "size": plan.size,
         "text": "\n".join(lines) + "\n",
+        "binding": {
+            "source": file_binding(plan.source),
+            "destination": file_binding(plan.destination),
+        },
     }
     if plan.replaces is not None:
         preview["replaced_size"] = plan.replaces.st_size

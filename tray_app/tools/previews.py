@@ -13,6 +13,7 @@ import stat
 from typing import Any
 
 from tray_app.tools.base import ToolContext, ToolResult
+from tray_app.tools.binding import file_binding, tree_binding
 from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
 from tray_app.tools.fs_safe import NotReadable, human_size, looks_binary, read_regular, split_lines
 from tray_app.tools.fs_write import DeletePlan, WritePlan, plan_create, plan_delete, plan_write
@@ -51,6 +52,7 @@ def write_preview(ctx: ToolContext, args: WriteFileArgs) -> dict[str, Any] | Too
         "exists": plan.old is not None,
         "size_before": plan.old.st_size if plan.old is not None else None,
         "size_after": len(plan.data),
+        "binding": file_binding(plan.target),
     }
     if plan.old is None:
         text, cut = _bounded(new_lines, max_lines=NEW_FILE_LINES)
@@ -137,6 +139,7 @@ def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | T
             "size": plan.size,
             "text": line,
             "count": 1,
+            "binding": file_binding(plan.target),
         }
     lines = [f"{plan.target}{os.sep}\n"]
     for entry in sorted(plan.entries, key=lambda e: [p.casefold() for p in e.rel.split(os.sep)]):
@@ -157,6 +160,7 @@ def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | T
         "text": text,
         "count": len(plan.entries) + 1,
         "truncated": cut,
+        "binding": tree_binding(plan.info, ((e.rel, e.info) for e in plan.entries)),
     }
 
 

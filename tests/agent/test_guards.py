@@ -1,0 +1,270 @@
+"""Issue 11's guards through a real Core and the fake Ollama server over HTTP: the repeat guard,
+the per-turn damage budgets, and approvals bound to the file the user was shown."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tests.fakes.core_rig import Rig
+from tests.fakes.ollama_server import text_turn, tool_turn
+from tray_app.agent.guards import REPEATED
+
+
+def approval(rig: Rig, n: int, timeout: float = 15.0) -> Any:
+    """The n-th approval_needed event (1-based)."""
+    rig.log.wait_for(lambda e: len(rig.log.of_type("approval_needed")) >= n, timeout)
+    return rig.log.of_type("approval_needed")[n - 1]
+
+
+def final(rig: Rig, call_id: str) -> Any:
+    return rig.log.wait_for(
+        lambda e: (
+            getattr(e, "type", "") == "tool_call_update"
+            and e.call_id == call_id
+            and e.status in ("success", "error", "cancelled")
+        )
+    )
+
+
+def tool_answers(rig: Rig, sid: str) -> list[dict[str, Any]]:
+    messages = rig.core.get_session(sid)["messages"]
+    return [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
+
+
+class Approver:
+    """Answers every approval in a thread with ``decide(event)``, and keeps what it saw."""
+
+    def __init__(self, rig: Rig, decide: Callable[[Any], bool] = lambda e: True) -> None:
+        self.rig, self.decide, self.seen = rig, decide, []  # type: list[Any]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                event = approval(self.rig, len(self.seen) + 1, timeout=0.2)
+            except AssertionError:
+                continue
+            self.seen.append(event)
+            self.rig.core.decide(event.call_id, self.decide(event))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+# ---- repeat guard ---------------------------------------------------------------------------
+
+
+def test_the_same_call_a_third_time_in_a_turn_is_answered_without_running(make_rig: Any) -> None:
+    rig: Rig = make_rig(default_registry=True)
+    target = rig.workspace / "笔记 📝.txt"
+    target.write_text("第一行 🙂\n", encoding="utf-8")
+    first = {"path": target.name, "encoding": "utf-8"}
+    same_reordered = {"encoding": "utf-8", "path": target.name}
+    rig.fake.script(
+        tool_turn([("read_file", first)]),
+        tool_turn([("read_file", first)]),
+        tool_turn([("read_file", same_reordered)]),  # same call: keys in another order
+        tool_turn([("read_file", {"path": target.name, "start_line": 1})]),  # a different call
+        text_turn("读完了"),
+    )
+    sid, turn = rig.send("read it, again and again")
+    assert rig.finish(turn).stop_reason == "done"
+    answers = tool_answers(rig, sid)
+    assert [a["success"] for a in answers] == [True, True, False, True]
+    assert answers[2]["error"] == REPEATED
+    assert "第一行 🙂" in answers[0]["content"] and "第一行 🙂" in answers[3]["content"]
+    stored = rig.core.get_session(sid)["tool_calls"]
+    assert [c["status"] for c in stored] == ["success", "success", "cancelled", "success"]
+    assert stored[2]["decision"] == "skipped" and stored[2]["decided_by"] == "rule"
+
+
+def test_a_repeated_write_is_not_run_a_third_time(make_rig: Any) -> None:
+    rig: Rig = make_rig(default_registry=True, confirmation_mode="full_auto")
+    target = rig.workspace / "log.txt"
+    call = ("write_file", {"path": "log.txt", "content": "x"})
+    rig.fake.script(
+        tool_turn([call]), tool_turn([call]), tool_turn([call]), tool_turn([call]), text_turn("ok")
+    )
+    sid, turn = rig.send("write")
+    rig.finish(turn)
+    answers = tool_answers(rig, sid)
+    assert [a.get("error") for a in answers] == [None, None, REPEATED, REPEATED]
+    assert target.read_text() == "x"
+    assert rig.core.get_session(sid)["tool_calls"][3]["status"] == "cancelled"
+
+
+# ---- damage budgets -------------------------------------------------------------------------
+
+
+def test_a_full_auto_turn_deleting_25_files_asks_again_at_the_21st(make_rig: Any) -> None:
+    rig: Rig = make_rig(
+        default_registry=True, confirmation_mode="full_auto", max_tool_calls_per_round=30
+    )
+    names = [f"文件-{n:02d}-🗑.txt" for n in range(25)]
+    for name in names:
+        (rig.workspace / name).write_text(name)
+    rig.fake.script(
+        tool_turn([("delete_file", {"path": name}) for name in names]), text_turn("all gone")
+    )
+    approver = Approver(rig)
+    try:
+        sid, turn = rig.send("delete them all")
+        assert rig.finish(turn, timeout=60).stop_reason == "done"
+    finally:
+        approver.stop()
+    assert len(approver.seen) == 25  # deletes always ask; the budget says why this one is more
+    budgets = [e.preview.get("budget") for e in approver.seen]
+    assert budgets[:20] == [None] * 20
+    assert budgets[20] is not None
+    assert {k: budgets[20][k] for k in ("name", "limit", "used", "call")} == {
+        "name": "files_removed",
+        "limit": 20,
+        "used": 20,
+        "call": 1,
+    }
+    assert "20 of 20 files removed" in budgets[20]["text"]
+    assert budgets[24]["used"] == 24  # approved past the budget: still counted, still asked
+    assert not any((rig.workspace / name).exists() for name in names)
+    assert all(a["success"] for a in tool_answers(rig, sid))
+
+
+def test_past_the_write_budget_full_auto_and_a_grant_ask_again(make_rig: Any) -> None:
+    # 0.001 MB = 1049 bytes: the first 800-byte write runs unasked, the second would pass it.
+    rig: Rig = make_rig(
+        default_registry=True, confirmation_mode="full_auto", budget_written_mb=0.001
+    )
+    body = "写🙂" * 100  # 700 bytes of UTF-8
+    rig.fake.script(
+        tool_turn([("write_file", {"path": "a.txt", "content": body + "x" * 100})]),
+        tool_turn([("write_file", {"path": "b.txt", "content": body + "y" * 100})]),
+        text_turn("done"),
+    )
+    sid, turn = rig.send("write two files")
+    event = approval(rig, 1)
+    assert event.preview["budget"]["name"] == "bytes_written"
+    assert event.preview["budget"]["used"] == 800 and event.preview["budget"]["call"] == 800
+    assert not (rig.workspace / "b.txt").exists()  # nothing written while it waits
+    rig.core.decide(event.call_id, False)
+    rig.finish(turn)
+    assert (rig.workspace / "a.txt").read_text() == body + "x" * 100
+    assert not (rig.workspace / "b.txt").exists()
+    assert "denied" in tool_answers(rig, sid)[1]["error"]
+
+
+def test_a_session_grant_does_not_cover_a_call_past_the_budget(make_rig: Any) -> None:
+    rig: Rig = make_rig(default_registry=True, budget_written_mb=0.001)
+    rig.fake.script(
+        tool_turn([("write_file", {"path": "one.txt", "content": "1" * 600})]),
+        tool_turn([("write_file", {"path": "two.txt", "content": "2" * 100})]),
+        tool_turn([("write_file", {"path": "three.txt", "content": "3" * 600})]),
+        text_turn("done"),
+    )
+    _sid, turn = rig.send("write three")
+    first = approval(rig, 1)
+    assert "budget" not in first.preview
+    rig.core.decide(first.call_id, True, remember=True)  # don't ask again this chat
+    second = approval(rig, 2)  # two.txt went unasked under the grant; three.txt is over
+    assert second.preview["budget"]["name"] == "bytes_written"
+    assert second.preview["budget"]["used"] == 700
+    rig.core.decide(second.call_id, True)
+    rig.finish(turn)
+    assert len(rig.log.of_type("approval_needed")) == 2
+    assert (rig.workspace / "three.txt").read_text() == "3" * 600
+
+
+# ---- approvals bound to what was shown -------------------------------------------------------
+
+
+def test_an_edit_of_a_file_changed_after_approval_asks_again_with_the_new_diff(
+    make_rig: Any,
+) -> None:
+    rig: Rig = make_rig(default_registry=True)
+    target = rig.workspace / "配置 ⚙.txt"
+    target.write_text("名字 = 旧\n颜色 = 红\n", encoding="utf-8")
+    edit = {"path": target.name, "edits": [{"old_text": "名字 = 旧", "new_text": "名字 = 新 ✨"}]}
+    rig.fake.script(tool_turn([("edit_file", edit)]), text_turn("改好了"))
+    _sid, turn = rig.send("rename it")
+    shown = approval(rig, 1)
+    assert shown.preview["binding"]["sha256"]
+    assert "+名字 = 新 ✨" in shown.preview["text"] and "颜色 = 红" in shown.preview["text"]
+    # Someone changes another line after the user looked at the diff, before the call runs.
+    target.write_text("名字 = 旧\n颜色 = 蓝 🔵\n", encoding="utf-8")
+    rig.core.decide(shown.call_id, True)
+    again = approval(rig, 2)
+    assert again.call_id == shown.call_id
+    assert again.preview["changed_since_shown"] is True and again.preview["approval_round"] == 2
+    assert "颜色 = 蓝 🔵" in again.preview["text"] and "颜色 = 红" not in again.preview["text"]
+    assert again.preview["binding"] != shown.preview["binding"]
+    # Not written while the new diff waits.
+    assert target.read_text(encoding="utf-8") == "名字 = 旧\n颜色 = 蓝 🔵\n"
+    cards = [e for e in rig.log.of_type("tool_call") if e.call_id == shown.call_id]
+    assert cards[-1].preview.get("changed_since_shown") is True  # the card shows it as well
+    rig.core.decide(again.call_id, True)
+    rig.finish(turn)
+    assert target.read_text(encoding="utf-8") == "名字 = 新 ✨\n颜色 = 蓝 🔵\n"
+    assert final(rig, shown.call_id).status == "success"
+
+
+def test_a_write_over_a_changed_file_is_not_written_when_the_new_diff_is_denied(
+    make_rig: Any,
+) -> None:
+    rig: Rig = make_rig(default_registry=True)
+    target = rig.workspace / "notes.md"
+    target.write_text("draft\n")
+    rig.fake.script(
+        tool_turn([("write_file", {"path": "notes.md", "content": "final ✅\n"})]), text_turn("ok")
+    )
+    sid, turn = rig.send("finish it")
+    shown = approval(rig, 1)
+    target.write_text("draft, edited by hand 手改\n")  # the same size would still be seen
+    rig.core.decide(shown.call_id, True)
+    again = approval(rig, 2)
+    assert "-draft, edited by hand 手改" in again.preview["text"]
+    rig.core.decide(again.call_id, False)
+    rig.finish(turn)
+    assert target.read_text() == "draft, edited by hand 手改\n"
+    assert "denied" in tool_answers(rig, sid)[0]["error"]
+
+
+def test_a_same_size_change_in_place_is_seen_by_its_hash(make_rig: Any) -> None:
+    rig: Rig = make_rig(default_registry=True)
+    target = rig.workspace / "keep.txt"
+    target.write_bytes(b"AAAA\n")
+    rig.fake.script(tool_turn([("delete_file", {"path": "keep.txt"})]), text_turn("ok"))
+    _sid, turn = rig.send("delete it")
+    shown = approval(rig, 1)
+    info = target.stat()
+    with open(target, "r+b") as handle:  # same inode, same size, the old mtime put back
+        handle.write(b"BBBB")
+    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+    rig.core.decide(shown.call_id, True)
+    again = approval(rig, 2)
+    assert again.preview["changed_since_shown"] is True
+    rig.core.decide(again.call_id, False)
+    rig.finish(turn)
+    assert target.read_bytes() == b"BBBB\n"
+
+
+def test_a_file_that_disappeared_after_approval_is_not_acted_on(make_rig: Any) -> None:
+    rig: Rig = make_rig(default_registry=True)
+    source = rig.workspace / "a.txt"
+    source.write_text("a")
+    rig.fake.script(
+        tool_turn([("move_file", {"source": "a.txt", "destination": "b.txt"})]), text_turn("ok")
+    )
+    sid, turn = rig.send("rename")
+    shown = approval(rig, 1)
+    source.unlink()
+    rig.core.decide(shown.call_id, True)
+    rig.finish(turn)
+    (answer,) = tool_answers(rig, sid)
+    assert answer["success"] is False and "changed after the user approved it" in answer["error"]
+    assert not (rig.workspace / "b.txt").exists()
+    assert len(rig.log.of_type("approval_needed")) == 1
