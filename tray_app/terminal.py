@@ -26,7 +26,7 @@ from tray_app.core.service import Core
 from tray_app.errors import SandboxViolation
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
-from tray_app.terminal_render import TextRenderer, approval_text
+from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -105,19 +105,24 @@ class ChatRunner:
         facts = event.preview or {}
         # A file that runs something later (login, VS Code, git hooks) is always asked about,
         # even under --yes-all; a write that replaces a file is a delete for --yes.
+        # Past a damage budget, or a target that changed after approval (issue 11), is asked
+        # like a persistence location: the flags do not answer it.
         persistent = bool(facts.get("persistence"))
-        if self.args.yes_all and not persistent:
+        guarded = guard_lines(facts, "en")
+        if self.args.yes_all and not persistent and not guarded:
             self.core.decide(event.call_id, True, by="terminal")
             return
-        if self.args.yes and event.risk == "write" and not persistent and not facts.get("deletes"):
+        auto_write = event.risk == "write" and not facts.get("deletes")
+        if self.args.yes and auto_write and not persistent and not guarded:
             self.core.decide(event.call_id, True, by="terminal")
             return
         if not self.interactive_terminal:
-            why = (
-                f"it {facts['persistence'].get('text', 'runs later')}, so it is always asked"
-                if persistent
-                else "use --yes for writes or --yes-all for everything"
-            )
+            if persistent:
+                why = f"it {facts['persistence'].get('text', 'runs later')}, so it is always asked"
+            elif guarded:
+                why = "; ".join(guarded) + "; so it is asked whatever the flags"
+            else:
+                why = "use --yes for writes or --yes-all for everything"
             self.err.write(f"denied {event.name}: no terminal to ask for approval ({why})\n")
             self.core.decide(event.call_id, False, by="terminal")
             return

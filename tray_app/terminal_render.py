@@ -137,6 +137,37 @@ PERSISTENCE_TEXT = {
 }
 
 
+#: Why a call asks although the mode or a grant would not (issue 11's guards).
+GUARD_TEXT = {
+    "en": {
+        "files_removed": "over this answer's budget for removed files ({used} of {limit}; "
+        "this call removes {call})",
+        "bytes_written": "over this answer's budget for written data ({used} of {limit} bytes; "
+        "this call writes {call})",
+        "commands": "over this answer's budget for commands ({used} of {limit} run)",
+        "changed": "the file changed after you approved it; nothing was written. New diff:",
+    },
+    "zh-CN": {
+        "files_removed": "超出本次回答删除文件的额度（{used}/{limit}；此操作删除 {call} 个）",
+        "bytes_written": "超出本次回答写入数据的额度（{used}/{limit} 字节；此操作写入 {call}）",
+        "commands": "超出本次回答运行命令的额度（已运行 {used}/{limit} 个）",
+        "changed": "文件在你允许后已变化，未写入任何内容。新的差异：",
+    },
+}
+
+
+def guard_lines(preview: dict[str, Any], language: str) -> list[str]:
+    texts = GUARD_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+    lines = []
+    if preview.get("changed_since_shown"):
+        lines.append(texts["changed"])
+    budget = preview.get("budget")
+    if isinstance(budget, dict) and budget.get("name") in texts:
+        fields = {k: budget.get(k, "?") for k in ("used", "limit", "call")}
+        lines.append(texts[str(budget["name"])].format(**fields))
+    return lines
+
+
 def persistence_line(warning: dict[str, Any], language: str) -> str:
     texts = PERSISTENCE_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
     risk = texts.get(str(warning.get("code", "")), texts[""])
@@ -152,6 +183,7 @@ def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     warning = preview.get("persistence")
     if isinstance(warning, dict):
         lines.append("   ⚠ " + persistence_line(warning, language))
+    lines.extend("   ⚠ " + line for line in guard_lines(preview, language))
     text = str(preview.get("text") or "")
     if text:
         shown = text.splitlines()[:40]

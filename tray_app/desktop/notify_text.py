@@ -17,6 +17,7 @@ from typing import Any
 from tray_app.core.turns import resolve_language
 
 TARGET_MAX = 120
+BUDGETS = ("files_removed", "bytes_written", "commands")
 
 TEXT: dict[str, dict[str, str]] = {
     "en": {
@@ -39,6 +40,10 @@ TEXT: dict[str, dict[str, str]] = {
         "persist_vscode": "⚠ runs when the folder is opened in VS Code",
         "persist_git_hook": "⚠ runs on git commands in this repository",
         "persist_other": "⚠ makes programs run later",
+        "budget_files_removed": "⚠ over this answer's budget for removed files",
+        "budget_bytes_written": "⚠ over this answer's budget for written data",
+        "budget_commands": "⚠ over this answer's budget for commands",
+        "changed_since_shown": "⚠ changed after you approved it: new diff",
         "answer_ready": "Answer ready",
         "answer_failed": "The answer failed",
         "your_chat": "your chat",
@@ -63,6 +68,10 @@ TEXT: dict[str, dict[str, str]] = {
         "persist_vscode": "⚠ 会在 VS Code 打开该文件夹时运行",
         "persist_git_hook": "⚠ 会在本仓库执行 git 命令时运行",
         "persist_other": "⚠ 会让程序稍后自动运行",
+        "budget_files_removed": "⚠ 超出本次回答删除文件的额度",
+        "budget_bytes_written": "⚠ 超出本次回答写入数据的额度",
+        "budget_commands": "⚠ 超出本次回答运行命令的额度",
+        "changed_since_shown": "⚠ 文件在你允许后已变化：新的差异",
         "answer_ready": "回答已就绪",
         "answer_failed": "回答失败",
         "your_chat": "你的对话",
@@ -206,6 +215,11 @@ def describe_approval(
         code = str(risk.get("code"))
         known = code in ("login", "shell", "vscode", "git_hook")
         details.insert(0, text(lang, f"persist_{code}" if known else "persist_other"))
+    budget = preview.get("budget")  # why it asks although the mode or a grant would not
+    if isinstance(budget, dict) and budget.get("name") in BUDGETS:
+        details.insert(0, text(lang, f"budget_{budget['name']}"))
+    if preview.get("changed_since_shown"):
+        details.insert(0, text(lang, "changed_since_shown"))
     body = target or text(lang, "no_target")
     if details:
         body += "\n" + ("; " if lang == "en" else "；").join(details)

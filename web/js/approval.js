@@ -12,6 +12,21 @@ import { toolLabel, keyArgs, valueClass } from './toolcard.js';
 
 const ARM_MS = 450;
 
+/** Why this call asks although the mode or a grant would not: a damage budget, or its target
+ * changed after the user approved it (issue 11). */
+function guardWarning(p) {
+  const rows = [];
+  if (p.changed_since_shown) rows.push(h('div', { i18n: 'approval.changed_since_shown' }));
+  const b = p.budget;
+  if (b && ['files_removed', 'bytes_written', 'commands'].includes(b.name)) {
+    const size = b.name === 'bytes_written';
+    const args = { used: size ? bytes(b.used) : b.used, limit: size ? bytes(b.limit) : b.limit, call: size ? bytes(b.call) : b.call };
+    rows.push(h('div', { i18n: [`approval.budget_${b.name}`, args] }));
+  }
+  if (!rows.length) return null;
+  return h('div', { class: 'tc-error guard-warning', role: 'alert' }, icon('alert'), ' ', rows);
+}
+
 export class ApprovalPanel {
   constructor(el, { onDecide, sessionTitle }) {
     this.el = el;
@@ -34,7 +49,9 @@ export class ApprovalPanel {
       clearInterval(this.timer);
       return;
     }
-    if (this.head && this.head.call_id === head.call_id) {
+    // The same call asked again (its target changed after approval) is a new round: new diff.
+    const round = (call) => (call.preview && call.preview.approval_round) || 1;
+    if (this.head && this.head.call_id === head.call_id && round(this.head) === round(head)) {
       tx(this.queueLabel, 'approval.queue', { i: 1, n: queue.length });
       this.queueLabel.hidden = queue.length < 2;
       this.showChat(currentId);
@@ -86,6 +103,7 @@ export class ApprovalPanel {
         h('dd', isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       persistenceWarning(p),
+      guardWarning(p),
       h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
       h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve));

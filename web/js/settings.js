@@ -42,6 +42,9 @@ const LAYOUT = [
     { name: 'max_tool_calls_per_round', type: 'number', min: 1, max: 1000, step: 1 },
     { name: 'tool_result_limit', type: 'number', min: 1000, max: 1000000, step: 1000 },
     { name: 'allow_writes_without_undo', type: 'switch', warn: true },
+    { name: 'budget_files_removed', type: 'number', min: 0, max: 1000000, step: 1 },
+    { name: 'budget_written_mb', type: 'number', min: 0, max: 1000000, step: 1 },
+    { name: 'budget_commands', type: 'number', min: 0, max: 100000, step: 1 },
   ]],
   ['settings.folders', [
     { name: 'allowed_dirs', type: 'dirs' },

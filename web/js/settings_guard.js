@@ -17,6 +17,9 @@ const WIDENS = {
   sandbox_enabled: (v) => v === false,
   confirmation_mode: (v) => v === 'full_auto',
   allow_writes_without_undo: (v) => v === true,
+  budget_files_removed: (v, old) => v > old.budget_files_removed, // a larger damage budget
+  budget_written_mb: (v, old) => v > old.budget_written_mb,
+  budget_commands: (v, old) => v > old.budget_commands,
 };
 
 export function widens(name, value, settings) {
