@@ -56,3 +56,12 @@ def test_the_notice_is_written_in_the_turns_language(make_rig: Any) -> None:
     notice = rig.log.wait_type("notice", code="server_busy_retry")
     assert notice.message == "模型服务器繁忙（HTTP 503），1 秒后重试（第 1 次，共 2 次）。"
     assert rig.finish(turn).stop_reason == "done"
+
+
+def test_the_announced_retry_wait_is_not_reported_as_a_silent_model(make_rig: Any) -> None:
+    rig: Rig = make_rig(waiting_notice_s=0.3)
+    rig.fake.script(busy_turn(503, retry_after="2"), text_turn("back"))
+    _, turn = rig.send("hi")
+    assert rig.finish(turn, timeout=15).stop_reason == "done"
+    codes = [n.code for n in rig.log.of_type("notice")]
+    assert codes == ["server_busy_retry"]

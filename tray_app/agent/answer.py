@@ -205,6 +205,8 @@ class AnswerStream:
                     )
                     text = notice_text("server_busy_retry", self.language, **values)
                     self.notice("server_busy_retry", text, level="warning", **values)
+                    # The announced wait is not a silence: count it from the wait's end.
+                    silence.last = time.monotonic() + item.retry_in_s
                     continue
                 piece = storable(item.text)
                 text = piece if len(piece) <= room else piece[:room]
