@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,18 +20,9 @@ from tests.fakes.ollama_server import (
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.turns import WIRE_DIR
 
-SHARED_WIRE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "wire"
-
 
 def chat(fake: FakeOllama | FakeOpenAI, body: dict[str, object]) -> httpx.Response:
     return httpx.post(fake.url + fake.chat_path, json=body, timeout=10)
-
-
-@pytest.mark.skipif(not SHARED_WIRE.is_dir(), reason="no ../shared checkout next to the repo")
-def test_the_in_repo_fixture_copy_matches_the_shared_originals() -> None:
-    shared = {p.name: p.read_bytes() for p in SHARED_WIRE.iterdir() if p.is_file()}
-    copied = {p.name: p.read_bytes() for p in WIRE_DIR.iterdir() if p.is_file()}
-    assert copied == shared
 
 
 @pytest.mark.parametrize(
