@@ -77,3 +77,19 @@ def test_a_change_without_an_undo_copy_says_so(language: str, label: str) -> Non
     text = result_summary(result, language)
     assert text == f"bytesWritten=12 ({label}: the undo journal's folder /d/undo is full)"
     assert "undo" not in result_summary({"success": True, "bytesWritten": 12}, language)
+
+
+@pytest.mark.parametrize(
+    ("language", "budget", "changed"),
+    [
+        ("en", "over this answer's budget for written data (900 of 1048 bytes", "changed after"),
+        ("zh-CN", "超出本次回答写入数据的额度（900/1048 字节", "文件在你允许后已变化"),
+    ],
+)
+def test_the_approval_prompt_names_the_guard(language: str, budget: str, changed: str) -> None:
+    from tray_app.terminal_render import approval_text
+
+    over = {"name": "bytes_written", "limit": 1048, "used": 900, "call": 600}
+    preview = {"kind": "diff", "text": "-甲\n+乙 🙂\n", "budget": over, "changed_since_shown": True}
+    text = approval_text(_approval(preview), language)  # type: ignore[arg-type]
+    assert budget in text and changed in text and "+乙 🙂" in text

@@ -268,3 +268,31 @@ def test_a_file_that_disappeared_after_approval_is_not_acted_on(make_rig: Any) -
     assert answer["success"] is False and "changed after the user approved it" in answer["error"]
     assert not (rig.workspace / "b.txt").exists()
     assert len(rig.log.of_type("approval_needed")) == 1
+
+
+# ---- what a call costs, from its preview ------------------------------------------------------
+
+
+def test_the_cost_of_a_call_comes_from_its_preview() -> None:
+    from tray_app.agent.guards import Budgets, Cost, TurnGuards, call_key, cost_of
+
+    tree = {"kind": "tree", "count": 26, "size": 5}
+    assert cost_of("delete_file", "destructive", tree) == Cost(files_removed=26)
+    edit = {"kind": "diff", "size_after": 2_000_000, "changes": True}
+    assert cost_of("edit_file", "write", edit) == Cost(bytes_written=2_000_000)
+    assert cost_of("edit_file", "write", {**edit, "changes": False}) == Cost()  # a dry run
+    move = {"kind": "move", "deletes": True, "replaced_size": 7}
+    assert cost_of("move_file", "write", move) == Cost(files_removed=1, bytes_written=7)
+    assert cost_of("move_file", "write", {"kind": "move", "deletes": False}) == Cost()
+    assert cost_of("run_command", "command", {"cwd": "/w"}) == Cost(commands=1)
+    guards = TurnGuards(Budgets(files_removed=20, bytes_written=10, commands=1))
+    assert guards.over_budget(Cost(files_removed=26))["name"] == "files_removed"  # type: ignore[index]
+    guards.charge(Cost(commands=1))
+    assert guards.over_budget(Cost(commands=1)) == {
+        "name": "commands",
+        "limit": 1,
+        "used": 1,
+        "call": 1,
+    }
+    assert call_key("x", {"a": 1, "b": "é"}) == call_key("x", {"b": "é", "a": 1})
+    assert call_key("x", {"a": 1}) != call_key("y", {"a": 1})

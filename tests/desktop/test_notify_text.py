@@ -170,3 +170,21 @@ def test_a_persistence_location_is_named_first(lang: str, words: str) -> None:
     }
     _title, body = describe_approval("write_file", {}, preview, lang)
     assert body.split("\n")[1].startswith(words)
+
+
+@pytest.mark.parametrize(
+    ("lang", "budget", "changed"),
+    [
+        ("en", "⚠ over this answer's budget for removed files", "⚠ changed after you approved"),
+        ("zh-CN", "⚠ 超出本次回答删除文件的额度", "⚠ 文件在你允许后已变化"),
+    ],
+)
+def test_a_guard_that_makes_a_call_ask_is_named_first(lang: str, budget: str, changed: str) -> None:
+    preview = {"kind": "file", "path": "/h/旧 🗑.txt", "size": 3, "count": 1}
+    guarded = {**preview, "budget": {"name": "files_removed", "limit": 20, "used": 20, "call": 1}}
+    _title, body = describe_approval("delete_file", {}, guarded, lang)
+    assert body.split("\n")[1].startswith(budget)
+    _title, body = describe_approval(
+        "delete_file", {}, {**preview, "changed_since_shown": True}, lang
+    )
+    assert body.split("\n")[1].startswith(changed)
