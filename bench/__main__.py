@@ -20,6 +20,7 @@ from bench.hotkey_typing import bench_hotkey_typing
 from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
 from bench.provider_memory import bench_provider_memory
+from bench.shell import bench_shell
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
@@ -141,6 +142,7 @@ def main() -> int:
     bench_loop_bounds()
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
+    bench_shell()  # the real app's two processes: idle cost, start time, hotkey to painted
     return 0
 
 
