@@ -27,6 +27,7 @@ from tray_app.paths import AppPaths
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTIFY_SERVER = Path(__file__).with_name("notify_server.py")
+REAL_NOTIFICATION_DAEMON = "/usr/lib/notification-daemon/notification-daemon"
 SCREEN = "1280x800x24"
 TRAY_HEIGHT = 32
 TOOLS = ("Xvfb", "dbus-daemon", "trayer", "xdotool", "xwininfo", "xprop", "openbox")
@@ -82,7 +83,10 @@ class Child:
 
 
 class DesktopEnv:
-    def __init__(self, workdir: Path, artifacts: Path) -> None:
+    def __init__(self, workdir: Path, artifacts: Path, *, notifications: str = "recorder") -> None:
+        """``notifications``: ``recorder`` (tests/e2e/notify_server.py, which records and
+        clicks on demand) or ``real`` (the system's notification-daemon, drawing bubbles)."""
+        self.notifications_kind = notifications
         self.workdir = workdir
         self.artifacts = artifacts
         self.children: list[Child] = []
@@ -148,6 +152,10 @@ class DesktopEnv:
                  "openbox to manage the screen")  # fmt: skip
 
     def _start_notifications(self) -> None:
+        if self.notifications_kind == "real":
+            self._spawn("notification-daemon", [REAL_NOTIFICATION_DAEMON], env=self.env)
+            wait_for(self._notifications_owned, 20, "notification-daemon on the bus")
+            return
         popen = self._spawn(
             "notifications", [sys.executable, str(NOTIFY_SERVER)], stdout=subprocess.PIPE,
             env=self.env,
@@ -249,6 +257,20 @@ class DesktopEnv:
         return image
 
     # ---- notifications ---------------------------------------------------------------------
+
+    def _notifications_owned(self) -> bool:
+        from gi.repository import Gio, GLib
+
+        bus = self._bus()
+        try:
+            (owned,) = bus.call_sync(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                "NameHasOwner", GLib.Variant("(s)", ("org.freedesktop.Notifications",)),
+                GLib.VariantType("(b)"), Gio.DBusCallFlags.NONE, 5000, None,
+            ).unpack()  # fmt: skip
+            return bool(owned)
+        finally:
+            bus.close_sync(None)
 
     def _bus(self) -> Any:
         from gi.repository import Gio

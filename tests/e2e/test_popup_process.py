@@ -171,3 +171,32 @@ def test_hides_when_another_app_takes_the_focus_but_not_while_an_approval_waits(
     assert app.state()["visible"], "an approval waits: the popup stays"
     assert desktop.visible_windows("Metona")
     app.core("decide", app.core("pending_approvals")[0]["call_id"], False)
+
+
+def test_a_killed_tray_leaves_no_popup_behind(desktop: DesktopEnv, app: AppProcess) -> None:
+    shown(desktop, app)
+    popup = app.state()["popup_pid"]
+    helpers = descendants(popup) | {popup}
+    assert len(helpers) > 1, "WebKit's helper processes run under the popup"
+    assert app.child is not None
+    os.kill(app.child.popen.pid, signal.SIGKILL)  # the tray alone, not its process group
+    app.child.popen.wait(10)
+    wait_for(lambda: not any(alive(p) for p in helpers), 15, "the popup and WebKit to end")
+
+
+def descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
