@@ -233,4 +233,25 @@ def test_queries_rg_cannot_take_go_to_python() -> None:
     assert search_rg.rg_pattern("a\nb", False) is None
     assert search_rg.rg_pattern("\ufffd", True) is None
     assert search_rg.rg_pattern("\ud800", True) is None
-    assert search_rg.rg_pattern("a.b", True) == "(?:a\\x{2e}b)|\\x{0}"
+    assert search_rg.rg_pattern("a.b", True) == "a\\x{2e}b"
+    assert search_rg.rg_pattern("İx", False) == "(?i)(?:i|\\x{130})\\x{307}?x"
+
+
+def test_line_matching_over_the_whole_text_equals_line_by_line() -> None:
+    """The fast whole-text match gives what lowering and searching each line gives."""
+    import random
+
+    rnd = random.Random(7)
+    alphabet = ["a", "A", "b", "Σ", "σ", "ς", "İ", "i", "\u0307", "K", "\u212a", "k", "\n", "\r"]
+    alphabet += [" ", "针", "🙂", "\u202e", "x", "X", "ß", "ẞ"]
+    for _ in range(3000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 60)))
+        query = "".join(rnd.choice(alphabet[:-8]) for _ in range(rnd.randint(1, 3)))
+        for case_sensitive in (False, True):
+            needle = query if case_sensitive else query.lower()
+            expected = (
+                []
+                if "\n" in needle
+                else search_run._line_matches_by_line(text, needle, case_sensitive)
+            )
+            assert search_run.line_matches(text, query, case_sensitive) == expected, (text, query)

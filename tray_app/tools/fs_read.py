@@ -26,6 +26,7 @@ from tray_app.tools.fs_walk import Entry, Walk, is_regular
 from tray_app.tools.sandbox import Access, SandboxPolicy
 from tray_app.tools.search_run import Search, single_file
 from tray_app.tools.text_codec import EncodingProblem, TextFormat, decode, detect_bom
+from tray_app.tools.walk_filter import HiddenFromModel
 
 MAX_READ_BYTES = 1024 * 1024
 MAX_READ_LINES = 500
@@ -109,13 +110,9 @@ def _text_result(
     return result
 
 
-def _hidden_from_model(policy: SandboxPolicy) -> Callable[[Entry], bool]:
+def _hidden_from_model(policy: SandboxPolicy, root: Path | None = None) -> Callable[[Entry], bool]:
     """Walk filter: secrets and blocked folders are left out of listings and searches."""
-
-    def skip(entry: Entry) -> bool:
-        return policy.is_secret_entry(entry.path) or policy.is_blocked(entry.path)
-
-    return skip
+    return HiddenFromModel(policy, root)
 
 
 def _folder(policy: SandboxPolicy, raw: str, access: Access) -> Path | ToolResult:
@@ -140,7 +137,7 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
         root,
         max_depth=args.max_depth if args.recursive else 1,
         include_hidden=args.include_hidden,
-        skip=_hidden_from_model(ctx.policy),
+        skip=_hidden_from_model(ctx.policy, root),
         cancel=ctx.cancel,
     )
     entries: list[dict[str, Any]] = []
@@ -183,8 +180,9 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
     walk = Walk(
         root,
         max_depth=SEARCH_MAX_DEPTH,
-        skip=_hidden_from_model(ctx.policy),
+        skip=_hidden_from_model(ctx.policy, root),
         cancel=ctx.cancel,
+        stat_entries=False,
     )
     search = Search(args, rg=search_rg.rg_binary(), cancel=ctx.cancel, deadline=walk.deadline)
     try:

@@ -9,12 +9,10 @@ most ``max_dir_entries`` names of any one folder. ``stopped`` says why it stoppe
 from __future__ import annotations
 
 import os
-import stat
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from tray_app.tools.fs_safe import kind_of
@@ -23,14 +21,52 @@ DEFAULT_TIME_BUDGET = 10.0
 MAX_DIR_ENTRIES = 20_000
 
 
-@dataclass(frozen=True)
 class Entry:
-    path: Path
-    rel: str
-    name: str
-    depth: int  # 1 = directly inside the root
-    kind: str  # file, directory, symlink, or a special kind (named pipe, socket, device)
-    info: os.stat_result  # lstat: never followed
+    """One entry met by the walk. ``info`` is its ``lstat`` (never followed), taken on first
+    use: the walk itself stats only folders (for loop detection) and entries whose type the
+    directory listing did not give; a search stats only the files it may read."""
+
+    __slots__ = ("_info", "_item", "_path", "depth", "kind", "name", "rel")
+
+    def __init__(
+        self,
+        path: Path | str,
+        rel: str,
+        name: str,
+        depth: int,  # 1 = directly inside the root
+        kind: str,  # file, directory, symlink, or a special kind (named pipe, socket, device)
+        info: os.stat_result | None = None,
+        item: os.DirEntry[str] | None = None,
+    ) -> None:
+        self._path = path
+        self.rel = rel
+        self.name = name
+        self.depth = depth
+        self.kind = kind
+        self._info = info
+        self._item = item
+
+    @property
+    def path(self) -> Path:
+        if not isinstance(self._path, Path):
+            self._path = Path(self._path)
+        return self._path
+
+    @property
+    def path_str(self) -> str:
+        return str(self._path)
+
+    @property
+    def info(self) -> os.stat_result:
+        if self._info is None:
+            if self._item is not None:
+                self._info = self._item.stat(follow_symlinks=False)
+            else:
+                self._info = os.lstat(self._path)
+        return self._info
+
+    def __repr__(self) -> str:
+        return f"Entry({self.rel!r}, {self.kind})"
 
 
 class Walk:
@@ -46,6 +82,7 @@ class Walk:
         time_budget: float | None = None,
         cancel: threading.Event | None = None,
         max_dir_entries: int = MAX_DIR_ENTRIES,
+        stat_entries: bool = True,
     ) -> None:
         self.root = root
         self.max_depth = max_depth
@@ -55,6 +92,8 @@ class Walk:
         self.deadline = time.monotonic() + budget
         self.cancel = cancel
         self.max_dir_entries = max_dir_entries
+        # False: entries get their lstat on first use (the caller copes with a vanished one).
+        self.stat_entries = stat_entries
         self.stopped: str | None = None  # "time", "cancelled", "folder too large"
         self.depth_limited = False  # a folder at max_depth was not opened
         self.unreadable = 0  # folders that could not be read (skipped)
@@ -83,10 +122,15 @@ class Walk:
                 if depth >= self.max_depth:
                     self.depth_limited = True
                     continue
-                ident = (entry.info.st_dev, entry.info.st_ino)
+                try:
+                    info = entry.info
+                except OSError:  # gone since the listing
+                    self.unreadable += 1
+                    continue
+                ident = (info.st_dev, info.st_ino)
                 if ident in visited:
                     continue
-                if entry.info.st_ino:  # DirEntry.stat() on Windows leaves st_ino at 0
+                if info.st_ino:  # DirEntry.stat() on Windows leaves st_ino at 0
                     visited.add(ident)
                 queue.append((entry.path, entry.rel, depth + 1))
             if self.stopped:
@@ -101,31 +145,39 @@ class Walk:
 
     def _read(self, folder: Path, rel: str, depth: int) -> list[Entry]:
         found: list[Entry] = []
+        hidden = self.include_hidden
+        prefix = rel + os.sep if rel else ""
         with os.scandir(folder) as it:
             for item in it:
                 if len(found) >= self.max_dir_entries:
                     self.stopped = "folder too large"
                     break
-                if not self.include_hidden and item.name.startswith("."):
+                name = item.name
+                if not hidden and name.startswith("."):
                     continue
                 try:
-                    info = item.stat(follow_symlinks=False)
+                    if self.stat_entries:
+                        info = item.stat(follow_symlinks=False)
+                        kind = kind_of(info.st_mode)
+                    else:
+                        info, kind = None, _kind(item)
                 except OSError:
                     continue
-                path = Path(item.path)
-                found.append(
-                    Entry(
-                        path=path,
-                        rel=os.path.join(rel, item.name) if rel else item.name,
-                        name=item.name,
-                        depth=depth,
-                        kind=kind_of(info.st_mode),
-                        info=info,
-                    )
-                )
+                found.append(Entry(item.path, prefix + name, name, depth, kind, info, item))
         found.sort(key=lambda e: (e.name.casefold(), e.name))
         return found
 
 
+def _kind(item: os.DirEntry[str]) -> str:
+    """The entry's kind from the directory listing's own type; lstat only when it has none."""
+    if item.is_symlink():
+        return "symlink"
+    if item.is_dir(follow_symlinks=False):
+        return "directory"
+    if item.is_file(follow_symlinks=False):
+        return "file"
+    return kind_of(item.stat(follow_symlinks=False).st_mode)
+
+
 def is_regular(entry: Entry) -> bool:
-    return stat.S_ISREG(entry.info.st_mode)
+    return entry.kind == "file"  # kind_of names only regular files "file"

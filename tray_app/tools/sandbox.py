@@ -236,6 +236,10 @@ class SandboxPolicy:
         """True when ``path`` is a system, credential, user-blocked or app folder, or inside one."""
         return self._blocking(path) is not None
 
+    def blocked_folders(self) -> list[Path]:
+        """Every blocked, credential, system and app folder (plain and real forms)."""
+        return [folder for folder, _, _ in self._blocked]
+
     def is_allowed_root_or_ancestor(self, path: Path) -> bool:
         """True for an allowed root, the home folder, the workspace, or a folder holding one."""
         key = _key(Path(os.path.abspath(path)), fold=True)

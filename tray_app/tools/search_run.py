@@ -29,7 +29,10 @@ MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
 MAX_SEARCH_FILE_BYTES = 500 * 1024
 MAX_MATCHES_PER_FILE = 10
 MATCH_TEXT_CHARS = 200
-RG_BATCH = 250  # candidate files per rg run: later batches are skipped once max_results is met
+# Candidate files per rg run: a small first batch, so a common word meets max_results after one
+# short run; then the rest in one run (each run costs a process start).
+RG_FIRST_BATCH = 100
+RG_BATCH = 1000
 
 Kind = Literal["folder", "skip", "name", "none", "content"]
 
@@ -56,22 +59,54 @@ class NameMatcher:
 
 
 def line_matches(text: str, query: str, case_sensitive: bool) -> list[dict[str, Any]]:
+    """The first match on each matching line (1-based line and column), at most 10 lines.
+
+    Finds occurrences in the whole text and maps them to lines, instead of lowering and
+    searching line by line; the same answer, since ``lower()`` keeps every character's place
+    (the one exception, ``İ``, takes the line-by-line way).
+    """
     needle = query if case_sensitive else query.lower()
+    if "\n" in needle:
+        return []  # a line never holds a line break
+    hay = text if case_sensitive else text.lower()
+    if len(hay) != len(text):
+        return _line_matches_by_line(text, needle, case_sensitive)
+    found: list[dict[str, Any]] = []
+    number, counted = 1, 0
+    pos = hay.find(needle)
+    while pos >= 0:
+        number += hay.count("\n", counted, pos)
+        start = hay.rfind("\n", 0, pos) + 1
+        end = hay.find("\n", pos)
+        end = len(hay) if end < 0 else end
+        found.append(_match(text[start:end], number, pos - start))
+        if len(found) >= MAX_MATCHES_PER_FILE or end >= len(hay):
+            break
+        counted = pos
+        pos = hay.find(needle, end + 1)
+    return found
+
+
+def _line_matches_by_line(text: str, needle: str, case_sensitive: bool) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         hay = line if case_sensitive else line.lower()
         column = hay.find(needle)
         if column < 0:
             continue
-        shown = line.strip()
-        if len(shown) > MATCH_TEXT_CHARS:
-            begin = max(0, column - MATCH_TEXT_CHARS // 3)
-            shown = line[begin : begin + MATCH_TEXT_CHARS].strip() + " …"
-            shown = ("… " if begin else "") + shown
-        found.append({"line": number, "text": shown, "column": column + 1})
+        found.append(_match(line, number, column))
         if len(found) >= MAX_MATCHES_PER_FILE:
             break
     return found
+
+
+def _match(line: str, number: int, column: int) -> dict[str, Any]:
+    shown = line.strip()
+    if len(shown) > MATCH_TEXT_CHARS:
+        begin = max(0, column - MATCH_TEXT_CHARS // 3)
+        shown = line[begin : begin + MATCH_TEXT_CHARS].strip() + " …"
+        shown = ("… " if begin else "") + shown
+    return {"line": number, "text": shown, "column": column + 1}
 
 
 def file_text(path: Path) -> str | None:
@@ -117,6 +152,8 @@ class Search:
         self.rg = rg if pattern is not None and self.by_content else None
         self.pattern = pattern or ""
         self.engine = "ripgrep" if self.rg else "python"
+        self.python_only: set[str] = set()  # candidates read without asking rg
+        self.batches = 0  # rg runs so far
 
     def run(self, entries: Iterable[Entry]) -> None:
         """Classify entries into batches, replay each; stop pulling where Python would."""
@@ -134,9 +171,14 @@ class Search:
                 scanned += 1
             if kind == "content":
                 read += 1
-                candidates.append(str(entry.path))
-                argv_chars += len(candidates[-1]) + 1
-            full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
+                path = entry.path_str
+                if self.rg is not None and search_rg.starts_utf32(path):
+                    self.python_only.add(path)  # rg cannot decode UTF-32: Python reads it
+                elif self.rg is not None:
+                    candidates.append(path)
+                    argv_chars += len(path) + 1
+            batch = RG_BATCH if self.batches else RG_FIRST_BATCH
+            full = len(candidates) >= batch or argv_chars >= search_rg.MAX_ARGV_CHARS
             if self.rg is None or full or len(pending) >= 4 * RG_BATCH:
                 if not self.replay(pending, candidates):
                     return
@@ -155,7 +197,10 @@ class Search:
             return "skip"
         if self.by_name and self.matcher(entry):
             return "name"
-        info = entry.info
+        try:
+            info = entry.info
+        except OSError:  # gone since the walk listed it
+            return "skip"
         if (
             not self.by_content
             or info.st_size > MAX_SEARCH_FILE_BYTES
@@ -166,8 +211,9 @@ class Search:
 
     def replay(self, pending: list[tuple[Entry, Kind]], candidates: list[str]) -> bool:
         """Visit ``pending`` in order; False once a cap stopped the search."""
-        maybe: set[str] | None = None
+        maybe: set[str] | None = set() if self.rg is not None else None
         if self.rg is not None and candidates:
+            self.batches += 1
             maybe = search_rg.may_match(
                 self.rg, self.pattern, candidates, deadline=self.deadline, cancel=self.cancel
             )
@@ -182,7 +228,7 @@ class Search:
             ):
                 self.truncated = True
                 return False
-            self.visit(entry, kind, maybe if self.rg is not None and candidates else None)
+            self.visit(entry, kind, maybe)
         return True
 
     def visit(self, entry: Entry, kind: Kind, maybe: set[str] | None) -> None:
@@ -199,7 +245,8 @@ class Search:
         if kind == "none":
             return
         self.read += 1
-        if maybe is not None and str(entry.path) not in maybe:
+        path = entry.path_str
+        if maybe is not None and path not in maybe and path not in self.python_only:
             return  # rg read it and found no line the Python match could find
         text = file_text(entry.path)
         if text is None:
@@ -209,7 +256,7 @@ class Search:
         if len(matches) > room:
             matches, self.truncated = matches[:room], True
         if matches:
-            self.add({"path": str(entry.path), "type": "file", "matches": matches}, len(matches))
+            self.add({"path": entry.path_str, "type": "file", "matches": matches}, len(matches))
 
     def add(self, result: dict[str, Any], count: int) -> None:
         self.results.append(result)
@@ -219,7 +266,7 @@ class Search:
 def name_hit(entry: Entry) -> dict[str, Any]:
     """A name match: line 0 means "the name matched", not a line of the file."""
     return {
-        "path": str(entry.path),
+        "path": entry.path_str,
         "type": entry.kind,
         "matches": [{"line": 0, "text": entry.name, "column": 0}],
     }

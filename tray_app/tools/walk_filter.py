@@ -1,0 +1,60 @@
+"""The walk filter that hides secrets and blocked folders from listings and searches, fast.
+
+Same answers as ``policy.is_secret_entry(path) or policy.is_blocked(path)`` for every entry a
+walk meets, worked out once per walk instead of once per entry: the secret-name globs are one
+compiled regular expression, and only an entry whose (case-folded) name is the last name of a
+blocked folder below the walk's root is checked against the blocked list; the walk never goes
+into a folder it skipped, so nothing deeper needs a check. A root that is itself blocked hides
+everything (``resolve`` refuses such roots already).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import unicodedata
+from pathlib import Path
+
+from tray_app.tools.fs_walk import Entry
+from tray_app.tools.path_rules import SENSITIVE_PAIRS, SENSITIVE_PATTERNS, SENSITIVE_TEMPLATES
+from tray_app.tools.sandbox import SandboxPolicy
+
+_SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SENSITIVE_PATTERNS))
+
+
+def fold(name: str) -> str:
+    """The sandbox's comparison form of a name: NFC, case-folded."""
+    return name.casefold() if name.isascii() else unicodedata.normalize("NFC", name).casefold()
+
+
+_PAIR_NAMES = frozenset(fold(name) for _, name in SENSITIVE_PAIRS)
+
+
+def is_secret_name(folded: str) -> bool:
+    """``policy.is_sensitive_name`` for an already folded name."""
+    return folded not in SENSITIVE_TEMPLATES and _SECRET_NAME.match(folded) is not None
+
+
+class HiddenFromModel:
+    """``skip`` for a walk from ``root``: True for entries the model must not see."""
+
+    def __init__(self, policy: SandboxPolicy, root: Path | None = None) -> None:
+        self.policy = policy
+        self.everything = root is not None and policy.is_blocked(root)
+        base = tuple(fold(p) for p in root.parts) if root is not None else ()
+        names: set[str] = set()
+        for folder in policy.blocked_folders():
+            key = tuple(fold(p) for p in folder.parts)
+            if len(key) > len(base) and key[: len(base)] == base:
+                names.add(key[-1])
+        self.blocked_names = frozenset(names)
+
+    def __call__(self, entry: Entry) -> bool:
+        if self.everything:
+            return True
+        folded = fold(entry.name)
+        if is_secret_name(folded):
+            return True
+        if folded in _PAIR_NAMES and self.policy.is_secret_entry(entry.path):
+            return True
+        return folded in self.blocked_names and self.policy.is_blocked(entry.path)
