@@ -104,7 +104,7 @@ class Link:
         while True:
             try:
                 data = self._conn.recv_bytes(MAX_MESSAGE)
-            except (EOFError, OSError):
+            except (EOFError, OSError, TypeError):  # TypeError: closed here meanwhile
                 break
             try:
                 message = json.loads(data)
