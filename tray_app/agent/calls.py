@@ -273,6 +273,9 @@ class CallHandler:
 
     async def _run(self, record: ToolCallRecord, toolbox: Toolbox, cost: Cost) -> None:
         self._update(record, "running")
+        # Approved by the user: the tool checks once more that its target is what was shown.
+        binding = (record.preview or {}).get("binding")
+        bound = binding if record.decided_by != "rule" and isinstance(binding, dict) else None
         cancel = threading.Event()
         started = time.monotonic()
         job = asyncio.ensure_future(
@@ -282,6 +285,7 @@ class CallHandler:
                 record.arguments,
                 call_id=record.call_id,
                 cancel=cancel,
+                bound=bound,
             )
         )
         try:

@@ -47,6 +47,9 @@ class ToolContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     call_id: str | None = None
     undo_optional: bool = False  # the user allowed changes the journal cannot keep a copy of
+    # The preview's ``binding`` the user approved (``tools.binding``): a handler that finds
+    # another target there when it runs changes nothing.
+    bound: Mapping[str, Any] | None = None
 
 
 Handler = Callable[[ToolContext, Any], ToolResult]
@@ -219,6 +222,7 @@ class Toolbox:
         *,
         call_id: str | None = None,
         cancel: threading.Event | None = None,
+        bound: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Run a tool. Blocking: the agent loop calls this in a worker thread."""
         parsed = self.validate(name, args)
@@ -232,6 +236,7 @@ class Toolbox:
             cancel=cancel or threading.Event(),
             call_id=call_id,
             undo_optional=self.undo_optional,
+            bound=bound,
         )
         return self._guard(name, lambda: tool.handler(context, parsed))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,23 @@ def _sha256(path: Path) -> str | None:
             digest.update(chunk)
             read += len(chunk)
     return None  # it grew past the bound while being read: identity alone binds it
+
+
+def bytes_binding(info: os.stat_result, data: bytes) -> dict[str, Any]:
+    """The binding of bytes already read from an open file (``info`` from its fstat)."""
+    return {"exists": True, **identity(info), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def changed_since_approval(bound: Mapping[str, Any] | None, now: Mapping[str, Any]) -> bool:
+    """True when the call was approved for another target than the one there now."""
+    return bound is not None and dict(bound) != dict(now)
+
+
+def changed_text(path: Path | str) -> str:
+    return (
+        f"{path} changed after the user approved this call; nothing was changed. Call again "
+        "to show the user the new diff"
+    )
 
 
 def tree_binding(

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
-from tray_app.tools.binding import file_binding
+from tray_app.tools.binding import bytes_binding, changed_since_approval, changed_text
 from tray_app.tools.edit_match import Match, NoMatch, apply_all
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
@@ -107,6 +107,7 @@ class EditPlan:
     after: str
     data: bytes
     matches: list[Match]
+    binding: dict[str, Any]  # of the bytes the edit was planned from (``tools.binding``)
 
 
 def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResult:
@@ -153,7 +154,7 @@ def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResul
         return failure(f"{target} was not changed: {exc}")
     if len(new_data) > MAX_EDIT_BYTES:
         return failure(f"{target} would grow past {human_size(MAX_EDIT_BYTES)}; not changed")
-    return EditPlan(target, info, fmt, text, after, new_data, matches)
+    return EditPlan(target, info, fmt, text, after, new_data, matches, bytes_binding(info, data))
 
 
 def _lf(value: str, crlf: bool) -> str:
@@ -181,7 +182,7 @@ def edit_preview(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
         "edits": _summary(plan),
         "text": text,
         "truncated": cut,
-        "binding": file_binding(plan.target),
+        "binding": plan.binding,
     }
 
 
@@ -203,6 +204,8 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
     }
     if args.dry_run:
         return result
+    if changed_since_approval(ctx.bound, plan.binding):
+        return failure(changed_text(plan.target), changed_since_approval=True)
     entry = record_change(ctx, "edit_file", plan.target)
     try:
         _still_same(plan)

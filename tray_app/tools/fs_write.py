@@ -19,9 +19,16 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tray_app.errors import SandboxViolation
 from tray_app.tools.base import ToolContext, ToolResult, failure
+from tray_app.tools.binding import (
+    changed_since_approval,
+    changed_text,
+    file_binding,
+    tree_binding,
+)
 from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
 from tray_app.tools.fs_safe import NotReadable, describe_os_error, human_size, kind_of, read_regular
 from tray_app.tools.fs_walk import Entry, Walk
@@ -101,6 +108,8 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     plan = plan_write(ctx.policy, args)
     if not isinstance(plan, WritePlan):
         return plan
+    if ctx.bound is not None and changed_since_approval(ctx.bound, file_binding(plan.target)):
+        return failure(changed_text(plan.target), changed_since_approval=True)
     entry = record_change(ctx, "write_file", plan.target)
     created: list[Path] = []
     try:
@@ -340,10 +349,19 @@ def _tree_problem(policy: SandboxPolicy, entry: Entry) -> str | None:
     return None
 
 
+def delete_binding(plan: DeletePlan) -> dict[str, Any]:
+    """What a delete's approval is bound to: the file, or every entry of the folder's tree."""
+    if plan.kind != "directory":
+        return file_binding(plan.target)
+    return tree_binding(plan.info, ((e.rel, e.info) for e in plan.entries))
+
+
 def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
     plan = plan_delete(ctx.policy, args)
     if not isinstance(plan, DeletePlan):
         return plan
+    if ctx.bound is not None and changed_since_approval(ctx.bound, delete_binding(plan)):
+        return failure(changed_text(plan.target), changed_since_approval=True)
     entry = record_change(ctx, "delete_file", plan.target)
     trashed = False
     try:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field
 
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
-from tray_app.tools.binding import file_binding
+from tray_app.tools.binding import changed_since_approval, changed_text, file_binding
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
 from tray_app.tools.fs_write import make_parents
@@ -132,20 +132,24 @@ def move_preview(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
         "deletes": plan.replaces is not None,
         "size": plan.size,
         "text": "\n".join(lines) + "\n",
-        "binding": {
-            "source": file_binding(plan.source),
-            "destination": file_binding(plan.destination),
-        },
+        "binding": move_binding(plan),
     }
     if plan.replaces is not None:
         preview["replaced_size"] = plan.replaces.st_size
     return preview
 
 
+def move_binding(plan: MovePlan) -> dict[str, Any]:
+    """What a move's approval is bound to: what it moves, and what is at the destination."""
+    return {"source": file_binding(plan.source), "destination": file_binding(plan.destination)}
+
+
 def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
     plan = plan_move(ctx.policy, args)
     if not isinstance(plan, MovePlan):
         return plan
+    if ctx.bound is not None and changed_since_approval(ctx.bound, move_binding(plan)):
+        return failure(changed_text(plan.source), changed_since_approval=True)
     entry = None
     if ctx.journal is not None:  # before anything changes: a refusal leaves no folder behind
         entry = ctx.journal.record_move(

@@ -13,10 +13,17 @@ import stat
 from typing import Any
 
 from tray_app.tools.base import ToolContext, ToolResult
-from tray_app.tools.binding import file_binding, tree_binding
+from tray_app.tools.binding import file_binding
 from tray_app.tools.file_args import CreateDirectoryArgs, DeleteFileArgs, WriteFileArgs
 from tray_app.tools.fs_safe import NotReadable, human_size, looks_binary, read_regular, split_lines
-from tray_app.tools.fs_write import DeletePlan, WritePlan, plan_create, plan_delete, plan_write
+from tray_app.tools.fs_write import (
+    DeletePlan,
+    WritePlan,
+    delete_binding,
+    plan_create,
+    plan_delete,
+    plan_write,
+)
 from tray_app.tools.text_codec import EncodingProblem, decode, detect_bom, with_newlines
 
 PREVIEW_MAX_CHARS = 20_000
@@ -139,7 +146,7 @@ def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | T
             "size": plan.size,
             "text": line,
             "count": 1,
-            "binding": file_binding(plan.target),
+            "binding": delete_binding(plan),
         }
     lines = [f"{plan.target}{os.sep}\n"]
     for entry in sorted(plan.entries, key=lambda e: [p.casefold() for p in e.rel.split(os.sep)]):
@@ -160,7 +167,7 @@ def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | T
         "text": text,
         "count": len(plan.entries) + 1,
         "truncated": cut,
-        "binding": tree_binding(plan.info, ((e.rel, e.info) for e in plan.entries)),
+        "binding": delete_binding(plan),
     }
 
 
