@@ -9,9 +9,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
 from tray_app.agent.guards import REPEATED
+from tray_app.tools.base import Toolbox
 
 
 def approval(rig: Rig, n: int, timeout: float = 15.0) -> Any:
@@ -296,3 +299,38 @@ def test_the_cost_of_a_call_comes_from_its_preview() -> None:
     }
     assert call_key("x", {"a": 1, "b": "é"}) == call_key("x", {"b": "é", "a": 1})
     assert call_key("x", {"a": 1}) != call_key("y", {"a": 1})
+
+
+def test_a_change_between_the_last_check_and_the_tool_read_is_asked_again(
+    make_rig: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file changes right after the loop's last check: the tool refuses on its own read,
+    and the loop asks again with the new diff instead of answering the model."""
+    real_preview = Toolbox.preview
+    seen: list[int] = []
+
+    def racing_preview(self: Toolbox, name: str, args: Any) -> dict[str, Any]:
+        result = real_preview(self, name, args)
+        seen.append(1)
+        if len(seen) == 2:  # the check just before the call runs: someone writes right after
+            target.write_text("α = 1\nβ = 改 🌀\n", encoding="utf-8")
+        return result
+
+    monkeypatch.setattr(Toolbox, "preview", racing_preview)
+    rig: Rig = make_rig(default_registry=True)
+    target = rig.workspace / "race 竞争.txt"
+    target.write_text("α = 1\nβ = 2\n", encoding="utf-8")
+    edit = {"path": target.name, "edits": [{"old_text": "α = 1", "new_text": "α = 一"}]}
+    rig.fake.script(tool_turn([("edit_file", edit)]), text_turn("ok"))
+    sid, turn = rig.send("edit")
+    shown = approval(rig, 1)
+    rig.core.decide(shown.call_id, True)
+    again = approval(rig, 2)
+    assert again.preview["changed_since_shown"] is True
+    assert "β = 改 🌀" in again.preview["text"]
+    assert target.read_text(encoding="utf-8") == "α = 1\nβ = 改 🌀\n"  # the tool wrote nothing
+    rig.core.decide(again.call_id, True)
+    rig.finish(turn)
+    assert target.read_text(encoding="utf-8") == "α = 一\nβ = 改 🌀\n"
+    (answer,) = tool_answers(rig, sid)
+    assert answer["success"] is True

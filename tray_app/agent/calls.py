@@ -191,8 +191,11 @@ class CallHandler:
             # Bound to what was shown: the target is checked again just before the call runs.
             fresh = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
             if fresh.get("binding") == preview.get("binding"):
-                await self._run(record, toolbox, cost)
-                return
+                if await self._run(record, toolbox, cost, rebind=True):
+                    return
+                # The tool found another target than the approved one (it changed in the
+                # moment between this check and the tool's own read): nothing was changed.
+                fresh = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
             if fresh.get("kind") == "error":
                 result = failure(
                     f"{call.name} was not run: its target changed after the user approved it "
@@ -271,7 +274,11 @@ class CallHandler:
         checked = self.toolbox.validate(call.name, call.arguments)
         return checked if isinstance(checked, str) else None
 
-    async def _run(self, record: ToolCallRecord, toolbox: Toolbox, cost: Cost) -> None:
+    async def _run(
+        self, record: ToolCallRecord, toolbox: Toolbox, cost: Cost, *, rebind: bool = False
+    ) -> bool:
+        """Run and answer the call; with ``rebind``, False (and no answer yet) when the tool
+        refused because its target is not the one the user approved: ask again."""
         self._update(record, "running")
         # Approved by the user: the tool checks once more that its target is what was shown.
         binding = (record.preview or {}).get("binding")
@@ -310,7 +317,10 @@ class CallHandler:
             )
             self._answer(record, result)
             raise
+        if rebind and result.get("changed_since_approval"):
+            return False
         self._finish(record, toolbox, result, started, cost)
+        return True
 
     def _finish(
         self,
