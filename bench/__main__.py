@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.edit_tools import bench_edit_tools
+from bench.guards import bench_guards
 from bench.hotkey_typing import bench_hotkey_typing
 from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
@@ -132,6 +133,7 @@ def main() -> int:
         bench_stream(root)
         bench_tools(root)
         bench_edit_tools()
+        bench_guards()
         bench_history()
         bench_store(root)
         bench_journal()
