@@ -1,6 +1,6 @@
-"""``metona-tray chat`` as a subprocess against fake Ollama: --yes-all does not answer a call
-past a damage budget (issue 11); without a terminal to ask, it is denied and the reason names
-the budget, while the calls within the budget ran."""
+"""``metona-tray chat`` as a subprocess against fake Ollama (issue 11's guards): the third
+identical call is shown as not run; --yes-all does not answer a call past a damage budget, so
+without a terminal to ask it is denied with the budget named, while the calls within it ran."""
 
 from __future__ import annotations
 
@@ -13,6 +13,18 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
+
+
+def _chat(
+    fake: FakeOllama, metona_home: Path, tmp_path: Path, workspace: Path, stdin: str
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(tmp_path / "home"), NO_COLOR="1")
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    command = [sys.executable, "-m", "tray_app", "chat", "--model", "qwen3:8b"]
+    command += ["--endpoint", fake.url, "--workspace", str(workspace), "--yes-all"]
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=90, env=env)
 
 
 def test_yes_all_does_not_approve_a_delete_past_the_budget(
@@ -30,30 +42,7 @@ def test_yes_all_does_not_approve_a_delete_past_the_budget(
         tool_turn([("delete_file", {"path": name}) for name in names]),
         text_turn("Two of three are gone."),
     )
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(tmp_path / "home"), NO_COLOR="1")
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-    (tmp_path / "home").mkdir()
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tray_app",
-            "chat",
-            "--model",
-            "qwen3:8b",
-            "--endpoint",
-            fake_ollama.url,
-            "--workspace",
-            str(workspace),
-            "--yes-all",
-        ],
-        input="clean up\n/exit\n",
-        capture_output=True,
-        text=True,
-        timeout=90,
-        env=env,
-    )
+    result = _chat(fake_ollama, metona_home, tmp_path, workspace, "clean up\n/exit\n")
     assert result.returncode == 0, result.stderr
     assert "Two of three are gone." in result.stdout
     assert (
@@ -61,3 +50,22 @@ def test_yes_all_does_not_approve_a_delete_past_the_budget(
         "removed files (2 of 2; this call removes 1); so it is asked whatever the flags)"
     ) in result.stderr
     assert [name for name in names if (workspace / name).exists()] == ["丙 🍒.txt"]
+
+
+def test_the_third_identical_call_is_shown_as_not_run(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (workspace / "说明 📖.txt").write_text("内容\n")
+    call = ("read_file", {"path": "说明 📖.txt"})
+    fake_ollama.script(
+        tool_turn([call]), tool_turn([call]), tool_turn([call]), text_turn("Read it thrice.")
+    )
+    result = _chat(fake_ollama, metona_home, tmp_path, workspace, "read\n/exit\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("[tool] ✓ read_file success") == 2
+    assert (
+        "[tool] ⊘ read_file cancelled this call was already made twice in this turn; "
+        "its result has not changed"
+    ) in result.stderr
