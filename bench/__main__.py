@@ -22,6 +22,7 @@ from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
 from bench.provider_memory import bench_provider_memory
 from bench.shell import bench_shell
+from bench.speed_peers import bench_speed_peers
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
@@ -142,6 +143,7 @@ def main() -> int:
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
     tracemalloc.stop()  # the loop's bounds are timed untraced (tracing triples their time)
     bench_loop_bounds()
+    bench_speed_peers()  # search, walk and --toggle next to rg, find and bare Python
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     bench_shell()  # the real app's two processes: idle cost, start time, hotkey to painted

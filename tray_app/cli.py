@@ -110,6 +110,9 @@ def run_desktop(toggle: bool) -> int:
     if not has_display():
         print(NO_DISPLAY_HELP.format(cmd=command_name()), file=sys.stderr)
         return 1
+    forwarded = forward_to_running_app(toggle)
+    if forwarded is not None:
+        return forwarded
     try:
         from tray_app.desktop.app import main as desktop_main
     except ImportError as exc:
@@ -121,6 +124,18 @@ def run_desktop(toggle: bool) -> int:
         )
         return 1
     return int(desktop_main(toggle=toggle))
+
+
+def forward_to_running_app(toggle: bool) -> int | None:
+    """A second launch or ``--toggle`` only talks to the running app over its instance socket,
+    importing nothing of the core or the GUI (~0.05 s instead of ~0.4 s). None: none runs."""
+    from tray_app.desktop.instance import InstanceError, forward_if_running
+    from tray_app.paths import AppPaths
+
+    try:
+        return forward_if_running(AppPaths.from_env().runtime_dir, "toggle" if toggle else "show")
+    except (InstanceError, OSError):
+        return None  # the app's own start reports what is wrong with the runtime folder
 
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program ended by SIGPIPE (128 + 13)

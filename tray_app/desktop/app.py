@@ -32,7 +32,7 @@ from typing import Any
 
 from tray_app.core.bootstrap import start_app
 from tray_app.desktop import autostart
-from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.desktop.instance import SingleInstance, forward
 from tray_app.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -332,25 +332,6 @@ class DesktopApp:
         os._exit(0)
 
 
-def _forward(instance: SingleInstance, command: str) -> int:
-    """Second launch: ask the first instance; retry while it is still starting."""
-    deadline = time.monotonic() + 15.0
-    while True:
-        try:
-            reply = instance.send({"command": command})
-        except InstanceError as exc:
-            if time.monotonic() < deadline:
-                time.sleep(0.2)
-                continue
-            pid = instance.holder_pid()
-            print(
-                f"metona-tray is already running (pid {pid}) but does not answer: {exc}",
-                file=sys.stderr,
-            )
-            return 1
-        return 0 if reply.get("ok") else 1
-
-
 def main(toggle: bool = False) -> int:
     from tray_app.logs import setup_logging
 
@@ -359,7 +340,7 @@ def main(toggle: bool = False) -> int:
     setup_logging(paths)
     instance = SingleInstance(paths.runtime_dir)
     if not instance.acquire():
-        return _forward(instance, "toggle" if toggle else "show")
+        return forward(instance, "toggle" if toggle else "show")
     try:
         return DesktopApp(paths, instance, show_at_start=toggle).run()
     finally:

@@ -25,6 +25,7 @@ import secrets
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
@@ -230,3 +231,37 @@ class SingleInstance:
         if error:
             raise InstanceError(f"cannot reach the running instance ({error[0]})") from error[0]
         return result
+
+
+def forward(instance: SingleInstance, command: str, *, wait: float = 15.0) -> int:
+    """Second launch: ask the first instance; retry while it is still starting. Exit code."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            reply = instance.send({"command": command})
+        except InstanceError as exc:
+            if time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            pid = instance.holder_pid()
+            print(
+                f"metona-tray is already running (pid {pid}) but does not answer: {exc}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0 if reply.get("ok") else 1
+
+
+def forward_if_running(runtime_dir: Path, command: str) -> int | None:
+    """``forward`` when another instance holds the lock, else None (start the app).
+
+    The fast path of ``metona-tray`` and ``--toggle``: this module and ``tray_app.paths`` are
+    all it needs, so a second launch imports nothing of the core or the GUI.
+    """
+    instance = SingleInstance(runtime_dir)
+    if not instance.lock_path.exists():
+        return None
+    if instance.acquire():  # nobody is running: the app's own start takes the lock again
+        instance.release()
+        return None
+    return forward(instance, command)

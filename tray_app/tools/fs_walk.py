@@ -111,8 +111,8 @@ class Walk:
                     raise
                 self.unreadable += 1
                 continue
-            for entry in entries:
-                if self._should_stop():
+            for count, entry in enumerate(entries):
+                if count % 64 == 0 and self._should_stop():  # a clock read per entry costs
                     return
                 if self.skip is not None and self.skip(entry):
                     continue
@@ -164,18 +164,22 @@ class Walk:
                 except OSError:
                     continue
                 found.append(Entry(item.path, prefix + name, name, depth, kind, info, item))
-        found.sort(key=lambda e: (e.name.casefold(), e.name))
+        found.sort(key=_order)
         return found
+
+
+def _order(entry: Entry) -> tuple[str, str]:
+    return entry.name.casefold(), entry.name
 
 
 def _kind(item: os.DirEntry[str]) -> str:
     """The entry's kind from the directory listing's own type; lstat only when it has none."""
-    if item.is_symlink():
-        return "symlink"
-    if item.is_dir(follow_symlinks=False):
-        return "directory"
     if item.is_file(follow_symlinks=False):
         return "file"
+    if item.is_dir(follow_symlinks=False):
+        return "directory"
+    if item.is_symlink():
+        return "symlink"
     return kind_of(item.stat(follow_symlinks=False).st_mode)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import threading
 import time
 from collections.abc import Iterable
@@ -38,7 +39,8 @@ Kind = Literal["folder", "skip", "name", "none", "content"]
 
 
 class NameMatcher:
-    """Globs (``*.ts``) via fnmatch on names; plain text matches part of a name."""
+    """Globs (``*.ts``) on names; plain text matches part of a name. Answers are cached per
+    name (one walk meets ``index.js`` or ``__init__.py`` in many folders)."""
 
     def __init__(self, query: str, case_sensitive: bool) -> None:
         pattern = query.strip()
@@ -48,13 +50,25 @@ class NameMatcher:
         self.glob = any(ch in pattern for ch in "*?[")
         self.case_sensitive = case_sensitive
         self.pattern = pattern if case_sensitive else pattern.casefold()
+        self.regex = re.compile(fnmatch.translate(self.pattern)) if self.glob else None
+        self.seen: dict[str, bool] = {}
 
     def __call__(self, entry: Entry) -> bool:
-        subject = entry.rel.replace(os.sep, "/") if self.on_path else entry.name
+        if self.on_path:
+            return self._test(entry.rel.replace(os.sep, "/"))
+        name = entry.name
+        hit = self.seen.get(name)
+        if hit is None:
+            hit = self._test(name)
+            if len(self.seen) < 100_000:
+                self.seen[name] = hit
+        return hit
+
+    def _test(self, subject: str) -> bool:
         if not self.case_sensitive:
             subject = subject.casefold()
-        if self.glob:
-            return fnmatch.fnmatchcase(subject, self.pattern)
+        if self.regex is not None:
+            return self.regex.match(subject) is not None
         return self.pattern in subject
 
 
@@ -156,6 +170,25 @@ class Search:
         self.batches = 0  # rg runs so far
 
     def run(self, entries: Iterable[Entry]) -> None:
+        if self.rg is None:
+            self._run_direct(entries)
+        else:
+            self._run_batched(entries)
+
+    def _run_direct(self, entries: Iterable[Entry]) -> None:
+        """Without rg: visit each entry as it comes (names only, or Python reads)."""
+        limit = self.args.max_results
+        for entry in entries:
+            if (
+                self.total_matches >= limit
+                or self.read >= MAX_SCAN_FILES
+                or (self.scanned >= MAX_NAME_FILES)
+            ):
+                self.truncated = True
+                return
+            self.visit(entry, self.classify(entry), None)
+
+    def _run_batched(self, entries: Iterable[Entry]) -> None:
         """Classify entries into batches, replay each; stop pulling where Python would."""
         pending: list[tuple[Entry, Kind]] = []
         candidates: list[str] = []
@@ -179,7 +212,7 @@ class Search:
                     argv_chars += len(path) + 1
             batch = RG_BATCH if self.batches else RG_FIRST_BATCH
             full = len(candidates) >= batch or argv_chars >= search_rg.MAX_ARGV_CHARS
-            if self.rg is None or full or len(pending) >= 4 * RG_BATCH:
+            if full or len(pending) >= 4 * RG_BATCH:
                 if not self.replay(pending, candidates):
                     return
                 pending, candidates, argv_chars = [], [], 0
@@ -197,13 +230,14 @@ class Search:
             return "skip"
         if self.by_name and self.matcher(entry):
             return "name"
+        if not self.by_content:
+            return "none"
         try:
             info = entry.info
         except OSError:  # gone since the walk listed it
             return "skip"
         if (
-            not self.by_content
-            or info.st_size > MAX_SEARCH_FILE_BYTES
+            info.st_size > MAX_SEARCH_FILE_BYTES
             or info.st_nlink > 1  # other names may be outside (sandbox docstring)
         ):
             return "none"

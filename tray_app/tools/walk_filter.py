@@ -48,13 +48,29 @@ class HiddenFromModel:
             if len(key) > len(base) and key[: len(base)] == base:
                 names.add(key[-1])
         self.blocked_names = frozenset(names)
+        # name -> None (shown), "secret" (hidden), "check" (depends on the folder: ask policy)
+        self.verdicts: dict[str, str | None] = {}
 
     def __call__(self, entry: Entry) -> bool:
         if self.everything:
             return True
-        folded = fold(entry.name)
+        name = entry.name
+        try:
+            verdict = self.verdicts[name]
+        except KeyError:
+            verdict = self._verdict(name)
+            if len(self.verdicts) < 100_000:
+                self.verdicts[name] = verdict
+        if verdict is None:
+            return False
+        if verdict == "secret":
+            return True
+        return self.policy.is_secret_entry(entry.path) or self.policy.is_blocked(entry.path)
+
+    def _verdict(self, name: str) -> str | None:
+        folded = fold(name)
         if is_secret_name(folded):
-            return True
-        if folded in _PAIR_NAMES and self.policy.is_secret_entry(entry.path):
-            return True
-        return folded in self.blocked_names and self.policy.is_blocked(entry.path)
+            return "secret"
+        if folded in _PAIR_NAMES or folded in self.blocked_names:
+            return "check"
+        return None

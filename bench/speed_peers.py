@@ -1,0 +1,172 @@
+"""Issue 13's search, walk and start-up measures, side by side with their peers.
+
+* content search over 1,000 files / 70 MB (a rare word): ``search_files`` vs ``rg`` run
+  directly on the folder (the same bundled binary);
+* a filename glob over 20,000 entries: ``search_files`` vs ``find -iname`` (both
+  case-insensitive);
+* ``metona-tray --toggle`` against a running instance (a real instance socket here): the whole
+  process, vs the bare interpreter start (``python -c pass``) as the floor.
+
+Each row: measure, ours, peer, ratio, target, printed and returned for ``results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tray_app.desktop.instance import SingleInstance
+from tray_app.paths import AppPaths
+from tray_app.tools import search_rg
+from tray_app.tools.base import Toolbox
+from tray_app.tools.sandbox import SandboxPolicy
+
+WORDS = ["alpha", "beta", "gamma", "delta", "函数", "数据", "value", "return", "import", "🙂"]
+
+
+def _median(fn: Callable[[], object], repeat: int = 7) -> float:
+    fn()  # warm the page cache and the imports
+    runs = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs)
+
+
+def _row(measure: str, ours: float, peer: float, peer_name: str, target: float) -> dict[str, Any]:
+    ratio = ours / peer if peer else float("inf")
+    met = "met" if ratio <= target else "NOT met"
+    print(
+        f"{measure:<44} {ours * 1000:9.1f} ms  {peer_name:<14} {peer * 1000:8.1f} ms"
+        f"  {ratio:5.2f}x  (target <= {target:g}x: {met})"
+    )
+    return {
+        "measure": measure,
+        "ours_ms": round(ours * 1000, 2),
+        "peer": peer_name,
+        "peer_ms": round(peer * 1000, 2),
+        "ratio": round(ratio, 3),
+        "target_ratio": target,
+        "met": ratio <= target,
+    }
+
+
+def _content_tree(root: Path) -> None:
+    rnd = random.Random(13)
+    lines = [" ".join(rnd.choice(WORDS) for _ in range(10)) + "\n" for _ in range(4000)]
+    for d in range(20):
+        folder = root / f"pkg{d}" / "src"
+        folder.mkdir(parents=True)
+        for f in range(50):
+            start = rnd.randrange(0, 2800)
+            text = "".join(lines[start : start + 1200])
+            if (d * 50 + f) % 97 == 0:
+                text += "the rare_needle is here\n"
+            (folder / f"m{f}.txt").write_text(text)
+
+
+def _glob_tree(root: Path) -> None:
+    for d in range(200):
+        folder = root / f"d{d:03}"
+        folder.mkdir(parents=True)
+        for f in range(99):
+            (folder / f"file_{f}.py").touch()
+    for d in range(0, 200, 10):
+        (root / f"d{d:03}" / "README.md").touch()
+
+
+def bench_search(root: Path) -> list[dict[str, Any]]:
+    rows = []
+    rg = search_rg.rg_binary()
+    content, names = root / "content", root / "names"
+    _content_tree(content)
+    _glob_tree(names)
+    box = Toolbox(SandboxPolicy(allowed_dirs=[root], workspace=root, home=root))
+    query = {"path": "content", "query": "rare_needle", "search_type": "content"}
+    found = box.execute("search_files", query)
+    assert found["success"] and found["total_matches"] == 11, found
+    ours = _median(lambda: box.execute("search_files", query))
+    if rg:
+        command = [rg, "--no-config", "-i", "-F", "-n", "rare_needle", str(content)]
+        peer = _median(lambda: subprocess.run(command, capture_output=True, check=True))
+        rows.append(_row("search_files content, 1,000 files / 70 MB", ours, peer, "rg", 1.5))
+    else:
+        print("search_files content: no rg (the ripgrep package) here; not compared")
+    glob = {"path": "names", "query": "*.md", "search_type": "filename", "max_results": 200}
+    found = box.execute("search_files", glob)
+    assert found["success"] and found["total_matches"] == 20 and not found["truncated"], found
+    ours = _median(lambda: box.execute("search_files", glob))
+    find = shutil.which("find")
+    if find:
+        command = [find, str(names), "-iname", "*.md"]
+        peer = _median(lambda: subprocess.run(command, capture_output=True, check=True))
+        rows.append(_row("filename glob over 20,000 entries", ours, peer, "find -iname", 3.0))
+    return rows
+
+
+def bench_toggle(root: Path) -> list[dict[str, Any]]:
+    """The whole ``--toggle`` process against a running instance; the floor is bare Python."""
+    home = root / "toggle-home"
+    instance = SingleInstance(AppPaths.under(home).runtime_dir)
+    assert instance.acquire()
+    instance.serve(lambda request: {"ok": True})
+    env = {**os.environ, "METONA_HOME": str(home), "DISPLAY": os.environ.get("DISPLAY", ":0")}
+    try:
+        toggle = [sys.executable, "-m", "tray_app", "--toggle"]
+        ours = _median(lambda: subprocess.run(toggle, env=env, check=True), repeat=11)
+        bare = [sys.executable, "-c", "pass"]
+        floor = _median(lambda: subprocess.run(bare, env=env, check=True), repeat=11)
+    finally:
+        instance.release()
+    ratio = ours / floor
+    met = "met" if ours <= 0.1 else "NOT met"
+    print(
+        f"{'metona-tray --toggle (whole process)':<44} {ours * 1000:9.1f} ms  "
+        f"{'python -c pass':<14} {floor * 1000:8.1f} ms  {ratio:5.2f}x  (target <= 100 ms: {met})"
+    )
+    return [
+        {
+            "measure": "metona-tray --toggle",
+            "ours_ms": round(ours * 1000, 2),
+            "peer": "python -c pass",
+            "peer_ms": round(floor * 1000, 2),
+            "ratio": round(ratio, 3),
+            "target_ms": 100,
+            "met": ours <= 0.1,
+        }
+    ]
+
+
+RESULTS = Path(__file__).with_name("results.json")
+
+
+def bench_speed_peers() -> list[dict[str, Any]]:
+    """Run the rows and merge them into ``bench/results.json`` under ``search_and_startup``."""
+    print(f"{'measure':<44} {'ours':>12}  {'peer':<14} {'':>11}  ratio")
+    with tempfile.TemporaryDirectory(prefix="metona-bench-speed-") as tmp:
+        root = Path(os.path.realpath(tmp))
+        rows = bench_search(root) + bench_toggle(root)
+    try:
+        saved = json.loads(RESULTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    if not isinstance(saved, dict):
+        saved = {}
+    saved["search_and_startup"] = rows
+    RESULTS.write_text(json.dumps(saved, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return rows
+
+
+if __name__ == "__main__":
+    bench_speed_peers()
