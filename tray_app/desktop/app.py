@@ -131,14 +131,20 @@ class DesktopApp:
 
     def _main_loop(self) -> None:
         """The tray's GUI loop on the main thread. Linux: a GLib loop, which the GTK tray icon
-        (``run_detached``) and the notifications share. Elsewhere (untested): Windows runs
-        pystray in its own thread, so the main thread just waits; macOS would need NSApp's
-        loop here (pystray's darwin backend) and is not done."""
+        (``run_detached``) and the notifications share. macOS (untested): NSApp's loop, which
+        pystray's status item needs, as an accessory app (no Dock icon). Windows (untested):
+        pystray runs in its own thread, so the main thread only waits."""
         if LINUX:
             from gi.repository import GLib
 
             self._loop: Any = GLib.MainLoop()
             self._loop.run()
+        elif sys.platform == "darwin":  # pragma: no cover - not run here
+            from AppKit import NSApplication  # type: ignore[import-not-found]
+            from PyObjCTools import AppHelper  # type: ignore[import-not-found]
+
+            NSApplication.sharedApplication().setActivationPolicy_(1)
+            AppHelper.runEventLoop(installInterrupt=False)
         else:
             self.quitting.wait()
             self._stopped.wait(QUIT_DEADLINE)
@@ -148,6 +154,10 @@ class DesktopApp:
             from gi.repository import GLib
 
             GLib.idle_add(self._loop.quit)
+        elif sys.platform == "darwin":  # pragma: no cover - not run here
+            from PyObjCTools import AppHelper
+
+            AppHelper.callAfter(AppHelper.stopEventLoop)
         self._stopped.set()
 
     def _icon_file(self) -> Path | None:

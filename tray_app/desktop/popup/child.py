@@ -22,6 +22,7 @@ import contextlib
 import logging
 import logging.handlers
 import os
+import signal
 import sys
 import threading
 from multiprocessing.connection import Connection
@@ -204,6 +205,8 @@ def _setup_logging(log_file: str | None) -> None:
 def main(conn: Connection, config: dict[str, Any]) -> None:
     """The child's entry point (picklable by name for the spawn start method)."""
     _setup_logging(config.get("log_file"))
+    # Ctrl+C in a terminal reaches the whole process group: the tray decides when we end.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         code = PopupProcess(conn, config).run()
     except Exception:
