@@ -42,7 +42,7 @@ from tray_app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.desktop import notify_text
+from tray_app.desktop import notify_linux, notify_text
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,7 @@ class Notifier:
         self._titles: dict[str, str] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.capabilities: frozenset[str] = frozenset()
+        self.server: str | None = None  # the notification server's name (Linux)
         self.error: str | None = None
 
     # ---- life cycle ------------------------------------------------------------------------
@@ -134,7 +135,12 @@ class Notifier:
                 self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
             caps = await asyncio.wait_for(self._notifier.get_capabilities(), 3.0)
             self.capabilities = frozenset(c.name.lower() for c in caps)
-            log.info("notifications: %s", ", ".join(sorted(self.capabilities)) or "none")
+            if sys.platform.startswith("linux"):
+                self.server = await notify_linux.server_name(self._notifier)
+            log.info(
+                "notifications (%s): %s", self.server or "?",
+                ", ".join(sorted(self.capabilities)) or "none",
+            )  # fmt: skip
         except Exception as exc:  # no notification server: the app works without
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("notifications unavailable: %s", self.error)
@@ -302,6 +308,8 @@ class Notifier:
         identifier = self._approvals.pop(call_id, None)
         if identifier is None or self._notifier is None:
             return
+        if notify_linux.ignores_close(self.server):  # it would stay on screen
+            await notify_linux.expire_now(self._notifier, identifier, self._app_name)
         with contextlib.suppress(Exception):  # already closed by the server or the user
             await asyncio.wait_for(self._notifier.clear(identifier), 2.0)
 
