@@ -200,3 +200,32 @@ def descendants(pid: int) -> set[int]:
             found.add(child)
             todo.append(child)
     return found
+
+
+def test_dragged_by_its_header_and_back_in_place_when_shown_again(
+    desktop: DesktopEnv, app: AppProcess
+) -> None:
+    window = shown(desktop, app)
+    x0, y0, _w, _h = desktop.geometry(window)
+    box = wait_for(
+        lambda: app.eval_js(
+            "(function () { const e = document.querySelector('.titlebox.pywebview-drag-region');"
+            " if (!e) return null; const r = e.getBoundingClientRect();"
+            " return [r.left, r.top, r.width, r.height]; })()"
+        ),
+        15,
+        "the header's drag region",
+    )
+    gx, gy = int(x0 + box[0] + 4), int(y0 + box[1] + box[3] / 2)
+    desktop.xdotool("mousemove", str(gx), str(gy), "mousedown", "1")
+    for step in range(1, 11):
+        desktop.xdotool("mousemove", str(gx - 30 * step), str(gy + 20 * step))
+    desktop.xdotool("mouseup", "1")
+    moved = wait_for(
+        lambda: (g := desktop.geometry(window))[:2] != (x0, y0) and g, 10, "the window to move"
+    )
+    assert moved[0] < x0 and moved[1] > y0, (x0, y0, moved)
+    app.send("hide")
+    wait_for(lambda: not app.state()["visible"], 10, "hidden")
+    window = shown(desktop, app)
+    wait_for(lambda: desktop.geometry(window)[:2] == (x0, y0), 10, "the same place as before")
