@@ -142,6 +142,9 @@ EXIT_BROKEN_PIPE = 141  # what a shell reports for a program ended by SIGPIPE (1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given in ([], ["--toggle"]):  # the launch the hotkey and the autostart use: no parser
+        return run_desktop(toggle=bool(given))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
