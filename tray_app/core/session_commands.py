@@ -16,7 +16,6 @@ from tray_app.core.bus import EventBus
 from tray_app.core.events import SessionUpdated
 from tray_app.core.turns import TurnFactory
 from tray_app.store.chats import search_chats
-from tray_app.store.export import export_json, export_markdown
 from tray_app.store.records import ChatRepository, SessionRecord
 from tray_app.store.recovery import recover_session
 from tray_app.store.settings import Settings
@@ -114,6 +113,8 @@ class SessionCommands:
         """The session as Markdown (readable) or JSON (complete)."""
 
         def export() -> dict[str, Any]:
+            from tray_app.store.export import export_json, export_markdown  # on first use
+
             self._require_session(session_id)
             if fmt == "json":
                 return {"format": "json", "data": export_json(self._chats, session_id)}

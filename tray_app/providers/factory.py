@@ -5,7 +5,6 @@ from __future__ import annotations
 from tray_app.errors import ConfigError
 from tray_app.providers.base import Provider
 from tray_app.providers.ollama import OllamaProvider
-from tray_app.providers.openai import OpenAIProvider
 
 KINDS = ("ollama", "openai")
 
@@ -15,5 +14,7 @@ def make_provider(kind: str, endpoint: str, *, api_key: str | None = None) -> Pr
     if kind == "ollama":
         return OllamaProvider(endpoint)
     if kind == "openai":
+        from tray_app.providers.openai import OpenAIProvider  # only when chosen
+
         return OpenAIProvider(endpoint, api_key=api_key)
     raise ConfigError(f"Unknown provider {kind!r}: use one of {', '.join(KINDS)}.")

@@ -15,7 +15,6 @@ from typing import Any
 
 from tray_app.errors import StoreError
 from tray_app.paths import AppPaths
-from tray_app.store import export as export_mod
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
 from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock, sweep_dead_marks
 from tray_app.store.records import (
@@ -288,13 +287,19 @@ class SQLiteChats(KeepsUnsaved):
             return search_database(self.db.conn, query, fts=self.db.fts, limit=limit)
 
     def export_markdown(self, session_id: str) -> str:
+        from tray_app.store import export as export_mod  # on first use: most runs never export
+
         return export_mod.export_markdown(self, session_id)
 
     def export_json(self, session_id: str) -> dict[str, Any]:
+        from tray_app.store import export as export_mod
+
         return export_mod.export_json(self, session_id)
 
     def import_json(self, data: object) -> SessionRecord:
         """Add an exported session; ids already in use are replaced by new ones."""
+        from tray_app.store import export as export_mod
+
         session, messages, calls = export_mod.parse_export(data)
         with self.db.transaction() as conn:
             taken = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session.id,)).fetchone()

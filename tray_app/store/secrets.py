@@ -13,9 +13,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import keyring
-import keyring.errors
-
 log = logging.getLogger(__name__)
 
 SERVICE = "metona-tray"
@@ -41,6 +38,8 @@ class SecretStore:
         self._memory: dict[str, str] = {}
         self._backend: Any | None = None
         self.reason: str | None = None
+        import keyring  # here, not at import: most starts never need a key (~15 ms)
+
         chosen = keyring.get_keyring() if backend is None else backend
         candidates = list(getattr(chosen, "backends", None) or [chosen])  # a ChainerBackend
         refusals: list[str] = []
@@ -101,6 +100,8 @@ class SecretStore:
         self._memory.pop(user, None)
         if self._backend is None:
             return
+        import keyring.errors
+
         try:
             self._backend.delete_password(SERVICE, user)
         except keyring.errors.PasswordDeleteError:
