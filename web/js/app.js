@@ -1,5 +1,5 @@
 // Entry point: builds the components, loads the state from Core, routes events and keys.
-import { call, onEvents, whenReady } from './bridge.js';
+import { call, onEvents, requestResync, whenReady } from './bridge.js';
 import { $ } from './dom.js';
 import { fillIcons } from './icons.js';
 import { initTooltips } from './tooltip.js';
@@ -313,6 +313,7 @@ async function boot() {
     runningChanged: () => actions.runningChanged(),
     undone: (ev) => toast({ key: 'toast.undone', args: { path: ev.path || '' } }),
     reloadSoon,
+    resync: requestResync,
     uiAction,
   });
   await whenReady();

@@ -111,6 +111,11 @@ function dispatch(events, seq) {
   return seq;
 }
 
+/** For the event pump: an event that could not be applied leaves the view unsure. */
+export function requestResync() {
+  scheduleResync();
+}
+
 function scheduleResync() {
   if (!sink) return; // still booting: boot() reads the snapshots itself
   if (resyncing) {

@@ -13,6 +13,8 @@ export function createEventPump(ctx) {
 
   function flush() {
     if (!scheduled) return;
+    // Cleared before applying: a push made while the batch applies schedules its own flush,
+    // and a batch that throws cannot leave the flag set (which would stall every later one).
     scheduled = false;
     const batch = queue;
     queue = [];
@@ -28,109 +30,126 @@ export function createEventPump(ctx) {
   };
 }
 
+// One event that throws (a bug, or a shape we did not expect) must not take the rest of the
+// batch, the scroll position or later batches with it: it is logged, the others are applied,
+// and the page resynchronises from Core's snapshots, as after a lost batch.
 function applyBatch(ctx, batch) {
-  const { chatlog } = ctx;
-  const dirty = new Set();
-  let sessionsChanged = false;
-  let approvalsChanged = false;
-  chatlog.begin();
-  for (const ev of batch) {
-    const here = ev.session_id && ev.session_id === store.currentId;
-    switch (ev.type) {
-      case 'turn_started':
-        bumpEpoch(ev.session_id);
-        if (!store.endedTurns.has(ev.turn_id)) store.running.add(ev.session_id);
-        sessionsChanged = true;
-        break;
-      case 'notice':
-        if (here) chatlog.notice(noticeFor(ev));
-        break;
-      case 'message_started':
-        store.live.set(ev.message_id, { session_id: ev.session_id, content: '', thinking: '', complete: true });
-        if (here) chatlog.messageStarted(ev);
-        break;
-      case 'thinking_delta':
-      case 'content_delta': {
-        let live = store.live.get(ev.message_id);
-        if (!live) {
-          live = { session_id: ev.session_id, content: '', thinking: '', complete: false };
-          store.live.set(ev.message_id, live);
-        }
-        live[ev.type === 'content_delta' ? 'content' : 'thinking'] += ev.text;
-        if (here) dirty.add(ev.message_id);
-        break;
-      }
-      case 'message_finished': {
-        const live = store.live.get(ev.message_id);
-        if (live) Object.assign(live, { finished: true, stopped: ev.stopped, stats: ev.stats || {} });
-        if (here) {
-          dirty.delete(ev.message_id);
-          chatlog.messageFinished(ev);
-          if (live?.complete === false) ctx.reloadSoon();
-        }
-        break;
-      }
-      case 'tool_call': {
-        const record = mergeCall({ ...ev, created_at: ev.at });
-        if (here) chatlog.toolCall(record);
-        break;
-      }
-      case 'tool_call_update': {
-        const record = mergeCall(ev);
-        if (here) chatlog.toolCall(record);
-        break;
-      }
-      case 'approval_needed':
-        if (!store.approvals.some((a) => a.call_id === ev.call_id)) store.approvals.push(ev);
-        approvalsChanged = true;
-        if (here) chatlog.refreshCard(ev.call_id);
-        break;
-      case 'approval_resolved':
-        store.approvals = store.approvals.filter((a) => a.call_id !== ev.call_id);
-        approvalsChanged = true;
-        if (here) chatlog.refreshCard(ev.call_id);
-        break;
-      case 'turn_finished':
-      case 'turn_failed':
-        bumpEpoch(ev.session_id);
-        store.endedTurns.add(ev.turn_id);
-        store.running.delete(ev.session_id);
-        sessionsChanged = true;
-        if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));
-        break;
-      case 'session_updated':
-        ctx.sessionUpdated(ev.session, ev.deleted);
-        break;
-      case 'models_updated':
-        ctx.modelsUpdated(ev.models, ev.error);
-        break;
-      case 'settings_updated':
-        ctx.settingsUpdated(ev.settings);
-        break;
-      case 'pull_progress':
-        ctx.pullProgress(ev);
-        break;
-      case 'undo_applied':
-        if (ev.call_id && store.calls.has(ev.call_id)) {
-          mergeCall({ call_id: ev.call_id, undone: true });
-          chatlog.refreshCard(ev.call_id);
-        }
-        ctx.undone(ev);
-        break;
-      case 'state_changed':
-        ctx.stateChanged(ev);
-        break;
-      case 'ui_action': // from the tray menu or a notification click, not from Core
-        ctx.uiAction(ev);
-        break;
-      default:
-        break;
+  const acc = { dirty: new Set(), sessionsChanged: false, approvalsChanged: false };
+  let failed = 0;
+  const guarded = (what, fn) => {
+    try {
+      fn();
+    } catch (err) {
+      failed += 1;
+      console.error(`event ${what} failed`, err);
     }
+  };
+  ctx.chatlog.begin();
+  try {
+    for (const ev of batch) guarded(ev.type, () => applyEvent(ctx, ev, acc));
+    for (const id of acc.dirty) guarded('refreshText', () => ctx.chatlog.refreshText(id));
+    if (acc.approvalsChanged) guarded('approvalsChanged', () => ctx.approvalsChanged());
+    if (acc.sessionsChanged) guarded('runningChanged', () => ctx.runningChanged());
+  } finally {
+    ctx.chatlog.end();
+    if (failed && ctx.resync) ctx.resync();
   }
-  for (const id of dirty) chatlog.refreshText(id);
-  if (approvalsChanged) ctx.approvalsChanged();
-  if (sessionsChanged) ctx.runningChanged();
-  chatlog.end();
+}
+
+function applyEvent(ctx, ev, acc) {
+  const { chatlog } = ctx;
+  const { dirty } = acc;
+  const here = ev.session_id && ev.session_id === store.currentId;
+  switch (ev.type) {
+    case 'turn_started':
+      bumpEpoch(ev.session_id);
+      if (!store.endedTurns.has(ev.turn_id)) store.running.add(ev.session_id);
+      acc.sessionsChanged = true;
+      break;
+    case 'notice':
+      if (here) chatlog.notice(noticeFor(ev));
+      break;
+    case 'message_started':
+      store.live.set(ev.message_id, { session_id: ev.session_id, content: '', thinking: '', complete: true });
+      if (here) chatlog.messageStarted(ev);
+      break;
+    case 'thinking_delta':
+    case 'content_delta': {
+      let live = store.live.get(ev.message_id);
+      if (!live) {
+        live = { session_id: ev.session_id, content: '', thinking: '', complete: false };
+        store.live.set(ev.message_id, live);
+      }
+      live[ev.type === 'content_delta' ? 'content' : 'thinking'] += ev.text;
+      if (here) dirty.add(ev.message_id);
+      break;
+    }
+    case 'message_finished': {
+      const live = store.live.get(ev.message_id);
+      if (live) Object.assign(live, { finished: true, stopped: ev.stopped, stats: ev.stats || {} });
+      if (here) {
+        dirty.delete(ev.message_id);
+        chatlog.messageFinished(ev);
+        if (live?.complete === false) ctx.reloadSoon();
+      }
+      break;
+    }
+    case 'tool_call': {
+      const record = mergeCall({ ...ev, created_at: ev.at });
+      if (here) chatlog.toolCall(record);
+      break;
+    }
+    case 'tool_call_update': {
+      const record = mergeCall(ev);
+      if (here) chatlog.toolCall(record);
+      break;
+    }
+    case 'approval_needed':
+      if (!store.approvals.some((a) => a.call_id === ev.call_id)) store.approvals.push(ev);
+      acc.approvalsChanged = true;
+      if (here) chatlog.refreshCard(ev.call_id);
+      break;
+    case 'approval_resolved':
+      store.approvals = store.approvals.filter((a) => a.call_id !== ev.call_id);
+      acc.approvalsChanged = true;
+      if (here) chatlog.refreshCard(ev.call_id);
+      break;
+    case 'turn_finished':
+    case 'turn_failed':
+      bumpEpoch(ev.session_id);
+      store.endedTurns.add(ev.turn_id);
+      store.running.delete(ev.session_id);
+      acc.sessionsChanged = true;
+      if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));
+      break;
+    case 'session_updated':
+      ctx.sessionUpdated(ev.session, ev.deleted);
+      break;
+    case 'models_updated':
+      ctx.modelsUpdated(ev.models, ev.error);
+      break;
+    case 'settings_updated':
+      ctx.settingsUpdated(ev.settings);
+      break;
+    case 'pull_progress':
+      ctx.pullProgress(ev);
+      break;
+    case 'undo_applied':
+      if (ev.call_id && store.calls.has(ev.call_id)) {
+        mergeCall({ call_id: ev.call_id, undone: true });
+        chatlog.refreshCard(ev.call_id);
+      }
+      ctx.undone(ev);
+      break;
+    case 'state_changed':
+      ctx.stateChanged(ev);
+      break;
+    case 'ui_action': // from the tray menu or a notification click, not from Core
+      ctx.uiAction(ev);
+      break;
+    default:
+      break;
+  }
 }
 
 function noticeFor(ev) {
