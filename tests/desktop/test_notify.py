@@ -215,17 +215,6 @@ def test_hiding_the_popup_while_a_call_waits_announces_it(rig: Any) -> None:
     assert len(backend.sent) == 1  # one notification per waiting call, not one per change
 
 
-def test_focus_lost_is_noticed_without_being_told(rig: Any) -> None:
-    """Nothing calls popup_changed: the watch while calls wait still notices."""
-    notifier, backend, _core, popup, _opened = rig
-    popup.visible = popup.active = True
-    notifier.on_events([approval("c3")])
-    wait(lambda: "c3" in notifier._waiting)  # handled while the popup had focus
-    assert backend.sent == []
-    popup.visible = popup.active = False
-    wait(lambda: backend.sent)
-
-
 def test_a_dismissed_notification_returns_only_after_the_popup_had_focus(rig: Any) -> None:
     notifier, backend, _core, popup, _opened = rig
     notifier.on_events([approval("c4")])

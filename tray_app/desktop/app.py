@@ -112,6 +112,7 @@ class DesktopApp:
             self.core, self.popup, open_popup=self._open_at, icon=self._icon_file(),
             language=self.core.settings.language,
         )  # fmt: skip
+        self.popup.on_change = self.notifier.popup_changed
         self.pump = UiPump(
             self.core.bus.subscribe(), self.popup.deliver,
             [self.tray.on_events, self.notifier.on_events, self._on_events],

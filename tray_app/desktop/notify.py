@@ -3,11 +3,11 @@ note when a long answer finishes while the popup is hidden.
 
 A waiting call is announced whenever the popup is not visible-and-focused at any moment while
 the call waits: when it is requested, and also later, e.g. when the user hides the popup or
-moves to another app while an approval waits (``popup_changed``, and a check every
-``WATCH_INTERVAL`` seconds only while calls wait). A notification the user dismissed comes back
-only after the popup had focus again. The text (``notify_text``) is in the UI language, names
-the tool as the page does, shows the absolute target with invisible characters made visible,
-and summarises a write's change.
+moves to another app while an approval waits (``popup_changed``, which ``window.Popup`` calls
+on every visible/focus change and when the popup process ends: no polling). A notification
+the user dismissed comes back only after the popup had focus again. The text (``notify_text``)
+is in the UI language, names the tool as the page does, shows the absolute target with
+invisible characters made visible, and summarises a write's change.
 
 desktop-notifier needs an asyncio loop to receive button presses (D-Bus signals on Linux), so
 the notifier owns one on its own thread (``metona-notify``); the ui pump hands it event
@@ -47,7 +47,6 @@ from tray_app.desktop import notify_linux, notify_text
 log = logging.getLogger(__name__)
 
 APP_NAME = "Metona Tray"
-WATCH_INTERVAL = 0.5  # seconds between popup checks, only while a call waits
 
 
 class DecideCore(Protocol):
@@ -98,7 +97,6 @@ class Notifier:
         self._approvals: dict[str, str] = {}  # call id -> the notification shown for it
         self._asking: set[str] = set()  # being sent right now
         self._dismissed: set[str] = set()  # closed by the user; back after the popup had focus
-        self._watch: asyncio.TimerHandle | None = None
         self._turn_started: dict[str, float] = {}
         self._titles: dict[str, str] = {}
         self._tasks: set[asyncio.Future[None]] = set()
@@ -221,9 +219,6 @@ class Notifier:
 
     def _sync(self) -> None:
         """On the notify loop: ask for every waiting call the user cannot see right now."""
-        if self._watch is not None:
-            self._watch.cancel()
-            self._watch = None
         if not self._waiting:
             return
         try:
@@ -240,8 +235,6 @@ class Notifier:
                     continue
                 self._asking.add(call_id)
                 self._spawn(self._ask(event))
-        loop = asyncio.get_running_loop()
-        self._watch = loop.call_later(WATCH_INTERVAL, self._sync)
 
     # ---- sending ---------------------------------------------------------------------------
 

@@ -70,6 +70,9 @@ class Popup:
         self._pending_actions: list[dict[str, Any]] = []
         self.starts = 0  # popup processes started (tests, bench)
         self.tray_anchor: Callable[[], Rect | None] = lambda: None
+        # Told when visible/active may have changed (state reports, the process ending), from
+        # the link's thread: the notifier announces waiting calls then, without polling.
+        self.on_change: Callable[[], None] = lambda: None
         self.size = self._load_size()
 
     # ---- state -----------------------------------------------------------------------------
@@ -220,6 +223,7 @@ class Popup:
         with self._state_changed:
             self._state = {}
             self._state_changed.notify_all()
+        self._changed()
         process = self._process
         if process is not None and not self._closing:
             process.join(1.0)  # reap it: no zombie
@@ -228,10 +232,13 @@ class Popup:
     def _on_message(self, message: Message) -> None:
         op = message.get("op")
         if op == "state":
-            was_visible = bool(self._state.get("visible"))
+            was = (bool(self._state.get("visible")), bool(self._state.get("active")))
             with self._state_changed:
                 self._state = {k: v for k, v in message.items() if k != "op"}
                 self._state_changed.notify_all()
+            was_visible = was[0]
+            if was != (bool(message.get("visible")), bool(message.get("active"))):
+                self._changed()
             size = message.get("size")
             if isinstance(size, list) and len(size) == 2 and message.get("visible"):
                 self._remember_size((int(size[0]), int(size[1])))
@@ -245,6 +252,12 @@ class Popup:
             ).start()  # each call on its own thread, like pywebview's own bridge
         elif op == "focus_lost" and self._hide_on_focus_loss() and not self._hold_open():
             self.hide()
+
+    def _changed(self) -> None:
+        try:
+            self.on_change()
+        except Exception:
+            log.exception("popup: on_change failed")
 
     def _answer_call(self, message: Message) -> None:
         link = self._link
