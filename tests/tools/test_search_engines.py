@@ -189,7 +189,17 @@ def test_content_search_with_many_batches_keeps_the_walk_order_and_caps(
     for i in range(60):
         body = "needle\n" if i % 3 == 0 else "hay\n"
         (layout.work / f"f{i:03}.txt").write_text(body)
+    batches: list[int] = []
+    real = search_rg.may_match
+
+    def spy(rg: str, pattern: str, files: list[str], **kw: Any) -> set[str] | None:
+        batches.append(len(files))
+        return real(rg, pattern, files, **kw)
+
+    monkeypatch.setattr(search_rg, "may_match", spy)
     with_rg = run(box, {"query": "needle", "max_results": 11})
+    assert batches[:4] == [7, 7, 7, 7]  # several runs, and none after the cap was met
+    assert sum(batches) < 60
     monkeypatch.setattr(search_rg, "rg_binary", lambda: None)
     with_python = run(box, {"query": "needle", "max_results": 11})
     assert with_rg == with_python
