@@ -57,7 +57,7 @@ const LAYOUT = [
     { name: 'start_at_login', type: 'switch' },
     // Shown once the desktop app has these settings (an older Core leaves them out).
     { name: 'hide_on_focus_loss', type: 'switch', optional: true },
-    { name: 'popup_unload_after_s', type: 'number', min: 0, max: 86400, step: 60, optional: true },
+    { name: 'popup_unload_after_s', type: 'number', min: 0, max: 604800, step: 60, optional: true },
   ]],
 ];
 

@@ -1,0 +1,79 @@
+"""The popup's own settings (issue 16): "hide when another window gets the focus" and "free the
+popup after it was hidden for" show in the Settings panel with working controls, in both UI
+languages, and what they save is what the desktop app reads (Core's Settings)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.web.conftest import REPO, AppFactory, wait_until
+
+pytestmark = pytest.mark.web
+
+
+def locale(language: str) -> dict[str, str]:
+    return json.loads((REPO / "web" / "locales" / f"{language}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_focus_loss_and_unload_settings_work(
+    make_app: AppFactory, fake_ollama: object, language: str
+) -> None:
+    app = make_app(fake_ollama, language=language)
+    words = locale(language)
+    page = app.page
+    page.click("#btn-settings")
+    panel = page.locator("#settings")
+    expect(panel).to_have_attribute("data-armed", "true")
+
+    switch = page.locator("#set-hide_on_focus_loss")
+    expect(page.locator("label[for=set-hide_on_focus_loss]")).to_contain_text(
+        words["set.hide_on_focus_loss"]
+    )
+    expect(panel).to_contain_text(words["set.hide_on_focus_loss_help"])
+    expect(switch).to_be_checked()  # on by default
+    page.locator("label[for=set-hide_on_focus_loss]").click()
+    expect(switch).not_to_be_checked()
+    wait_until(lambda: app.core.settings.hide_on_focus_loss is False)
+
+    unload = page.locator("#set-popup_unload_after_s")
+    expect(page.locator("label[for=set-popup_unload_after_s]")).to_have_text(
+        words["set.popup_unload_after_s"]
+    )
+    expect(unload).to_have_value("900")
+    unload.fill("60")
+    unload.press("Tab")
+    expect(page.locator("#settings-saved")).to_contain_text(words["settings.saved"])
+    # out of range: refused with a message, nothing saved
+    unload.fill("-5")
+    unload.press("Tab")
+    expect(panel.locator(".field.invalid .field-error")).to_be_visible()
+    # two days: within the Settings model's range (up to a week), so the page accepts it too
+    unload.fill("172800")
+    unload.press("Tab")
+    wait_until(lambda: app.core.settings.popup_unload_after_s == 172800)
+    expect(panel.locator(".field.invalid")).to_have_count(0)
+    unload.fill("0")  # 0 keeps the popup process loaded
+    unload.press("Tab")
+
+    wait_until(lambda: app.core.settings.popup_unload_after_s == 0)
+    settings = app.core.settings
+    assert settings.hide_on_focus_loss is False
+    assert settings.popup_unload_after_s == 0
+
+    def saved() -> dict[str, object]:
+        return dict(json.loads(Path(app.paths.settings_file).read_text(encoding="utf-8")))
+
+    wait_until(lambda: saved().get("popup_unload_after_s") == 0)  # written after the update
+    assert saved()["hide_on_focus_loss"] is False
+
+    # a change made elsewhere (the tray, another window) shows up in the open panel, once the
+    # focus has left the field (Tab stopped on its own step buttons: still being edited)
+    page.locator("#settings-close").focus()
+    app.core.update_settings({"hide_on_focus_loss": True, "popup_unload_after_s": 3600})
+    expect(switch).to_be_checked()
+    expect(unload).to_have_value("3600")
