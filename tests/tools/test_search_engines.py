@@ -198,8 +198,7 @@ def test_content_search_with_many_batches_keeps_the_walk_order_and_caps(
 
     monkeypatch.setattr(search_rg, "may_match", spy)
     with_rg = run(box, {"query": "needle", "max_results": 11})
-    assert batches[:4] == [7, 7, 7, 7]  # several runs, and none after the cap was met
-    assert sum(batches) < 60
+    assert batches[:4] == [7, 7, 7, 7]  # several runs, replayed in walk order
     monkeypatch.setattr(search_rg, "rg_binary", lambda: None)
     with_python = run(box, {"query": "needle", "max_results": 11})
     assert with_rg == with_python
@@ -265,3 +264,31 @@ def test_line_matching_over_the_whole_text_equals_line_by_line() -> None:
                 else search_run._line_matches_by_line(text, needle, case_sensitive)
             )
             assert search_run.line_matches(text, query, case_sensitive) == expected, (text, query)
+
+
+@needs_rg
+def test_rg_runs_still_going_when_the_cap_is_met_are_ended(
+    box: Toolbox, layout: Any, monkeypatch: Any
+) -> None:
+    """Batches run ahead of the replay; once max_results is met, no rg process is left."""
+    import subprocess
+
+    monkeypatch.setattr(search_run, "RG_BATCH", 5)
+    for i in range(80):
+        (layout.work / f"f{i:03}.txt").write_text("needle\n" * 3 + "hay\n" * 20_000)
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args: Any, **kw: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kw)
+        started.append(proc)
+        return proc
+
+    monkeypatch.setattr(search_rg.subprocess, "Popen", popen)
+    result = run(box, {"query": "needle", "max_results": 4})
+    assert result["total_matches"] == 4 and result["truncated"] is True
+    assert started
+    deadline = time.monotonic() + 30
+    while any(p.poll() is None for p in started) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert all(p.poll() is not None for p in started)

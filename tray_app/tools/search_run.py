@@ -15,6 +15,7 @@ import os
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -30,9 +31,9 @@ MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
 MAX_SEARCH_FILE_BYTES = 500 * 1024
 MAX_MATCHES_PER_FILE = 10
 MATCH_TEXT_CHARS = 200
-# Candidate files per rg run: all 1,000 in one (a process start costs more than the early stop
-# a smaller first batch buys: with --files-with-matches rg leaves a file at its first match).
-RG_BATCH = 1000
+# Candidate files per rg run. rg scans a batch in a thread while the walk collects the next, so
+# the walk and rg overlap; once max_results is met, runs still going are killed.
+RG_BATCH = 250
 
 Kind = Literal["folder", "skip", "name", "none", "content"]
 
@@ -167,6 +168,7 @@ class Search:
         self.engine = "ripgrep" if self.rg else "python"
         self.python_only: set[str] = set()  # candidates read without asking rg
         self.batches = 0  # rg runs so far
+        self._abort = _Either(cancel)  # set when the search ends: rg runs still going stop
 
     def run(self, entries: Iterable[Entry]) -> None:
         if self.rg is None:
@@ -207,38 +209,73 @@ class Search:
                     self.add(name_hit(entry), 1)
 
     def _run_batched(self, entries: Iterable[Entry]) -> None:
-        """Classify entries into batches, replay each; stop pulling where Python would."""
+        """Classify entries into batches; rg works on each batch (in a thread) while the walk
+        goes on; batches are replayed in walk order. Stops pulling where Python would."""
+        inflight: deque[_Batch] = deque()
         pending: list[tuple[Entry, Kind]] = []
         candidates: list[str] = []
         argv_chars = 0
         scanned = read = 0  # what the replay will count, known before it runs
         last = False
-        for entry in entries:
-            kind = self.classify(entry)
-            pending.append((entry, kind))
-            if last:  # the entry after a cap: the replay marks the result truncated
-                break
-            if kind in ("name", "none", "content"):
-                scanned += 1
-            if kind == "content":
-                read += 1
-                path = entry.path_str
-                if self.rg is not None and search_rg.starts_utf32(path):
-                    self.python_only.add(path)  # rg cannot decode UTF-32: Python reads it
-                elif self.rg is not None:
-                    candidates.append(path)
-                    argv_chars += len(path) + 1
-            full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
-            if full or len(pending) >= 4 * RG_BATCH:
-                if not self.replay(pending, candidates):
+        try:
+            for entry in entries:
+                kind = self.classify(entry)
+                pending.append((entry, kind))
+                if last:  # the entry after a cap: the replay marks the result truncated
+                    break
+                if kind in ("name", "none", "content"):
+                    scanned += 1
+                if kind == "content":
+                    read += 1
+                    path = entry.path_str
+                    if search_rg.starts_utf32(path):
+                        self.python_only.add(path)  # rg cannot decode UTF-32: Python reads it
+                    else:
+                        candidates.append(path)
+                        argv_chars += len(path) + 1
+                full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
+                if full or len(pending) >= 4 * RG_BATCH:
+                    inflight.append(self._launch(pending, candidates))
+                    pending, candidates, argv_chars = [], [], 0
+                    while inflight and inflight[0].done():
+                        if not self._settle(inflight.popleft()):
+                            return
+                last = (
+                    self.total_matches >= self.args.max_results
+                    or read >= MAX_SCAN_FILES
+                    or scanned >= MAX_NAME_FILES
+                )
+            inflight.append(self._launch(pending, candidates))
+            while inflight:
+                if not self._settle(inflight.popleft()):
                     return
-                pending, candidates, argv_chars = [], [], 0
-            last = (
-                self.total_matches >= self.args.max_results
-                or read >= MAX_SCAN_FILES
-                or scanned >= MAX_NAME_FILES
-            )
-        self.replay(pending, candidates)
+        finally:
+            self._abort.set()  # rg runs still going (a cap was met) are killed
+
+    def _launch(self, pending: list[tuple[Entry, Kind]], candidates: list[str]) -> _Batch:
+        batch = _Batch(pending, candidates)
+        if candidates and self.rg is not None:
+            self.batches += 1
+            rg, pattern = self.rg, self.pattern
+
+            def ask() -> None:
+                batch.maybe = search_rg.may_match(
+                    rg, pattern, candidates, deadline=self.deadline, cancel=self._abort
+                )
+
+            batch.thread = threading.Thread(target=ask, name="metona-rg", daemon=True)
+            batch.thread.start()
+        else:
+            batch.maybe = set()
+        return batch
+
+    def _settle(self, batch: _Batch) -> bool:
+        if batch.thread is not None:
+            batch.thread.join()
+        if self.cancel is not None and self.cancel.is_set():
+            self.truncated = True  # the walk stops at its next entry too
+            return False
+        return self.replay(batch.pending, batch.maybe)
 
     def classify(self, entry: Entry) -> Kind:
         if entry.kind == "directory":
@@ -260,17 +297,9 @@ class Search:
             return "none"
         return "content"
 
-    def replay(self, pending: list[tuple[Entry, Kind]], candidates: list[str]) -> bool:
-        """Visit ``pending`` in order; False once a cap stopped the search."""
-        maybe: set[str] | None = set() if self.rg is not None else None
-        if self.rg is not None and candidates:
-            self.batches += 1
-            maybe = search_rg.may_match(
-                self.rg, self.pattern, candidates, deadline=self.deadline, cancel=self.cancel
-            )
-            if self.cancel is not None and self.cancel.is_set():
-                self.truncated = True  # the walk stops at its next entry too
-                return False
+    def replay(self, pending: list[tuple[Entry, Kind]], maybe: set[str] | None) -> bool:
+        """Visit ``pending`` in order; False once a cap stopped the search. ``maybe``: the
+        files rg says may match (None: rg could not answer, read them all)."""
         for entry, kind in pending:
             if (
                 self.total_matches >= self.args.max_results
@@ -312,6 +341,30 @@ class Search:
     def add(self, result: dict[str, Any], count: int) -> None:
         self.results.append(result)
         self.total_matches += count
+
+
+class _Batch:
+    """Entries waiting for rg's answer about their candidate files."""
+
+    def __init__(self, pending: list[tuple[Entry, Kind]], candidates: list[str]) -> None:
+        self.pending = pending
+        self.candidates = candidates
+        self.thread: threading.Thread | None = None
+        self.maybe: set[str] | None = None
+
+    def done(self) -> bool:
+        return self.thread is None or not self.thread.is_alive()
+
+
+class _Either(threading.Event):
+    """Set when set itself or when the tool call's cancel is: what rg runs watch."""
+
+    def __init__(self, other: threading.Event | None) -> None:
+        super().__init__()
+        self.other = other
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self.other is not None and self.other.is_set())
 
 
 def name_hit(entry: Entry) -> dict[str, Any]:
