@@ -115,7 +115,8 @@ class Walk:
                 continue
             if self.skip is not None:
                 skip = self.skip
-                entries = [entry for entry in entries if not skip(entry)]
+                keep = getattr(skip, "keep", None)  # a filter that takes a whole folder at once
+                entries = keep(entries) if keep else [e for e in entries if not skip(e)]
             # Handed out in slices, the clock and the cancel flag read between them (a read per
             # entry costs as much as the rest of the walk).
             for start in range(0, len(entries), _SLICE):

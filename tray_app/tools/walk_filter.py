@@ -27,6 +27,7 @@ def fold(name: str) -> str:
     return name.casefold() if name.isascii() else unicodedata.normalize("NFC", name).casefold()
 
 
+_UNSEEN = "unseen"
 _PAIR_NAMES = frozenset(fold(name) for _, name in SENSITIVE_PAIRS)
 
 
@@ -65,6 +66,25 @@ class HiddenFromModel:
             return False
         if verdict == "secret":
             return True
+        return self.policy.is_secret_entry(entry.path) or self.policy.is_blocked(entry.path)
+
+    def keep(self, entries: list[Entry]) -> list[Entry]:
+        """The entries not hidden: ``__call__`` over a whole folder, one call per folder."""
+        if self.everything:
+            return []
+        verdicts, kept = self.verdicts, []
+        for entry in entries:
+            name = entry.name
+            verdict = verdicts.get(name, _UNSEEN)
+            if verdict is _UNSEEN:
+                verdict = self._verdict(name)
+                if len(verdicts) < 100_000:
+                    verdicts[name] = verdict
+            if verdict is None or (verdict == "check" and not self._check(entry)):
+                kept.append(entry)
+        return kept
+
+    def _check(self, entry: Entry) -> bool:
         return self.policy.is_secret_entry(entry.path) or self.policy.is_blocked(entry.path)
 
     def _verdict(self, name: str) -> str | None:
