@@ -235,11 +235,11 @@ class Search:
                         argv_chars += len(path) + 1
                 full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
                 if full or len(pending) >= 4 * RG_BATCH:
-                    inflight.append(self._launch(pending, candidates))
-                    pending, candidates, argv_chars = [], [], 0
-                    while inflight and inflight[0].done():
+                    while inflight:  # one rg at a time: two would fight over two cores
                         if not self._settle(inflight.popleft()):
                             return
+                    inflight.append(self._launch(pending, candidates))
+                    pending, candidates, argv_chars = [], [], 0
                 last = (
                     self.total_matches >= self.args.max_results
                     or read >= MAX_SCAN_FILES
