@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tray_app.tools.orphans import reap_orphaned_commands
 from tray_app.tools.process import RUN_ID_ENV
@@ -25,20 +26,41 @@ def _dead_pid() -> int:
     return gone.pid
 
 
+def _wait_marked(proc: subprocess.Popen[bytes], marker: str) -> None:
+    """Until the child has exec'ed with its marker (right after fork it has our environment)."""
+    deadline = time.monotonic() + 10
+    wanted = f"{RUN_ID_ENV}={marker}".encode()
+    while True:
+        try:
+            if wanted in Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0"):
+                return
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "the child never started"
+        time.sleep(0.01)
+
+
 def test_marked_processes_of_a_gone_owner_are_killed_and_others_spared() -> None:
-    orphan = _spawn(f"{_dead_pid()}-abc")
     mine = _spawn(f"{os.getpid()}-def")  # owner alive: a running call of this process
     unmarked = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    orphans: list[subprocess.Popen[bytes]] = []
     try:
-        deadline = time.monotonic() + 10
-        while not os.path.exists(f"/proc/{orphan.pid}/environ"):
-            assert time.monotonic() < deadline
-        killed = reap_orphaned_commands()
-        assert orphan.pid in killed
-        assert orphan.wait(10) == -9
+        _wait_marked(mine, f"{os.getpid()}-def")
+        # Any metona-tray start elsewhere (a parallel test) reaps too: try until ours did it.
+        for _ in range(5):
+            marker = f"{_dead_pid()}-abc"
+            orphan = _spawn(marker)
+            orphans.append(orphan)
+            _wait_marked(orphan, marker)
+            killed = reap_orphaned_commands()
+            assert orphan.wait(10) == -9
+            assert mine.pid not in killed and unmarked.pid not in killed
+            if orphan.pid in killed:
+                break
+        else:
+            raise AssertionError("the reaper never killed the orphan itself")
         assert mine.poll() is None and unmarked.poll() is None
-        assert mine.pid not in killed and unmarked.pid not in killed
     finally:
-        for proc in (orphan, mine, unmarked):
+        for proc in (*orphans, mine, unmarked):
             proc.kill()
             proc.wait(10)
