@@ -31,9 +31,10 @@ MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
 MAX_SEARCH_FILE_BYTES = 500 * 1024
 MAX_MATCHES_PER_FILE = 10
 MATCH_TEXT_CHARS = 200
-# Candidate files per rg run. rg scans a batch in a thread while the walk collects the next, so
-# the walk and rg overlap; once max_results is met, runs still going are killed.
-RG_BATCH = 250
+# Candidate files per rg run: the whole 1,000-file cap in one run (measured: 4 runs of 250, one
+# at a time or at once, cost 30% more than one). A batch also goes when 4,000 entries are
+# pending; rg then scans it in a thread while the walk collects the next.
+RG_BATCH = 1000
 
 Kind = Literal["folder", "skip", "name", "none", "content"]
 
