@@ -4,6 +4,11 @@ Two processes (DESIGN section 1): this one (the tray) owns the tray icon, the ho
 notifications, the instance socket and Core; the popup window runs in a child process that
 ``window.Popup`` starts when it is first shown and ends after it has been hidden a while.
 
+Start order: the tray icon first (only pystray, Pillow and the icon drawing are imported), then
+the GUI loop; ``metona-start`` then starts Core (the agent, tools, store: most of the start-up
+time) and everything that talks to it, hands Core to the tray and sets ``started``. Requests
+that need Core (the instance socket, the tray menu) wait for ``started``.
+
 Threads here: main = the GLib loop (the GTK tray icon shares it through ``run_detached``),
 core = Core's asyncio loop, ``metona-ui-pump`` = events to the popup, tray and notifier
 (blocks on the bus), ``metona-popup`` = the link to the popup process, ``metona-hotkey`` = the
@@ -27,17 +32,22 @@ import sys
 import threading
 import time
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tray_app.core.bootstrap import start_app
 from tray_app.desktop import autostart
 from tray_app.desktop.instance import SingleInstance, forward
 from tray_app.paths import AppPaths
 
+if TYPE_CHECKING:
+    from tray_app.core.bootstrap import RunningApp
+    from tray_app.core.service import Core
+
 log = logging.getLogger(__name__)
 
 QUIT_DEADLINE = 4.0
+START_WAIT = 60.0  # seconds a request that needs Core waits for the start-up
 LINUX = sys.platform.startswith("linux")
 TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
 HOOK_CORE_COMMANDS = frozenset(
@@ -64,10 +74,11 @@ class DesktopApp:
         self.quitting = threading.Event()
         self._stopped = threading.Event()
         self.test_hooks = os.environ.get(TEST_HOOKS_ENV) == "1"
-        self.running = start_app(paths)  # the core thread, chat store, audit log
-        self.core = self.running.core
-        self._start_at_login = self.core.settings.start_at_login
-        self._hotkey_text = self.core.settings.hotkey
+        self.started = threading.Event()  # Core and everything that talks to it exist
+        self._building = threading.Lock()  # held while they are built; quit waits for it
+        self.exit_code = 0
+        self.running: RunningApp | None = None
+        self.core: Core
 
     # ---- start -----------------------------------------------------------------------------
 
@@ -75,17 +86,51 @@ class DesktopApp:
         try:
             return self._run()
         except BaseException:
-            if not self.quitting.is_set():  # failed before the GUI loop: stop the core anyway
-                self.running.close(1.0)
+            if not self.quitting.is_set() and self.running is not None:
+                self.running.close(1.0)  # failed before the GUI loop: stop the core anyway
             raise
 
     def _run(self) -> int:
+        from tray_app.desktop.tray import Tray
+
+        self.tray = Tray(self)  # the icon first; Core comes after it is up
+        self.instance.serve(self._on_command)
+        self.tray.start()
+        self._install_signal_handlers()  # after pystray, which resets SIGINT
+        log.info("desktop app starting (tray backend %s)", self.tray.backend)
+        threading.Thread(target=self._start, name="metona-start", daemon=True).start()
+        self._main_loop()
+        # The main loop has ended: Quit ran.
+        if not self.quitting.is_set():
+            self._shutdown(end_loop=False)
+        log.info("desktop app stopped")
+        return self.exit_code
+
+    def _start(self) -> None:
+        """On ``metona-start``, right after the icon: Core, then what needs it."""
+        try:
+            with self._building:
+                if self.quitting.is_set():
+                    return
+                self._build()
+        except Exception:
+            log.exception("the app could not start")
+            self.exit_code = 1
+            self.quit()
+            return
+        self._after_tray_started()
+
+    def _build(self) -> None:
+        from tray_app.core.bootstrap import start_app
         from tray_app.desktop.bridge import Bridge, bridge_commands
         from tray_app.desktop.hotkey import HotkeyManager
         from tray_app.desktop.notify import Notifier
-        from tray_app.desktop.tray import Tray
         from tray_app.desktop.window import Popup, UiPump
 
+        self.running = start_app(self.paths)  # the core thread, chat store, audit log
+        self.core = self.running.core
+        self._start_at_login = self.core.settings.start_at_login
+        self._hotkey_text = self.core.settings.hotkey
         bridge = Bridge(
             self.core,
             hide_window=lambda: self.popup.hide(),
@@ -106,7 +151,6 @@ class DesktopApp:
             state_file=self.paths.config_dir / "popup.json",
             log_file=self.paths.log_dir / "popup.log",
         )
-        self.tray = Tray(self.core, self)
         self.popup.tray_anchor = self.tray.anchor
         self.notifier = Notifier(
             self.core, self.popup, open_popup=self._open_at, icon=self._icon_file(),
@@ -118,17 +162,9 @@ class DesktopApp:
             [self.tray.on_events, self.notifier.on_events, self._on_events],
         )  # fmt: skip
         self.hotkeys = HotkeyManager(self.popup.toggle)
-        self.instance.serve(self._on_command)
-        self.tray.start()
-        self._install_signal_handlers()  # after pystray, which resets SIGINT
-        log.info("desktop app starting (tray backend %s, page %s)", self.tray.backend, index)
-        threading.Thread(target=self._after_tray_started, name="metona-start", daemon=True).start()
-        self._main_loop()
-        # The main loop has ended: Quit ran.
-        if not self.quitting.is_set():
-            self._shutdown(end_loop=False)
-        log.info("desktop app stopped")
-        return 0
+        self.tray.attach(self.core)
+        self.started.set()
+        log.info("core started (page %s)", index)
 
     def _main_loop(self) -> None:
         """The tray's GUI loop on the main thread. Linux: a GLib loop, which the GTK tray icon
@@ -174,6 +210,8 @@ class DesktopApp:
 
     def _after_tray_started(self) -> None:
         """Everything that need not delay the tray icon."""
+        if self.quitting.is_set():
+            return
         self.pump.start()
         self.notifier.start()
         self.hotkeys.apply(self._hotkey_text)
@@ -197,17 +235,34 @@ class DesktopApp:
 
     # ---- what the tray and the notifier ask (tray.TrayActions) -----------------------------
 
+    def _when_started(self, fn: Callable[[], Any], what: str) -> None:
+        """Run now if Core is up, else once it is (on a thread: callers may be the GUI)."""
+        if self.started.is_set():
+            fn()
+            return
+
+        def later() -> None:
+            if self.started.wait(START_WAIT) and not self.quitting.is_set():
+                fn()
+            else:
+                log.warning("%s dropped: the app did not start", what)
+
+        threading.Thread(target=later, name="metona-wait-start", daemon=True).start()
+
     def toggle_from_tray(self) -> None:
-        self.popup.toggle_from_tray()
+        if self.started.is_set():
+            self.popup.toggle_from_tray()
+        else:  # clicked while starting: the popup opens once Core is up
+            self._when_started(lambda: self.popup.show(), "tray click")
 
     def show_popup(self) -> None:
-        self.popup.show()
+        self._when_started(lambda: self.popup.show(), "show")
 
     def ui_action(self, action: str, **fields: Any) -> None:
-        self.pump.post(action, **fields)
+        self._when_started(lambda: self.pump.post(action, **fields), action)
 
     def report(self, title: str, message: str) -> None:
-        self.notifier.info(title, message)
+        self._when_started(lambda: self.notifier.info(title, message), "report")
 
     def _open_at(self, session_id: str | None, call_id: str | None) -> None:
         if call_id:
@@ -254,11 +309,15 @@ class DesktopApp:
         command = request["command"]
         if command == "ping":
             return {"ok": True, "pid": os.getpid()}
-        if command in ("show", "toggle", "hide"):
-            getattr(self.popup, command)()
-            return {"ok": True}
         if command == "quit":
             self.quit()
+            return {"ok": True}
+        if self.test_hooks and command == "state" and not self.started.is_set():
+            return self._early_state()
+        if not self.started.wait(START_WAIT):
+            return {"ok": False, "error": "the app is still starting"}
+        if command in ("show", "toggle", "hide"):
+            getattr(self.popup, command)()
             return {"ok": True}
         if command == "hotkey_status":  # for doctor: registered, or taken by another app
             return {"ok": True, "status": self.hotkeys.status()}
@@ -266,10 +325,22 @@ class DesktopApp:
             return self._on_test_hook(command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}
 
+    def _early_state(self) -> dict[str, Any]:
+        """``state`` while Core starts: the icon is real, nothing else exists yet."""
+        return {
+            "ok": True, "started": False, "visible": False, "active": False,
+            "page_loaded": False, "tray_backend": self.tray.backend,
+            "tray_ready": self.tray.ready, "tray_state": self.tray.state.state,
+            "pending": 0, "hotkey": None, "hotkey_error": None, "notifications": [],
+            "popup_pid": None, "popup_starts": 0, "delivered": 0, "lost": 0,
+            "refused_navigations": [], "refused_calls": 0, "focus_losses": 0,
+        }  # fmt: skip
+
     def _on_test_hook(self, command: str, request: dict[str, Any]) -> dict[str, Any]:
         if command == "state":
             return {
                 "ok": True,
+                "started": True,
                 "visible": self.popup.visible,
                 "active": self.popup.active,
                 "page_loaded": self.popup.page_loaded(),
@@ -314,15 +385,27 @@ class DesktopApp:
         watchdog.daemon = True
         watchdog.start()
         started = time.monotonic()
-        steps = [
-            ("hotkey", self.hotkeys.stop),
-            ("instance socket", self.instance.stop),
-            ("ui pump", self.pump.stop),
-            ("popup", self.popup.destroy),
-            ("notifications", self.notifier.stop),
-            ("tray", self.tray.stop),
-            ("core", lambda: self.running.close(1.5)),
-        ]
+        # Core may be being built: let that finish (the watchdog covers a hang), then stop
+        # only what exists.
+        built = self._building.acquire(timeout=QUIT_DEADLINE - 1.0)
+        if not self.started.is_set():
+            steps: list[tuple[str, Callable[[], Any]]] = [
+                ("instance socket", self.instance.stop),
+                ("tray", self.tray.stop),
+            ]
+            if self.running is not None:
+                running = self.running
+                steps.append(("core", lambda: running.close(1.5)))
+        else:
+            steps = [
+                ("hotkey", self.hotkeys.stop),
+                ("instance socket", self.instance.stop),
+                ("ui pump", self.pump.stop),
+                ("popup", self.popup.destroy),
+                ("notifications", self.notifier.stop),
+                ("tray", self.tray.stop),
+                ("core", lambda: self.running.close(1.5) if self.running else None),
+            ]
         if end_loop:
             steps.append(("main loop", self._end_main_loop))
         for name, step in steps:
@@ -332,6 +415,8 @@ class DesktopApp:
             except Exception:
                 log.exception("quit: stopping the %s failed", name)
             log.debug("quit: %s stopped in %.3f s", name, time.monotonic() - began)
+        if built:
+            self._building.release()
         log.info("quit: stopped in %.2f s", time.monotonic() - started)
         if not end_loop:
             watchdog.cancel()

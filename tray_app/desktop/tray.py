@@ -9,6 +9,11 @@ Windows (own thread) and macOS (``darwin_nsapplication``) follow DESIGN section 
 
 Menu callbacks run on the GUI thread, so anything that talks to the core goes to a one-thread
 worker; the menu reads only ``self.state``, an immutable snapshot replaced by the ui pump.
+
+The icon is built and shown before Core exists (start to icon ready is what a user waits for):
+``attach`` hands Core over once it runs, and a menu action chosen before that waits for it on
+the worker. Only pystray, Pillow and the icon drawing are imported first; Core's event classes
+are imported when the first batch arrives.
 """
 
 from __future__ import annotations
@@ -16,18 +21,21 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
-
-from tray_app.core.events import ModelsUpdated, SettingsUpdated, StateChanged
 from tray_app.desktop.icons import tray_image, tray_title
 from tray_app.desktop.placement import Rect
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 log = logging.getLogger(__name__)
+
+CORE_WAIT = 60.0  # seconds a menu action chosen during start-up waits for Core
 
 
 class TrayCore(Protocol):
@@ -73,6 +81,8 @@ def linux_backend() -> str:
 
 def reduce_state(state: TrayState, events: list[BaseModel]) -> TrayState:
     """Fold a batch of core events into the tray's snapshot."""
+    from tray_app.core.events import ModelsUpdated, SettingsUpdated, StateChanged
+
     for event in events:
         if isinstance(event, StateChanged):
             state = replace(state, state=event.state, pending=event.pending)
@@ -89,25 +99,50 @@ def reduce_state(state: TrayState, events: list[BaseModel]) -> TrayState:
 
 
 class Tray:
-    def __init__(self, core: TrayCore, actions: TrayActions) -> None:
+    def __init__(self, actions: TrayActions, core: TrayCore | None = None) -> None:
         self.backend = linux_backend() if sys.platform.startswith("linux") else sys.platform
         if sys.platform.startswith("linux"):
             os.environ["PYSTRAY_BACKEND"] = self.backend  # read by pystray at import
         import pystray
 
         self._pystray: Any = pystray
-        self._core = core
+        self._core_ref: TrayCore | None = None
+        self._core_ready = threading.Event()
         self._actions = actions
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metona-tray-action")
-        settings = core.get_settings()
-        self.state = TrayState(
-            model=str(settings.get("default_model", "")),
-            tools_enabled=bool(settings.get("tools_enabled", True)),
-        )
+        self.state = TrayState()
+        if core is not None:
+            self._take(core)
         self.icon: Any = pystray.Icon(
             "metona-tray", tray_image(), tray_title("idle", 0), menu=self._menu()
         )
         self.ready = False
+
+    # ---- Core, once it runs ------------------------------------------------------------------
+
+    def _take(self, core: TrayCore) -> None:
+        settings = core.get_settings()
+        self.state = replace(
+            self.state,
+            model=str(settings.get("default_model", "")),
+            tools_enabled=bool(settings.get("tools_enabled", True)),
+        )
+        self._core_ref = core
+        self._core_ready.set()
+
+    def attach(self, core: TrayCore) -> None:
+        """Core is up (any thread): the menu's model and tool items become real."""
+        self._take(core)
+        self.icon.update_menu()
+        self._worker.submit(self._refresh_models)
+
+    @property
+    def _core(self) -> TrayCore:
+        """Core, waiting for it on the worker if an action was chosen while the app starts."""
+        if not self._core_ready.wait(CORE_WAIT):
+            raise RuntimeError("the app is still starting")
+        assert self._core_ref is not None
+        return self._core_ref
 
     # ---- life cycle ------------------------------------------------------------------------
 
@@ -122,7 +157,8 @@ class Tray:
             self.ready = True
 
         self.icon.run_detached(setup)
-        self._worker.submit(self._refresh_models)
+        if self._core_ready.is_set():
+            self._worker.submit(self._refresh_models)
 
     def stop(self) -> None:
         try:
@@ -162,6 +198,8 @@ class Tray:
             self.icon.title = tray_title(new.state, new.pending)
             self._tooltip(self.icon.title)
         self.icon.update_menu()
+        from tray_app.core.events import SettingsUpdated
+
         if any(isinstance(e, SettingsUpdated) for e in events) and not new.models:
             self._worker.submit(self._refresh_models)
 
