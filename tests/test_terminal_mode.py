@@ -1,6 +1,6 @@
 """``metona-tray chat`` and ``doctor`` as a user runs them: a subprocess against fake Ollama.
 
-These cover the design document's integration scenarios 1-4 end to end, with the real file
+These cover the integration scenarios 1-4 end to end, with the real file
 tools, the real sandbox and the real chat store.
 """
 

@@ -1,4 +1,4 @@
-"""Every entry of the tray menu (SPEC section 8), driven with the keyboard like a user would:
+"""Every entry of the tray menu, driven with the keyboard like a user would:
 right-click the icon, move with the arrow keys, press Return."""
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ def sandboxed_commands() -> list[Case]:
         Case("run_command", {"command": "cd .. && touch escaped_to_parent"}, "any", _not_escaped),
         Case("run_command", {"command": "echo x > /tmp/private_tmp && cat /tmp/private_tmp"}, "ok"),
         Case("run_command", {"command": "sleep 30", "timeout": 300}),
-        # Reading is not confined by the sandbox (SPEC: only writes are); the app's settings
+        # Reading is not confined by the sandbox (only writes are); the app's settings
         # are read-only, not hidden.
         Case(
             "run_command",

@@ -237,7 +237,7 @@ def legit_walks() -> list[Case]:
             finds("forgot_password.html"),
         ),
         Case("search_files", {"path": ".", "query": "pem_utils"}, "ok", finds("pem_utils.py")),
-        # Search skips dot-files, like the design document's reference; a file root works.
+        # Search skips dot-files, like the reference tools; a file root works.
         Case(
             "search_files",
             {"path": "config/.env.example", "query": "changeme"},

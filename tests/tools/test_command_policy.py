@@ -1,4 +1,4 @@
-"""The run_command blacklist: catches the design document's list, leaves ordinary work alone."""
+"""The run_command blacklist: catches the usual list, leaves ordinary work alone."""
 
 from __future__ import annotations
 

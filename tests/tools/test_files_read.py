@@ -1,4 +1,4 @@
-"""read_file, list_directory, search_files through Toolbox.execute (design document T01–T03,
+"""read_file, list_directory, search_files through Toolbox.execute (T01–T03,
 T07–T11 and T17), plus their limits."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tray_app.tools import fs_read, fs_walk
 from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
 
-# ---- the design document's cases --------------------------------------------------------
+# ---- the reference cases --------------------------------------------------------
 
 
 def test_t01_read_an_existing_file(box, layout, project):

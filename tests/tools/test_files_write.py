@@ -1,4 +1,4 @@
-"""write_file, create_directory, delete_file and their previews (design document T04–T06,
+"""write_file, create_directory, delete_file and their previews (T04–T06,
 T12–T14), with the journal protocol and the trash."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def temp_files(folder: Path) -> list[Path]:
     return sorted(folder.glob(f"{fs_write.TEMP_PREFIX}*{fs_write.TEMP_SUFFIX}"))
 
 
-# ---- the design document's cases --------------------------------------------------------
+# ---- the reference cases --------------------------------------------------------
 
 
 def test_t04_write_a_new_file(box, layout):

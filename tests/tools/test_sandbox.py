@@ -1,4 +1,4 @@
-"""SandboxPolicy.resolve: every rule of SPEC section 5, one behaviour per test."""
+"""SandboxPolicy.resolve: every rule of the path policy, one behaviour per test."""
 
 from __future__ import annotations
 

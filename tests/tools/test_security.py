@@ -17,7 +17,7 @@ from tests.tools.attack_helpers import SECRET, assert_all_refused, every_call, l
 from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
 
-# ---- the design document's security cases 1–3 --------------------------------------------
+# ---- security cases 1–3 --------------------------------------------
 
 
 def test_security_1_ssh_private_key(box, policy_for, layout):

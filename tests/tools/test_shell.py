@@ -66,7 +66,7 @@ def read_pids(path: Path) -> list[int]:
     return [int(p) for p in path.read_text().split()] if path.exists() else []
 
 
-# -- the design document's cases --------------------------------------------------------------
+# -- the reference cases --------------------------------------------------------------
 
 
 def test_t15_ls_returns_stdout(policy: SandboxPolicy) -> None:

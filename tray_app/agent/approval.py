@@ -30,7 +30,7 @@ def needs_confirmation(
     preview: dict[str, Any] | None,
     granted: bool,
 ) -> bool:
-    """SPEC section 6: deletes and commands always ask; writes ask according to the mode.
+    """Deletes and commands always ask; writes ask according to the mode.
 
     The preview may declare facts of its own call (issue 11): ``changes: False`` (a dry run,
     asks like a read), ``deletes`` (it would delete or replace a file: asks like a delete),

@@ -1,4 +1,4 @@
-"""The system prompt, with the tool safety rules (the design document's section 10.2)."""
+"""The system prompt, with the tool safety rules."""
 
 from __future__ import annotations
 

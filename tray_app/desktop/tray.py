@@ -1,11 +1,11 @@
-"""The tray icon (pystray) and its menu (SPEC section 8).
+"""The tray icon (pystray) and its menu.
 
 Backends: on Linux ``gtk`` (Gtk.StatusIcon, XEmbed trays such as trayer, XFCE, MATE: a click
 is delivered, so a click toggles the popup) or ``appindicator`` when a StatusNotifierWatcher
 runs (KDE, GNOME with the AppIndicator extension: a click opens the menu, whose first entry
 opens the chat). Never ``xorg`` (no menus, lost clicks, ``stop()`` hangs: verified). Both
 GTK backends share the GTK main loop that pywebview runs, through ``run_detached()``.
-Windows (own thread) and macOS (``darwin_nsapplication``) follow DESIGN section 1, untested.
+Windows (own thread) and macOS (``darwin_nsapplication``) follow ARCHITECTURE.md §1, untested.
 
 Menu callbacks run on the GUI thread, so anything that talks to the core goes to a one-thread
 worker; the menu reads only ``self.state``, an immutable snapshot replaced by the ui pump.
@@ -147,7 +147,7 @@ class Tray:
     # ---- life cycle ------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Before the GUI loop starts, on the main thread (``run_detached``, DESIGN 1). On
+        """Before the GUI loop starts, on the main thread (``run_detached``). On
         macOS pystray's default NSApplication is ``sharedApplication()``, the one pywebview
         runs, so the icon shares its loop (untested here)."""
 

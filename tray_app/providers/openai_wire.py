@@ -6,7 +6,7 @@ result to name it in ``tool_call_id``. The agent copies ``ToolCall.id`` into the
 some local servers), both stay ``None``: calls then get ``call_<n>`` here, numbered in history
 order, so the same history always gets the same ids, and each id-less result is paired with the
 first unanswered call of the preceding assistant message (by ``tool_name`` when that matches) —
-which is why results must follow their calls in call order (SPEC 2.1).
+which is why results must follow their calls in call order.
 """
 
 from __future__ import annotations

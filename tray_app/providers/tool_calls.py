@@ -1,6 +1,6 @@
 """Assemble tool calls that arrive in pieces, and bound what a call may carry.
 
-Ollama (SPEC 2.1, design document 8.2): a ``tool_calls`` entry with ``function.name`` starts a
+Ollama (the Ollama wire rules): a ``tool_calls`` entry with ``function.name`` starts a
 new call; one without a name but with ``arguments`` continues the last call. OpenAI-compatible
 servers key fragments by ``index`` instead. Arguments may come as objects (merged key by key)
 or as JSON text (concatenated, parsed once the stream ends); a call whose arguments do not

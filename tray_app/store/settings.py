@@ -2,7 +2,7 @@
 
 Every field has a default, so a missing, corrupt or partly invalid file never stops the app:
 bad values fall back one by one with a logged warning. ``version`` drives migrations of files
-written by older versions (including the design document's ``ToolConfig`` shape).
+written by older versions (including the first design's ``ToolConfig`` shape).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def default_allowed_dirs() -> list[str]:
 
 
 class Settings(BaseModel):
-    """Everything the user can set (SPEC section 7), with the defaults a new user gets."""
+    """Everything the user can set, with the defaults a new user gets."""
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
@@ -114,7 +114,7 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
     data = dict(raw)
     version = data.get("version", 0)
     if not isinstance(version, int) or version < 1:
-        # v0: the design document's ToolConfig field names.
+        # v0: the first design's ToolConfig field names.
         renames = {
             "enabled": "tools_enabled",
             "allowedDirs": "allowed_dirs",

@@ -2,7 +2,7 @@
 
 ``Toolbox`` is what the agent loop uses. ``execute`` never raises for a tool failure: invalid
 arguments, an unknown or disabled tool, a sandbox violation or an OS error all come back as
-``{"success": False, "error": "..."}`` for the model (DESIGN section 3, item 2).
+``{"success": False, "error": "..."}`` for the model (ARCHITECTURE.md §3, item 2).
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class ToolRegistry:
-    """Named tools; further tools register here (the design document's section 15.2)."""
+    """Named tools; further tools register here."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}

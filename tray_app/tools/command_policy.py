@@ -5,7 +5,7 @@ harmful one: ``r''m -rf /``, a script written to a file and then run, base64, a 
 get past any blacklist. The real gates are the user's approval of every command (which shows the
 exact text), the environment scrubbing and time and output limits in ``shell.py``, and, when
 the user turns it on, the OS sandbox (bubblewrap / sandbox-exec). This filter only stops the
-obvious disasters the design document lists (its section 6.1 ``BLOCKED_COMMANDS``, pipe-to-shell
+obvious disasters (the classic ``BLOCKED_COMMANDS`` list, pipe-to-shell
 and reverse-shell patterns) before the user is even asked.
 
 To avoid refusing ordinary work (``grep -r evaluate .``, ``git commit -m "fix reboot"``), words

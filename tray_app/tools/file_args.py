@@ -1,6 +1,6 @@
 """Argument models of the file tools: their JSON schema is exactly what the model sees.
 
-Names and defaults are the design document's (section 5.1). Small models send ``"utf8"``,
+Names and defaults follow the original tool table. Small models send ``"utf8"``,
 ``"ts"`` for ``".ts"``, a string where a list is expected, or a line number of 0: such slips are
 mended here instead of failing the call. Numeric caps are clamped, not refused.
 """

@@ -1,4 +1,4 @@
-"""The file tools: the six seed tools in the design document's order (section 5.1), then the
+"""The file tools: the six seed tools in their original order, then the
 ones declared in their own modules (issue 11).
 
 Handlers live in ``fs_read`` (read-only tools) and ``fs_write`` (tools that change files);

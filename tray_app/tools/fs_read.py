@@ -1,4 +1,4 @@
-"""The read-only tools: read_file, list_directory, search_files (design document section 5.1)."""
+"""The read-only tools: read_file, list_directory, search_files."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import re
 MAX_PATH_CHARS = 4096
 
 SENSITIVE_PATTERNS: tuple[str, ...] = (
-    # SPEC section 5
+    # the secret names
     ".env",
     ".env.*",
     "*.pem",
@@ -26,7 +26,7 @@ SENSITIVE_PATTERNS: tuple[str, ...] = (
     "passwords.*",
     ".netrc",
     ".pypirc",
-    # the same kind of file, not in the SPEC list
+    # the same kind of file, not in the first list
     "id_dsa*",
     "*.p12",
     "*.pfx",
@@ -53,7 +53,7 @@ WINDOWS_SYSTEM_DIRS = (
     r"C:\Program Files (x86)",
     r"C:\ProgramData",
 )
-# Credential stores below the home folder (the first three are the SPEC's).
+# Credential stores below the home folder.
 HOME_SECRET_DIRS = (
     ".ssh",
     ".gnupg",

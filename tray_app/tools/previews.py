@@ -1,4 +1,4 @@
-"""What the approval dialog shows before a change (SPEC section 6).
+"""What the approval dialog shows before a change.
 
 Previews run the same plan as the tool, so a call that would fail is refused before the user is
 asked (``Toolbox.preview`` turns a failure into ``kind: error``). Every text is bounded.

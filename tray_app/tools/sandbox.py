@@ -1,4 +1,4 @@
-"""The one path resolver every tool goes through (SPEC section 5).
+"""The one path resolver every tool goes through.
 
 ``SandboxPolicy.resolve(raw, access=...)`` turns what the model wrote into a real, absolute path
 or raises ``SandboxViolation`` with a sentence naming the path and the reason. The order matters:

@@ -65,7 +65,7 @@ export class Composer {
     this.stopBtn.hidden = !running;
   }
 
-  /** Images only for models that can see them (SPEC 2.1). */
+  /** Images only for models that can see them. */
   setVision(capable) {
     this.attachBtn.disabled = !capable;
     tattr(this.attachBtn, 'title', capable ? 'composer.attach' : 'composer.no_vision');

@@ -1,4 +1,4 @@
-// The settings panel: every setting of SPEC section 7. Each control saves on change through
+// The settings panel: every setting. Each control saves on change through
 // Core.update_settings (which validates again); errors show under the field they belong to.
 import { h } from './dom.js';
 import { icon } from './icons.js';

@@ -1,4 +1,4 @@
-// One tool call as a live card (design document 9.1-9.2): icon, name, key arguments, status
+// One tool call as a live card: icon, name, key arguments, status
 // with its colour (spinner while running), and a result view fit for the tool.
 import { h, emit } from './dom.js';
 import { icon } from './icons.js';
