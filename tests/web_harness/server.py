@@ -52,11 +52,16 @@ class PageHarness:
         self.requests: list[str] = []  # "METHOD /path" for every request, token or not
         self.opened_links: list[str] = []
         self.hide_calls = 0
+        # The native save dialog's fake: the names it was asked to suggest, and the path it
+        # answers with (None: the user cancelled).
+        self.save_requests: list[str] = []
+        self.save_to: Path | None = None
         # The desktop session the page's hotkey check sees (tests set WAYLAND_DISPLAY here).
         self.hotkey_environ: dict[str, str] = {}
         self.bridge = Bridge(
             core,
             hide_window=self._hide,
+            save_file=self._save_file,
             open_url=self.opened_links.append,
             hotkey_support=lambda: hotkey_support(self.hotkey_environ),
         )
@@ -120,6 +125,10 @@ class PageHarness:
 
     def _hide(self) -> None:
         self.hide_calls += 1
+
+    def _save_file(self, name: str) -> str | None:
+        self.save_requests.append(name)
+        return str(self.save_to) if self.save_to is not None else None
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -135,6 +135,7 @@ class DesktopApp:
             self.core,
             hide_window=lambda: self.popup.hide(),
             pick_folder=lambda: self.popup.pick_folder(),
+            save_file=lambda name: self.popup.save_file(name),
             open_url=webbrowser.open,
             hotkey_support=lambda: self.hotkeys.status(),
         )

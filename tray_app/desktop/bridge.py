@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import webbrowser
 from collections.abc import Callable
-from typing import Annotated, Any, Protocol
+from pathlib import Path
+from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -42,6 +43,7 @@ class CoreCommands(Protocol):
     def get_session(self, session_id: str) -> Any: ...
     def update_session(self, session_id: str, **fields: Any) -> Any: ...
     def delete_session(self, session_id: str) -> Any: ...
+    def export_session(self, session_id: str, *, fmt: str = ...) -> Any: ...
     def send_message(
         self, session_id: str, text: str, *, images: list[str] | None = ...
     ) -> Any: ...
@@ -130,6 +132,11 @@ class _Settings(_Payload):
     patch: dict[str, Any]
 
 
+class _Export(_Payload):
+    session_id: str = Field(min_length=1, max_length=200)
+    format: Literal["markdown", "json"] = "markdown"
+
+
 class _Link(_Payload):
     url: str = Field(min_length=1, max_length=8192)
 
@@ -150,6 +157,7 @@ class Bridge:
         *,
         hide_window: Callable[[], None] | None = None,
         pick_folder: Callable[[], str | None] | None = None,
+        save_file: Callable[[str], str | None] | None = None,
         open_url: Callable[[str], object] | None = None,
         hotkey_support: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
@@ -157,6 +165,7 @@ class Bridge:
         self._hotkey_support = hotkey_support
         self._hide_window = hide_window
         self._pick_folder = pick_folder
+        self._save_file = save_file
         self._open_url = open_url if open_url is not None else webbrowser.open
 
     # sessions
@@ -188,6 +197,26 @@ class Bridge:
 
     def delete_session(self, payload: Any = None) -> Envelope:
         return self._call(_SessionId, payload, lambda p: self._core.delete_session(p.session_id))
+
+    def export_session(self, payload: Any = None) -> Envelope:
+        """Save the chat (also an unsaved one) to a file the user picks in the native save
+        dialog; ``saved: false`` when the dialog is cancelled."""
+
+        def run(p: _Export) -> Any:
+            from tray_app.desktop.export_file import default_name, export_text, write_export
+
+            if self._save_file is None:
+                raise _Unsupported("this window has no save dialog")
+            title = self._core.get_session(p.session_id)["session"].get("title")
+            data = self._core.export_session(p.session_id, fmt=p.format)["data"]
+            chosen = self._save_file(default_name(title, p.format))
+            if not chosen:
+                return {"saved": False, "path": None}
+            path = Path(chosen).expanduser().absolute()
+            write_export(path, export_text(data))
+            return {"saved": True, "path": str(path), "format": p.format}
+
+        return self._call(_Export, payload, run)
 
     # turns
 

@@ -164,6 +164,11 @@ class Popup:
         value = self._request({"op": "pick_folder", "start": start}, 3600.0)
         return str(value) if value else None
 
+    def save_file(self, name: str) -> str | None:
+        """The native save dialog in the popup, suggesting ``name``; the chosen path or None."""
+        value = self._request({"op": "save_file", "name": name}, 3600.0)
+        return str(value) if value else None
+
     def unload(self) -> None:
         """End the popup process now (it is started again on the next show)."""
         with self._lock:

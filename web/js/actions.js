@@ -212,6 +212,16 @@ export function createActions(ui) {
     }
   }
 
+  /** Save a chat (also one that could not be saved to history) where the user picks. */
+  async function exportChat(id, format = 'markdown') {
+    try {
+      const result = await call('export_session', { session_id: id, format });
+      if (result && result.saved) toast({ key: 'toast.exported', args: { path: result.path }, ms: 6000 });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
   async function decide(callId, approve, remember) {
     try {
       const result = await call('decide', { call_id: callId, approve, remember });
@@ -235,7 +245,7 @@ export function createActions(ui) {
   }
 
   return {
-    open, newChat, send, stop, setModel, setWorkspace, search, rename, remove, decide, undo,
+    open, newChat, send, stop, setModel, setWorkspace, search, rename, remove, exportChat, decide, undo,
     retry: () => rerun('retry', {}),
     editLast: (text) => rerun('edit_last', { text }),
     sessionUpdated, refreshChrome, runningChanged, fail, draft,

@@ -39,6 +39,7 @@ function build() {
     onSelect: (id) => actions.open(id),
     onRename: (id, title) => actions.rename(id, title),
     onDelete: (id) => actions.remove(id),
+    onExport: (id, format) => actions.exportChat(id, format),
     onSearch: (query) => actions.search(query),
   });
   ui.searching = () => Boolean($('#session-search').value.trim());
@@ -86,6 +87,7 @@ function wire() {
   // A link in a message: the user sees where it really goes, then it opens outside the popup.
   app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink }));
   app.addEventListener('metona:retry', () => actions.retry());
+  app.addEventListener('metona:export', (e) => actions.exportChat(e.detail.sessionId, e.detail.format));
   app.addEventListener('metona:edit-last', (e) => actions.editLast(e.detail.text));
   app.addEventListener('metona:undo', (e) => actions.undo(e.detail.callId));
   app.addEventListener('metona:review', () => ui.approval.focus());

@@ -159,6 +159,8 @@ function noticeFor(ev) {
     titleKey: known ? `notice.${ev.code}` : null,
     titleArgs: known && ev.args && Object.keys(ev.args).length ? ev.args : undefined,
     detail: known ? null : ev.message,
+    // An unsaved chat lives only in memory: offer to keep it in a file.
+    exportId: ev.code === 'history_not_saved' ? ev.session_id : null,
   });
 }
 

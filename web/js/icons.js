@@ -34,6 +34,7 @@ const ICONS = {
   tool: [['path', { d: 'M14.7 6.3a4 4 0 0 0 5 5L21 13l-8 8-3-3 8-8-1.3-1.3a4 4 0 0 0-5-5L14 6z' }]],
   external: [['path', { d: 'M14 3h7v7M21 3l-9 9M19 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1h5' }]],
   hide: [['path', { d: 'M6 12h12' }]],
+  download: [['path', { d: 'M12 4v11M7 10l5 5 5-5M5 20h14' }]],
   more: [['path', { d: 'M5 12h.01M12 12h.01M19 12h.01', 'stroke-width': 3 }]],
 };
 

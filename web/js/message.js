@@ -159,12 +159,15 @@ export class AssistantMessage {
 }
 
 /** A notice (tools dropped, round limit) or a failure, with Retry for failures. */
-export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry }) {
+export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry, exportId }) {
   return h('div', { class: `notice ${level}`, role: level === 'error' ? 'alert' : 'note' },
     icon(level === 'info' ? 'spark' : 'alert'),
     h('div', { class: 'notice-text' },
       titleKey ? h('strong', { i18n: [titleKey, titleArgs] }) : null,
       detail ? h('div', { class: 'notice-detail', text: detail }) : null),
     retry ? h('button', { class: 'btn small', type: 'button', icon: 'retry', onclick: (e) => emit(e.currentTarget, 'metona:retry') },
-      h('span', { i18n: 'msg.retry' })) : null);
+      h('span', { i18n: 'msg.retry' })) : null,
+    exportId ? h('button', { class: 'btn small notice-export', type: 'button', icon: 'download',
+      onclick: (e) => emit(e.currentTarget, 'metona:export', { sessionId: exportId, format: 'markdown' }) },
+    h('span', { i18n: 'notice.export' })) : null);
 }

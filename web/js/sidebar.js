@@ -1,20 +1,22 @@
-// The list of chats: switch, rename, delete (with an inline confirmation), search by title.
+// The list of chats: switch, rename, export (Markdown or JSON), delete (with an inline
+// confirmation), search by title.
 // Docked beside the chat in a wide window; a drawer over it in the popup's narrow size.
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { ago } from './format.js';
 
 export class Sidebar {
-  constructor(root, { scrim, toggle, onSelect, onRename, onDelete, onSearch }) {
+  constructor(root, { scrim, toggle, onSelect, onRename, onDelete, onExport, onSearch }) {
     this.root = root;
     this.scrim = scrim;
     this.toggleBtn = toggle;
     this.list = root.querySelector('#session-list');
     this.emptyNote = root.querySelector('#session-empty');
     this.search = root.querySelector('#session-search');
-    this.actions = { onSelect, onRename, onDelete };
+    this.actions = { onSelect, onRename, onDelete, onExport };
     this.editing = null;
     this.confirming = null;
+    this.exporting = null;
     let timer = null;
     this.search.addEventListener('input', () => {
       clearTimeout(timer);
@@ -107,6 +109,30 @@ export class Sidebar {
         } }));
       return li;
     }
+    if (this.exporting === session.id) {
+      li.classList.add('confirm', 'export-choice');
+      const choose = (format) => () => {
+        this.exporting = null;
+        this.rerender();
+        this.actions.onExport(session.id, format);
+      };
+      const cancel = () => {
+        this.exporting = null;
+        this.rerender();
+        this.list.querySelector(`[data-session-id="${CSS.escape(session.id)}"] .session-export`)?.focus();
+      };
+      li.addEventListener('keydown', (event) => {
+        if (event.key !== 'Escape') return;
+        event.stopPropagation();
+        cancel();
+      });
+      const first = h('button', { class: 'btn small', type: 'button', i18n: 'export.markdown', onclick: choose('markdown') });
+      li.append(h('span', { class: 'confirm-text', i18n: 'sidebar.export_as' }), first,
+        h('button', { class: 'btn small', type: 'button', i18n: 'export.json', onclick: choose('json') }),
+        h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: cancel }));
+      requestAnimationFrame(() => first.focus());
+      return li;
+    }
     const title = session.title
       ? h('span', { class: 'session-name', text: session.title })
       : h('span', { class: 'session-name untitled', i18n: 'chat.untitled' });
@@ -122,6 +148,11 @@ export class Sidebar {
             this.editing = session.id;
             this.rerender();
           } }, icon('edit')),
+        h('button', { class: 'icon-btn small session-export', type: 'button', i18nTitle: 'sidebar.export', i18nLabel: 'sidebar.export',
+          onclick: () => {
+            this.exporting = session.id;
+            this.rerender();
+          } }, icon('download')),
         h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'common.delete', i18nLabel: 'common.delete',
           onclick: () => {
             this.confirming = session.id;

@@ -7,7 +7,7 @@ link's reader thread takes the tray's orders:
 
 ========================  =======================================================
 from the tray             ``show`` (anchor), ``hide``, ``events`` (items),
-                          ``eval`` / ``pick_folder`` (requests), ``quit``
+                          ``eval`` / ``pick_folder`` / ``save_file`` (requests), ``quit``
 to the tray               ``state`` (visible, active, page_ready, counters),
                           ``call`` (a bridge command; request), ``focus_lost``
 ========================  =======================================================
@@ -142,7 +142,7 @@ class PopupProcess:
             window.show(_rect(message.get("anchor")))
         elif op == "hide" and window is not None:
             window.hide()
-        elif op in ("eval", "pick_folder"):
+        elif op in ("eval", "pick_folder", "save_file"):
             threading.Thread(
                 target=self._answer, args=(message,), name=f"metona-popup-{op}", daemon=True
             ).start()  # both wait on the GUI thread: never on the reader
@@ -159,6 +159,8 @@ class PopupProcess:
                 raise RuntimeError("the window is not there yet")
             if message["op"] == "eval":
                 value = {"ok": True, "value": window.evaluate_js(str(message.get("script")))}
+            elif message["op"] == "save_file":
+                value = {"ok": True, "value": window.save_file(str(message.get("name") or ""))}
             else:
                 value = {"ok": True, "value": window.pick_folder(message.get("start"))}
         except Exception as exc:

@@ -283,6 +283,22 @@ class PopupWindow:
             return None
         return str(result[0] if isinstance(result, (list, tuple)) else result)
 
+    def save_file(self, name: str) -> str | None:
+        """The native save dialog in the user's home folder suggesting ``name`` (blocks the
+        calling thread); None when cancelled. Like ``pick_folder``, the popup stays open."""
+        import webview
+
+        self.dialog_open = True
+        try:
+            result = self.window.create_file_dialog(
+                webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=name
+            )
+        finally:
+            self.dialog_open = False
+        if not result:
+            return None
+        return str(result[0] if isinstance(result, (list, tuple)) else result)
+
     def destroy(self) -> None:
         self._allow_close = True
         self.deliverer.stop()

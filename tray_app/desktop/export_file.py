@@ -1,0 +1,58 @@
+"""Write a chat export to a file the user chose: the default name and the atomic write.
+
+The page's Export asks the popup process for a native save dialog, but the file is written
+here, in the tray process, so a half-written export never replaces a good file and the error
+the page shows is one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+MAX_NAME = 80  # characters of the title kept in the file name
+
+_EXTENSIONS = {"markdown": ".md", "json": ".json"}
+_REMOVED = set('/\\:*?"<>|')
+
+
+def default_name(title: str | None, fmt: str) -> str:
+    """The chat title as a file name: CJK and emoji kept; path separators, characters
+    Windows refuses and control/format characters (bidi overrides included) removed."""
+    kept = "".join(
+        c
+        for c in unicodedata.normalize("NFC", title or "")
+        if c not in _REMOVED and unicodedata.category(c)[0] != "C"
+    )
+    name = " ".join(kept.split()).strip(" .")[:MAX_NAME].strip(" .")
+    return (name or "chat") + _EXTENSIONS.get(fmt, ".md")
+
+
+def export_text(data: Any) -> str:
+    """Core's export data as the file's text (JSON pretty-printed, non-ASCII kept)."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def write_export(path: Path, text: str) -> None:
+    """Write atomically (a temp file in the same folder, then rename); the file stays private
+    to the user (0600, as the temp file is made), since a chat can hold anything. ValueError
+    with one line when it cannot be written."""
+    target = path.expanduser()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise ValueError(f"cannot write {target}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise ValueError(f"cannot write {target}: {exc.strerror or exc}") from None
