@@ -1,0 +1,53 @@
+"""Export a chat through the real popup: the page's command opens the native GTK save dialog
+in the popup process, the user accepts the suggested (CJK, emoji) name in a folder they type,
+and the tray process writes the file. Under Xvfb, driven with xdotool."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
+from tests.fakes.ollama_server import FakeOllama, text_turn
+
+pytestmark = [pytest.mark.gui, pytest.mark.timeout(150)]
+
+QUESTION = "季度报告 📊 整理"
+ANSWER = "好的 🎉 已整理三个文件。"
+
+
+def test_export_goes_through_the_native_save_dialog(
+    desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, tmp_path: Path
+) -> None:
+    fake.script(text_turn(ANSWER))
+    session = app.core("new_session")
+    app.core("send_message", session["id"], QUESTION)
+    wait_for(lambda: app.core("status")["state"] == "idle", 15, "the answer")
+    title = app.core("get_session", session["id"])["session"]["title"]
+    folder = tmp_path / "exports"
+    folder.mkdir()
+
+    app.send("show")
+    wait_for(lambda: app.state()["visible"], 15, "the popup")
+    payload = json.dumps({"session_id": session["id"], "format": "json"})
+    app.eval_js(
+        "(import(new URL('js/bridge.js', location.href).href)"
+        f".then(m => m.call('export_session', {payload}))"
+        ".then(r => { window.__exported = r; }, e => { window.__exported = String(e); }), 1)"
+    )
+    dialog = wait_for(lambda: desktop.visible_windows("Save file"), 15, "the save dialog")
+    desktop.xdotool("windowactivate", "--sync", dialog[0])
+    # The name field holds the suggested name: put the folder in front of it.
+    desktop.xdotool("key", "Home")
+    desktop.xdotool("type", "--delay", "10", f"{folder}/")
+    desktop.screenshot("09-save-dialog")
+    desktop.xdotool("key", "Return")
+    result = wait_for(lambda: app.eval_js("window.__exported || null"), 15, "the export")
+    [written] = list(folder.iterdir())
+    assert result == {"saved": True, "path": str(written), "format": "json"}
+    assert written.name == f"{title}.json" and "📊" in written.name
+    saved = json.loads(written.read_text(encoding="utf-8"))
+    assert [m["content"] for m in saved["messages"]] == [QUESTION, ANSWER]
+    assert app.state()["visible"], "focus moved to the dialog: the popup did not hide for that"
