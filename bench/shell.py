@@ -114,16 +114,26 @@ def bench_shell() -> dict[str, Any]:
             wait_for(lambda: app.eval_js(READY), 60, "the page", interval=0.01)
             results["hotkey_to_page_cold_s"] = time.monotonic() - began
             results["pss_popup_open_mb"] = pss_mb(pid)
-            warm = []
+            warm: list[float] = []
+            missed = 0
             for _ in range(5):
                 desktop.xdotool("key", "--clearmodifiers", "ctrl+alt+space")
                 wait_for(lambda: not app.state()["visible"], 10, "hidden", interval=0.005)
                 # shown again before the 1 s unload: the popup process is warm
                 began = time.monotonic()
                 desktop.xdotool("key", "--clearmodifiers", "ctrl+alt+space")
-                wait_for(lambda: app.state()["visible"], 10, "shown", interval=0.002)
+                try:
+                    wait_for(lambda: app.state()["visible"], 10, "shown", interval=0.002)
+                except AssertionError:
+                    # A press right after the hide sometimes never reaches the app (the log
+                    # shows no toggle; the popup unloads 1 s later): counted, not hidden.
+                    missed += 1
+                    break
                 warm.append(time.monotonic() - began)
-            results["hotkey_to_painted_warm_s"] = sorted(warm)[len(warm) // 2]
+            results["hotkey_warm_presses_missed"] = missed
+            results["hotkey_to_painted_warm_s"] = (
+                sorted(warm)[len(warm) // 2] if warm else float("nan")
+            )
 
             app.send("hide")
             wait_for(lambda: app.state()["popup_pid"] is None, 30, "the unload")
@@ -143,6 +153,7 @@ def bench_shell() -> dict[str, Any]:
         ("idle wakeups/s after unload", f"{results['idle_wakeups_after_unload_per_s']:.1f}"),
         ("hotkey to page booted, cold", f"{results['hotkey_to_page_cold_s']:.2f} s"),
         ("hotkey to painted, warm", f"{results['hotkey_to_painted_warm_s'] * 1000:.0f} ms"),
+        ("warm hotkey presses missed", f"{results['hotkey_warm_presses_missed']}"),
     ]
     for label, value in lines:
         print(f"shell   {label:<36}{value:>12}")

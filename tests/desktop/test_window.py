@@ -89,3 +89,55 @@ def test_the_popup_process_ending_announces_the_waiting_call(rig: Any) -> None:
     child.crash()  # the popup process died while the user looked at it
     wait(lambda: backend.sent)
     assert not popup.running
+
+
+class StubProcess:
+    """Stands in for the popup process object (the pipe above plays its link)."""
+
+    pid = 4242
+    exitcode = 0
+
+    def join(self, timeout: float | None = None) -> None:
+        return None
+
+    def is_alive(self) -> bool:
+        return False
+
+    def kill(self) -> None:
+        return None
+
+
+def test_a_show_that_races_the_unload_timer_keeps_the_popup(tmp_path: Path) -> None:
+    popup = Popup(
+        "index.html", commands=[], call=lambda c, p: {"ok": True},
+        unload_after=lambda: 3600, hide_on_focus_loss=lambda: False,
+        state_file=tmp_path / "popup.json",
+    )  # fmt: skip
+    ours, theirs = multiprocessing.Pipe(duplex=True)
+    popup._process = StubProcess()
+    popup._link = Link(ours, popup._on_message, on_closed=popup._on_closed, name="test-popup")
+    popup._link.start()
+    child = FakeChild(theirs)
+    try:
+        child.report(visible=True, active=True)
+        wait(lambda: popup.visible)
+        child.report(visible=False, active=False)  # hidden: the unload timer starts
+        wait(lambda: popup._unload_timer is not None)
+        fired = popup._unload_timer
+        assert fired is not None
+        popup.show()  # the user opens it again just as the timer fires...
+        popup._unload_if_hidden(fired)  # ...and the timer's callback runs late
+        assert popup.running, "the popup process was ended under a show"
+        # a timer that is still the current one does unload a hidden popup
+        child.report(visible=True, active=True)
+        wait(lambda: popup.visible)
+        child.report(visible=False, active=False)
+        wait(lambda: popup._unload_timer is not None)
+        current = popup._unload_timer
+        assert current is not None
+        current.cancel()
+        popup._unload_if_hidden(current)
+        assert not popup.running
+    finally:
+        child.crash()
+        popup._link.close()

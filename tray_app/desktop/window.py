@@ -296,7 +296,7 @@ class Popup:
             self._cancel_unload()
             if after <= 0 or self._closing:
                 return
-            timer = threading.Timer(after, self._unload_if_hidden)
+            timer = threading.Timer(after, lambda: self._unload_if_hidden(timer))
             timer.daemon = True
             timer.name = "metona-popup-unload"
             self._unload_timer = timer
@@ -307,9 +307,11 @@ class Popup:
             self._unload_timer.cancel()
             self._unload_timer = None
 
-    def _unload_if_hidden(self) -> None:
+    def _unload_if_hidden(self, timer: threading.Timer) -> None:
         with self._lock:
-            if self.visible or not self.running:
+            # A show that came while this timer fired cancelled it (its state report, visible,
+            # may not be here yet): the timer is no longer the current one, so keep the popup.
+            if self._unload_timer is not timer or self.visible or not self.running:
                 return
             log.info("popup hidden for %.0f s: unloading it", float(self._unload_after()))
             self._unload_timer = None
