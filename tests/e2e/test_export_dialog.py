@@ -51,3 +51,38 @@ def test_export_goes_through_the_native_save_dialog(
     saved = json.loads(written.read_text(encoding="utf-8"))
     assert [m["content"] for m in saved["messages"]] == [QUESTION, ANSWER]
     assert app.state()["visible"], "focus moved to the dialog: the popup did not hide for that"
+
+
+def test_an_existing_file_is_not_replaced_without_asking(
+    desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, tmp_path: Path
+) -> None:
+    fake.script(text_turn(ANSWER))
+    session = app.core("new_session")
+    app.core("send_message", session["id"], QUESTION)
+    wait_for(lambda: app.core("status")["state"] == "idle", 15, "the answer")
+    title = app.core("get_session", session["id"])["session"]["title"]
+    existing = tmp_path / f"{title}.md"  # what an earlier export of this chat wrote
+    existing.write_text("old notes 旧笔记\n", encoding="utf-8")
+
+    app.send("show")
+    wait_for(lambda: app.state()["visible"], 15, "the popup")
+    payload = json.dumps({"session_id": session["id"], "format": "markdown"})
+    app.eval_js(
+        "(import(new URL('js/bridge.js', location.href).href)"
+        f".then(m => m.call('export_session', {payload}))"
+        ".then(r => { window.__exported = r; }, e => { window.__exported = String(e); }), 1)"
+    )
+    dialog = wait_for(lambda: desktop.visible_windows("Save file"), 15, "the save dialog")
+    desktop.xdotool("windowactivate", "--sync", dialog[0])
+    desktop.xdotool("key", "Home")
+    desktop.xdotool("type", "--delay", "10", f"{tmp_path}/")
+    before = desktop.top_windows()
+    desktop.xdotool("key", "Return")
+    wait_for(lambda: desktop.top_windows() - before, 15, "GTK to ask before replacing the file")
+    desktop.screenshot("10-replace-question")
+    desktop.xdotool("key", "Escape")  # no: back in the save dialog
+    wait_for(lambda: not (desktop.top_windows() - before), 15, "the question to close")
+    desktop.xdotool("key", "Escape")  # and cancel the export
+    result = wait_for(lambda: app.eval_js("window.__exported || null"), 15, "the export")
+    assert result == {"saved": False, "path": None}
+    assert existing.read_text(encoding="utf-8") == "old notes 旧笔记\n"

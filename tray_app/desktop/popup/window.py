@@ -290,6 +290,8 @@ class PopupWindow:
 
         self.dialog_open = True
         try:
+            if self.gtk:
+                return self._gtk_save(name)
             result = self.window.create_file_dialog(
                 webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=name
             )
@@ -298,6 +300,41 @@ class PopupWindow:
         if not result:
             return None
         return str(result[0] if isinstance(result, (list, tuple)) else result)
+
+    def _gtk_save(self, name: str) -> str | None:
+        """GTK's save dialog built here, not pywebview's: that one replaces an existing file
+        without asking; this one has GTK's own (translated) "replace it?" confirmation."""
+        from gi.repository import GLib, Gtk
+
+        done = threading.Event()
+        chosen: list[str | None] = [None]
+
+        def run() -> bool:
+            try:
+                dialog = Gtk.FileChooserDialog(
+                    title="Save file",
+                    transient_for=self.window.native,
+                    action=Gtk.FileChooserAction.SAVE,
+                )
+                dialog.add_buttons(
+                    Gtk.STOCK_CANCEL, Gtk.ResponseType.CANCEL, Gtk.STOCK_SAVE, Gtk.ResponseType.OK
+                )
+                dialog.set_default_response(Gtk.ResponseType.OK)
+                dialog.set_do_overwrite_confirmation(True)
+                dialog.set_current_folder(str(Path.home()))
+                dialog.set_current_name(name)
+                if dialog.run() == Gtk.ResponseType.OK:
+                    chosen[0] = dialog.get_filename()
+                dialog.destroy()
+            except Exception:
+                log.exception("the save dialog failed")
+            finally:
+                done.set()
+            return False
+
+        GLib.idle_add(run)
+        done.wait()
+        return chosen[0]
 
     def destroy(self) -> None:
         self._allow_close = True
