@@ -108,5 +108,5 @@ def test_hard_text_reaches_the_page(
 
     state = app.state()
     assert state["lost"] == 0, "a batch was lost (the page resynchronised instead)"
-    assert state["delivered"] > 5
+    assert state["delivered"] > 0  # how batches group depends on timing; none may be lost
     desktop.screenshot("hard-text")

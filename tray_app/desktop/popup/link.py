@@ -17,6 +17,9 @@ import contextlib
 import itertools
 import json
 import logging
+import os
+import socket
+import sys
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -90,9 +93,21 @@ class Link:
             log.debug("answer to %s dropped: the other process is gone", request.get("op"))
 
     def close(self) -> None:
+        self._shutdown_socket()
         with contextlib.suppress(OSError):
             self._conn.close()
         self._close()
+
+    def _shutdown_socket(self) -> None:
+        """Wake our reader and tell the other side now. Closing the fd alone does neither
+        while the reader thread is blocked in ``recv`` on it (Linux keeps the socket open until
+        that call returns). Unix only: on Windows the connection is a named pipe."""
+        if sys.platform == "win32":
+            return
+        with contextlib.suppress(OSError, ValueError):
+            sock = socket.socket(fileno=os.dup(self._conn.fileno()))
+            with sock:
+                sock.shutdown(socket.SHUT_RDWR)
 
     def join(self, timeout: float) -> None:
         if self._thread.is_alive() and self._thread is not threading.current_thread():
