@@ -74,6 +74,10 @@ class App:
     dialogs: list[str] = field(default_factory=list)
 
     def send(self, text: str) -> None:
+        from playwright.sync_api import expect
+
+        # Enter is ignored while the chat still answers (Send shows Stop): wait like a user.
+        expect(self.page.locator("#btn-send")).to_be_visible()
         self.page.fill("#prompt", text)
         self.page.press("#prompt", "Enter")
 

@@ -68,6 +68,11 @@ export class ModelPicker {
     // open() asks for a fresh list: when it arrives, keep the keyboard focus in the menu.
     const active = document.activeElement;
     const refocus = this.isOpen && (this.menu.contains(active) || active === this.button || active === document.body);
+    // Where the user was: the same model's row or Refresh, not back to the top (a list that
+    // arrives just after End or an arrow key must not move the focus under the user).
+    const wasFoot = this.menu.contains(active) && active.closest('.menu-foot');
+    const wasModel = this.menu.contains(active) && active.getAttribute('role') === 'option'
+      ? active.querySelector('.model-title')?.textContent : null;
     const rows = models.map((m) => h('button', {
       class: 'model-row', type: 'button', role: 'option', 'aria-selected': String(m.name === this.current),
       onclick: () => {
@@ -88,6 +93,12 @@ export class ModelPicker {
       rows.length ? h('div', { role: 'listbox', i18nLabel: 'model.pick' }, rows) : '', empty || '',
       h('div', { class: 'menu-foot' }, h('button', { class: 'link-btn', type: 'button', icon: 'retry', onclick: () => this.onRefresh() },
         h('span', { i18n: 'model.refresh' }))));
-    if (refocus) (this.menu.querySelector('[aria-selected="true"]') || this.menu.querySelector('[role="option"], .menu-foot button'))?.focus();
+    if (!refocus) return;
+    const same = wasFoot
+      ? this.menu.querySelector('.menu-foot button')
+      : wasModel && [...this.menu.querySelectorAll('[role="option"]')]
+        .find((row) => row.querySelector('.model-title')?.textContent === wasModel);
+    (same || this.menu.querySelector('[aria-selected="true"]')
+      || this.menu.querySelector('[role="option"], .menu-foot button'))?.focus();
   }
 }
