@@ -17,7 +17,6 @@ tests' DesktopEnv), against the fake Ollama:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -29,27 +28,11 @@ IDLE_SECONDS = 5.0
 READY = "document.querySelector('#app') && document.querySelector('#app').dataset.ready || null"
 
 
-def tree(pid: int) -> list[int]:
-    """``pid`` and all its descendants."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    found, todo = [pid], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 def pss_mb(pid: int) -> float:
+    from tests.e2e.desktop_env import descendants
+
     total = 0
-    for one in tree(pid):
+    for one in [pid, *descendants(pid)]:
         try:
             for line in Path(f"/proc/{one}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):

@@ -46,6 +46,27 @@ def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
 
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, grandchildren, ...), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
 def wait_for(check: Callable[[], T], timeout: float, what: str, interval: float = 0.05) -> T:
     """Poll ``check`` until it returns something truthy; fail with ``what`` on timeout."""
     deadline = time.monotonic() + timeout

@@ -9,14 +9,13 @@ app's test hooks (``METONA_TEST_HOOKS``, see ``tray_app.desktop.app``).
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageStat
 
-from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
+from tests.e2e.desktop_env import AppProcess, DesktopEnv, descendants, wait_for
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 from tray_app.desktop.icons import BADGE_COLOURS, BUBBLE
 
@@ -206,26 +205,6 @@ def test_second_launch_and_toggle_reach_the_first_instance(
     wait_for(lambda: popup_hidden(desktop, app), 15, "--toggle to hide the popup")
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(parent, []).append(int(entry))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -240,7 +219,7 @@ def test_quit_from_the_tray_menu_stops_everything(desktop: DesktopEnv, app: AppP
     app.send("show")  # the popup process and WebKit's helpers start with the first show
     wait_for(lambda: popup_visible(desktop, app), 15, "the popup")
     popup_pid = app.state()["popup_pid"]
-    helpers = wait_for(lambda: _descendants(popup_pid), 15, "WebKit's helper processes")
+    helpers = wait_for(lambda: descendants(popup_pid), 15, "WebKit's helper processes")
     helpers |= {popup_pid}
     x, y, w, h = docked_icon(desktop)
     icons_before = len(desktop.tray_icons())

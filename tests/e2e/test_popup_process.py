@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
+from tests.e2e.desktop_env import AppProcess, DesktopEnv, descendants, wait_for
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(150)]
@@ -182,24 +182,6 @@ def test_a_killed_tray_leaves_no_popup_behind(desktop: DesktopEnv, app: AppProce
     os.kill(app.child.popen.pid, signal.SIGKILL)  # the tray alone, not its process group
     app.child.popen.wait(10)
     wait_for(lambda: not any(alive(p) for p in helpers), 15, "the popup and WebKit to end")
-
-
-def descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def test_dragged_by_its_header_and_back_in_place_when_shown_again(

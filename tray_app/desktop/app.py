@@ -19,8 +19,8 @@ ends the process if anything still hangs after ``QUIT_DEADLINE`` seconds.
 
 Test hooks: with ``METONA_TEST_HOOKS=1`` the instance socket (key-authenticated, user-only)
 also answers ``state``, ``core`` (a whitelisted Core command), ``eval_js`` (evaluated in the
-popup's page, in the popup process) and ``unload_popup``; tests/e2e uses them to drive and
-observe the app. Without that variable they do not exist.
+popup's page, in the popup process) and ``unload_popup`` (``test_hooks.py``); tests/e2e uses
+them to drive and observe the app. Without that variable they do not exist.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop import autostart
+from tray_app.desktop import autostart, test_hooks
 from tray_app.desktop.instance import SingleInstance, forward
 from tray_app.paths import AppPaths
 
@@ -50,10 +50,6 @@ QUIT_DEADLINE = 4.0
 START_WAIT = 60.0  # seconds a request that needs Core waits for the start-up
 LINUX = sys.platform.startswith("linux")
 TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
-HOOK_CORE_COMMANDS = frozenset(
-    {"new_session", "send_message", "get_session", "list_sessions", "status", "list_models",
-     "pending_approvals", "decide", "update_settings", "get_settings"}
-)  # fmt: skip
 
 
 def web_root() -> Path:
@@ -314,7 +310,7 @@ class DesktopApp:
             self.quit()
             return {"ok": True}
         if self.test_hooks and command == "state" and not self.started.is_set():
-            return self._early_state()
+            return test_hooks.early_state(self)
         if not self.started.wait(START_WAIT):
             return {"ok": False, "error": "the app is still starting"}
         if command in ("show", "toggle", "hide"):
@@ -323,52 +319,7 @@ class DesktopApp:
         if command == "hotkey_status":  # for doctor: registered, or taken by another app
             return {"ok": True, "status": self.hotkeys.status()}
         if self.test_hooks:
-            return self._on_test_hook(command, request)
-        return {"ok": False, "error": f"unknown command {command!r}"}
-
-    def _early_state(self) -> dict[str, Any]:
-        """``state`` while Core starts: the icon is real, nothing else exists yet."""
-        return {
-            "ok": True, "started": False, "visible": False, "active": False,
-            "page_loaded": False, "tray_backend": self.tray.backend,
-            "tray_ready": self.tray.ready, "tray_state": self.tray.state.state,
-            "pending": 0, "hotkey": None, "hotkey_error": None, "notifications": [],
-            "popup_pid": None, "popup_starts": 0, "delivered": 0, "lost": 0,
-            "refused_navigations": [], "refused_calls": 0, "focus_losses": 0,
-        }  # fmt: skip
-
-    def _on_test_hook(self, command: str, request: dict[str, Any]) -> dict[str, Any]:
-        if command == "state":
-            return {
-                "ok": True,
-                "started": True,
-                "visible": self.popup.visible,
-                "active": self.popup.active,
-                "page_loaded": self.popup.page_loaded(),
-                "tray_backend": self.tray.backend,
-                "tray_ready": self.tray.ready,
-                "tray_state": self.tray.state.state,
-                "pending": self.tray.state.pending,
-                "hotkey": self.hotkeys.current,
-                "hotkey_error": self.hotkeys.error,
-                "notifications": sorted(self.notifier.capabilities),
-                "popup_pid": self.popup.pid,
-                "popup_starts": self.popup.starts,
-                **self.popup.stats(),
-            }
-        if command == "core":
-            method = str(request.get("method"))
-            if method not in HOOK_CORE_COMMANDS:
-                return {"ok": False, "error": f"{method} is not a test hook"}
-            result = getattr(self.core, method)(
-                *request.get("args", []), **request.get("kwargs", {})
-            )
-            return {"ok": True, "result": result}
-        if command == "eval_js":
-            return {"ok": True, "result": self.popup.evaluate_js(str(request.get("script")))}
-        if command == "unload_popup":
-            self.popup.unload()
-            return {"ok": True}
+            return test_hooks.answer(self, command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}
 
     # ---- quit ------------------------------------------------------------------------------
