@@ -96,6 +96,7 @@ class PopupWindow:
         self._page_ready = False  # loaded, and bridge.js took the secret
         self.dialog_open = False
         self.focus_losses = 0  # reported to the tray (tests)
+        self._shows = 0  # GTK "show" signals so far
         self.size = (width, height)
         self._courier = KeyCourier(secret, lambda: self.window.real_url)
         self.deliverer = Deliverer(self.run_js, lambda: self._page_ready)
@@ -192,10 +193,14 @@ class PopupWindow:
         native.set_keep_above(True)
         native.connect("notify::is-active", self._gtk_active_changed)
         native.connect("hide", lambda _w: self._set(visible=False, active=False))
-        native.connect("show", lambda _w: self._set(visible=True))
+        native.connect("show", self._gtk_shown)
         native.connect("configure-event", self._gtk_configured)
         self._mark_ready()
         return False
+
+    def _gtk_shown(self, _native: Any) -> None:
+        self._shows += 1  # a focus loss from before this show no longer counts
+        self._set(visible=True)
 
     def _gtk_active_changed(self, native: Any, _param: Any) -> None:
         active = bool(native.is_active())
@@ -206,10 +211,12 @@ class PopupWindow:
 
             # Focus flickers while a window maps (and without a window manager): only a loss
             # that lasts counts.
-            GLib.timeout_add(FOCUS_SETTLE_MS, self._gtk_focus_settled)
+            GLib.timeout_add(FOCUS_SETTLE_MS, self._gtk_focus_settled, self._shows)
 
-    def _gtk_focus_settled(self) -> bool:
-        if self._visible and not self._active and not self.dialog_open:
+    def _gtk_focus_settled(self, shows: int) -> bool:
+        """The loss lasted: hide, unless the window was hidden and shown again meanwhile (the
+        hotkey hides it, which is a loss too; a press right after must not be undone)."""
+        if shows == self._shows and self._visible and not self._active and not self.dialog_open:
             self.focus_losses += 1
             self._on_focus_lost()
         return False
