@@ -243,6 +243,7 @@ def test_scripted_clicks_cannot_widen_settings_but_real_ones_can(
     page.locator("label[for=set-sandbox_enabled]").click()
     expect(risk).to_contain_text("use the network")
     expect(page.locator("#set-sandbox_enabled")).not_to_be_checked()  # shown as asked...
+    expect(risk.locator("button", has_text="Cancel")).to_be_focused()  # the box has the keys
     page.keyboard.press("Escape")
     expect(risk).to_have_count(0)
     expect(page.locator("#set-sandbox_enabled")).to_be_checked()  # ...and put back
