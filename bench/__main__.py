@@ -26,10 +26,10 @@ from bench.speed_peers import bench_speed_peers
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
-from tray_app.core.events import TurnFinished
 from tray_app.core.service import Core
+from tray_app.events import TurnFinished
+from tray_app.messages import ChatMessage
 from tray_app.paths import AppPaths
-from tray_app.providers.base import ChatMessage
 from tray_app.store.chats import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings

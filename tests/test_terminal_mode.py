@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import midstream_error_turn, slow_turn, text_turn, tool_turn
-from tray_app.core.events import parse_event
+from tray_app.events import parse_event
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -66,7 +66,7 @@ def run(metona_home: Path, home: Path, tmp_path: Path) -> Run:
 
 
 def events(stdout: str) -> list[dict[str, Any]]:
-    """Every stdout line of ``--json`` is one event of the wire contract (core/events.py)."""
+    """Every stdout line of ``--json`` is one event of the wire contract (tray_app/events.py)."""
     lines = [line for line in stdout.splitlines() if line.strip()]
     for line in lines:
         parse_event(line)  # raises on anything that is not a known event

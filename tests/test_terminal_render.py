@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from tray_app.core.events import Notice
+from tray_app.events import Notice
 from tray_app.terminal_render import TextRenderer, result_summary
 
 RETRY = Notice(
@@ -28,7 +28,7 @@ def test_a_loop_notice_prints_as_the_loop_wrote_it(language: str) -> None:
 
 
 def _approval(preview: dict) -> object:
-    from tray_app.core.events import ApprovalNeeded
+    from tray_app.events import ApprovalNeeded
 
     return ApprovalNeeded(
         session_id="s",

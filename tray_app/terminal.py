@@ -17,13 +17,13 @@ from typing import Any, TextIO
 from pydantic import BaseModel, ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
-from tray_app.core.events import (
+from tray_app.core.service import Core
+from tray_app.errors import SandboxViolation
+from tray_app.events import (
     ApprovalNeeded,
     TurnFailed,
     TurnFinished,
 )
-from tray_app.core.service import Core
-from tray_app.errors import SandboxViolation
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_render import TextRenderer, approval_text, guard_lines

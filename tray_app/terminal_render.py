@@ -7,7 +7,8 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
-from tray_app.core.events import (
+from tray_app.core.turns import system_language
+from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
     ContentDelta,
@@ -20,7 +21,6 @@ from tray_app.core.events import (
     TurnFailed,
     TurnFinished,
 )
-from tray_app.core.turns import system_language
 
 STATUS_MARK = {
     "pending": "…",

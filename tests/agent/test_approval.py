@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, needs_confirmation
-from tray_app.core.events import ApprovalNeeded, ApprovalResolved
+from tray_app.events import ApprovalNeeded, ApprovalResolved
 from tray_app.tools.base import Risk
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tray_app.core.events import (
+from tray_app.desktop.notify import Notifier
+from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
     SessionUpdated,
@@ -22,7 +23,6 @@ from tray_app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.desktop.notify import Notifier
 
 pytest.importorskip("desktop_notifier")
 

@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from tray_app.core.bus import EventBus
-from tray_app.core.events import ContentDelta, StateChanged
 from tray_app.desktop.window import UiPump
+from tray_app.events import ContentDelta, StateChanged
 
 
 class Sink:

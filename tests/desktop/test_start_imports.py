@@ -29,8 +29,8 @@ def test_the_app_and_tray_modules_import_nothing_of_core() -> None:
     assert [m for m in modules if m.startswith(HEAVY)] == []
 
 
-def test_folding_events_loads_core_events_when_first_needed() -> None:
+def test_folding_events_loads_the_event_union_when_first_needed() -> None:
     modules = loaded_after(
         "from tray_app.desktop.tray import TrayState, reduce_state\nreduce_state(TrayState(), [])"
     )
-    assert "tray_app.core.events" in modules
+    assert "tray_app.events" in modules

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tray_app.providers.base import ChatMessage, ChatRequest, StreamDelta, StreamDone, StreamItem
+from tray_app.messages import ChatMessage
+from tray_app.providers.base import ChatRequest, StreamDelta, StreamDone, StreamItem
 
 
 @dataclass

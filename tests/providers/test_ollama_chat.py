@@ -10,7 +10,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama, raw_turn, slow_turn, text_turn, tool_turn
 from tests.providers._helpers import collect, request
-from tray_app.providers.base import ChatMessage, ChatRequest, StreamDelta, ToolCall
+from tray_app.messages import ChatMessage, ToolCall
+from tray_app.providers.base import ChatRequest, StreamDelta
 from tray_app.providers.ollama import OllamaProvider
 
 

@@ -28,7 +28,8 @@ from tray_app.errors import (
     ProviderUnavailable,
     StreamError,
 )
-from tray_app.providers.base import ChatMessage, ChatRequest, ToolCall
+from tray_app.messages import ChatMessage, ToolCall
+from tray_app.providers.base import ChatRequest
 from tray_app.providers.factory import make_provider
 from tray_app.providers.openai import OpenAIProvider
 

@@ -20,14 +20,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from tray_app.agent.notices import notice_text
-from tray_app.core.events import (
+from tray_app.errors import StreamError
+from tray_app.events import (
     ContentDelta,
     MessageFinished,
     MessageStarted,
     ThinkingDelta,
 )
-from tray_app.errors import StreamError
-from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone, ToolCall
+from tray_app.messages import ToolCall
+from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone
 from tray_app.providers.tool_calls import bound_call, storable
 from tray_app.store.records import ChatRepository, MessageRecord
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tray_app.core.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision
+from tray_app.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision
 from tray_app.tools.base import Risk
 
 ASKS_IN_EVERY_MODE = {Risk.DESTRUCTIVE, Risk.COMMAND}

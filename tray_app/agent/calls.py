@@ -22,9 +22,9 @@ from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
 from tray_app.agent.guards import REPEATED, Cost, TurnGuards, budget_text, cost_of
-from tray_app.core.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
 from tray_app.errors import StoreError
-from tray_app.providers.base import ToolCall
+from tray_app.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
+from tray_app.messages import ToolCall
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
 from tray_app.tools.base import Risk, Toolbox, ToolResult, failure
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from tray_app.providers.base import ChatMessage
+from tray_app.messages import ChatMessage
 
 BUDGET_SHARE = 0.8
 MESSAGE_OVERHEAD = 4  # role markers and separators

@@ -31,7 +31,6 @@ from tray_app.agent.context import fit_history
 from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
-from tray_app.core.events import Notice, TurnFailed, TurnFinished, TurnStarted
 from tray_app.errors import (
     CapabilityError,
     ModelNotFound,
@@ -40,7 +39,9 @@ from tray_app.errors import (
     StoreError,
     StreamError,
 )
-from tray_app.providers.base import ChatMessage, ChatRequest, ModelInfo, Provider
+from tray_app.events import Notice, TurnFailed, TurnFinished, TurnStarted
+from tray_app.messages import ChatMessage
+from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
 from tray_app.tools.base import Toolbox
 

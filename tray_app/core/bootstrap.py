@@ -12,8 +12,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tray_app.core.events import Notice
 from tray_app.core.service import Core
+from tray_app.events import Notice
 from tray_app.logs import setup_logging
 from tray_app.paths import AppPaths
 from tray_app.store.audit import AuditLog

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from tray_app.core.bus import EventBus
-from tray_app.core.events import (
+from tray_app.core.runner import CoreRunner
+from tray_app.core.turns import TurnFactory
+from tray_app.errors import ProviderError
+from tray_app.events import (
     ModelsUpdated,
     PullProgressEvent,
     SettingsUpdated,
     UndoApplied,
 )
-from tray_app.core.runner import CoreRunner
-from tray_app.core.turns import TurnFactory
-from tray_app.errors import ProviderError
 from tray_app.paths import AppPaths
 from tray_app.providers.base import ModelInfo, Provider
 from tray_app.store.settings import Settings, save_settings

@@ -16,7 +16,11 @@ from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.loop import AgentTurn, internal_error_text
 from tray_app.core.bus import EventBus
 from tray_app.core.config_commands import ConfigCommands
-from tray_app.core.events import (
+from tray_app.core.runner import CoreRunner
+from tray_app.core.session_commands import SessionCommands
+from tray_app.core.turns import TurnFactory
+from tray_app.errors import ProviderError
+from tray_app.events import (
     DecidedBy,
     SessionUpdated,
     StateChanged,
@@ -24,10 +28,6 @@ from tray_app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.core.runner import CoreRunner
-from tray_app.core.session_commands import SessionCommands
-from tray_app.core.turns import TurnFactory
-from tray_app.errors import ProviderError
 from tray_app.paths import AppPaths
 from tray_app.providers.base import Provider
 from tray_app.providers.factory import make_provider

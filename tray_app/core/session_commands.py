@@ -13,8 +13,8 @@ from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.core.bus import EventBus
-from tray_app.core.events import SessionUpdated
 from tray_app.core.turns import TurnFactory
+from tray_app.events import SessionUpdated
 from tray_app.store.chats import search_chats
 from tray_app.store.records import ChatRepository, SessionRecord
 from tray_app.store.recovery import recover_session

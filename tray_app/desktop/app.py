@@ -271,7 +271,7 @@ class DesktopApp:
     # ---- settings that the desktop applies -------------------------------------------------
 
     def _on_events(self, events: list[Any]) -> None:
-        from tray_app.core.events import SettingsUpdated
+        from tray_app.events import SettingsUpdated
 
         for event in events:
             if not isinstance(event, SettingsUpdated):

@@ -33,7 +33,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from tray_app.core.events import (
+from tray_app.desktop import notify_linux, notify_text
+from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
     SessionUpdated,
@@ -42,7 +43,6 @@ from tray_app.core.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.desktop import notify_linux, notify_text
 
 log = logging.getLogger(__name__)
 

@@ -81,7 +81,7 @@ def linux_backend() -> str:
 
 def reduce_state(state: TrayState, events: list[BaseModel]) -> TrayState:
     """Fold a batch of core events into the tray's snapshot."""
-    from tray_app.core.events import ModelsUpdated, SettingsUpdated, StateChanged
+    from tray_app.events import ModelsUpdated, SettingsUpdated, StateChanged
 
     for event in events:
         if isinstance(event, StateChanged):
@@ -198,7 +198,7 @@ class Tray:
             self.icon.title = tray_title(new.state, new.pending)
             self._tooltip(self.icon.title)
         self.icon.update_menu()
-        from tray_app.core.events import SettingsUpdated
+        from tray_app.events import SettingsUpdated
 
         if any(isinstance(e, SettingsUpdated) for e in events) and not new.models:
             self._worker.submit(self._refresh_models)

@@ -1,7 +1,8 @@
-"""What every provider speaks: requests, messages, stream items and model facts.
+"""What every provider speaks: requests, stream items and model facts.
 
-The agent loop talks only to these types; each provider turns them into its wire format and
-translates its transport errors into ``tray_app.errors``.
+The messages themselves live in ``tray_app.messages``. The agent loop talks only to these types;
+each provider turns them into its wire format and translates its transport errors into
+``tray_app.errors``.
 """
 
 from __future__ import annotations
@@ -11,26 +12,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-Role = Literal["system", "user", "assistant", "tool"]
-
-
-class ToolCall(BaseModel):
-    """One call the model asked for. ``arguments_error`` is set when its JSON did not parse."""
-
-    id: str | None = None
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    arguments_error: str | None = None
-
-
-class ChatMessage(BaseModel):
-    role: Role
-    content: str = ""
-    thinking: str = ""
-    images: list[str] = Field(default_factory=list)  # base64, only sent to vision models
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    tool_name: str | None = None
-    tool_call_id: str | None = None
+from tray_app.messages import ChatMessage, ToolCall
 
 
 class ChatRequest(BaseModel):

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from tray_app.errors import ProviderError, StreamError
+from tray_app.messages import ChatMessage
 from tray_app.providers._http import (
     Server,
     TooDeep,
@@ -33,7 +34,6 @@ from tray_app.providers._http import (
 from tray_app.providers._lines import iter_lines
 from tray_app.providers._retry import with_retries
 from tray_app.providers.base import (
-    ChatMessage,
     ChatRequest,
     ModelInfo,
     ProviderNotice,

@@ -18,8 +18,9 @@ from typing import Any
 
 import httpx
 
+from tray_app.messages import ChatMessage
 from tray_app.providers._lines import MAX_LINE_BYTES, iter_lines, line_too_long
-from tray_app.providers.base import ChatMessage, ChatRequest
+from tray_app.providers.base import ChatRequest
 
 _IMAGE_MAGIC = {
     "iVBOR": "image/png",

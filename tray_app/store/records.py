@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from tray_app.providers.base import ChatMessage, Role, ToolCall
+from tray_app.messages import ChatMessage, Role, ToolCall
 
 
 def new_id(prefix: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from tray_app.providers.base import ToolCall
+from tray_app.messages import ToolCall
 from tray_app.store.records import MessageRecord, SessionRecord, ToolCallRecord, new_id
 
 _TOOL_CALLS = TypeAdapter(list[ToolCall])
