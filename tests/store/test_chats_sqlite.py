@@ -158,7 +158,7 @@ def test_search_follows_edits_and_deletions(sqlite_chats: SQLiteChats) -> None:
 def test_the_full_text_index_is_rebuilt_when_it_fell_behind(app_paths: AppPaths) -> None:
     chats = reopen(app_paths)
     session = chats.create_session(model="m", workspace=None)
-    chats.db.conn.execute("DROP TRIGGER messages_fts_insert")  # as a build without FTS5 does
+    chats.db.conn.execute("DROP TRIGGER messages_fts_insert_v2")  # as a build without FTS5 does
     chats.add_message(MessageRecord(session_id=session.id, role="user", content="unindexed"))
     assert chats.search("unindexed") == []  # the stale index misses it
     chats.close()

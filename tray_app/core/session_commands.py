@@ -43,19 +43,59 @@ class SessionCommands:
 
         return dict(self._run(create))
 
-    def list_sessions(self, query: str | None = None) -> list[dict[str, Any]]:
-        return [s.model_dump() for s in self._run(self._chats.list_sessions, query)]
+    def list_sessions(
+        self,
+        query: str | None = None,
+        *,
+        limit: int = 200,
+        before: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Newest-updated first, ``limit`` at a time; ``before`` is the ``{"updated_at",
+        "id"}`` of the last session already shown (keyset paging: the next page)."""
+        cursor = None if before is None else (float(before["updated_at"]), str(before["id"]))
+        found = self._run(self._chats.list_sessions, query, _page_size(limit), cursor)
+        return [s.model_dump() for s in found]
 
-    def get_session(self, session_id: str) -> dict[str, Any]:
+    def get_session(self, session_id: str, *, limit: int | None = None) -> dict[str, Any]:
+        """The session with its messages and their tool calls; with ``limit``, only the last
+        ``limit`` messages and ``more_before`` (older ones: ``get_messages``)."""
+
         def read() -> dict[str, Any]:
             session = self._require_session(session_id)
+            if limit is None:
+                messages, more = self._chats.messages(session_id), False
+                calls = self._chats.tool_calls(session_id)
+            else:
+                messages, more = self._chats.messages_page(session_id, limit=_page_size(limit))
+                calls = self._chats.tool_calls(session_id, [m.id for m in messages])
             return {
                 "session": session.model_dump(),
-                "messages": [m.model_dump() for m in self._chats.messages(session_id)],
-                "tool_calls": [c.model_dump() for c in self._chats.tool_calls(session_id)],
+                "messages": [m.model_dump() for m in messages],
+                "tool_calls": [c.model_dump() for c in calls],
+                "more_before": more,
                 "running": session_id in self._turns,
                 # Where its tools really work (the sandbox's choice), absolute.
                 "workspace": self._factory.workspace(self._settings, session.workspace),
+            }
+
+        return dict(self._run(read))
+
+    def get_messages(
+        self, session_id: str, *, before: str | None = None, limit: int = 50
+    ) -> dict[str, Any]:
+        """Older messages of a chat (keyset paging on the message id): the ``limit`` messages
+        before message ``before`` (or the last ones), oldest first, with their tool calls."""
+
+        def read() -> dict[str, Any]:
+            self._require_session(session_id)
+            messages, more = self._chats.messages_page(
+                session_id, before=before, limit=_page_size(limit)
+            )
+            calls = self._chats.tool_calls(session_id, [m.id for m in messages])
+            return {
+                "messages": [m.model_dump() for m in messages],
+                "tool_calls": [c.model_dump() for c in calls],
+                "more_before": more,
             }
 
         return dict(self._run(read))
@@ -138,3 +178,11 @@ class SessionCommands:
         if session is None:
             raise KeyError(f"no session {session_id!r}")
         return session
+
+
+MAX_PAGE = 1000
+
+
+def _page_size(limit: int) -> int:
+    """A page has 1..MAX_PAGE rows whatever the caller asked."""
+    return max(1, min(int(limit), MAX_PAGE))

@@ -40,7 +40,10 @@ class CoreCommands(Protocol):
     def new_session(self, *, model: str | None = ..., workspace: str | None = ...) -> Any: ...
     def list_sessions(self, query: str | None = ...) -> Any: ...
     def search_sessions(self, query: str | None = ...) -> Any: ...
-    def get_session(self, session_id: str) -> Any: ...
+    def get_session(self, session_id: str, *, limit: int | None = ...) -> Any: ...
+    def get_messages(
+        self, session_id: str, *, before: str | None = ..., limit: int = ...
+    ) -> Any: ...
     def update_session(self, session_id: str, **fields: Any) -> Any: ...
     def delete_session(self, session_id: str) -> Any: ...
     def export_session(self, session_id: str, *, fmt: str = ...) -> Any: ...
@@ -81,6 +84,17 @@ IdStr = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9
 
 class _SessionId(_Payload):
     session_id: IdStr
+
+
+class _OpenSession(_Payload):
+    session_id: IdStr
+    limit: int | None = Field(default=None, ge=1, le=1000)  # only the last messages
+
+
+class _Messages(_Payload):
+    session_id: IdStr
+    before: IdStr | None = None  # the oldest message the page has
+    limit: int = Field(default=50, ge=1, le=1000)
 
 
 class _MaybeSession(_Payload):
@@ -186,7 +200,17 @@ class Bridge:
         )
 
     def get_session(self, payload: Any = None) -> Envelope:
-        return self._call(_SessionId, payload, lambda p: self._core.get_session(p.session_id))
+        return self._call(
+            _OpenSession, payload, lambda p: self._core.get_session(p.session_id, limit=p.limit)
+        )
+
+    def get_messages(self, payload: Any = None) -> Envelope:
+        """Older messages of the open chat, as the page scrolls up (keyset on the message)."""
+        return self._call(
+            _Messages,
+            payload,
+            lambda p: self._core.get_messages(p.session_id, before=p.before, limit=p.limit),
+        )
 
     def update_session(self, payload: Any = None) -> Envelope:
         def run(p: _UpdateSession) -> Any:

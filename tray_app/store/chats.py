@@ -11,6 +11,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Collection
 from typing import Any
 
 from tray_app.errors import StoreError
@@ -21,8 +22,10 @@ from tray_app.store.records import (
     ChatRepository,
     MemoryChats,
     MessageRecord,
+    SessionCursor,
     SessionRecord,
     ToolCallRecord,
+    after_cursor,
 )
 from tray_app.store.recovery import recover_session
 from tray_app.store.rows import (
@@ -125,6 +128,8 @@ class SQLiteChats(KeepsUnsaved):
         self._insert_message_sql = _INSERT_MESSAGE
         if not db.read_only and _has_column(db, "messages", "owner"):
             self._insert_message_sql = _INSERT_OWNED_MESSAGE
+        # Python's casefold in SQL, so a title filter matches exactly as MemoryChats does.
+        db.conn.create_function("metona_fold", 1, _fold, deterministic=True)
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -147,16 +152,39 @@ class SQLiteChats(KeepsUnsaved):
             row = self.db.conn.execute(f"{_SELECT_SESSIONS} WHERE id = ?", (session_id,)).fetchone()
         return None if row is None else _session(row)
 
-    def list_sessions(self, query: str | None = None, limit: int = 200) -> list[SessionRecord]:
-        """Newest-updated first; ``query`` filters titles (case-insensitive substring)."""
+    def list_sessions(
+        self, query: str | None = None, limit: int = 200, before: SessionCursor | None = None
+    ) -> list[SessionRecord]:
+        """Newest-updated first, the id breaking ties; ``query`` filters titles
+        (case-insensitive substring); ``before`` continues after that cursor. One indexed
+        ``LIMIT`` query: only the rows returned are read and validated."""
+        limit = max(limit, 0)
+        where: list[str] = []
+        params: list[object] = []
+        if before is not None:
+            # The first term is the index range; the second breaks the tie on the id.
+            where.append("updated_at <= ? AND (updated_at < ? OR id > ?)")
+            params += [before[0], before[0], before[1]]
+        needle = query.casefold() if query else ""
+        if needle:
+            where.append("instr(metona_fold(title), ?) > 0")
+            params.append(needle)
+        # Sessions kept in memory (store.unsaved) replace their rows: read that many more.
+        params.append(limit + len(self.unsaved.copies))
+        sql = (
+            _SELECT_SESSIONS
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY updated_at DESC, id LIMIT ?"
+        )
         with self.db.errors("read"):
-            rows = self.db.conn.execute(
-                f"{_SELECT_SESSIONS} ORDER BY updated_at DESC, rowid ASC"
-            ).fetchall()
-        items = self._with_unsaved([_session(row) for row in rows])
-        if query:
-            needle = query.casefold()
-            items = [s for s in items if needle in s.title.casefold()]
+            rows = self.db.conn.execute(sql, params).fetchall()
+        items = [_session(row) for row in rows]
+        if self.unsaved.copies:
+            items = [
+                s
+                for s in self._with_unsaved(items)
+                if after_cursor(s, before) and needle in s.title.casefold()
+            ]
         return items[:limit]
 
     def update_session(self, session_id: str, **fields: Any) -> SessionRecord:
@@ -257,6 +285,31 @@ class SQLiteChats(KeepsUnsaved):
             ).fetchall()
         return [_message(row) for row in rows]
 
+    def messages_page(
+        self, session_id: str, *, before: str | None = None, limit: int = 50
+    ) -> tuple[list[MessageRecord], bool]:
+        """The last ``limit`` messages before ``before`` (keyset on ``seq``), oldest first."""
+        copy = self.unsaved.get(session_id)
+        if copy is not None:
+            return copy.messages_page(session_id, before=before, limit=limit)
+        limit = max(limit, 0)
+        with self.db.errors("read"):
+            end: int | None = None
+            if before is not None:
+                row = self.db.conn.execute(
+                    "SELECT seq FROM messages WHERE id = ? AND session_id = ?",
+                    (before, session_id),
+                ).fetchone()
+                if row is None:
+                    raise KeyError(f"no message {before!r} in session {session_id!r}")
+                end = int(row[0])
+            rows = self.db.conn.execute(
+                f"{_SELECT_MESSAGES} WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+                (session_id, end if end is not None else 1 << 62, limit + 1),
+            ).fetchall()
+        more = len(rows) > limit
+        return [_message(row) for row in reversed(rows[:limit])], more
+
     # ---- tool calls -------------------------------------------------------------------------
 
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
@@ -269,15 +322,31 @@ class SQLiteChats(KeepsUnsaved):
 
         self._guarded(record.session_id, write, lambda copy, _: copy.upsert_tool_call(record))
 
-    def tool_calls(self, session_id: str) -> list[ToolCallRecord]:
+    def tool_calls(
+        self, session_id: str, message_ids: Collection[str] | None = None
+    ) -> list[ToolCallRecord]:
         copy = self.unsaved.get(session_id)
         if copy is not None:
-            return copy.tool_calls(session_id)
+            return copy.tool_calls(session_id, message_ids)
+        if message_ids is None:
+            with self.db.errors("read"):
+                rows = self.db.conn.execute(
+                    f"{_SELECT_CALLS} WHERE session_id = ? ORDER BY seq", (session_id,)
+                ).fetchall()
+            return [_call(row) for row in rows]
+        wanted = list(dict.fromkeys(message_ids))
+        found: list[tuple[Any, ...]] = []
         with self.db.errors("read"):
-            rows = self.db.conn.execute(
-                f"{_SELECT_CALLS} WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-        return [_call(row) for row in rows]
+            for start in range(0, len(wanted), _IDS_PER_QUERY):
+                chunk = wanted[start : start + _IDS_PER_QUERY]
+                marks = ", ".join("?" for _ in chunk)
+                found += self.db.conn.execute(
+                    f"SELECT seq, {', '.join(_CALL_COLUMNS)} FROM tool_calls "  # noqa: S608
+                    f"WHERE session_id = ? AND message_id IN ({marks})",
+                    (session_id, *chunk),
+                ).fetchall()
+        found.sort(key=lambda row: int(row[0]))
+        return [_call(row[1:]) for row in found]
 
     # ---- beyond the protocol ----------------------------------------------------------------
 
@@ -409,18 +478,26 @@ class SQLiteChats(KeepsUnsaved):
             ) from exc
 
 
-# Sessions that may hold something to repair; recover_session decides precisely.
+# Sessions that may hold something to repair; recover_session decides precisely. The first two
+# go through small partial indexes (schema 3), the last looks up each session's last message
+# by index: no scan of the messages or the calls.
 _INTERRUPTED_CANDIDATES = """
 SELECT session_id FROM messages
     WHERE role = 'assistant' AND stopped = 0 AND stats LIKE '%"streaming"%'
 UNION
 SELECT session_id FROM tool_calls WHERE status IN ('pending', 'running')
 UNION
-SELECT m.session_id FROM messages m
-    JOIN (SELECT session_id, MAX(seq) AS last FROM messages GROUP BY session_id) l
-    ON m.seq = l.last
+SELECT s.id FROM sessions s
+    JOIN messages m ON m.seq = (SELECT MAX(seq) FROM messages WHERE session_id = s.id)
     WHERE m.role = 'tool' OR (m.role = 'assistant' AND m.tool_calls != '[]')
 """
+
+
+_IDS_PER_QUERY = 500  # message ids per IN (...) list, well under SQLite's variable limit
+
+
+def _fold(value: object) -> str | None:
+    return value.casefold() if isinstance(value, str) else None
 
 
 def _has_column(db: Database, table: str, column: str) -> bool:

@@ -100,7 +100,18 @@ SCHEMA_V2 = """
 ALTER TABLE messages ADD COLUMN owner TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
+SCHEMA_V3 = """
+-- Keyset paging of the session list: newest-updated first, the id breaks ties.
+CREATE INDEX sessions_by_updated_id ON sessions (updated_at DESC, id);
+-- The repair at start (store.recovery) finds unfinished rows through these small partial
+-- indexes instead of scanning every message and call.
+CREATE INDEX messages_streaming ON messages (session_id)
+    WHERE role = 'assistant' AND stopped = 0 AND stats LIKE '%"streaming"%';
+CREATE INDEX tool_calls_unfinished ON tool_calls (session_id)
+    WHERE status IN ('pending', 'running');
+"""
+
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3)
 """Append only. Never edit a released entry: old files were built by it."""
 
 

@@ -3,6 +3,13 @@
 Not a migration: it depends on how the local SQLite was built. ``prepare_fts`` creates it at
 open where FTS5 is available, kept in step by triggers, and rebuilds it if it was left without
 triggers; where FTS5 is missing the triggers are dropped so writes never depend on it.
+
+Only finished messages are indexed: an answer is saved every second while it streams (its
+``stats`` say ``"streaming"``), and re-indexing the whole answer at each save cost ~100 ms at
+1 MB. The triggers index a message when it stops streaming (finished, stopped, failed or
+repaired at start), so a save costs the same whatever the answer's length. The invariant the
+external-content table needs (the index holds exactly the content of the non-streaming rows)
+is kept by deleting only what was indexed.
 """
 
 from __future__ import annotations
@@ -16,23 +23,34 @@ CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     content, content='messages', content_rowid='seq', tokenize='trigram'
 )
 """
+_STREAMING = "{row}.stats LIKE '%\"streaming\"%'"
+_INDEX_NEW = (
+    "INSERT INTO messages_fts (rowid, content) SELECT new.seq, new.content "
+    f"WHERE NOT ({_STREAMING.format(row='new')});"
+)
+_UNINDEX_OLD = (
+    "INSERT INTO messages_fts (messages_fts, rowid, content) "
+    f"SELECT 'delete', old.seq, old.content WHERE NOT ({_STREAMING.format(row='old')});"
+)
+# Versioned names: a file whose triggers have another name gets these and a rebuild.
 _FTS_TRIGGERS = {
-    "messages_fts_insert": """
-        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-            INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
+    "messages_fts_insert_v2": f"""
+        CREATE TRIGGER messages_fts_insert_v2 AFTER INSERT ON messages BEGIN
+            {_INDEX_NEW}
         END""",
-    "messages_fts_delete": """
-        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-            INSERT INTO messages_fts (messages_fts, rowid, content)
-            VALUES ('delete', old.seq, old.content);
+    "messages_fts_delete_v2": f"""
+        CREATE TRIGGER messages_fts_delete_v2 AFTER DELETE ON messages BEGIN
+            {_UNINDEX_OLD}
         END""",
-    "messages_fts_update": """
-        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
-            INSERT INTO messages_fts (messages_fts, rowid, content)
-            VALUES ('delete', old.seq, old.content);
-            INSERT INTO messages_fts (rowid, content) VALUES (new.seq, new.content);
+    "messages_fts_update_v2": f"""
+        CREATE TRIGGER messages_fts_update_v2 AFTER UPDATE OF content, stats ON messages BEGIN
+            {_UNINDEX_OLD}
+            {_INDEX_NEW}
         END""",
 }
+# After a rebuild (which indexes every row) the streaming ones are taken out again.
+_STREAMING_ROWS = _STREAMING.format(row="messages")
+_UNINDEX_STREAMING = f"INSERT INTO messages_fts (messages_fts, rowid, content) SELECT 'delete', seq, content FROM messages WHERE {_STREAMING_ROWS}"  # noqa: S608, E501 (constant SQL)
 
 
 def fts5_available(conn: sqlite3.Connection) -> bool:
@@ -61,11 +79,14 @@ def prepare_fts(conn: sqlite3.Connection) -> bool:
             return False
         missing = [name for name in _FTS_TRIGGERS if name not in existing]
         if missing:
+            for name in existing - set(_FTS_TRIGGERS):  # an older version's triggers
+                conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
             conn.execute(_FTS_TABLE)
             for name in missing:
                 conn.execute(_FTS_TRIGGERS[name])
             # Built fresh, or left stale while triggers were missing: index every row again.
             conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+            conn.execute(_UNINDEX_STREAMING)
     return True
 
 

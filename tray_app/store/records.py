@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Collection
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -77,6 +78,20 @@ class MessageRecord(BaseModel):
         )
 
 
+SessionCursor = tuple[float, str]
+"""Where a page of the session list continues: (updated_at, id) of the last session shown."""
+
+
+def session_order(session: SessionRecord) -> tuple[float, str]:
+    """The session list's order: newest-updated first, the id breaks ties (keyset paging)."""
+    return (-session.updated_at, session.id)
+
+
+def after_cursor(session: SessionRecord, before: SessionCursor | None) -> bool:
+    """Whether ``session`` comes after the cursor in the list's order."""
+    return before is None or session_order(session) > (-before[0], before[1])
+
+
 class ChatRepository(Protocol):
     """Where sessions, messages and tool calls live. Called from the core thread only."""
 
@@ -86,7 +101,11 @@ class ChatRepository(Protocol):
 
     def get_session(self, session_id: str) -> SessionRecord | None: ...
 
-    def list_sessions(self, query: str | None = None, limit: int = 200) -> list[SessionRecord]: ...
+    def list_sessions(
+        self, query: str | None = None, limit: int = 200, before: SessionCursor | None = None
+    ) -> list[SessionRecord]:
+        """Newest-updated first (the id breaks ties); ``query`` filters titles (case-insensitive
+        substring); ``before`` continues after that cursor (keyset paging)."""
 
     def update_session(self, session_id: str, **fields: Any) -> SessionRecord: ...
 
@@ -101,10 +120,19 @@ class ChatRepository(Protocol):
 
     def messages(self, session_id: str) -> list[MessageRecord]: ...
 
+    def messages_page(
+        self, session_id: str, *, before: str | None = None, limit: int = 50
+    ) -> tuple[list[MessageRecord], bool]:
+        """The last ``limit`` messages before message ``before`` (or the end), oldest first,
+        and whether older ones remain. KeyError when ``before`` is not in the session."""
+
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
         """Insert, or update by call id; the arguments are stored once and never rewritten."""
 
-    def tool_calls(self, session_id: str) -> list[ToolCallRecord]: ...
+    def tool_calls(
+        self, session_id: str, message_ids: Collection[str] | None = None
+    ) -> list[ToolCallRecord]:
+        """The session's calls in order; only those of ``message_ids`` when given."""
 
     def close(self) -> None: ...
 
@@ -129,12 +157,14 @@ class MemoryChats:
     def get_session(self, session_id: str) -> SessionRecord | None:
         return self._sessions.get(session_id)
 
-    def list_sessions(self, query: str | None = None, limit: int = 200) -> list[SessionRecord]:
-        items = sorted(self._sessions.values(), key=lambda s: s.updated_at, reverse=True)
-        if query:
-            needle = query.casefold()
-            items = [s for s in items if needle in s.title.casefold()]
-        return items[:limit]
+    def list_sessions(
+        self, query: str | None = None, limit: int = 200, before: SessionCursor | None = None
+    ) -> list[SessionRecord]:
+        items = sorted(self._sessions.values(), key=session_order)
+        needle = query.casefold() if query else ""
+        return [s for s in items if after_cursor(s, before) and needle in s.title.casefold()][
+            : max(limit, 0)
+        ]
 
     def update_session(self, session_id: str, **fields: Any) -> SessionRecord:
         current = self._sessions[session_id]
@@ -171,6 +201,18 @@ class MemoryChats:
     def messages(self, session_id: str) -> list[MessageRecord]:
         return list(self._messages.get(session_id, []))
 
+    def messages_page(
+        self, session_id: str, *, before: str | None = None, limit: int = 50
+    ) -> tuple[list[MessageRecord], bool]:
+        items = self._messages.get(session_id, [])
+        end = len(items)
+        if before is not None:
+            end = next((i for i, m in enumerate(items) if m.id == before), -1)
+            if end < 0:
+                raise KeyError(f"no message {before!r} in session {session_id!r}")
+        start = max(0, end - max(limit, 0))
+        return list(items[start:end]), start > 0
+
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
         calls = self._calls.setdefault(record.session_id, {})
         first = calls.get(record.call_id)
@@ -178,8 +220,14 @@ class MemoryChats:
             record = record.model_copy(update={"arguments": first.arguments})
         calls[record.call_id] = record
 
-    def tool_calls(self, session_id: str) -> list[ToolCallRecord]:
-        return list(self._calls.get(session_id, {}).values())
+    def tool_calls(
+        self, session_id: str, message_ids: Collection[str] | None = None
+    ) -> list[ToolCallRecord]:
+        calls = self._calls.get(session_id, {}).values()
+        if message_ids is None:
+            return list(calls)
+        wanted = set(message_ids)
+        return [c for c in calls if c.message_id in wanted]
 
     def close(self) -> None:
         return None

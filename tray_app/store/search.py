@@ -87,19 +87,27 @@ def search_database(
         params = list(likes)
     # Only constant SQL is joined here; the user's words travel as parameters.
     # SQLite returns the other columns of the MAX(seq) row: the newest match per session.
-    newest = f"SELECT m.session_id, m.id, m.role, m.content, MAX(m.seq) FROM {source}"  # noqa: S608
-    content_sql = f"SELECT s.id, s.title, s.updated_at, h.id, h.role, h.content FROM ({newest} GROUP BY m.session_id) h JOIN sessions s ON s.id = h.session_id"  # noqa: S608, E501
+    newest = f"SELECT m.session_id, m.id, m.role, MAX(m.seq) FROM {source}"  # noqa: S608
+    content_sql = f"SELECT s.id, s.title, s.updated_at, h.id, h.role FROM ({newest} GROUP BY m.session_id) h JOIN sessions s ON s.id = h.session_id"  # noqa: S608, E501
     title_sql = "SELECT id, title, updated_at FROM sessions WHERE " + " AND ".join(  # noqa: S608
         ["title LIKE ? ESCAPE '\\'"] * len(terms)
     )
     content_rows = conn.execute(content_sql, params).fetchall()
     title_rows = conn.execute(title_sql, likes).fetchall()
     hits: dict[str, SearchHit] = {}
-    for sid, title, updated, message_id, role, content in content_rows:
-        hits[sid] = _hit(sid, title, updated, "content", message_id, role, snippet(content, terms))
+    for sid, title, updated, message_id, role in content_rows:
+        hits[sid] = _hit(sid, title, updated, "content", message_id, role, "")
     for sid, title, updated in title_rows:
         hits[sid] = _hit(sid, title, updated, "title", None, None, title)
-    return _ordered(hits, limit)
+    found = _ordered(hits, limit)
+    # The message text is read, and its snippet made, only for the hits returned.
+    for hit in found:
+        if hit["match"] == "content":
+            row = conn.execute(
+                "SELECT content FROM messages WHERE id = ?", (hit["message_id"],)
+            ).fetchone()
+            hit["snippet"] = snippet(row[0] if row else "", terms)
+    return found
 
 
 def search_repository(repo: ChatRepository, query: str, *, limit: int = 50) -> list[SearchHit]:

@@ -21,7 +21,13 @@ from typing import TypeVar
 
 from tray_app.errors import StoreError
 from tray_app.store.db import Database
-from tray_app.store.records import MemoryChats, MessageRecord, SessionRecord, ToolCallRecord
+from tray_app.store.records import (
+    MemoryChats,
+    MessageRecord,
+    SessionRecord,
+    ToolCallRecord,
+    session_order,
+)
 
 log = logging.getLogger(__name__)
 
@@ -197,4 +203,4 @@ class KeepsUnsaved:
                 by_id.pop(session_id, None)
             else:
                 by_id[session_id] = session
-        return sorted(by_id.values(), key=lambda s: s.updated_at, reverse=True)
+        return sorted(by_id.values(), key=session_order)
