@@ -33,8 +33,8 @@ from tray_app.paths import AppPaths
 from tray_app.store.chats import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings
-from tray_app.tools.base import Toolbox
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 
 def timed(fn: Callable[[], object], repeat: int = 5) -> float:

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tray_app.tools.base import Toolbox
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 
 def _timed(fn: Callable[[], object], repeat: int = 5) -> float:

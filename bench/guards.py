@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tray_app.tools.base import Toolbox
 from tray_app.tools.binding import file_binding
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 MB = 1024 * 1024
 

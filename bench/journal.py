@@ -15,10 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
 from tray_app.tools.journal import Journal
+from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 WRITES = 200
 WORKER = """

@@ -28,8 +28,8 @@ from typing import Any
 from tray_app.desktop.instance import SingleInstance
 from tray_app.paths import AppPaths
 from tray_app.tools import search_rg
-from tray_app.tools.base import Toolbox
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 WORDS = ["alpha", "beta", "gamma", "delta", "函数", "数据", "value", "return", "import", "🙂"]
 

@@ -11,6 +11,9 @@ from pydantic import BaseModel
 from tray_app.agent.approval import ApprovalBroker, needs_confirmation
 from tray_app.events import ApprovalNeeded, ApprovalResolved
 from tray_app.tools.base import Risk
+from tray_app.tools.registry import builtin_tools
+
+DECLARED = {tool.name: tool for tool in builtin_tools()}
 
 
 @pytest.mark.parametrize(
@@ -22,6 +25,7 @@ from tray_app.tools.base import Risk
         ("write_file", Risk.WRITE, "delete_only", False, False),
         ("write_file", Risk.WRITE, "delete_only", True, True),
         ("create_directory", Risk.WRITE, "delete_only", False, False),
+        ("create_directory", Risk.WRITE, "delete_only", True, False),
         ("write_file", Risk.WRITE, "full_auto", True, False),
         ("delete_file", Risk.DESTRUCTIVE, "full_auto", True, True),
         ("run_command", Risk.COMMAND, "full_auto", False, True),
@@ -29,22 +33,23 @@ from tray_app.tools.base import Risk
     ],
 )
 def test_modes(tool: str, risk: Risk, mode: str, exists: bool, expected: bool) -> None:
+    """The facts come from each tool's own declaration, never from its name."""
+    declared = DECLARED[tool]
+    assert declared.risk is risk
     got = needs_confirmation(
-        tool=tool, risk=risk, mode=mode, preview={"exists": exists}, granted=False
+        risk=declared.risk,
+        asks_when_exists=declared.asks_when_exists,
+        mode=mode,
+        preview={"exists": exists},
+        granted=False,
     )
     assert got is expected
 
 
 def test_a_session_grant_skips_writes_but_never_deletes_or_commands() -> None:
-    assert not needs_confirmation(
-        tool="write_file", risk=Risk.WRITE, mode="all_writes", preview={}, granted=True
-    )
-    assert needs_confirmation(
-        tool="delete_file", risk=Risk.DESTRUCTIVE, mode="all_writes", preview={}, granted=True
-    )
-    assert needs_confirmation(
-        tool="run_command", risk=Risk.COMMAND, mode="all_writes", preview={}, granted=True
-    )
+    assert not needs_confirmation(risk=Risk.WRITE, mode="all_writes", preview={}, granted=True)
+    assert needs_confirmation(risk=Risk.DESTRUCTIVE, mode="all_writes", preview={}, granted=True)
+    assert needs_confirmation(risk=Risk.COMMAND, mode="all_writes", preview={}, granted=True)
 
 
 MODES = ("all_writes", "delete_only", "full_auto")
@@ -56,9 +61,7 @@ def test_facts_the_preview_declares(mode: str, granted: bool) -> None:
     """issue 11: dry runs never ask; a replaced file or a persistence location always asks."""
 
     def asks(preview: dict[str, object], risk: Risk = Risk.WRITE) -> bool:
-        return needs_confirmation(
-            tool="edit_file", risk=risk, mode=mode, preview=preview, granted=granted
-        )
+        return needs_confirmation(risk=risk, mode=mode, preview=preview, granted=granted)
 
     assert not asks({"kind": "diff", "changes": False, "overwrites": True})
     assert asks({"kind": "move", "deletes": True, "overwrites": True})

@@ -14,7 +14,7 @@ import pytest
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
 from tray_app.agent.guards import REPEATED
-from tray_app.tools.base import Toolbox
+from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 
 def approval(rig: Rig, n: int, timeout: float = 15.0) -> Any:
@@ -280,14 +280,14 @@ def test_the_cost_of_a_call_comes_from_its_preview() -> None:
     from tray_app.agent.guards import Budgets, Cost, TurnGuards, call_key, cost_of
 
     tree = {"kind": "tree", "count": 26, "size": 5}
-    assert cost_of("delete_file", "destructive", tree) == Cost(files_removed=26)
+    assert cost_of("destructive", tree) == Cost(files_removed=26)
     edit = {"kind": "diff", "size_after": 2_000_000, "changes": True}
-    assert cost_of("edit_file", "write", edit) == Cost(bytes_written=2_000_000)
-    assert cost_of("edit_file", "write", {**edit, "changes": False}) == Cost()  # a dry run
+    assert cost_of("write", edit) == Cost(bytes_written=2_000_000)
+    assert cost_of("write", {**edit, "changes": False}) == Cost()  # a dry run
     move = {"kind": "move", "deletes": True, "replaced_size": 7}
-    assert cost_of("move_file", "write", move) == Cost(files_removed=1, bytes_written=7)
-    assert cost_of("move_file", "write", {"kind": "move", "deletes": False}) == Cost()
-    assert cost_of("run_command", "command", {"cwd": "/w"}) == Cost(commands=1)
+    assert cost_of("write", move) == Cost(files_removed=1, bytes_written=7)
+    assert cost_of("write", {"kind": "move", "deletes": False}) == Cost()
+    assert cost_of("command", {"cwd": "/w"}) == Cost(commands=1)
     guards = TurnGuards(Budgets(files_removed=20, bytes_written=10, commands=1))
     assert guards.over_budget(Cost(files_removed=26))["name"] == "files_removed"  # type: ignore[index]
     guards.charge(Cost(commands=1))
@@ -306,17 +306,17 @@ def test_a_change_between_the_last_check_and_the_tool_read_is_asked_again(
 ) -> None:
     """The file changes right after the loop's last check: the tool refuses on its own read,
     and the loop asks again with the new diff instead of answering the model."""
-    real_preview = Toolbox.preview
+    real_preview = Toolbox.preview_checked
     seen: list[int] = []
 
-    def racing_preview(self: Toolbox, name: str, args: Any) -> dict[str, Any]:
-        result = real_preview(self, name, args)
+    def racing_preview(self: Toolbox, call: CheckedCall) -> dict[str, Any]:
+        result = real_preview(self, call)
         seen.append(1)
         if len(seen) == 2:  # the check just before the call runs: someone writes right after
             target.write_text("α = 1\nβ = 改 🌀\n", encoding="utf-8")
         return result
 
-    monkeypatch.setattr(Toolbox, "preview", racing_preview)
+    monkeypatch.setattr(Toolbox, "preview_checked", racing_preview)
     rig: Rig = make_rig(default_registry=True)
     target = rig.workspace / "race 竞争.txt"
     target.write_text("α = 1\nβ = 2\n", encoding="utf-8")

@@ -18,7 +18,8 @@ from tray_app.core.service import Core
 from tray_app.paths import AppPaths
 from tray_app.store.chats import open_chat_store
 from tray_app.store.settings import Settings
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolRegistry
+from tray_app.tools.base import Risk, Tool, ToolContext
+from tray_app.tools.registry import ToolRegistry, builtin_tools
 
 
 class EventLog:
@@ -158,10 +159,11 @@ def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]
         openai: bool = False,
         sqlite: bool = False,
         chats: Any = None,
+        tools: list[Tool] | None = None,
         **settings_fields: Any,
     ) -> Rig:
         """``openai``: a FakeOpenAI instead of a FakeOllama; ``sqlite``: the real chat store;
-        ``chats``: a given ChatRepository."""
+        ``chats``: a given ChatRepository; ``tools``: more tools besides the test tools."""
         fake: FakeServer = (FakeOpenAI() if openai else FakeOllama()).start()
         workspace = tmp_path / "work"
         workspace.mkdir(exist_ok=True)
@@ -178,6 +180,10 @@ def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]
         notes: list[str] = []
         started = threading.Event()
         registry = None if default_registry else make_registry(notes, started)
+        for tool in tools or ():
+            if registry is None:
+                registry = ToolRegistry(builtin_tools())
+            registry.register(tool)
         if sqlite:
             chats = open_chat_store(app_paths)[0]
         core = Core(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tray_app.tools.base import Toolbox
+from tray_app.tools.toolbox import Toolbox
 
 SECRET = "S3CR3T-7f1c9e-DO-NOT-LEAK"
 

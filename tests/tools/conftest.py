@@ -16,9 +16,10 @@ import pytest
 
 from tray_app.paths import AppPaths
 from tray_app.tools import fs_write
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 
 @dataclass
@@ -37,14 +38,28 @@ class FakeJournal:
 
     events: list[tuple[str, Any]] = field(default_factory=list)
 
-    def record(self, *, call_id: str | None, tool: str, path: Path, required: bool = True) -> str:
+    def record(
+        self,
+        *,
+        call_id: str | None,
+        tool: str,
+        path: Path,
+        required: bool = True,
+        deep: bool = True,
+    ) -> str:
         existed = os.path.lexists(path)
         content = path.read_bytes() if existed and path.is_file() else None
         self.events.append(("record", (call_id, tool, Path(path), existed, content)))
         return f"entry-{len(self.events)}"
 
     def record_move(
-        self, *, call_id: str | None, source: Path, destination: Path, required: bool = True
+        self,
+        *,
+        call_id: str | None,
+        source: Path,
+        destination: Path,
+        required: bool = True,
+        tool: str,
     ) -> str:
         self.events.append(("record_move", (call_id, Path(source), Path(destination))))
         return f"entry-{len(self.events)}"

@@ -21,10 +21,11 @@ from typing import Any
 
 from tray_app.errors import StoreError
 from tray_app.tools import fs_write
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
 from tray_app.tools.journal import Journal
+from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 
 def fill(folder: Path) -> int:

@@ -23,7 +23,7 @@ from typing import Any
 
 from redteam_world import FILE_TOOLS, Case, World
 
-from tray_app.tools.base import Toolbox
+from tray_app.tools.toolbox import Toolbox
 
 CALL_DEADLINE = 10.0  # seconds; a call that takes longer counts as a hang
 SLOW_CALL = 5.0  # no call may come near a hang: any call slower than this is reported

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import ok
-from tray_app.tools.base import Toolbox
+from tray_app.tools.toolbox import Toolbox
 
 NAME = "草稿 ✍️.txt"
 BODY = "第一行\n🎉 second\n"

@@ -11,10 +11,11 @@ import pytest
 
 from tests.tools.attack_helpers import err, ok
 from tray_app.tools import edit_file as edit_module
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
 from tray_app.tools.journal import Journal
+from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 
 def edit(old: str, new: str) -> dict[str, str]:

@@ -105,10 +105,11 @@ def test_search_finds_text_in_utf16_files(box, layout):
 
 
 def test_write_then_undo_restores_a_utf16_crlf_file_byte_for_byte(layout, tmp_path):
-    from tray_app.tools.base import Toolbox, ToolRegistry
     from tray_app.tools.files import FILE_TOOLS
     from tray_app.tools.journal import Journal
+    from tray_app.tools.registry import ToolRegistry
     from tray_app.tools.sandbox import SandboxPolicy
+    from tray_app.tools.toolbox import Toolbox
 
     journal = Journal(tmp_path / "journal")
     policy = SandboxPolicy(allowed_dirs=[layout.work], workspace=layout.work, home=layout.home)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from tests.tools.attack_helpers import err, ok
 from tray_app.tools import fs_read, fs_walk
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.registry import ToolRegistry
+from tray_app.tools.toolbox import Toolbox
 
 # ---- the reference cases --------------------------------------------------------
 

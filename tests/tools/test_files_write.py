@@ -271,8 +271,9 @@ def test_roots_home_and_ancestors_are_never_deleted(box, policy_for, layout, raw
 
 
 def test_the_home_folder_is_never_deleted_even_when_allowed(policy_for, layout, journal):
-    from tray_app.tools.base import Toolbox, ToolRegistry
     from tray_app.tools.files import FILE_TOOLS
+    from tray_app.tools.registry import ToolRegistry
+    from tray_app.tools.toolbox import Toolbox
 
     inner_home = layout.work / "me"
     inner_home.mkdir()

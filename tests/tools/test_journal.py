@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tray_app.tools.journal import Journal
+from tray_app.tools.registry import default_registry
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and symlinks")
 
@@ -34,8 +35,11 @@ def journal(tmp_path: Path) -> Journal:
 def change(
     journal: Journal, tool: str, path: Path, action: Callable[[], object], call_id: str = "c1"
 ) -> str:
-    """What a file tool does: record before, act, commit after success."""
-    entry = journal.record(call_id=call_id, tool=tool, path=path)
+    """What a file tool does: record before (as deep as its declaration says), act, commit
+    after success."""
+    declared = default_registry().get(tool)
+    deep = declared is None or not declared.shallow_undo
+    entry = journal.record(call_id=call_id, tool=tool, path=path, deep=deep)
     action()
     journal.commit(entry)
     return entry

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tray_app.tools import sandbox
-from tray_app.tools.base import Toolbox
 from tray_app.tools.fs_safe import iso_time
+from tray_app.tools.toolbox import Toolbox
 
 
 def test_deeply_nested_json_arguments_are_refused_not_raised(box: Toolbox) -> None:

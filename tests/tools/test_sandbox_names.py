@@ -250,8 +250,9 @@ def test_ordinary_neighbours_of_persistence_locations(layout, policy_for, raw):
 
 
 def test_every_changing_preview_carries_the_warning(layout, policy_for):
-    from tray_app.tools.base import Toolbox, ToolRegistry
     from tray_app.tools.files import FILE_TOOLS
+    from tray_app.tools.registry import ToolRegistry
+    from tray_app.tools.toolbox import Toolbox
 
     policy = policy_for(allowed_dirs=[layout.home], workspace=layout.home)
     box = Toolbox(policy, registry=ToolRegistry(FILE_TOOLS))

@@ -16,7 +16,7 @@ import pytest
 
 from tests.tools.attack_helpers import ok
 from tray_app.tools import search_rg, search_run
-from tray_app.tools.base import Toolbox
+from tray_app.tools.toolbox import Toolbox
 
 RG = search_rg.rg_binary()
 needs_rg = pytest.mark.skipif(RG is None, reason="the ripgrep package is not installed")

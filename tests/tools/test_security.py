@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.tools.attack_helpers import SECRET, assert_all_refused, every_call, leaked, ok, refused
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.registry import ToolRegistry
+from tray_app.tools.toolbox import Toolbox
 
 # ---- security cases 1–3 --------------------------------------------
 

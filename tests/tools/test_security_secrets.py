@@ -14,8 +14,9 @@ import pytest
 
 from tests.tools.attack_helpers import SECRET, assert_all_refused, every_call, leaked, ok, refused
 from tray_app.paths import AppPaths
-from tray_app.tools.base import Toolbox, ToolRegistry
 from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.registry import ToolRegistry
+from tray_app.tools.toolbox import Toolbox
 
 # ---- over-blocking: ordinary names must work --------------------------------------------
 

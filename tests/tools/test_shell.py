@@ -14,9 +14,11 @@ import pytest
 
 from tray_app.store.settings import Settings
 from tray_app.tools import shell
-from tray_app.tools.base import Toolbox, ToolContext, ToolRegistry
+from tray_app.tools.base import ToolContext
+from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.shell import SHELL_TOOLS, RunCommandArgs, clamp_timeout, scrub_env
+from tray_app.tools.toolbox import Toolbox
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands")
 

@@ -24,13 +24,16 @@ ASKS_IN_EVERY_MODE = {Risk.DESTRUCTIVE, Risk.COMMAND}
 
 def needs_confirmation(
     *,
-    tool: str,
     risk: Risk,
     mode: str,
     preview: dict[str, Any] | None,
     granted: bool,
+    asks_when_exists: bool = False,
 ) -> bool:
     """Deletes and commands always ask; writes ask according to the mode.
+
+    ``risk`` and ``asks_when_exists`` come from the tool's declaration (``tools.base.Tool``);
+    no tool is named here.
 
     The preview may declare facts of its own call (issue 11): ``changes: False`` (a dry run,
     asks like a read), ``deletes`` (it would delete or replace a file: asks like a delete),
@@ -47,9 +50,10 @@ def needs_confirmation(
     if granted or mode == "full_auto":
         return False
     if mode == "delete_only":
-        # write_file asks only when it would overwrite; create_directory never asks.
+        # A write asks when it would overwrite: the preview says so (``overwrites``), or the
+        # declaration says an existing target is overwritten (write_file); a new folder never.
         exists = bool(facts.get("exists"))
-        return (tool == "write_file" and exists) or bool(facts.get("overwrites"))
+        return (asks_when_exists and exists) or bool(facts.get("overwrites"))
     return True
 
 

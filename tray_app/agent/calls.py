@@ -26,7 +26,8 @@ from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
 from tray_app.messages import ToolCall
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
-from tray_app.tools.base import Risk, Toolbox, ToolResult, failure
+from tray_app.tools.base import Risk, ToolResult, failure
+from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 log = logging.getLogger(__name__)
 
@@ -152,18 +153,18 @@ class CallHandler:
 
     async def _handle(self, call: ToolCall, record: ToolCallRecord) -> None:
         toolbox = self.toolbox
-        problem = self._problem(call)
-        if problem is not None or toolbox is None:
+        checked = self._check(call)
+        if isinstance(checked, str) or toolbox is None:
             self._announce(record, "pending")
-            result = failure(problem or "tools are disabled")
+            result = failure(checked if isinstance(checked, str) else "tools are disabled")
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
-        tool = toolbox.tool(call.name)
-        assert tool is not None
+        # Validated once: the same parsed arguments go to every preview and to the run.
+        tool = checked.tool
         record.risk = tool.risk.value
-        preview = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
-        preview, cost, over = self._budget(call.name, tool.risk, preview)
+        preview = await toolbox.preview_async(checked)
+        preview, cost, over = self._budget(tool.risk, preview)
         record.preview = preview
         self._announce(record, "pending")
         if preview.get("kind") == "error":
@@ -172,30 +173,30 @@ class CallHandler:
             self._answer(record, result)
             return
         ask = over or needs_confirmation(
-            tool=call.name,
             risk=tool.risk,
+            asks_when_exists=tool.asks_when_exists,
             mode=self.confirmation_mode,
             preview=preview,
             granted=self.broker.granted(self.session_id, call.name),
         )
         if not ask:
             record.decision, record.decided_by = "approved", "rule"
-            await self._run(record, toolbox, cost)
+            await self._run(record, toolbox, checked, cost)
             return
         for _ in range(MAX_APPROVAL_ROUNDS):
             if not await self._ask(call, record, tool.risk, preview):
                 return
             if "binding" not in preview:
-                await self._run(record, toolbox, cost)
+                await self._run(record, toolbox, checked, cost)
                 return
             # Bound to what was shown: the target is checked again just before the call runs.
-            fresh = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
+            fresh = await toolbox.preview_async(checked)
             if fresh.get("binding") == preview.get("binding"):
-                if await self._run(record, toolbox, cost, rebind=True):
+                if await self._run(record, toolbox, checked, cost, rebind=True):
                     return
                 # The tool found another target than the approved one (it changed in the
                 # moment between this check and the tool's own read): nothing was changed.
-                fresh = await asyncio.to_thread(toolbox.preview, call.name, call.arguments)
+                fresh = await toolbox.preview_async(checked)
             if fresh.get("kind") == "error":
                 result = failure(
                     f"{call.name} was not run: its target changed after the user approved it "
@@ -206,7 +207,7 @@ class CallHandler:
                 return
             fresh = {**fresh, "changed_since_shown": True}
             fresh["approval_round"] = int(preview.get("approval_round") or 1) + 1
-            preview, cost, _ = self._budget(call.name, tool.risk, fresh)
+            preview, cost, _ = self._budget(tool.risk, fresh)
             record.preview = preview
             self._announce(record, "pending")  # the card shows the new diff
         result = failure(
@@ -216,13 +217,11 @@ class CallHandler:
         self._update(record, "error", result=result, decision="refused", decided_by="rule")
         self._answer(record, result)
 
-    def _budget(
-        self, name: str, risk: Risk, preview: dict[str, Any]
-    ) -> tuple[dict[str, Any], Cost, bool]:
+    def _budget(self, risk: Risk, preview: dict[str, Any]) -> tuple[dict[str, Any], Cost, bool]:
         """The call's cost, and the preview naming the budget it would go past (if any)."""
         if preview.get("kind") == "error":
             return preview, Cost(), False
-        cost = cost_of(name, risk.value, preview)
+        cost = cost_of(risk.value, preview)
         over = self.guards.over_budget(cost)
         if over is None:
             preview = {k: v for k, v in preview.items() if k != "budget"}
@@ -266,16 +265,22 @@ class CallHandler:
         self._answer(record, result)
         return False
 
-    def _problem(self, call: ToolCall) -> str | None:
+    def _check(self, call: ToolCall) -> CheckedCall | str:
+        """The call checked once (known, enabled, arguments parsed), or why it cannot run."""
         if call.arguments_error:
             return f"invalid arguments for {call.name}: {call.arguments_error}"
         if self.toolbox is None:
             return "tools are disabled"
-        checked = self.toolbox.validate(call.name, call.arguments)
-        return checked if isinstance(checked, str) else None
+        return self.toolbox.check(call.name, call.arguments)
 
     async def _run(
-        self, record: ToolCallRecord, toolbox: Toolbox, cost: Cost, *, rebind: bool = False
+        self,
+        record: ToolCallRecord,
+        toolbox: Toolbox,
+        checked: CheckedCall,
+        cost: Cost,
+        *,
+        rebind: bool = False,
     ) -> bool:
         """Run and answer the call; with ``rebind``, False (and no answer yet) when the tool
         refused because its target is not the one the user approved: ask again."""
@@ -286,14 +291,7 @@ class CallHandler:
         cancel = threading.Event()
         started = time.monotonic()
         job = asyncio.ensure_future(
-            asyncio.to_thread(
-                toolbox.execute,
-                record.name,
-                record.arguments,
-                call_id=record.call_id,
-                cancel=cancel,
-                bound=bound,
-            )
+            toolbox.run_async(checked, call_id=record.call_id, cancel=cancel, bound=bound)
         )
         try:
             result = await asyncio.shield(job)

@@ -49,14 +49,14 @@ def call_key(name: str, arguments: Any) -> str:
     return f"{name}\0{canonical}"
 
 
-def cost_of(name: str, risk: str, preview: dict[str, Any]) -> Cost:
+def cost_of(risk: str, preview: dict[str, Any]) -> Cost:
     """What a call would spend, from what its preview declares (nothing for a dry run)."""
     if preview.get("changes") is False:
         return Cost()
     if risk == "command":
         return Cost(commands=1)
     cost = Cost()
-    if name == "delete_file" or risk == "destructive":
+    if risk == "destructive":
         cost.files_removed = _int(preview.get("count"), 1)
     elif preview.get("deletes"):  # move_file over an existing file: that file is removed
         cost.files_removed = 1

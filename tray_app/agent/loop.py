@@ -43,7 +43,7 @@ from tray_app.events import Notice, TurnFailed, TurnFinished, TurnStarted
 from tray_app.messages import ChatMessage
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
-from tray_app.tools.base import Toolbox
+from tray_app.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from tray_app.providers.base import Provider
 from tray_app.providers.factory import make_provider
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord, new_id
 from tray_app.store.settings import Settings
-from tray_app.tools.base import ToolRegistry
+from tray_app.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import locale
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tray_app.agent.loop import TurnConfig
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
-from tray_app.tools.base import Toolbox, ToolRegistry
+from tray_app.tools.base import Risk, Tool
+from tray_app.tools.registry import ToolRegistry
+from tray_app.tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
     from tray_app.tools.journal import Journal
@@ -61,11 +64,14 @@ class TurnFactory:
     def workspace(self, settings: Settings, workspace: str | None) -> str:
         return str(self.policy(settings, workspace).workspace)
 
-    def enabled_tools(self, settings: Settings, toolbox_names: list[str]) -> list[str]:
-        names = [n for n in toolbox_names if n not in settings.disabled_tools]
-        if not settings.run_command_enabled:
-            names = [n for n in names if n != "run_command"]
-        return names
+    def enabled_tools(self, settings: Settings, tools: Iterable[Tool]) -> list[str]:
+        """The tools the settings leave on; commands only with the run_command switch."""
+        return [
+            tool.name
+            for tool in tools
+            if tool.name not in settings.disabled_tools
+            and (settings.run_command_enabled or tool.risk is not Risk.COMMAND)
+        ]
 
     def toolbox(self, settings: Settings, workspace: str | None) -> Toolbox | None:
         if not settings.tools_enabled:
@@ -76,7 +82,7 @@ class TurnFactory:
             journal=self.journal(),
             undo_optional=settings.allow_writes_without_undo,
         )
-        box.enabled = set(self.enabled_tools(settings, box.registry.names()))
+        box.enabled = set(self.enabled_tools(settings, box.registry))
         return box
 
     def config(self, settings: Settings, model: str) -> TurnConfig:

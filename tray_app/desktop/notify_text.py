@@ -6,15 +6,18 @@ Targets are model-chosen text, so they are made safe to read before they are sho
 and direction-changing characters (bidi controls such as U+202E, zero-width characters, line
 separators, control characters) are written out visibly as ``⟨U+202E⟩`` so the user reads the
 real target, and ``< > &`` become look-alikes because servers may read bodies as markup.
-The tool names match the page's ``tool.*`` strings (web/locales; a test keeps them equal).
+The tool names come from the tools' declarations and match the page's ``tool.*`` strings
+(web/locales; a test keeps them equal). What is shown follows the preview's ``kind``.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any
 
 from tray_app.core.turns import resolve_language
+from tray_app.tools.registry import builtin_titles
 
 TARGET_MAX = 120
 BUDGETS = ("files_removed", "bytes_written", "commands")
@@ -78,22 +81,12 @@ TEXT: dict[str, dict[str, str]] = {
     },
 }
 
-TOOL_NAMES: dict[str, dict[str, str]] = {
-    "en": {
-        "read_file": "Read file", "list_directory": "List folder", "search_files": "Search files",
-        "write_file": "Write file", "delete_file": "Delete", "create_directory": "Create folder",
-        "run_command": "Run command", "edit_file": "Edit file", "move_file": "Move",
-        "read_multiple_files": "Read files", "directory_tree": "Folder tree",
-        "get_file_info": "File info", "list_allowed_directories": "Allowed folders",
-    },
-    "zh-CN": {
-        "read_file": "读取文件", "list_directory": "列出目录", "search_files": "搜索文件",
-        "write_file": "写入文件", "delete_file": "删除", "create_directory": "创建文件夹",
-        "run_command": "执行命令", "edit_file": "编辑文件", "move_file": "移动",
-        "read_multiple_files": "读取多个文件", "directory_tree": "目录树",
-        "get_file_info": "文件信息", "list_allowed_directories": "允许的文件夹",
-    },
-}  # fmt: skip
+
+@functools.cache
+def tool_names(lang: str) -> dict[str, str]:
+    """The built-in tools' names for people, from their declarations (``Tool.titles``)."""
+    return builtin_titles(lang)
+
 
 UNITS = ("B", "KB", "MB", "GB", "TB")
 
@@ -111,7 +104,7 @@ def text(lang: str, key: str, **fields: Any) -> str:
 def tool_name(name: str, lang: str) -> str:
     """``write_file`` -> "Write file" / "写入文件"; an unknown (e.g. MCP) tool keeps its name,
     made readable."""
-    known = TOOL_NAMES.get(lang, TOOL_NAMES["en"]).get(name)
+    known = tool_names(lang if lang in TEXT else "en").get(name)
     return known or name.replace("__", ": ").replace("_", " ").strip().capitalize() or name
 
 
@@ -189,7 +182,7 @@ def describe_approval(
     tool really works), else the argument; commands are shown whole, line breaks marked."""
     title = visible(text(lang, "ask_title", tool=tool_name(name, lang)))
     details: list[str] = []
-    if name == "run_command":
+    if preview.get("kind") == "command":
         command = str(preview.get("command") or args.get("command") or "")
         target = shorten(visible(command.replace("\r\n", "\n").replace("\n", " ⏎ ")))
         cwd = preview.get("cwd") or args.get("cwd")
@@ -208,7 +201,7 @@ def describe_approval(
             details.append(summary)
         if preview.get("kind") == "tree" and isinstance(preview.get("count"), int):
             details.append(text(lang, "with_contents", count=preview["count"] - 1))
-        if name == "move_file" and preview.get("overwrites"):
+        if preview.get("kind") == "move" and preview.get("overwrites"):
             details.append(text(lang, "replaces_existing"))
     risk = preview.get("persistence")
     if isinstance(risk, dict):  # a file that runs something later: said first

@@ -1,5 +1,3 @@
-"""The model's hands: tool interface, sandbox policy, the seed tools, the undo journal."""
-
-from tray_app.tools.base import Risk, Tool, Toolbox, ToolContext, ToolRegistry
-
-__all__ = ["Risk", "Tool", "ToolContext", "ToolRegistry", "Toolbox"]
+"""The model's hands: tool declarations (``base``), the registry of them (``registry``), the
+toolbox a turn runs them through (``toolbox``), the sandbox policy, the tools, the undo journal.
+"""

@@ -33,4 +33,5 @@ TOOL = Tool(
     args_model=ListAllowedDirectoriesArgs,
     risk=Risk.READ,
     handler=list_allowed_directories,
+    titles={"en": "Allowed folders", "zh-CN": "允许的文件夹"},
 )

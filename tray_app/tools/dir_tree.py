@@ -125,4 +125,5 @@ TOOL = Tool(
     args_model=DirectoryTreeArgs,
     risk=Risk.READ,
     handler=directory_tree,
+    titles={"en": "Folder tree", "zh-CN": "目录树"},
 )

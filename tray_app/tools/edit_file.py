@@ -255,4 +255,5 @@ TOOL = Tool(
     risk=Risk.WRITE,
     handler=edit_file,
     preview=edit_preview,
+    titles={"en": "Edit file", "zh-CN": "编辑文件"},
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any
+from typing import Any, cast
 
 from tray_app.errors import SandboxViolation
 from tray_app.tools import (
@@ -64,6 +64,7 @@ FILE_TOOLS: list[Tool] = [
         args_model=ReadFileArgs,
         risk=Risk.READ,
         handler=_printable(read_file),
+        titles={"en": "Read file", "zh-CN": "读取文件"},
     ),
     Tool(
         name="write_file",
@@ -76,6 +77,9 @@ FILE_TOOLS: list[Tool] = [
         risk=Risk.WRITE,
         handler=_printable(write_file),
         preview=_printable(write_preview),
+        asks_when_exists=True,
+        shallow_undo=True,
+        titles={"en": "Write file", "zh-CN": "写入文件"},
     ),
     Tool(
         name="list_directory",
@@ -87,6 +91,7 @@ FILE_TOOLS: list[Tool] = [
         args_model=ListDirectoryArgs,
         risk=Risk.READ,
         handler=_printable(list_directory),
+        titles={"en": "List folder", "zh-CN": "列出目录"},
     ),
     Tool(
         name="search_files",
@@ -98,6 +103,7 @@ FILE_TOOLS: list[Tool] = [
         args_model=SearchFilesArgs,
         risk=Risk.READ,
         handler=_printable(search_files),
+        titles={"en": "Search files", "zh-CN": "搜索文件"},
     ),
     Tool(
         name="create_directory",
@@ -106,6 +112,8 @@ FILE_TOOLS: list[Tool] = [
         risk=Risk.WRITE,
         handler=_printable(create_directory),
         preview=_printable(create_preview),
+        shallow_undo=True,
+        titles={"en": "Create folder", "zh-CN": "创建文件夹"},
     ),
     Tool(
         name="delete_file",
@@ -118,6 +126,7 @@ FILE_TOOLS: list[Tool] = [
         risk=Risk.DESTRUCTIVE,
         handler=_printable(delete_file),
         preview=_printable(delete_preview),
+        titles={"en": "Delete", "zh-CN": "删除"},
     ),
 ]
 
@@ -125,7 +134,8 @@ FILE_TOOLS: list[Tool] = [
 def _wrapped(tool: Tool) -> Tool:
     """A tool declared in its own module, with its handler and preview made printable."""
     preview = _printable(tool.preview) if tool.preview is not None else None
-    return dataclasses.replace(tool, handler=_printable(tool.handler), preview=preview)
+    handler = cast("Handler", tool.handler)  # the file tools are all blocking
+    return dataclasses.replace(tool, handler=_printable(handler), preview=preview)
 
 
 # Tools in their own modules (args model, handler, preview and declaration together).

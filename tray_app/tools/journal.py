@@ -51,7 +51,6 @@ from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measu
 log = logging.getLogger(__name__)
 
 MAX_ITEMS = 20_000
-SHALLOW_TOOLS = frozenset({"write_file", "create_directory"})  # never copy a folder's tree
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
 NOT_AVAILABLE = "undo is not available"
 
@@ -79,10 +78,20 @@ class Journal:
 
     # -- recording ----------------------------------------------------------------------------
 
-    def record(self, *, call_id: str | None, tool: str, path: Path, required: bool = True) -> str:
+    def record(
+        self,
+        *,
+        call_id: str | None,
+        tool: str,
+        path: Path,
+        required: bool = True,
+        deep: bool = True,
+    ) -> str:
         """Save the current state of ``path`` before a tool changes it; return the entry id.
 
-        Raises ``UndoUnavailable`` when the copy cannot be stored and ``required`` is set.
+        ``deep=False`` (the tool's declaration says ``shallow_undo``) keeps a folder's own state
+        but never copies the tree inside it. Raises ``UndoUnavailable`` when the copy cannot be
+        stored and ``required`` is set.
         """
         path = Path(path)
         if not path.is_absolute():
@@ -102,7 +111,7 @@ class Journal:
             try:
                 index = self._open()
                 self._expire_mine(index)
-                self._prepare(index, entry, path, deep=tool not in SHALLOW_TOOLS)
+                self._prepare(index, entry, path, deep=deep)
             except (IndexProblem, OSError) as exc:
                 why = str(exc) if isinstance(exc, IndexProblem) else describe(exc, self.root)
                 self._forget(entry.id)
@@ -115,13 +124,17 @@ class Journal:
             return entry.id
 
     def record_move(
-        self, *, call_id: str | None, source: Path, destination: Path, required: bool = True
+        self,
+        *,
+        call_id: str | None,
+        source: Path,
+        destination: Path,
+        required: bool = True,
+        tool: str,
     ) -> str:
         """Before a rename: nothing is copied but a file the move replaces; undo renames back."""
         source = Path(os.path.realpath(Path(source).parent)) / Path(source).name
-        entry_id = self.record(
-            call_id=call_id, tool="move_file", path=destination, required=required
-        )
+        entry_id = self.record(call_id=call_id, tool=tool, path=destination, required=required)
         with self._lock:
             if entry_id in self._ghosts:
                 return entry_id
@@ -136,7 +149,7 @@ class Journal:
                 self._mine.pop(entry_id, None)
                 self._forget(entry_id)
                 if required:
-                    raise UndoUnavailable(_refusal("move_file", str(exc))) from exc
+                    raise UndoUnavailable(_refusal(tool, str(exc))) from exc
                 self._ghosts[entry_id] = f"{NOT_AVAILABLE}: {exc}"
             return entry_id
 

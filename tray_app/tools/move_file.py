@@ -157,6 +157,7 @@ def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
             source=plan.source,
             destination=plan.destination,
             required=not ctx.undo_optional,
+            tool="move_file",
         )
     try:
         make_parents(ctx.policy, plan.destination.parent)
@@ -234,4 +235,5 @@ TOOL = Tool(
     risk=Risk.WRITE,
     handler=move_file,
     preview=move_preview,
+    titles={"en": "Move", "zh-CN": "移动"},
 )

@@ -18,7 +18,11 @@ def record_change(ctx: ToolContext, tool: str, path: Path) -> str | None:
     if ctx.journal is None:
         return None
     return ctx.journal.record(
-        call_id=ctx.call_id, tool=tool, path=path, required=not ctx.undo_optional
+        call_id=ctx.call_id,
+        tool=tool,
+        path=path,
+        required=not ctx.undo_optional,
+        deep=not ctx.shallow_undo,
     )
 
 

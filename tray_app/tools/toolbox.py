@@ -1,0 +1,247 @@
+"""The enabled tools of one turn, bound to its sandbox policy and undo journal.
+
+A call is checked once (``check``: known, enabled, arguments parsed into the args model) and the
+same parsed model then goes to the preview and to the run, however many times the preview is
+made again. Nothing here raises for a tool failure: invalid arguments, an unknown or disabled
+tool, a sandbox violation or an OS error all come back as ``{"success": False, "error": ...}``
+for the model (ARCHITECTURE.md §3); a preview that fails becomes ``kind: error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import BaseModel, ValidationError
+
+from tray_app.errors import SandboxViolation, UndoUnavailable
+from tray_app.tools.base import (
+    AsyncHandler,
+    Risk,
+    Tool,
+    ToolContext,
+    ToolResult,
+    describe_validation_error,
+    failure,
+    parse_arguments,
+)
+from tray_app.tools.registry import ToolRegistry, default_registry
+
+if TYPE_CHECKING:
+    from tray_app.tools.journal import Journal
+    from tray_app.tools.sandbox import SandboxPolicy
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CheckedCall:
+    """A call whose arguments were validated, once: what the preview and the run receive."""
+
+    tool: Tool
+    args: BaseModel
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+
+class Toolbox:
+    """The enabled tools bound to one sandbox policy (and, for undo, a journal)."""
+
+    def __init__(
+        self,
+        policy: SandboxPolicy,
+        enabled: Iterable[str] | None = None,
+        *,
+        registry: ToolRegistry | None = None,
+        journal: Journal | None = None,
+        undo_optional: bool = False,
+    ) -> None:
+        self.policy = policy
+        self.registry = registry if registry is not None else default_registry()
+        self.journal = journal
+        self.undo_optional = undo_optional
+        names = self.registry.names()
+        self.enabled = set(names) if enabled is None else set(enabled) & set(names)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [tool.definition() for tool in self.registry if tool.name in self.enabled]
+
+    def tool(self, name: str) -> Tool | None:
+        return self.registry.get(name)
+
+    def is_enabled(self, name: str) -> bool:
+        return name in self.enabled and self.registry.get(name) is not None
+
+    # -- checking, once -----------------------------------------------------------------------
+
+    def check(self, name: str, args: Mapping[str, Any] | str | None) -> CheckedCall | str:
+        """The call with its parsed arguments, or a sentence saying why it cannot run."""
+        tool = self.registry.get(name) if isinstance(name, str) else None
+        if tool is None:
+            return f"unknown tool {name!r}"
+        if name not in self.enabled:
+            return f"tool {name!r} is not enabled"
+        try:
+            return CheckedCall(tool, tool.args_model.model_validate(parse_arguments(args)))
+        except ValidationError as exc:
+            return describe_validation_error(name, exc)
+        except RecursionError:  # json.loads of "[[[[..." nested thousands deep
+            return f"invalid arguments for {name}: the JSON is nested too deeply"
+        except Exception as exc:  # whatever the model sent, the call must be answered
+            return f"invalid arguments for {name}: {type(exc).__name__}: {exc}"
+
+    def validate(self, name: str, args: Mapping[str, Any] | str | None) -> BaseModel | str:
+        """The parsed arguments, or a sentence saying why the call cannot run."""
+        checked = self.check(name, args)
+        return checked if isinstance(checked, str) else checked.args
+
+    # -- previews -----------------------------------------------------------------------------
+
+    def preview_checked(self, call: CheckedCall) -> dict[str, Any]:
+        """What a confirmation shows; never raises (a problem becomes ``kind: error``)."""
+        tool, name = call.tool, call.name
+        if tool.preview is None:
+            return {"tool": name, "kind": "none", "text": ""}
+        context = self._context(tool)
+        show = tool.preview
+        result = self._guard(name, lambda: show(context, call.args))
+        if result.get("success") is False:
+            return {"tool": name, "kind": "error", "text": str(result.get("error", ""))}
+        if tool.risk is not Risk.READ and "persistence" not in result:
+            warning = self._persistence(result)
+            if warning is not None:
+                result = {**result, "persistence": warning}
+        return {"tool": name, **result}
+
+    async def preview_async(self, call: CheckedCall) -> dict[str, Any]:
+        """``preview_checked`` in a worker thread (previews read the disk)."""
+        return await asyncio.to_thread(self.preview_checked, call)
+
+    def preview(self, name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
+        """Check and preview in one step (for callers that preview a raw call once)."""
+        checked = self.check(name, args)
+        if isinstance(checked, str):
+            return {"tool": name, "kind": "error", "text": checked}
+        return self.preview_checked(checked)
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run_checked(
+        self,
+        call: CheckedCall,
+        *,
+        call_id: str | None = None,
+        cancel: threading.Event | None = None,
+        bound: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """Run a checked call. Blocking: the agent loop calls this in a worker thread. An
+        asynchronous handler gets an event loop of its own here (tests, the terminal)."""
+        context = self._context(call.tool, call_id=call_id, cancel=cancel, bound=bound)
+        if call.tool.is_async:
+            run_async = cast(
+                "Callable[[ToolContext, Any], Awaitable[ToolResult]]", call.tool.handler
+            )
+            return self._guard(
+                call.name, lambda: asyncio.run(_awaited(run_async(context, call.args)))
+            )
+        handler = cast("Callable[[ToolContext, Any], ToolResult]", call.tool.handler)
+        return self._guard(call.name, lambda: handler(context, call.args))
+
+    async def run_async(
+        self,
+        call: CheckedCall,
+        *,
+        call_id: str | None = None,
+        cancel: threading.Event | None = None,
+        bound: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """Run a checked call from the core loop: an asynchronous handler is awaited there,
+        a blocking one runs in a worker thread."""
+        if not call.tool.is_async:
+            return await asyncio.to_thread(
+                self.run_checked, call, call_id=call_id, cancel=cancel, bound=bound
+            )
+        context = self._context(call.tool, call_id=call_id, cancel=cancel, bound=bound)
+        run = cast("AsyncHandler", call.tool.handler)
+        try:
+            return await run(context, call.args)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the same sentences as a blocking tool's failures
+            return self._guard(call.name, _raiser(exc))
+
+    def execute(
+        self,
+        name: str,
+        args: Mapping[str, Any] | str | None,
+        *,
+        call_id: str | None = None,
+        cancel: threading.Event | None = None,
+        bound: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """Check and run in one step (tests, the red-team corpus). Blocking."""
+        checked = self.check(name, args)
+        if isinstance(checked, str):
+            return failure(checked)
+        return self.run_checked(checked, call_id=call_id, cancel=cancel, bound=bound)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _context(
+        self,
+        tool: Tool,
+        *,
+        call_id: str | None = None,
+        cancel: threading.Event | None = None,
+        bound: Mapping[str, Any] | None = None,
+    ) -> ToolContext:
+        return ToolContext(
+            policy=self.policy,
+            journal=self.journal,
+            cancel=cancel or threading.Event(),
+            call_id=call_id,
+            undo_optional=self.undo_optional,
+            bound=bound,
+            shallow_undo=tool.shallow_undo,
+        )
+
+    def _persistence(self, preview: Mapping[str, Any]) -> dict[str, str] | None:
+        """The warning for a change that makes something run later (login, VS Code, git)."""
+        for key in ("path", "destination"):
+            value = preview.get(key)
+            if isinstance(value, str) and value:
+                found = self.policy.persistence_risk(Path(value))
+                if found is not None:
+                    return {**found, "path": value}
+        return None
+
+    @staticmethod
+    def _guard(name: str, run: Callable[[], ToolResult]) -> ToolResult:
+        try:
+            return run()
+        except (SandboxViolation, UndoUnavailable) as exc:
+            return failure(str(exc))
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            return failure(f"{name} failed{where}: {exc.strerror or exc}")
+        except Exception as exc:  # a bug must not end the turn; it is logged in full
+            log.exception("tool %s crashed", name)
+            return failure(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}")
+
+
+async def _awaited(value: Awaitable[ToolResult]) -> ToolResult:
+    return await value
+
+
+def _raiser(exc: Exception) -> Callable[[], ToolResult]:
+    def run() -> ToolResult:
+        raise exc
+
+    return run
