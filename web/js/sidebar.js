@@ -67,7 +67,18 @@ export class Sidebar {
   render(sessions, currentId, running) {
     this.last = [sessions, currentId, running];
     this.emptyNote.hidden = sessions.length > 0;
+    // A refresh (a title or time change) rebuilds the rows: keep the keyboard focus where it was,
+    // on the same control of the same row.
+    const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
+    const oldRow = focused?.closest('.session');
+    const index = oldRow ? [...oldRow.querySelectorAll('button, input')].indexOf(focused) : -1;
     this.list.replaceChildren(...sessions.map((s) => this.row(s, s.id === currentId, running.has(s.id))));
+    if (oldRow && index >= 0) {
+      const row = this.list.querySelector(`[data-session-id="${CSS.escape(oldRow.dataset.sessionId)}"]`);
+      const same = row?.querySelectorAll('button, input')[index];
+      // Only the same control: a row that changed mode (rename, confirm) places its own focus.
+      if (same && same.className === focused.className && same.textContent === focused.textContent) same.focus();
+    }
   }
 
   rerender() {
