@@ -58,7 +58,7 @@ def test_the_folder_shown_is_where_the_tools_write(
     expect(page.locator("#approval .ap-facts")).to_contain_text("ls")
     cwd_row = page.locator("#approval .ap-facts .kv", has_text="Folder").locator("dd")
     expect(cwd_row).to_have_text(f"{workspace}/{SHOWN}")
-    page.click("#approval .ap-actions button.btn:not(.primary)")
+    page.click("#approval button[data-decision=deny]")
     expect(page.locator(".tool-card").nth(1)).to_have_attribute("data-status", "cancelled")
 
     # The settings' folder list shows the override visibly too.

@@ -3,7 +3,7 @@ import { call, onEvents, requestResync, whenReady } from './bridge.js';
 import { $ } from './dom.js';
 import { fillIcons } from './icons.js';
 import { initTooltips } from './tooltip.js';
-import { checkLink } from './linkcheck.js';
+import { checkLink, guardLinks } from './linkcheck.js';
 import { setLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
 import { setTheme } from './theme.js';
 import { store, currentSession } from './store.js';
@@ -85,6 +85,7 @@ function wire() {
   $('#workspace-cancel').addEventListener('click', () => { $('#workspace-form').hidden = true; });
   const app = $('#app');
   // A link in a message: the user sees where it really goes, then it opens outside the popup.
+  guardLinks($('#messages'));
   app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink }));
   app.addEventListener('metona:retry', () => actions.retry());
   app.addEventListener('metona:export', (e) => actions.exportChat(e.detail.sessionId, e.detail.format));

@@ -2,10 +2,10 @@
 // above the composer. Approving needs a real user gesture (event.isTrusted) on a control bound
 // to that one call id, and the buttons arm only after a moment, so a keystroke meant for the
 // composer cannot approve a call that just appeared.
-import { h } from './dom.js';
+import { h, append } from './dom.js';
 import { icon } from './icons.js';
-import { tx } from './i18n.js';
-import { bytes, visible } from './format.js';
+import { t, tx } from './i18n.js';
+import { bytes, duration, visible } from './format.js';
 import { previewView } from './results.js';
 import { persistenceWarning } from './results_files.js';
 import { toolLabel, keyArgs, valueClass } from './toolcard.js';
@@ -27,6 +27,35 @@ function guardWarning(p) {
   return h('div', { class: 'tc-error guard-warning', role: 'alert' }, icon('alert'), ' ', rows);
 }
 
+/** The facts the user decides on, as [label key, value, value is a key, class] rows: the
+ * absolute targets from the preview (the model's path may be relative), and for a command
+ * the command once, the folder it runs in (also when the model gave none) and its confinement. */
+function facts(call, p) {
+  const rows = [];
+  if (call.name === 'run_command') {
+    rows.push(['arg.command', p.command ?? call.args?.command ?? '']);
+    rows.push(['arg.cwd', p.cwd ?? call.args?.cwd ?? '']);
+    rows.push(['approval.sandbox', p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed', true, p.sandboxed ? 'v ok' : 'v warn']);
+    if (p.timeout_ms) rows.push(['approval.time_limit', duration(p.timeout_ms)]);
+    return rows;
+  }
+  const sizeChange = call.name === 'write_file' && p.exists && p.size_before != null;
+  const absolute = { 'arg.path': p.path, 'arg.source': p.path, 'arg.destination': p.destination };
+  for (const row of keyArgs(call.name, call.args)) {
+    if (sizeChange && row[0] === 'arg.size') continue;
+    if (absolute[row[0]]) row[1] = absolute[row[0]];
+    rows.push(row);
+  }
+  if (call.name === 'write_file') {
+    rows.push(['approval.effect', p.exists ? 'approval.overwrites' : 'approval.new_file', true]);
+    if (sizeChange) rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+  }
+  if (call.name === 'delete_file' && p.size != null) rows.push(['approval.total_size', bytes(p.size)]);
+  if (call.name === 'edit_file' && p.size_before != null) rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+  if (p.deletes && call.name !== 'delete_file') rows.push(['approval.effect', 'approval.replaces_file', true]);
+  return rows;
+}
+
 export class ApprovalPanel {
   constructor(el, { onDecide, sessionTitle }) {
     this.el = el;
@@ -36,6 +65,13 @@ export class ApprovalPanel {
     this.timer = null;
     el.tabIndex = -1;
     el.addEventListener('keydown', (event) => this.onKey(event));
+    document.addEventListener('metona:language', () => this.head && this.setTitle(this.head));
+  }
+
+  /** "Allow “Run command”?" as one sentence per language (no stray space in Chinese). */
+  setTitle(call) {
+    const label = toolLabel(call.name);
+    tx(this.title, 'approval.ask', { tool: label === call.name ? visible(call.name) : t(label) });
   }
 
   /** Show the oldest pending call (or hide when none wait). */
@@ -62,51 +98,38 @@ export class ApprovalPanel {
   }
 
   render(call, currentId) {
-    const label = toolLabel(call.name);
     const p = call.preview || {};
-    this.approve = h('button', { class: 'btn primary', type: 'button', disabled: true, dataset: { callId: call.call_id } },
-      icon('check'), h('span', { i18n: 'approval.approve' }));
-    this.deny = h('button', { class: 'btn', type: 'button', disabled: true, dataset: { callId: call.call_id } },
+    // A command that runs outside the sandbox can do anything the user can: its Approve is
+    // not the primary button, says what it allows, and Enter on the panel does not press it.
+    this.risky = call.name === 'run_command' && p.sandboxed !== true;
+    this.approve = h('button', {
+      class: this.risky ? 'btn risky' : 'btn primary', type: 'button', disabled: true,
+      dataset: { callId: call.call_id, decision: 'approve' },
+    }, icon(this.risky ? 'alert' : 'check'), h('span', { i18n: this.risky ? 'approval.approve_unsandboxed' : 'approval.approve' }));
+    this.deny = h('button', { class: 'btn', type: 'button', disabled: true, dataset: { callId: call.call_id, decision: 'deny' } },
       icon('close'), h('span', { i18n: 'approval.deny' }));
     this.approve.addEventListener('click', (e) => this.decide(e, true));
     this.deny.addEventListener('click', (e) => this.decide(e, false));
     this.remember = call.can_remember ? h('input', { type: 'checkbox', id: 'approval-remember' }) : null;
     this.queueLabel = h('span', { class: 'queue', i18n: ['approval.queue', { i: 1, n: this.count }], hidden: this.count < 2 });
     this.expiry = h('span', { class: 'expiry' });
-    const facts = [];
-    const sizeChange = call.name === 'write_file' && p.exists && p.size_before != null;
-    // The model's path may be relative; the preview holds the absolute target the tool will
-    // really touch (and for run_command the absolute folder it runs in): show those.
-    const absolute = { 'arg.path': p.path, 'arg.cwd': p.cwd, 'arg.source': p.path, 'arg.destination': p.destination };
-    for (const row of keyArgs(call.name, call.args)) {
-      if (sizeChange && row[0] === 'arg.size') continue;
-      if (absolute[row[0]]) row[1] = absolute[row[0]];
-      facts.push(row);
-    }
-    if (call.name === 'run_command' && p.cwd && !facts.some((row) => row[0] === 'arg.cwd')) {
-      facts.push(['arg.cwd', p.cwd]);
-    }
-    if (call.name === 'write_file') {
-      facts.push(['approval.effect', p.exists ? 'approval.overwrites' : 'approval.new_file', true]);
-      if (sizeChange) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
-    }
-    if (call.name === 'delete_file' && p.size != null) facts.push(['approval.total_size', bytes(p.size)]);
-    if (call.name === 'edit_file' && p.size_before != null) facts.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
-    if (p.deletes && call.name !== 'delete_file') facts.push(['approval.effect', 'approval.replaces_file', true]);
-    const tool = label === call.name ? h('span', { text: call.name }) : h('span', { i18n: label });
-    this.el.replaceChildren(
-      h('header', { class: 'ap-head' }, icon('alert'),
-        h('h2', { id: 'approval-title' }, h('span', { i18n: 'approval.title' }), tool),
-        this.queueLabel),
-      h('dl', { class: 'ap-facts' }, facts.map(([key, value, isKey]) => h('div', { class: 'kv' },
+    this.title = h('h2', { id: 'approval-title' });
+    this.setTitle(call);
+    const command = call.name === 'run_command';
+    // Everything here is nodes or nothing: replaceChildren(null) would print "null".
+    this.el.replaceChildren();
+    append(this.el, [
+      h('header', { class: 'ap-head' }, icon('alert'), this.title, this.queueLabel),
+      h('dl', { class: 'ap-facts' }, facts(call, p).map(([key, value, isKey, cls]) => h('div', { class: 'kv' },
         h('dt', { class: 'k', i18n: key }),
-        h('dd', isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
+        h('dd', isKey ? { class: cls || 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       persistenceWarning(p),
       guardWarning(p),
-      h('div', { class: 'ap-preview' }, previewView(p)),
+      command && p.blocked ? h('div', { class: 'tc-error', role: 'alert', text: visible(p.blocked) }) : null,
+      command ? null : h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
-      h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve));
+      h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve)]);
     this.showChat(currentId);
     this.el.hidden = false;
     this.el.classList.remove('arrived');
@@ -162,6 +185,7 @@ export class ApprovalPanel {
       event.stopPropagation();
       this.decide(event, false);
     } else if (event.key === 'Enter' && event.target !== this.deny && event.target.type !== 'checkbox') {
+      if (this.risky && event.target !== this.approve) return; // only on the button itself
       event.preventDefault();
       this.decide(event, true);
     }

@@ -54,6 +54,14 @@ export function visible(text) {
   return String(text ?? '').replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
 }
 
+// The same, for file content and command output: tabs and line ends stay as they are.
+// A zero-width joiner right after an emoji is part of it (👩‍💻) and stays.
+const HIDDEN_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|(?<!\p{Extended_Pictographic}[\u{1F3FB}-\u{1F3FF}\uFE0F]?)\u200d/gu;
+
+export function visibleText(text) {
+  return String(text ?? '').replace(HIDDEN_IN_TEXT, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
 /** A long path as its start and its end ("/home/ana/…/src/app"), so both stay readable. */
 export function middlePath(path, max = 48) {
   const text = String(path || '');

@@ -55,3 +55,30 @@ export function checkLink(url, { host, onOpen }) {
   return api;
 }
 
+
+/** Every other way a link in the log could leave the popup: the middle button (auxclick opens a
+ * new window in some engines, mousedown starts autoscroll), the context menu's "open link", and
+ * dragging the link out (it would carry its real target to a browser, unseen). Each goes through
+ * the same check as a click, or is refused. */
+export function guardLinks(container) {
+  const linkOf = (event) => {
+    const link = event.target instanceof Element ? event.target.closest('a') : null;
+    return link && container.contains(link) ? link : null;
+  };
+  container.addEventListener('auxclick', (event) => {
+    const link = linkOf(event);
+    if (!link) return;
+    event.preventDefault();
+    const href = link.getAttribute('href');
+    if (event.button === 1 && href) container.dispatchEvent(new CustomEvent('metona:open-link', { bubbles: true, detail: { url: href } }));
+  });
+  container.addEventListener('mousedown', (event) => {
+    if (event.button === 1 && linkOf(event)) event.preventDefault();
+  });
+  container.addEventListener('contextmenu', (event) => {
+    if (linkOf(event)) event.preventDefault();
+  });
+  container.addEventListener('dragstart', (event) => {
+    if (linkOf(event)) event.preventDefault();
+  });
+}

@@ -2,7 +2,7 @@
 // command output: untrusted, so it goes into the DOM only as textContent (via h()).
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { bytes, duration, shortPath } from './format.js';
+import { bytes, duration, shortPath, visibleText } from './format.js';
 import { tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
 
@@ -37,7 +37,7 @@ export function excerpt(text, firstLine = 1) {
   const width = String(firstLine + rows.length - 1).length;
   const body = h('pre', { class: 'excerpt' }, rows.map((row, i) => h('span', { class: 'ln-row' },
     h('span', { class: 'ln', text: String(firstLine + i).padStart(width, ' ') }),
-    h('span', { class: 'lt', text: row || ' ' }))));
+    h('span', { class: 'lt', text: visibleText(row) || ' ' }))));
   return foldable(body, rows.length);
 }
 
@@ -51,13 +51,13 @@ export function diffView(text) {
     if (row.startsWith('-')) return 'd-del';
     return 'd-ctx';
   };
-  const body = h('pre', { class: 'diff' }, rows.map((row) => h('span', { class: cls(row), text: row || ' ' })));
+  const body = h('pre', { class: 'diff' }, rows.map((row) => h('span', { class: cls(row), text: visibleText(row) || ' ' })));
   return foldable(body, rows.length);
 }
 
 export function plainBlock(text, extra = '') {
   const rows = lines(text);
-  return foldable(h('pre', { class: `plain ${extra}`.trim(), text: rows.join('\n') }), rows.length);
+  return foldable(h('pre', { class: `plain ${extra}`.trim(), text: visibleText(rows.join('\n')) }), rows.length);
 }
 
 /** The preview a write/delete/create/command shows before it runs (Toolbox.preview shapes). */
@@ -80,8 +80,8 @@ export function previewView(preview) {
 
 function commandPreview(p) {
   return h('div', { class: 'cmd-preview' },
-    h('pre', { class: 'cmd-line', text: `$ ${p.command ?? ''}` }),
-    h('div', { class: 'kv' }, h('span', { class: 'k', i18n: 'card.cwd' }), h('code', { text: p.cwd ?? '' })),
+    h('pre', { class: 'cmd-line', text: `$ ${visibleText(p.command)}` }),
+    h('div', { class: 'kv' }, h('span', { class: 'k', i18n: 'card.cwd' }), h('code', { text: visibleText(p.cwd) })),
     h('div', { class: 'kv' }, h('span', { class: p.sandboxed ? 'ok' : 'warn', i18n: p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed' }),
       p.timeout_ms ? h('span', { class: 'muted', i18n: ['card.time_limit', { t: duration(p.timeout_ms) }] }) : null),
     p.blocked ? h('div', { class: 'tc-error', text: p.blocked }) : null);
