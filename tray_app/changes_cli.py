@@ -15,7 +15,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tray_app.errors import MetonaError
+from tray_app.errors import MetonaError, NotFound
 from tray_app.paths import AppPaths
 
 if TYPE_CHECKING:
@@ -126,12 +126,10 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     try:
         result = app.core.undo_last() if args.last else app.core.undo_change(str(args.change))
     except (OSError, MetonaError) as exc:
-        result = {"success": False, "error": str(exc)}
+        err.write(_printable(f"metona-tray undo: {exc or 'failed'}\n"))
+        return EXIT_USAGE if isinstance(exc, NotFound) else EXIT_FAILED
     finally:
         app.close()
-    if not result.get("success"):
-        err.write(_printable(f"metona-tray undo: {result.get('error') or 'failed'}\n"))
-        return EXIT_USAGE if result.get("missing") else EXIT_FAILED
     done = f"{result.get('action', 'undone')} {result.get('path', '')} (undid {result['tool']})"
     out.write(_printable(done) + "\n")
     if result.get("warning"):

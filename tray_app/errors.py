@@ -12,10 +12,22 @@
     │       └── LineTooLong      a line or event longer than the limit (the stream is cut)
     ├── SandboxViolation         a tool argument points where the policy forbids
     ├── UndoUnavailable          the undo journal cannot keep a copy, so a change is refused
-    └── StoreError               the chat database or settings file failed
+    ├── UndoFailed               an undo the user asked for cannot be done (already undone, changed)
+    ├── StoreError               the chat database or settings file failed
+    ├── ExportFailed             an exported chat could not be written where the user chose
+    ├── InvalidRequest           a command's argument is malformed or impossible
+    │   └── InvalidSettings      a settings change with invalid fields (nothing was applied)
+    ├── NotFound                 no such chat, waiting call or change
+    ├── Busy                     the chat is still answering
+    ├── Unsupported              this build or desktop cannot do it (no keyring, no dialog)
+    └── NotAnswering             the core did not answer in time (or is not running)
 
 httpx exceptions are translated to these only inside ``tray_app.providers``; tool failures are
 not raised at all but returned to the model as ``{"success": false, "error": ...}``.
+
+Every ``Core`` command fails only by raising one of these (a bug aside). ``ERROR_CODES`` is the
+one table from class to the code the page and ``chat --json`` know (``web/locales`` has a text
+for each: ``command_error.<code>``); ``error_code`` looks a raised error up in it.
 """
 
 from __future__ import annotations
@@ -91,3 +103,79 @@ class UndoUnavailable(MetonaError):
 
 class StoreError(MetonaError):
     """The chat store or the settings file could not be read or written."""
+
+
+class UndoFailed(MetonaError):
+    """The journal refused an undo (already undone, the file changed since, nothing to undo);
+    ``str(err)`` says why, for the user."""
+
+
+class ExportFailed(MetonaError):
+    """An exported chat could not be written to the file the user chose."""
+
+
+class InvalidRequest(MetonaError):
+    """A command's argument cannot be used (an empty name, a folder that is not one)."""
+
+
+class InvalidSettings(InvalidRequest):
+    """A settings change with invalid fields; nothing was applied. ``errors`` maps each field
+    to why; ``settings`` are the settings still in force (the page shows them again)."""
+
+    def __init__(
+        self, message: str, *, errors: dict[str, str], settings: dict[str, object]
+    ) -> None:
+        super().__init__(message)
+        self.errors = errors
+        self.settings = settings
+
+
+class NotFound(MetonaError):
+    """No chat, waiting call or change has this id (deleted, decided, or never existed)."""
+
+
+class Busy(MetonaError):
+    """The chat is still answering; stop it first."""
+
+
+class Unsupported(MetonaError):
+    """This build or desktop cannot do it: no secret store, no save dialog."""
+
+
+class NotAnswering(MetonaError):
+    """The core did not answer in time, or is not running."""
+
+
+# The codes the page (``web/js``, ``web/locales`` ``command_error.<code>``) and ``chat --json``
+# know. The most specific class listed wins; anything outside the tree is a bug: ``internal``.
+ERROR_CODES: dict[type[MetonaError], str] = {
+    MetonaError: "error",
+    ConfigError: "config_error",
+    ProviderError: "provider_error",
+    ProviderUnavailable: "provider_unavailable",
+    ModelNotFound: "model_not_found",
+    CapabilityError: "capability",
+    ServerBusy: "server_busy",
+    StreamError: "stream_error",
+    SandboxViolation: "sandbox_violation",
+    UndoUnavailable: "undo_unavailable",
+    UndoFailed: "undo_failed",
+    StoreError: "store_error",
+    ExportFailed: "export_failed",
+    InvalidRequest: "invalid_request",
+    InvalidSettings: "invalid_settings",
+    NotFound: "not_found",
+    Busy: "busy",
+    Unsupported: "unsupported",
+    NotAnswering: "timeout",
+}
+INTERNAL = "internal"
+
+
+def error_code(exc: BaseException) -> str:
+    """The code of ``exc``'s nearest class in ``ERROR_CODES``; ``internal`` for a bug."""
+    for cls in type(exc).__mro__:
+        code = ERROR_CODES.get(cls)
+        if code is not None:
+            return code
+    return INTERNAL

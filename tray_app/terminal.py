@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.service import Core
-from tray_app.errors import SandboxViolation
+from tray_app.errors import InvalidRequest, NotFound, SandboxViolation
 from tray_app.events import (
     ApprovalNeeded,
     TurnFailed,
@@ -110,11 +110,11 @@ class ChatRunner:
         persistent = bool(facts.get("persistence"))
         guarded = guard_lines(facts, "en")
         if self.args.yes_all and not persistent and not guarded:
-            self.core.decide(event.call_id, True, by="terminal")
+            self._decide(event.call_id, True)
             return
         auto_write = event.risk == "write" and not facts.get("deletes")
         if self.args.yes and auto_write and not persistent and not guarded:
-            self.core.decide(event.call_id, True, by="terminal")
+            self._decide(event.call_id, True)
             return
         if not self.interactive_terminal:
             if persistent:
@@ -124,7 +124,7 @@ class ChatRunner:
             else:
                 why = "use --yes for writes or --yes-all for everything"
             self.err.write(f"denied {event.name}: no terminal to ask for approval ({why})\n")
-            self.core.decide(event.call_id, False, by="terminal")
+            self._decide(event.call_id, False)
             return
         self.err.write(approval_text(event, self.renderer.language))
         remember_hint = " / a = yes, don't ask again this chat" if event.can_remember else ""
@@ -133,7 +133,14 @@ class ChatRunner:
         answer = sys.stdin.readline().strip().lower()
         approve = answer in ("y", "yes", "a")
         remember = answer == "a" and event.can_remember
-        self.core.decide(event.call_id, approve, remember=remember, by="terminal")
+        self._decide(event.call_id, approve, remember=remember)
+
+    def _decide(self, call_id: str, approve: bool, *, remember: bool = False) -> None:
+        """The call may have stopped waiting meanwhile (timed out, turn stopped): that is fine."""
+        try:
+            self.core.decide(call_id, approve, remember=remember, by="terminal")
+        except NotFound:
+            self.err.write("that question is no longer waiting (timed out or stopped)\n")
 
     def emit(self, event: BaseModel) -> None:
         if self.json:
@@ -197,13 +204,13 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         if args.session:
             try:
                 session_id = core.get_session(args.session)["session"]["id"]
-            except KeyError:
+            except NotFound:
                 err.write(f"metona-tray chat: no stored chat {args.session!r}\n")
                 return EXIT_USAGE
         else:
             try:
                 session_id = core.new_session(workspace=args.workspace)["id"]
-            except (SandboxViolation, ValueError) as exc:
+            except (SandboxViolation, InvalidRequest) as exc:
                 err.write(f"metona-tray chat: --workspace: {exc}\n")
                 return EXIT_USAGE
         prompt = " ".join(args.prompt).strip()
@@ -305,7 +312,7 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         try:
             exported = app.core.export_session(args.session, fmt=args.format)
-        except KeyError:
+        except NotFound:
             print(f"metona-tray export: no stored chat {args.session!r}", file=sys.stderr)
             return EXIT_USAGE
     finally:

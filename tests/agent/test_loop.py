@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import (
     drop_turn,
@@ -14,6 +16,7 @@ from tests.fakes.ollama_server import (
     text_turn,
     tool_turn,
 )
+from tray_app.errors import NotFound
 
 
 def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -128,12 +131,14 @@ def test_a_write_waits_for_approval_and_runs_when_approved(make_rig: Any) -> Non
     assert asked.name == "note" and asked.can_remember
     assert rig.notes == []  # nothing runs before the answer
     assert rig.core.status()["state"] == "waiting"
-    assert rig.core.decide(asked.call_id, True, by="notification") == {"ok": True}
+    decided = rig.core.decide(asked.call_id, True, by="notification")
+    assert decided == {"call_id": asked.call_id, "approved": True}
     assert rig.finish(turn).stop_reason == "done"
     assert rig.notes == ["buy milk"]
     resolved = rig.log.wait_type("approval_resolved", call_id=asked.call_id)
     assert resolved.decision == "approved" and resolved.by == "notification"
-    assert rig.core.decide(asked.call_id, False) == {"ok": False}
+    with pytest.raises(NotFound):  # answered already: the page drops its card
+        rig.core.decide(asked.call_id, False)
 
 
 def test_a_denied_write_is_not_run_and_the_model_is_told(make_rig: Any) -> None:

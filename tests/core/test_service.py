@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
+from tray_app.errors import Busy, InvalidSettings, UndoFailed
 
 
 def test_list_models_carries_capabilities_and_announces_them(make_rig: Any) -> None:
@@ -42,13 +45,14 @@ def test_pull_streams_progress_then_refreshes_the_models(make_rig: Any) -> None:
 
 def test_settings_update_validates_everything_or_changes_nothing(make_rig: Any) -> None:
     rig: Rig = make_rig()
-    bad = rig.core.update_settings({"temperature": 5, "num_ctx": 4096})
-    assert bad["ok"] is False and "temperature" in bad["errors"]
+    with pytest.raises(InvalidSettings) as bad:
+        rig.core.update_settings({"temperature": 5, "num_ctx": 4096})
+    assert "temperature" in bad.value.errors
     assert rig.core.get_settings()["num_ctx"] == 24576
-    unknown = rig.core.update_settings({"no_such_setting": 1})
-    assert unknown["ok"] is False
+    with pytest.raises(InvalidSettings):
+        rig.core.update_settings({"no_such_setting": 1})
     good = rig.core.update_settings({"num_ctx": 4096, "language": "zh-CN"})
-    assert good["ok"] is True
+    assert good["settings"]["num_ctx"] == 4096
     assert rig.log.wait_type("settings_updated").settings["num_ctx"] == 4096
     rig.fake.script(text_turn("好"))
     _, turn = rig.send("hi")
@@ -62,7 +66,7 @@ def test_settings_are_saved_when_the_core_persists_them(app_paths: Any, tmp_path
 
     core = Core(settings=Settings(allowed_dirs=[str(tmp_path)]), paths=app_paths).start()
     try:
-        assert core.update_settings({"theme": "dark"})["ok"]
+        assert core.update_settings({"theme": "dark"})["settings"]["theme"] == "dark"
     finally:
         core.stop()
     assert load_settings(app_paths.settings_file).theme == "dark"
@@ -120,7 +124,8 @@ def test_undo_last_restores_what_the_agent_overwrote(make_rig: Any) -> None:
     assert result["success"] is True, result
     assert target.read_text() == "original\n"
     assert rig.log.wait_type("undo_applied").call_id == update.call_id
-    assert rig.core.undo_last()["success"] is False  # nothing left to undo
+    with pytest.raises(UndoFailed, match="nothing to undo"):
+        rig.core.undo_last()
 
 
 def test_images_reach_vision_models_only_and_the_user_is_told(make_rig: Any) -> None:
@@ -145,12 +150,8 @@ def test_a_second_message_while_answering_is_refused(make_rig: Any) -> None:
     rig.fake.script(slow_turn("a b c d e f g", delay=0.2))
     sid, turn = rig.send("slow")
     rig.log.wait_type("content_delta")
-    try:
+    with pytest.raises(Busy, match="still answering"):
         rig.core.send_message(sid, "again")
-    except RuntimeError as exc:
-        assert "still answering" in str(exc)
-    else:
-        raise AssertionError("a second turn started in the same session")
     rig.core.abort(sid)
     rig.finish(turn)
 

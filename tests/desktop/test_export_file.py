@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tray_app.desktop.export_file import default_name, export_text, write_export
+from tray_app.errors import ExportFailed
 
 
 def test_the_default_name_keeps_cjk_and_emoji_and_drops_what_a_path_cannot_hold() -> None:
@@ -35,7 +36,7 @@ def test_the_write_replaces_a_file_whole_and_leaves_no_temp_file(tmp_path: Path)
 
 
 def test_a_folder_that_is_not_there_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ExportFailed) as caught:
         write_export(tmp_path / "nope" / "a.md", "x")
     assert str(caught.value).startswith("cannot write ") and "\n" not in str(caught.value)
 
@@ -47,7 +48,7 @@ def test_a_read_only_folder_is_one_line_and_the_old_file_stays(tmp_path: Path) -
     target.write_text("old", encoding="utf-8")
     tmp_path.chmod(0o500)
     try:
-        with pytest.raises(ValueError, match="cannot write"):
+        with pytest.raises(ExportFailed, match="cannot write"):
             write_export(target, "new")
     finally:
         tmp_path.chmod(0o700)

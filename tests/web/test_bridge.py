@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tray_app.desktop.bridge import Bridge, checked_link
+from tray_app.errors import Busy, InvalidRequest, NotFound
 
 
 class FakeCore:
@@ -22,9 +23,9 @@ class FakeCore:
         def command(*args: Any, **kwargs: Any) -> Any:
             self.calls.append((name, args, kwargs))
             if name == "get_session" and args[0] == "missing":
-                raise KeyError("no session 'missing'")
+                raise NotFound("no chat 'missing'")
             if name == "send_message" and args[1] == "busy":
-                raise RuntimeError("this chat is still answering; stop it first")
+                raise Busy("this chat is still answering; stop it first")
             return {"called": name}
 
         return command
@@ -79,10 +80,10 @@ def test_errors_become_sentences(core: FakeCore) -> None:
     assert bridge.get_session({"session_id": "missing"}) == {
         "ok": False,
         "code": "not_found",
-        "error": "no session 'missing'",
+        "error": "no chat 'missing'",
     }
     busy = bridge.send_message({"session_id": "s_1", "text": "busy"})
-    assert busy["ok"] is False and "still answering" in busy["error"]
+    assert busy["ok"] is False and busy["code"] == "busy" and "still answering" in busy["error"]
 
 
 def test_window_actions_and_links(core: FakeCore) -> None:
@@ -107,7 +108,7 @@ def test_window_actions_and_links(core: FakeCore) -> None:
 
 def test_checked_link() -> None:
     assert checked_link(" mailto:a@b.c ") == "mailto:a@b.c"
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidRequest):
         checked_link("ftp://x")
 
 

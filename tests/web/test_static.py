@@ -94,3 +94,17 @@ def test_vendored_files_match_their_versions_file() -> None:
         assert hashlib.sha256((WEB / "vendor" / name).read_bytes()).hexdigest() == digest
     for licence in ("LICENSE.marked", "LICENSE.dompurify", "LICENSE.highlightjs"):
         assert (WEB / "vendor" / licence).is_file()
+
+
+def test_every_error_code_has_a_text_in_both_languages() -> None:
+    from tray_app.errors import ERROR_CODES, INTERNAL
+
+    actions = (WEB / "js" / "actions.js").read_text(encoding="utf-8")
+    listed = re.search(r"COMMAND_ERRORS = new Set\(\[(.*?)\]\)", actions, re.S)
+    assert listed is not None
+    page_codes = set(re.findall(r"'([a-z_]+)'", listed.group(1)))
+    codes = set(ERROR_CODES.values()) | {INTERNAL}
+    assert codes <= page_codes, codes - page_codes
+    for name in ("en", "zh-CN"):
+        texts = locale(name)
+        assert [c for c in page_codes if f"command_error.{c}" not in texts] == [], name

@@ -15,7 +15,14 @@ from pydantic import ValidationError
 from tray_app.core.bus import EventBus
 from tray_app.core.runner import CoreRunner
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import ProviderError
+from tray_app.errors import (
+    InvalidRequest,
+    InvalidSettings,
+    NotFound,
+    ProviderError,
+    UndoFailed,
+    Unsupported,
+)
 from tray_app.events import (
     ModelsUpdated,
     PullProgressEvent,
@@ -102,7 +109,7 @@ class ConfigCommands:
         """Start pulling a model; progress arrives as ``pull_progress`` events."""
         name = name.strip()
         if not name:
-            raise ValueError("name the model to pull, e.g. qwen3:8b")
+            raise InvalidRequest("name the model to pull, e.g. qwen3:8b")
 
         async def pull() -> None:
             try:
@@ -143,18 +150,19 @@ class ConfigCommands:
         return data
 
     def update_settings(self, patch: dict[str, Any]) -> dict[str, Any]:
-        """Validate and apply a partial change; when any field is invalid nothing changes."""
+        """Validate and apply a partial change; when any field is invalid nothing changes and
+        ``InvalidSettings`` says which fields and why."""
 
         async def apply() -> dict[str, Any]:
             unknown = sorted(set(patch) - set(Settings.model_fields))
             if unknown:
                 errors = {name: "unknown setting" for name in unknown}
-                return {"ok": False, "errors": errors, "settings": self._settings.model_dump()}
+                raise self._invalid(errors)
             try:
                 updated = Settings.model_validate({**self._settings.model_dump(), **patch})
             except ValidationError as exc:
                 errors = {".".join(str(p) for p in e["loc"]): e["msg"] for e in exc.errors()}
-                return {"ok": False, "errors": errors, "settings": self._settings.model_dump()}
+                raise self._invalid(errors) from None
             old = self._settings
             self._settings = updated
             self._broker.timeout = updated.confirmation_timeout
@@ -163,16 +171,22 @@ class ConfigCommands:
             if self._persist:
                 save_settings(updated, self.paths.settings_file)
             self.bus.publish(SettingsUpdated(settings=updated.model_dump()))
-            return {"ok": True, "errors": {}, "settings": updated.model_dump()}
+            return {"settings": updated.model_dump()}
 
         return dict(self._runner.run(apply()))
+
+    def _invalid(self, errors: dict[str, str]) -> InvalidSettings:
+        text = "; ".join(f"{name}: {why}" for name, why in errors.items())
+        return InvalidSettings(
+            f"not saved: {text}", errors=errors, settings=self._settings.model_dump()
+        )
 
     def set_api_key(self, key: str | None, *, endpoint: str | None = None) -> dict[str, Any]:
         """Keep an endpoint's API key in the OS keyring (or for this session only)."""
 
         async def apply() -> dict[str, Any]:
             if self.secrets is None:
-                return {"ok": False, "error": "no secret store"}
+                raise Unsupported("no secret store is available here")
             target = endpoint or self._settings.endpoint
             if key:
                 self.secrets.set(target, key)
@@ -180,7 +194,6 @@ class ConfigCommands:
                 self.secrets.delete(target)
             await self._reset_provider()
             return {
-                "ok": True,
                 "stored_in_keyring": self.secrets.usable,
                 "warning": None if self.secrets.usable else self.secrets.reason,
             }
@@ -212,14 +225,16 @@ class ConfigCommands:
                 result = journal.undo_change(change_id)
             else:
                 result = journal.undo_last() if call_id is None else journal.undo(call_id)
-            if result.get("success"):
-                self.bus.publish(
-                    UndoApplied(
-                        call_id=result.get("call_id"),
-                        path=result.get("path"),
-                        action=str(result.get("action", "")),
-                    )
+            if not result.get("success"):
+                why = str(result.get("error") or "nothing to undo")
+                raise NotFound(why) if result.get("missing") else UndoFailed(why)
+            self.bus.publish(
+                UndoApplied(
+                    call_id=result.get("call_id"),
+                    path=result.get("path"),
+                    action=str(result.get("action", "")),
                 )
+            )
             return dict(result)
 
         return dict(self._run(run))

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from tray_app.errors import NotAnswering
+
 T = TypeVar("T")
 
 
@@ -24,7 +26,7 @@ class CoreRunner:
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
-            raise RuntimeError("the core is not running")
+            raise NotAnswering("the core is not running")
         return self._loop
 
     def start(self) -> None:
@@ -61,7 +63,12 @@ class CoreRunner:
         if self.in_core_thread():
             coro.close()
             raise RuntimeError("a Core command was called from the core thread (would deadlock)")
-        return self.submit(coro).result(timeout)
+        future = self.submit(coro)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise NotAnswering("the app did not answer in time") from None
 
     def call(self, fn: Callable[..., T], *args: Any, timeout: float | None = 30.0) -> T:
         """Run a plain function on the core loop (state lives there) and wait for it."""

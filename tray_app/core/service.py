@@ -19,7 +19,7 @@ from tray_app.core.config_commands import ConfigCommands
 from tray_app.core.runner import CoreRunner
 from tray_app.core.session_commands import SessionCommands
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import ProviderError
+from tray_app.errors import Busy, InvalidRequest, NotFound, ProviderError
 from tray_app.events import (
     DecidedBy,
     SessionUpdated,
@@ -152,7 +152,7 @@ class Core(SessionCommands, ConfigCommands):
         def send() -> dict[str, Any]:
             self._require_session(session_id)
             if session_id in self._turns:
-                raise RuntimeError("this chat is still answering; stop it first")
+                raise Busy("this chat is still answering; stop it first")
             turn_id = new_id("t")
             self._chats.add_message(
                 MessageRecord(
@@ -186,11 +186,11 @@ class Core(SessionCommands, ConfigCommands):
     def _resend(self, session_id: str, text: str | None) -> dict[str, Any]:
         self._require_session(session_id)
         if session_id in self._turns:
-            raise RuntimeError("this chat is still answering; stop it first")
+            raise Busy("this chat is still answering; stop it first")
         messages = self._chats.messages(session_id)
         last_user = next((m for m in reversed(messages) if m.role == "user"), None)
         if last_user is None:
-            raise ValueError("there is no message to send again")
+            raise InvalidRequest("there is no message to send again")
         turn_id = new_id("t")
         self._chats.delete_messages_from(session_id, last_user.id)
         self._chats.add_message(
@@ -336,8 +336,12 @@ class Core(SessionCommands, ConfigCommands):
     def decide(
         self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
     ) -> dict[str, Any]:
-        ok = self._run(lambda: self._broker.decide(call_id, approve, remember=remember, by=by))
-        return {"ok": bool(ok)}
+        """Answer a waiting call; ``NotFound`` when it no longer waits (answered elsewhere,
+        timed out, its turn stopped)."""
+        found = self._run(lambda: self._broker.decide(call_id, approve, remember=remember, by=by))
+        if not found:
+            raise NotFound(f"call {call_id} is no longer waiting for a decision")
+        return {"call_id": call_id, "approved": approve}
 
     def pending_approvals(self) -> list[dict[str, Any]]:
         return list(self._run(self._broker.pending))

@@ -14,6 +14,7 @@ from typing import Any
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.core.bus import EventBus
 from tray_app.core.turns import TurnFactory
+from tray_app.errors import InvalidRequest, NotFound
 from tray_app.events import SessionUpdated
 from tray_app.store.chats import search_chats
 from tray_app.store.records import ChatRepository, SessionRecord
@@ -105,7 +106,7 @@ class SessionCommands:
         allowed = {"title", "model", "workspace"}
         unknown = set(fields) - allowed
         if unknown:
-            raise ValueError(f"cannot change {', '.join(sorted(unknown))} of a session")
+            raise InvalidRequest(f"cannot change {', '.join(sorted(unknown))} of a session")
 
         def update() -> dict[str, Any]:
             self._require_session(session_id)
@@ -130,7 +131,7 @@ class SessionCommands:
             self._chats.delete_session(session_id)
             self._broker.clear_grants(session_id)
             self.bus.publish(SessionUpdated(session=session.model_dump(), deleted=True))
-            return {"ok": True}
+            return {"deleted": session_id}
 
         return dict(self._run(delete))
 
@@ -176,7 +177,7 @@ class SessionCommands:
     def _require_session(self, session_id: str) -> SessionRecord:
         session = self._chats.get_session(session_id)
         if session is None:
-            raise KeyError(f"no session {session_id!r}")
+            raise NotFound(f"no chat {session_id!r}")
         return session
 
 

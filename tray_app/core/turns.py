@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tray_app.agent.loop import TurnConfig
+from tray_app.errors import InvalidRequest
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool
@@ -58,7 +59,7 @@ class TurnFactory:
         policy = self.policy(settings, None)
         resolved = policy.resolve(str(Path(workspace).expanduser()), access="list")
         if not resolved.is_dir():
-            raise ValueError(f"{workspace} is not a folder")
+            raise InvalidRequest(f"{workspace} is not a folder")
         return str(resolved)
 
     def workspace(self, settings: Settings, workspace: str | None) -> str:

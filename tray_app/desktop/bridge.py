@@ -2,9 +2,11 @@
 
 Thin on purpose: every method validates its one payload object with pydantic, calls ``Core``,
 and returns a JSON-able envelope, ``{"ok": true, "data": ...}`` or ``{"ok": false, "error":
-"...", "code": "..."}``, so the page gets one shape whatever went wrong (pywebview's own
-exception text differs between backends). It holds no state: each call arrives on a new thread
-and goes straight to ``Core``, which is safe from any thread.
+"...", "code": "..."}`` (plus ``details`` for an ``invalid_settings`` refusal), so the page gets
+one shape whatever went wrong (pywebview's own exception text differs between backends). The
+code comes from ``errors.ERROR_CODES`` by the raised class; a ``data`` never carries a failure.
+It holds no state: each call arrives on a new thread and goes straight to ``Core``, which is
+safe from any thread.
 
 pywebview exposes every public attribute of this object to the page, so everything that is not
 a command is kept behind a leading underscore. No pywebview import here: the window-only
@@ -23,7 +25,13 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tray_app.errors import MetonaError
+from tray_app.errors import (
+    InvalidRequest,
+    InvalidSettings,
+    MetonaError,
+    Unsupported,
+    error_code,
+)
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +238,7 @@ class Bridge:
             from tray_app.desktop.export_file import default_name, export_text, write_export
 
             if self._save_file is None:
-                raise _Unsupported("this window has no save dialog")
+                raise Unsupported("this window has no save dialog")
             title = self._core.get_session(p.session_id)["session"].get("title")
             data = self._core.export_session(p.session_id, fmt=p.format)["data"]
             chosen = self._save_file(default_name(title, p.format))
@@ -247,7 +255,7 @@ class Bridge:
     def send_message(self, payload: Any = None) -> Envelope:
         def run(p: _Send) -> Any:
             if any(len(image) > MAX_IMAGE_B64 for image in p.images):
-                raise ValueError("an attached image is too large")
+                raise InvalidRequest("an attached image is too large")
             return self._core.send_message(p.session_id, p.text, images=p.images or None)
 
         return self._call(_Send, payload, run)
@@ -326,7 +334,7 @@ class Bridge:
     def hide(self, payload: Any = None) -> Envelope:
         def run(_p: _Empty) -> Any:
             if self._hide_window is None:
-                raise _Unsupported("this window cannot be hidden")
+                raise Unsupported("this window cannot be hidden")
             self._hide_window()
             return {"hidden": True}
 
@@ -364,14 +372,11 @@ class Bridge:
             return _error("invalid_request", f"{where}: {first.get('msg', 'invalid')}")
         try:
             return {"ok": True, "data": run(parsed)}
-        except _Unsupported as exc:
-            return _error("unsupported", str(exc))
-        except KeyError as exc:
-            return _error("not_found", str(exc.args[0]) if exc.args else "not found")
-        except (ValueError, RuntimeError, MetonaError) as exc:
-            return _error(type(exc).__name__, str(exc))
-        except TimeoutError:
-            return _error("timeout", "the app did not answer in time")
+        except MetonaError as exc:
+            envelope = _error(error_code(exc), str(exc))
+            if isinstance(exc, InvalidSettings):
+                envelope["details"] = {"errors": exc.errors, "settings": exc.settings}
+            return envelope
         except Exception as exc:  # a bug: the page shows a sentence, the log has the trace
             log.exception("bridge command failed")
             return _error("internal", f"{type(exc).__name__}: {exc}")
@@ -382,10 +387,6 @@ def bridge_commands() -> list[str]:
     return sorted(
         name for name in vars(Bridge) if not name.startswith("_") and callable(vars(Bridge)[name])
     )
-
-
-class _Unsupported(Exception):
-    pass
 
 
 def _error(code: str, message: str) -> Envelope:
@@ -401,4 +402,4 @@ def checked_link(url: str) -> str:
         return url
     if scheme == "mailto" and parts.path:
         return url
-    raise ValueError("only http, https and mailto links can be opened")
+    raise InvalidRequest("only http, https and mailto links can be opened")

@@ -14,6 +14,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from tray_app.errors import ExportFailed
+
 MAX_NAME = 80  # characters of the title kept in the file name
 
 _EXTENSIONS = {"markdown": ".md", "json": ".json"}
@@ -40,13 +42,13 @@ def export_text(data: Any) -> str:
 
 def write_export(path: Path, text: str) -> None:
     """Write atomically (a temp file in the same folder, then rename); the file stays private
-    to the user (0600, as the temp file is made), since a chat can hold anything. ValueError
+    to the user (0600, as the temp file is made), since a chat can hold anything. ExportFailed
     with one line when it cannot be written."""
     target = path.expanduser()
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise ValueError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise ExportFailed(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8"))
@@ -55,4 +57,4 @@ def write_export(path: Path, text: str) -> None:
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise ValueError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise ExportFailed(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from tray_app.desktop import notify_linux, notify_text
+from tray_app.errors import NotFound
 from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
@@ -312,6 +313,8 @@ class Notifier:
         def run() -> None:
             try:
                 self._core.decide(call_id, approve, by="notification")
+            except NotFound:  # answered in the popup or timed out meanwhile
+                log.info("call %s no longer waited when its notification was answered", call_id)
             except Exception:
                 log.exception("deciding %s from a notification failed", call_id)
 

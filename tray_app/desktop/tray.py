@@ -249,11 +249,14 @@ class Tray:
 
     def _undo(self) -> None:
         def run() -> None:
-            result = self._core.undo_last()
-            if result.get("success"):
-                self._actions.report("Change undone", str(result.get("path") or ""))
-            else:
-                self._actions.report("Nothing undone", str(result.get("error") or ""))
+            from tray_app.errors import NotFound, UndoFailed
+
+            try:
+                result = self._core.undo_last()
+            except (UndoFailed, NotFound) as exc:
+                self._actions.report("Nothing undone", str(exc))
+                return
+            self._actions.report("Change undone", str(result.get("path") or ""))
 
         self._later(run, "Undo")
 

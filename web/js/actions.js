@@ -6,12 +6,25 @@ import { toast } from './toast.js';
 import { t, tx } from './i18n.js';
 import { middlePath, visible } from './format.js';
 
+// The codes of ``tray_app/errors.py`` ERROR_CODES (and the page's own), each with a
+// ``command_error.<code>`` text in both locales; tests/web/test_static.py keeps them in step.
+export const COMMAND_ERRORS = new Set([
+  'error', 'config_error', 'provider_error', 'provider_unavailable', 'model_not_found', 'capability',
+  'server_busy', 'stream_error', 'sandbox_violation', 'undo_unavailable', 'undo_failed', 'store_error',
+  'export_failed', 'invalid_request', 'invalid_settings', 'not_found', 'busy', 'unsupported', 'timeout',
+  'internal', 'forbidden', 'unavailable', 'bridge',
+]);
+
 export function createActions(ui) {
   const draft = { model: '', workspace: null };
   let localIds = 0;
 
+  /** A refused command: its code's sentence in the page's language, the app's detail after. */
   function fail(err) {
-    toast({ text: err.message || String(err), level: 'error', ms: 6000 });
+    const code = err && err.code;
+    const detail = (err && err.message) || String(err);
+    if (code && COMMAND_ERRORS.has(code)) toast({ key: `command_error.${code}`, args: { detail }, level: 'error', ms: 6000 });
+    else toast({ text: detail, level: 'error', ms: 6000 });
   }
 
   function sessionModel() {
@@ -224,12 +237,13 @@ export function createActions(ui) {
 
   async function decide(callId, approve, remember) {
     try {
-      const result = await call('decide', { call_id: callId, approve, remember });
-      if (!result.ok) {
+      await call('decide', { call_id: callId, approve, remember });
+    } catch (err) {
+      if (err.code === 'not_found') { // answered elsewhere or timed out meanwhile
         store.approvals = store.approvals.filter((a) => a.call_id !== callId);
         ui.approvalsChanged();
+        return;
       }
-    } catch (err) {
       ui.approval.release();
       fail(err);
     }
@@ -237,8 +251,7 @@ export function createActions(ui) {
 
   async function undo(callId) {
     try {
-      const result = await call(callId ? 'undo' : 'undo_last', callId ? { call_id: callId } : {});
-      if (result && result.success === false) toast({ text: result.error || t('card.undo_failed'), level: 'error' });
+      await call(callId ? 'undo' : 'undo_last', callId ? { call_id: callId } : {});
     } catch (err) {
       fail(err);
     }

@@ -154,9 +154,12 @@ function closeSettings() {
 async function saveSettings(patch) {
   try {
     const result = await call('update_settings', { patch });
-    if (result.ok) settingsUpdated(result.settings);
-    return result;
+    settingsUpdated(result.settings);
+    return { settings: result.settings, rejected: null };
   } catch (err) {
+    if (err.code === 'invalid_settings' && err.details) {
+      return { settings: err.details.settings, rejected: err.details.errors || {} };
+    }
     actions.fail(err);
     return null;
   }
@@ -164,8 +167,7 @@ async function saveSettings(patch) {
 
 async function saveApiKey(key) {
   try {
-    const result = await call('set_api_key', { key });
-    if (result && result.ok === false) return t('set.api_key_unavailable');
+    await call('set_api_key', { key });
     return null;
   } catch (err) {
     return err.code === 'unsupported' ? t('set.api_key_unavailable') : err.message;

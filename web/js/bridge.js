@@ -47,10 +47,13 @@ function acceptKey(value) {
   return secret !== null && secret === value;
 }
 
+/** A refused command: ``code`` is one of ``errors.ERROR_CODES`` (or the page's own
+ * ``unsupported``/``bridge``), ``details`` is set for ``invalid_settings``. */
 export class BridgeError extends Error {
-  constructor(code, message) {
+  constructor(code, message, details = null) {
     super(message);
     this.code = code;
+    this.details = details;
   }
 }
 
@@ -66,7 +69,7 @@ export async function call(method, payload = {}) {
     throw new BridgeError('bridge', String(err && err.message ? err.message : err));
   }
   if (!envelope || envelope.ok !== true) {
-    throw new BridgeError(envelope?.code || 'error', envelope?.error || 'the command failed');
+    throw new BridgeError(envelope?.code || 'error', envelope?.error || 'the command failed', envelope?.details || null);
   }
   return envelope.data;
 }

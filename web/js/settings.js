@@ -268,11 +268,11 @@ export class SettingsPanel {
   async commit(name, value) {
     const result = await this.handlers.onPatch({ [name]: value });
     if (!result) return;
-    if (result.ok) {
+    if (!result.rejected) {
       this.flashSaved();
       return;
     }
-    for (const [key, message] of Object.entries(result.errors || {})) {
+    for (const [key, message] of Object.entries(result.rejected)) {
       this.showError(key.split('.')[0], t('settings.rejected', { reason: message }));
     }
     this.update(result.settings);
