@@ -2,12 +2,16 @@
 
 The popup (``web/js``), the notifications, the terminal mode (``chat --json``) and the tests all
 read these. Each event is a pydantic model with a ``type`` literal; ``model_dump_json`` gives
-one line and ``parse_event`` reads one back.
+one line and ``parse_event`` reads one back. Everything the page receives is a member of the
+union, the tray's ``ui_action`` requests included, and every code the page translates is a
+``Literal`` here: ``tests/core/test_events_contract.py`` fails when ``web/js/events.js`` or
+``web/locales`` fall out of step with this file.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -16,6 +20,31 @@ ToolStatus = Literal["pending", "running", "success", "error", "cancelled"]
 Decision = Literal["approved", "denied", "timeout", "cancelled"]
 DecidedBy = Literal["popup", "notification", "tray", "terminal", "rule", "timeout", "abort"]
 StopReason = Literal["done", "max_rounds", "aborted", "answer_limit"]
+#: What a ``Notice`` is about; the page shows ``notice.<code>`` from ``web/locales``.
+NoticeCode = Literal[
+    "tools_unsupported",
+    "images_unsupported",
+    "max_rounds",
+    "answer_limit",
+    "too_many_calls",
+    "server_busy_retry",
+    "waiting_for_model",
+    "history_not_saved",
+    "history_saved",
+]
+#: Why a turn failed; the page shows ``error.<code>`` from ``web/locales``.
+FailureCode = Literal[
+    "provider_unavailable",
+    "model_not_found",
+    "no_models",
+    "capability",
+    "stream_error",
+    "provider_error",
+    "store_error",
+    "internal",
+]
+#: What the tray menu or a notification click asks the page to show.
+UiActionName = Literal["open_settings", "open_session", "show_pending"]
 
 
 class _Event(BaseModel):
@@ -37,7 +66,7 @@ class Notice(_Event):
     session_id: str
     turn_id: str | None = None
     level: Literal["info", "warning"] = "info"
-    code: str
+    code: NoticeCode
     message: str
     args: dict[str, Any] = Field(default_factory=dict)  # values for the localised text
 
@@ -130,7 +159,7 @@ class TurnFailed(_Event):
     type: Literal["turn_failed"] = "turn_failed"
     session_id: str
     turn_id: str
-    code: str
+    code: FailureCode
     message: str
 
 
@@ -176,6 +205,17 @@ class StateChanged(_Event):
     pending: int = 0
 
 
+class UiAction(_Event):
+    """A request from the tray menu or a notification click to the page; never from Core.
+
+    It travels in the same batches as Core's events, so it lands after what came before it."""
+
+    type: Literal["ui_action"] = "ui_action"
+    action: UiActionName
+    session_id: str | None = None
+    call_id: str | None = None
+
+
 Event = Annotated[
     TurnStarted
     | Notice
@@ -194,9 +234,13 @@ Event = Annotated[
     | SettingsUpdated
     | PullProgressEvent
     | UndoApplied
-    | StateChanged,
+    | StateChanged
+    | UiAction,
     Field(discriminator="type"),
 ]
+
+#: What the agent and Core are handed to send events (the bus's ``publish``).
+Publish = Callable[[Event], None]
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 

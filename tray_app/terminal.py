@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.service import Core
 from tray_app.errors import InvalidRequest, NotFound, SandboxViolation
 from tray_app.events import (
     ApprovalNeeded,
+    Event,
     TurnFailed,
     TurnFinished,
 )
@@ -142,7 +143,7 @@ class ChatRunner:
         except NotFound:
             self.err.write("that question is no longer waiting (timed out or stopped)\n")
 
-    def emit(self, event: BaseModel) -> None:
+    def emit(self, event: Event) -> None:
         if self.json:
             self.out.write(event.model_dump_json() + "\n")
             self.out.flush()

@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 from typing import Any, TextIO
 
-from pydantic import BaseModel
-
 from tray_app.core.turns import system_language
 from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
     ContentDelta,
+    Event,
     MessageFinished,
     MessageStarted,
     Notice,
@@ -207,7 +206,7 @@ class TextRenderer:
     def _dim(self, text: str) -> str:
         return f"\033[2m{text}\033[0m" if self.color else text
 
-    def render(self, event: BaseModel) -> None:
+    def render(self, event: Event) -> None:
         if isinstance(event, ThinkingDelta):
             if not self._in_thinking:
                 self.err.write(self._dim("thinking: "))

@@ -1,4 +1,4 @@
-"""The package layering: imports only go down, and the event union matches the page.
+"""The package layering: imports only go down.
 
 The allowed edges are written here from the layer drawing in ARCHITECTURE.md. ``KNOWN`` lists
 the edges that still break it; the [contract] work removes them, and this test fails both when a
@@ -8,12 +8,8 @@ new upward edge appears and when a known one is gone (so the list only ever shri
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import get_args
-
-from tray_app import events
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tray_app"
@@ -81,22 +77,3 @@ def test_imports_only_go_down() -> None:
     upward = {edge for edge in edges() if edge[1] not in ALLOWED.get(edge[0], set())}
     assert upward - set(KNOWN) == set(), "new imports against the layering"
     assert set(KNOWN) - upward == set(), "a known violation is gone: remove it from KNOWN"
-
-
-def _python_event_types() -> set[str]:
-    union = get_args(get_args(events.Event)[0])
-    return {cls.model_fields["type"].default for cls in union}
-
-
-def _page_event_types() -> set[str]:
-    source = (ROOT / "web" / "js" / "events.js").read_text(encoding="utf-8")
-    return set(re.findall(r"^\s*case '([a-z_]+)':", source, flags=re.MULTILINE))
-
-
-def test_the_page_handles_exactly_the_events_core_sends() -> None:
-    page = _page_event_types()
-    python = _python_event_types()
-    assert python, "no event types found in the union"
-    assert python - page == set(), "events the page never handles"
-    # ui_action comes from the tray, not from Core ([contract] moves it into the union).
-    assert page - python - {"ui_action"} == set(), "page handlers for events nobody sends"

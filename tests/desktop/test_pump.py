@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from tray_app.core.bus import EventBus
 from tray_app.desktop.window import UiPump
-from tray_app.events import ContentDelta, StateChanged
+from tray_app.events import ContentDelta, StateChanged, UiAction
 
 
 class Sink:
@@ -34,12 +34,17 @@ def test_one_batch_in_order_with_ui_actions() -> None:
     pump = UiPump(bus.subscribe(), sink, [seen.append])
     for word in ("a", "b", "c"):
         bus.publish(delta(word))
-    pump.post("open_settings")
+    pump.post(UiAction(action="open_settings"))
     pump.pump_once()
     assert [[e.get("text") or e.get("action") for e in b] for b in sink.batches] == [
         ["a", "b", "c", "open_settings"]
     ]
-    assert sink.batches[0][-1] == {"type": "ui_action", "action": "open_settings"}
+    last = sink.batches[0][-1]
+    assert (last["type"], last["action"], last["session_id"]) == (
+        "ui_action",
+        "open_settings",
+        None,
+    )
     assert [len(b) for b in seen] == [3]  # the listeners get the events, not the wake-ups
     pump.pump_once()  # nothing new: no call
     assert len(sink.batches) == 1
@@ -67,7 +72,7 @@ def test_the_thread_blocks_then_batches_a_burst_and_stops() -> None:
     assert sum(len(b) for b in sink.batches) == 300
     assert len(sink.batches) <= 3  # a burst is one or a few batches, never one per token
     bus.publish(StateChanged(state="working"))
-    pump.post("open_settings")
+    pump.post(UiAction(action="open_settings"))
     deadline = time.monotonic() + 5
     while sum(len(b) for b in sink.batches) < 302 and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -13,11 +13,8 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import BaseModel
+from typing import Any, Protocol
 
 from tray_app.agent.notices import notice_text
 from tray_app.errors import StreamError
@@ -25,6 +22,8 @@ from tray_app.events import (
     ContentDelta,
     MessageFinished,
     MessageStarted,
+    NoticeCode,
+    Publish,
     ThinkingDelta,
 )
 from tray_app.messages import ToolCall
@@ -33,6 +32,15 @@ from tray_app.providers.tool_calls import bound_call, storable
 from tray_app.store.records import ChatRepository, MessageRecord
 
 SAVE_INTERVAL = 1.0  # seconds between saves of a streaming answer ("nothing lost")
+
+
+class NoticeFn(Protocol):
+    """How the stream tells the user something that is not an error (the loop's ``_notice``);
+    ``args`` are the values the page puts into its own text for ``code``."""
+
+    def __call__(
+        self, code: NoticeCode, message: str, *, level: str = ..., **args: int | float
+    ) -> None: ...
 
 
 class _Text:
@@ -88,8 +96,8 @@ class AnswerStream:
         turn_id: str,
         model: str,
         chats: ChatRepository,
-        publish: Callable[[BaseModel], None],
-        notice: Callable[..., None],
+        publish: Publish,
+        notice: NoticeFn,
         language: str,
         max_chars: int,
         waiting_after: float,
@@ -99,7 +107,7 @@ class AnswerStream:
         self.model = model
         self.chats = chats
         self.publish = publish
-        self.notice = notice  # (code, message, *, level, **args)
+        self.notice = notice
         self.language = language
         self.max_chars = max_chars
         self.waiting_after = waiting_after

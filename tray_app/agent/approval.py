@@ -14,9 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
-from tray_app.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision
+from tray_app.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision, Publish
 from tray_app.tools.base import Risk
 
 ASKS_IN_EVERY_MODE = {Risk.DESTRUCTIVE, Risk.COMMAND}
@@ -77,7 +75,7 @@ class _Pending:
 
 
 class ApprovalBroker:
-    def __init__(self, publish: Callable[[BaseModel], None], *, timeout: float) -> None:
+    def __init__(self, publish: Publish, *, timeout: float) -> None:
         self._publish = publish
         self.timeout = timeout
         self._pending: dict[str, _Pending] = {}

@@ -18,12 +18,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
-
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
 from tray_app.agent.guards import REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.errors import StoreError
-from tray_app.events import ApprovalNeeded, ToolCallEvent, ToolCallUpdate, ToolStatus
+from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate, ToolStatus
 from tray_app.messages import ToolCall
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
 from tray_app.tools.base import Risk, ToolResult, failure
@@ -44,7 +42,7 @@ class CallHandler:
         toolbox: Toolbox | None,
         broker: ApprovalBroker,
         chats: ChatRepository,
-        publish: Callable[[BaseModel], None],
+        publish: Publish,
         confirmation_mode: str,
         on_tool_record: Callable[[ToolCallRecord], None] | None = None,
         guards: TurnGuards | None = None,

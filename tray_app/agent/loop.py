@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from tray_app.agent.answer import AnswerStream, Streamed
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
@@ -39,7 +37,15 @@ from tray_app.errors import (
     StoreError,
     StreamError,
 )
-from tray_app.events import Notice, TurnFailed, TurnFinished, TurnStarted
+from tray_app.events import (
+    FailureCode,
+    Notice,
+    NoticeCode,
+    Publish,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
 from tray_app.messages import ChatMessage
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
@@ -70,7 +76,7 @@ class TurnConfig:
     budget_commands: int = 10
 
 
-def error_code(exc: ProviderError) -> str:
+def error_code(exc: ProviderError) -> FailureCode:
     if isinstance(exc, ProviderUnavailable):
         return "provider_unavailable"
     if isinstance(exc, ModelNotFound):
@@ -103,7 +109,7 @@ class AgentTurn:
         toolbox: Toolbox | None,
         broker: ApprovalBroker,
         chats: ChatRepository,
-        publish: Callable[[BaseModel], None],
+        publish: Publish,
         config: TurnConfig,
         workspace: str | None = None,
         on_tool_record: Callable[[ToolCallRecord], None] | None = None,
@@ -167,7 +173,7 @@ class AgentTurn:
             self._finish("aborted", started)
             return "aborted"
         except (ProviderError, StoreError) as exc:
-            code = error_code(exc) if isinstance(exc, ProviderError) else "store_error"
+            code: FailureCode = error_code(exc) if isinstance(exc, ProviderError) else "store_error"
             if not announced:  # consumers always see turn_started before the turn's end
                 self._announce_start(tools_enabled=False)
             # If the store is what failed, the event below still tells the user.
@@ -217,7 +223,7 @@ class AgentTurn:
         )
 
     def _notice(
-        self, code: str, message: str, *, level: str = "warning", **args: int | float
+        self, code: NoticeCode, message: str, *, level: str = "warning", **args: int | float
     ) -> None:
         """Something the user should see that is not an error (tools dropped, round limit...).
 

@@ -43,6 +43,7 @@ from tray_app.paths import AppPaths
 if TYPE_CHECKING:
     from tray_app.core.bootstrap import RunningApp
     from tray_app.core.service import Core
+    from tray_app.events import UiActionName
 
 log = logging.getLogger(__name__)
 
@@ -255,8 +256,13 @@ class DesktopApp:
     def show_popup(self) -> None:
         self._when_started(lambda: self.popup.show(), "show")
 
-    def ui_action(self, action: str, **fields: Any) -> None:
-        self._when_started(lambda: self.pump.post(action, **fields), action)
+    def ui_action(
+        self, action: UiActionName, *, session_id: str | None = None, call_id: str | None = None
+    ) -> None:
+        from tray_app.events import UiAction  # pydantic is not imported before the icon shows
+
+        request = UiAction(action=action, session_id=session_id, call_id=call_id)
+        self._when_started(lambda: self.pump.post(request), action)
 
     def report(self, title: str, message: str) -> None:
         self._when_started(lambda: self.notifier.info(title, message), "report")

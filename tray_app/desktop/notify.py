@@ -31,13 +31,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
-
 from tray_app.desktop import notify_linux, notify_text
 from tray_app.errors import NotFound
 from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
+    Event,
     SessionUpdated,
     SettingsUpdated,
     TurnFailed,
@@ -163,7 +162,7 @@ class Notifier:
 
     # ---- events from the ui pump -----------------------------------------------------------
 
-    def on_events(self, events: list[BaseModel]) -> None:
+    def on_events(self, events: list[Event]) -> None:
         loop = self._loop
         if loop is None or loop.is_closed() or self._notifier is None:
             return
@@ -192,7 +191,7 @@ class Notifier:
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(self._sync)
 
-    def _handle(self, events: list[BaseModel]) -> None:
+    def _handle(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, ApprovalNeeded):
                 self._waiting[event.call_id] = event

@@ -31,7 +31,7 @@ from tray_app.desktop.icons import tray_image, tray_title
 from tray_app.desktop.placement import Rect
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from tray_app.events import Event, UiActionName
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,9 @@ class TrayActions(Protocol):
 
     def toggle_from_tray(self) -> None: ...
     def show_popup(self) -> None: ...
-    def ui_action(self, action: str, **fields: Any) -> None: ...
+    def ui_action(
+        self, action: UiActionName, *, session_id: str | None = ..., call_id: str | None = ...
+    ) -> None: ...
     def report(self, title: str, message: str) -> None: ...
     def quit(self) -> None: ...
 
@@ -79,7 +81,7 @@ def linux_backend() -> str:
     return "appindicator" if has_status_notifier_watcher() else "gtk"
 
 
-def reduce_state(state: TrayState, events: list[BaseModel]) -> TrayState:
+def reduce_state(state: TrayState, events: list[Event]) -> TrayState:
     """Fold a batch of core events into the tray's snapshot."""
     from tray_app.events import ModelsUpdated, SettingsUpdated, StateChanged
 
@@ -188,7 +190,7 @@ class Tray:
 
     # ---- state from the ui pump ------------------------------------------------------------
 
-    def on_events(self, events: list[BaseModel]) -> None:
+    def on_events(self, events: list[Event]) -> None:
         new = reduce_state(self.state, events)
         if new == self.state:
             return

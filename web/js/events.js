@@ -3,9 +3,11 @@
 // A timer backs up requestAnimationFrame, which stops while the popup is hidden.
 import { store, mergeCall, bumpEpoch } from './store.js';
 import { noticeView } from './message.js';
+import { hasText } from './i18n.js';
 
-const KNOWN_NOTICES = new Set(['tools_unsupported', 'max_rounds', 'images_unsupported', 'server_busy_retry', 'answer_limit', 'too_many_calls', 'waiting_for_model', 'history_not_saved', 'history_saved']);
-const KNOWN_FAILURES = new Set(['provider_unavailable', 'model_not_found', 'no_models', 'capability', 'stream_error', 'provider_error', 'internal', 'store_error']);
+// Notice and failure codes are Literals in tray_app/events.py; each has its text in
+// web/locales (tests/core/test_events_contract.py), so the page needs no list of its own.
+// A code it has no text for (a newer Core) shows the message Core wrote.
 
 export function createEventPump(ctx) {
   let queue = [];
@@ -144,7 +146,7 @@ function applyEvent(ctx, ev, acc) {
     case 'state_changed':
       ctx.stateChanged(ev);
       break;
-    case 'ui_action': // from the tray menu or a notification click, not from Core
+    case 'ui_action': // from the tray menu or a notification click (events.UiAction)
       ctx.uiAction(ev);
       break;
     default:
@@ -153,7 +155,7 @@ function applyEvent(ctx, ev, acc) {
 }
 
 function noticeFor(ev) {
-  const known = KNOWN_NOTICES.has(ev.code);
+  const known = hasText(`notice.${ev.code}`);
   return noticeView({
     level: ev.level === 'warning' ? 'warning' : 'info',
     titleKey: known ? `notice.${ev.code}` : null,
@@ -165,6 +167,6 @@ function noticeFor(ev) {
 }
 
 function failureFor(ev) {
-  const key = KNOWN_FAILURES.has(ev.code) ? `error.${ev.code}` : 'error.title';
+  const key = hasText(`error.${ev.code}`) ? `error.${ev.code}` : 'error.title';
   return noticeView({ level: 'error', titleKey: key, detail: ev.message, retry: ev.code !== 'no_models' });
 }

@@ -36,6 +36,11 @@ export async function setLanguage(setting) {
   document.dispatchEvent(new CustomEvent('metona:language', { detail: { lang } }));
 }
 
+/** Whether a locale has a text for ``key`` (codes from Core are shown only when it does). */
+export function hasText(key) {
+  return key in dict || key in fallback;
+}
+
 export function t(key, args) {
   let text = dict[key] ?? fallback[key];
   if (args && typeof args.n === 'number') {

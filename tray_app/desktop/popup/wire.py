@@ -40,7 +40,7 @@ def clean(value: Any) -> Any:
 
 
 def item(value: BaseModel | dict[str, Any]) -> dict[str, Any]:
-    """One event (a Core event model or a ``ui_action`` dict) as a clean JSON object."""
+    """One event (a model of the event union, or one already plain) as a clean JSON object."""
     raw = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
     cleaned: dict[str, Any] = clean(raw)
     return cleaned
