@@ -19,6 +19,8 @@ LAZY = [
     "tray_app.store.export",
     "tray_app.tools.shell",
     "tray_app.tools.journal",
+    "mcp",  # the MCP SDK: only when a server is configured
+    "tray_app.mcp.manager",
 ]
 
 

@@ -1,0 +1,156 @@
+"""MCP server settings: Claude Desktop's ``mcpServers`` shape plus our own keys.
+
+A server is ``{"command": ..., "args": [...], "env": {...}, "cwd": ...}`` (stdio) or
+``{"url": ..., "headers": {...}}`` (Streamable HTTP), plus ``enabled``, ``timeout_s`` and
+``trust``. The settings file keeps the raw objects (``Settings.mcp_servers``) so that one broken
+server never costs the others: each is parsed here on its own and a bad one becomes an error
+line instead. Secrets need not be written in the file: a value ``"keyring:NAME"`` in ``env`` or
+``headers`` is read from the OS keyring (username ``mcp:NAME``) when the server starts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+Trust = Literal["ask", "trust_read_only"]
+SecretLookup = Callable[[str], "str | None"]
+
+KEYRING_PREFIX = "keyring:"
+MAX_SERVERS = 64
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
+
+
+class ServerConfig(BaseModel):
+    """One server, validated; ``transport`` says which half of the shape it uses."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    name: str
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout_s: float = Field(default=60.0, gt=0.0, le=3_600.0)
+    trust: Trust = "ask"
+    network: bool = True  # under the bubblewrap sandbox: may the server reach the network
+    type: Literal["stdio", "http", "streamable-http", "sse"] | None = (
+        None  # as other hosts write it
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_plain(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(
+                "a server name is 1 to 64 letters, digits, spaces, '.', '_' or '-' "
+                "and starts with a letter or digit"
+            )
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_http(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("the url must start with http:// or https://")
+        return value
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> ServerConfig:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give either a command (a local server) or a url (a remote one)")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http", "sse"]:
+        """stdio for a command; for a url Streamable HTTP, or the older HTTP+SSE on request."""
+        if self.command:
+            return "stdio"
+        return "sse" if self.type == "sse" else "http"
+
+    def secret_names(self) -> list[str]:
+        """The keyring names this server refers to (for ``mcp list`` and the settings page)."""
+        values = [*self.env.values(), *self.headers.values()]
+        return [v[len(KEYRING_PREFIX) :] for v in values if v.startswith(KEYRING_PREFIX)]
+
+    def public(self) -> dict[str, Any]:
+        """What may be shown or printed: secrets written in the file are masked."""
+        data = self.model_dump(exclude_none=True)
+        for key in ("env", "headers"):
+            data[key] = {k: _mask(v) for k, v in data.get(key, {}).items()}
+        return data
+
+
+def _mask(value: str) -> str:
+    return value if value.startswith(KEYRING_PREFIX) or not value else "***"
+
+
+def keyring_user(name: str) -> str:
+    """The keyring username a ``keyring:NAME`` reference is stored under."""
+    return f"mcp:{name}"
+
+
+class MissingSecret(ValueError):
+    """A ``keyring:NAME`` reference whose secret is not in the keyring."""
+
+
+def resolve_secrets(values: Mapping[str, str], lookup: SecretLookup | None) -> dict[str, str]:
+    """Replace ``keyring:NAME`` values by the secrets they name."""
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        if value.startswith(KEYRING_PREFIX):
+            name = value[len(KEYRING_PREFIX) :]
+            secret = lookup(keyring_user(name)) if lookup is not None else None
+            if not secret:
+                raise MissingSecret(
+                    f"{key} refers to the keyring entry {name!r}, which is not there "
+                    f"(store it with: keyring set metona-tray {keyring_user(name)})"
+                )
+            out[key] = secret
+        else:
+            out[key] = value
+    return out
+
+
+def parse_servers(raw: object) -> tuple[list[ServerConfig], dict[str, str]]:
+    """Every valid server, and one sentence for each invalid one (by name)."""
+    servers: list[ServerConfig] = []
+    errors: dict[str, str] = {}
+    if not isinstance(raw, Mapping):
+        return servers, ({"mcp_servers": "must be an object of servers by name"} if raw else {})
+    for name, entry in list(raw.items())[:MAX_SERVERS]:
+        if not isinstance(entry, Mapping):
+            errors[str(name)] = "must be an object"
+            continue
+        try:
+            servers.append(ServerConfig.model_validate({**entry, "name": name}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            errors[str(name)] = f"{where + ': ' if where else ''}{first.get('msg', 'invalid')}"
+    if len(raw) > MAX_SERVERS:
+        errors["mcp_servers"] = f"only the first {MAX_SERVERS} servers are used"
+    return servers, errors
+
+
+def read_claude_config(path: Path) -> dict[str, dict[str, Any]]:
+    """The ``mcpServers`` block of a Claude Desktop config file (or a bare block)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("the file does not hold a JSON object")
+    block = data.get("mcpServers", data.get("mcp_servers", data))
+    if not isinstance(block, dict):
+        raise ValueError("mcpServers is not an object")
+    servers, errors = parse_servers(block)
+    if errors:
+        name, why = next(iter(errors.items()))
+        raise ValueError(f"server {name!r}: {why}")
+    return {s.name: dict(block[s.name]) for s in servers}

@@ -1,0 +1,114 @@
+"""MCP tools as ``Tool`` objects, so they go through the same registry, approvals, cards,
+notifications, budgets, repeat guard and audit log as the built-in ones.
+
+The args model of an MCP tool accepts any object and reports the server's own (cleaned)
+schema to the model; the server validates the arguments. The preview is what the approval
+shows: the server, the tool, what its annotations say, and the arguments pretty-printed (the
+page and the terminal show text as text, never as markup).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tray_app.mcp.connection import RemoteTool, describe_error
+from tray_app.mcp.manager import McpManager
+from tray_app.mcp.naming import describe, model_schema, risk_of, tool_name
+from tray_app.mcp.results import convert
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+
+MAX_PREVIEW_ARGS = 8_000  # characters of pretty-printed arguments on the approval card
+
+
+def _args_model(schema: dict[str, Any]) -> type[BaseModel]:
+    class McpArguments(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return schema
+
+    return McpArguments
+
+
+def pretty_arguments(arguments: dict[str, Any]) -> str:
+    text = json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    if len(text) > MAX_PREVIEW_ARGS:
+        text = f"{text[:MAX_PREVIEW_ARGS]}\n…[{len(text) - MAX_PREVIEW_ARGS} more characters]"
+    return text
+
+
+def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -> Tool:
+    """One registry entry for one remote tool."""
+    risk, untrusted_read = risk_of(remote.annotations, trust)
+    server, original = remote.server, remote.name
+
+    def run(ctx: ToolContext, args: BaseModel) -> ToolResult:
+        arguments = args.model_dump()
+        try:
+            raw = manager.call(server, original, arguments, cancel=ctx.cancel or threading.Event())
+        except TimeoutError:
+            config = manager.config(server)
+            limit = config.timeout_s if config is not None else 0
+            return failure(f"{server} did not answer {original} within {limit:g} s; cancelled")
+        except RuntimeError as exc:
+            result = failure(str(exc), server=server)
+            if str(exc).startswith("cancelled"):
+                result["cancelled"] = True
+            return result
+        except Exception as exc:  # the SDK's MCPError, a broken connection, a bad result
+            return failure(f"{server} could not run {original}: {describe_error(exc)}")
+        return convert(raw, server=server, tool=original)
+
+    def preview(_ctx: ToolContext, args: BaseModel) -> ToolResult:
+        facts: dict[str, Any] = {
+            "kind": "mcp",
+            "server": server,
+            "mcp_tool": original,
+            "arguments_text": pretty_arguments(args.model_dump()),
+            "read_only_hint": remote.annotations.get("readOnlyHint") is True,
+            "destructive": risk is Risk.DESTRUCTIVE,
+            "text": f"{server} → {original}",
+        }
+        if risk is Risk.WRITE and not untrusted_read:
+            facts["overwrites"] = True  # we cannot know it only adds: asks in delete_only too
+        return facts
+
+    return Tool(
+        name=name,
+        description=describe(server, remote.description, remote.title),
+        args_model=_args_model(model_schema(remote.input_schema)),
+        risk=risk,
+        handler=run,
+        preview=preview,
+    )
+
+
+class McpTools:
+    """The ready servers' tools as ``Tool`` objects, rebuilt only when something changed."""
+
+    def __init__(self, manager: McpManager) -> None:
+        self.manager = manager
+        self._built: tuple[int, frozenset[str], list[Tool]] | None = None
+
+    def tools(self, taken: set[str]) -> list[Tool]:
+        version = self.manager.version
+        key = frozenset(taken)
+        if self._built is not None and self._built[:2] == (version, key):
+            return self._built[2]
+        names = set(taken)
+        out: list[Tool] = []
+        for state in self.manager.snapshot():
+            config = self.manager.config(state.name)
+            if state.status != "ready" or config is None:
+                continue
+            for remote in state.tools:
+                name = tool_name(remote.server, remote.name, names)
+                names.add(name)
+                out.append(build_tool(self.manager, remote, name, config.trust))
+        self._built = (version, key, out)
+        return out
