@@ -95,3 +95,19 @@ def test_metona_home_puts_every_folder_under_it(metona_home: Path) -> None:
     for folder in paths.protected_dirs():
         assert folder.is_relative_to(metona_home)
     assert paths.settings_file.is_relative_to(metona_home)
+
+
+def test_a_turn_reads_the_settings_themselves_not_a_copy_of_their_defaults(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import fields
+
+    from tray_app.agent.loop import TurnConfig
+    from tray_app.core.turns import TurnFactory
+
+    assert {f.name for f in fields(TurnConfig)} == {"model", "settings", "language"}
+    settings = Settings(keep_alive="", max_rounds=3, language="zh-CN")
+    config = TurnFactory(AppPaths.under(tmp_path)).config(settings, "qwen3:8b")
+    assert config.settings is settings and config.language == "zh-CN"
+    assert config.keep_alive is None  # "" means the server's own default
+    assert TurnConfig(model="m").settings == Settings()

@@ -19,7 +19,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tray_app.agent.answer import AnswerStream, Streamed
@@ -49,6 +49,7 @@ from tray_app.events import (
 from tray_app.messages import ChatMessage
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
+from tray_app.store.settings import Settings
 from tray_app.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
@@ -56,24 +57,16 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TurnConfig:
+    """What one turn runs with: the settings of the moment (every option and its default lives
+    in ``Settings`` only), the model chosen for this turn and the language of its notices."""
+
     model: str
-    think: bool = True
-    temperature: float = 0.7
-    num_ctx: int = 24576
-    keep_alive: str | None = "5m"
-    max_rounds: int = 10
-    tools_enabled: bool = True
-    confirmation_mode: str = "all_writes"
+    settings: Settings = field(default_factory=Settings)
     language: str = "en"
-    system_prompt: str = ""
-    tool_result_limit: int = 16_000
-    max_answer_chars: int = 1_000_000  # thinking + content of one message
-    max_tool_calls_per_round: int = 16
-    waiting_notice_s: float = 20.0  # seconds without a chunk before "waiting for the model…"
-    # Damage budgets of one turn (issue 11): past one, a call asks in every mode, under grants.
-    budget_files_removed: int = 20
-    budget_written_mb: float = 50.0
-    budget_commands: int = 10
+
+    @property
+    def keep_alive(self) -> str | None:
+        return self.settings.keep_alive or None
 
 
 def error_code(exc: ProviderError) -> FailureCode:
@@ -130,13 +123,13 @@ class AgentTurn:
             broker=broker,
             chats=chats,
             publish=publish,
-            confirmation_mode=config.confirmation_mode,
+            confirmation_mode=config.settings.confirmation_mode,
             on_tool_record=on_tool_record,
             guards=TurnGuards(
                 Budgets(
-                    files_removed=config.budget_files_removed,
-                    bytes_written=round(config.budget_written_mb * MB),
-                    commands=config.budget_commands,
+                    files_removed=config.settings.budget_files_removed,
+                    bytes_written=round(config.settings.budget_written_mb * MB),
+                    commands=config.settings.budget_commands,
                 )
             ),
         )
@@ -150,8 +143,8 @@ class AgentTurn:
             publish=publish,
             notice=self._notice,
             language=config.language,
-            max_chars=config.max_answer_chars,
-            waiting_after=config.waiting_notice_s,
+            max_chars=config.settings.max_answer_chars,
+            waiting_after=config.settings.waiting_notice_s,
         )
 
     # ---- the turn ---------------------------------------------------------------------------
@@ -262,7 +255,7 @@ class AgentTurn:
         )
 
     def _tool_definitions(self, info: ModelInfo) -> list[dict[str, Any]] | None:
-        if not self.config.tools_enabled or self.toolbox is None:
+        if not self.config.settings.tools_enabled or self.toolbox is None:
             return None
         definitions = self.toolbox.definitions()
         if not definitions:
@@ -280,7 +273,7 @@ class AgentTurn:
         return definitions
 
     async def _rounds(self, info: ModelInfo, tools: list[dict[str, Any]] | None) -> str:
-        think = self.config.think if info.supports("thinking") else None
+        think = self.config.settings.think if info.supports("thinking") else None
         vision = info.supports("vision")
         if not vision and any(
             m.images for m in self.chats.messages(self.session_id) if m.turn_id == self.turn_id
@@ -292,15 +285,15 @@ class AgentTurn:
                     "were not sent. Pick a model with the vision badge to ask about them."
                 ),
             )
-        for round_no in range(1, self.config.max_rounds + 1):
+        for round_no in range(1, self.config.settings.max_rounds + 1):
             self.rounds = round_no
             request = ChatRequest(
                 model=self.config.model,
                 messages=self._history(tools_enabled=bool(tools), vision=vision),
                 tools=tools,
                 think=think,
-                temperature=self.config.temperature,
-                num_ctx=self.config.num_ctx,
+                temperature=self.config.settings.temperature,
+                num_ctx=self.config.settings.num_ctx,
                 keep_alive=self.config.keep_alive,
             )
             streamed = await self.answer.stream(self.provider, request, round_no)
@@ -310,11 +303,11 @@ class AgentTurn:
                 return "answer_limit"
             if not streamed.calls:
                 return "done"
-            await self._run_calls(streamed, last_round=round_no == self.config.max_rounds)
+            await self._run_calls(streamed, last_round=round_no == self.config.settings.max_rounds)
         self._notice(
             "max_rounds",
             (
-                f"Stopped after {self.config.max_rounds} rounds of tool calls "
+                f"Stopped after {self.config.settings.max_rounds} rounds of tool calls "
                 "(the limit in settings). Send a message to let the model continue."
             ),
         )
@@ -322,7 +315,7 @@ class AgentTurn:
 
     async def _run_calls(self, streamed: Streamed, *, last_round: bool) -> None:
         """Each call in order; past the per-round limit each still gets a "not run" answer."""
-        calls, limit = streamed.calls, self.config.max_tool_calls_per_round
+        calls, limit = streamed.calls, self.config.settings.max_tool_calls_per_round
         if len(calls) > limit and not last_round:
             self._notice(
                 "too_many_calls",
@@ -358,7 +351,7 @@ class AgentTurn:
             earlier = [m.model_copy(update={"images": []}) if m.images else m for m in earlier]
             current = [m.model_copy(update={"images": []}) if m.images else m for m in current]
         prompt = build_system_prompt(
-            self.config.system_prompt,
+            self.config.settings.system_prompt,
             tools_enabled=tools_enabled,
             language=self.config.language,
             workspace=self.workspace,
@@ -368,6 +361,6 @@ class AgentTurn:
             system,
             earlier,
             current,
-            num_ctx=self.config.num_ctx,
-            tool_result_limit=self.config.tool_result_limit,
+            num_ctx=self.config.settings.num_ctx,
+            tool_result_limit=self.config.settings.tool_result_limit,
         )

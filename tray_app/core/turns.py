@@ -88,21 +88,5 @@ class TurnFactory:
 
     def config(self, settings: Settings, model: str) -> TurnConfig:
         return TurnConfig(
-            model=model,
-            think=settings.think,
-            temperature=settings.temperature,
-            num_ctx=settings.num_ctx,
-            keep_alive=settings.keep_alive or None,
-            max_rounds=settings.max_rounds,
-            tools_enabled=settings.tools_enabled,
-            confirmation_mode=settings.confirmation_mode,
-            language=resolve_language(settings.language),
-            system_prompt=settings.system_prompt,
-            tool_result_limit=settings.tool_result_limit,
-            max_answer_chars=settings.max_answer_chars,
-            max_tool_calls_per_round=settings.max_tool_calls_per_round,
-            waiting_notice_s=settings.waiting_notice_s,
-            budget_files_removed=settings.budget_files_removed,
-            budget_written_mb=settings.budget_written_mb,
-            budget_commands=settings.budget_commands,
+            model=model, settings=settings, language=resolve_language(settings.language)
         )
