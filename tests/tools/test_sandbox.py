@@ -9,7 +9,6 @@ import pytest
 
 from tray_app.errors import SandboxViolation
 from tray_app.paths import AppPaths
-from tray_app.store.settings import Settings
 from tray_app.tools.sandbox import SandboxPolicy
 
 ACCESSES = ("read", "write", "delete", "list", "search", "cwd")
@@ -250,21 +249,6 @@ def test_the_apps_own_folders_are_protected(layout, policy_for, metona_home):
         for access in ACCESSES:
             assert "app's own folder" in refused(policy, str(folder / "x"), access)
     assert "app's own folder" in refused(policy, str(paths.settings_file), "write")
-
-
-def test_from_settings_protects_the_app_folders_and_takes_the_switches(tmp_path, metona_home):
-    paths = AppPaths.under(metona_home)
-    settings = Settings(
-        allowed_dirs=[str(metona_home.parent)],
-        blocked_dirs=[str(tmp_path / "nope")],
-        run_command_enabled=True,
-        sandbox_enabled=True,
-    )
-    policy = SandboxPolicy.from_settings(settings, paths, workspace=str(metona_home.parent))
-    assert policy.run_command_enabled and policy.sandbox_enabled
-    assert policy.workspace == Path(os.path.realpath(metona_home.parent))
-    assert "app's own folder" in refused(policy, str(paths.settings_file), "write")
-    assert "app's own folder" in refused(policy, str(paths.journal_dir / "x"), "delete")
 
 
 # ---- symlinks ---------------------------------------------------------------------------

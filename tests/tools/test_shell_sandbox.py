@@ -170,12 +170,20 @@ def test_credential_folders_are_hidden_when_the_workspace_holds_them(tmp_path: P
     assert not (home / ".ssh" / "planted").exists()
 
 
-def test_app_folders_stay_read_only(policy: SandboxPolicy, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_app_folders_stay_read_only(policy: SandboxPolicy) -> None:
+    """The app's folders, handed in with the policy (as core does), are read-only inside."""
     app_home = policy.workspace / "app-home"
-    monkeypatch.setenv("METONA_HOME", str(app_home))
     paths = AppPaths.under(app_home)
     paths.ensure()
     paths.settings_file.write_text("{}")
+    policy = SandboxPolicy(
+        allowed_dirs=policy.allowed_roots,
+        workspace=policy.workspace,
+        home=policy.home,
+        protected_dirs=paths.protected_dirs(),
+        run_command_enabled=True,
+        sandbox_enabled=True,
+    )
     result = run(
         policy, command=f"echo '{{\"run_command_enabled\": true}}' > {paths.settings_file}"
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tray_app.agent.loop import TurnConfig
+from tray_app.core.policy import sandbox_policy
 from tray_app.errors import InvalidRequest
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
@@ -48,9 +49,7 @@ class TurnFactory:
         return self._journal
 
     def policy(self, settings: Settings, workspace: str | None) -> SandboxPolicy:
-        from tray_app.tools.sandbox import SandboxPolicy
-
-        return SandboxPolicy.from_settings(settings, self.paths, workspace=workspace)
+        return sandbox_policy(settings, self.paths, workspace=workspace)
 
     def check_workspace(self, settings: Settings, workspace: str | None) -> str | None:
         """A workspace must be an existing folder inside the allowed directories."""

@@ -47,7 +47,7 @@ import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from tray_app.errors import SandboxViolation
 from tray_app.tools.path_rules import (
@@ -65,10 +65,6 @@ from tray_app.tools.path_rules import (
     WINDOWS_SYSTEM_DIRS,
 )
 from tray_app.tools.path_rules import windows_path_problem as _windows_path_problem
-
-if TYPE_CHECKING:
-    from tray_app.paths import AppPaths
-    from tray_app.store.settings import Settings
 
 __all__ = [
     "HOME_SECRET_DIRS",
@@ -161,19 +157,6 @@ class SandboxPolicy:
         self.workspace: Path = chosen
         if not self._inside_allowed(self.workspace):
             log.warning("workspace %s is outside the allowed folders", self.workspace)
-
-    @classmethod
-    def from_settings(
-        cls, settings: Settings, paths: AppPaths, *, workspace: str | Path | None = None
-    ) -> SandboxPolicy:
-        return cls(
-            allowed_dirs=settings.allowed_dirs,
-            workspace=workspace,
-            blocked_dirs=settings.blocked_dirs,
-            protected_dirs=paths.protected_dirs(),
-            run_command_enabled=settings.run_command_enabled,
-            sandbox_enabled=settings.sandbox_enabled,
-        )
 
     # ---- public checks -------------------------------------------------------------------
 

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.command_policy import check_command
 from tray_app.tools.process import RunOutcome, run_captured
@@ -164,7 +163,7 @@ def sandbox_masks(policy: SandboxPolicy) -> tuple[list[Path], list[Path]]:
     """
     homes = {Path(policy.home), Path.home()}
     hidden = [h / name for h in homes for name in HOME_SECRET_DIRS]
-    own = policy.protected_dirs or AppPaths.from_env().protected_dirs()
+    own = policy.protected_dirs  # the app's own folders, handed in by whoever made the policy
     return _real_dirs(hidden, policy.workspace), _real_dirs(own, policy.workspace)
 
 
