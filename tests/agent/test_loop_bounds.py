@@ -321,6 +321,11 @@ class FlakyChats(MemoryChats):
         self._maybe_break("messages", items=items)
         return items
 
+    def add_message(self, message: MessageRecord) -> None:
+        items = super().messages(message.session_id)
+        self._maybe_break("add_message", items=items, role=message.role)
+        super().add_message(message)
+
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
         self._maybe_break("upsert_tool_call", status=record.status)
         super().upsert_tool_call(record)
@@ -355,8 +360,13 @@ def test_a_bug_at_the_end_of_a_stream_finishes_the_message_and_stores_the_error(
 def test_a_bug_between_rounds_still_stores_the_error_in_the_chat(
     make_rig: Callable[..., Rig],
 ) -> None:
+    # The next round's answer is stored before it streams: the first write between rounds.
     chats = FlakyChats(
-        lambda op, info: op == "messages" and any(m.role == "tool" for m in info["items"])
+        lambda op, info: (
+            op == "add_message"
+            and info["role"] == "assistant"
+            and any(m.role == "tool" for m in info["items"])
+        )
     )
     rig = make_rig(chats=chats)
     rig.fake.script(tool_turn([("echo", {"text": HOSTILE})]))

@@ -80,6 +80,7 @@ class Streamed:
     calls: list[ToolCall] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     cut: bool = False  # stopped at the length limit
+    record: MessageRecord | None = None  # the finished message, as stored
 
 
 def _seconds(value: float) -> float:
@@ -169,7 +170,7 @@ class AnswerStream:
             MessageFinished(session_id=self.session_id, message_id=message.id, stats=stats)
         )
         self.message = None
-        return Streamed(message.id, message.tool_calls, stats)
+        return Streamed(message.id, message.tool_calls, stats, record=message)
 
     def finish(
         self, *, stopped: bool, error: str | None = None, stats: dict[str, Any] | None = None

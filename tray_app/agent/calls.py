@@ -46,6 +46,7 @@ class CallHandler:
         confirmation_mode: str,
         on_tool_record: Callable[[ToolCallRecord], None] | None = None,
         guards: TurnGuards | None = None,
+        on_message: Callable[[MessageRecord], None] | None = None,
     ) -> None:
         self.guards = guards if guards is not None else TurnGuards()
         self.session_id = session_id
@@ -56,6 +57,7 @@ class CallHandler:
         self.publish = publish
         self.confirmation_mode = confirmation_mode
         self.on_tool_record = on_tool_record
+        self.on_message = on_message  # each tool message stored (the turn's history keeps it)
         self._announced: set[str] = set()
         self._answered: set[str] = set()
 
@@ -88,16 +90,17 @@ class CallHandler:
     def _answer(self, record: ToolCallRecord, result: dict[str, Any]) -> None:
         """The tool message the model receives, in the order of the calls."""
         self._answered.add(record.call_id)
-        self.chats.add_message(
-            MessageRecord(
-                session_id=self.session_id,
-                turn_id=self.turn_id,
-                role="tool",
-                content=json.dumps(result, ensure_ascii=False),
-                tool_name=record.name,
-                tool_call_id=record.provider_id,
-            )
+        message = MessageRecord(
+            session_id=self.session_id,
+            turn_id=self.turn_id,
+            role="tool",
+            content=json.dumps(result, ensure_ascii=False),
+            tool_name=record.name,
+            tool_call_id=record.provider_id,
         )
+        self.chats.add_message(message)
+        if self.on_message is not None:
+            self.on_message(message)
         if self.on_tool_record is not None:
             self.on_tool_record(record)
 

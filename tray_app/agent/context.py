@@ -1,14 +1,16 @@
 """Fit the history into the model's context window.
 
 Tokens are estimated from characters (CJK ~1 token per character, other text ~1 per 4), the
-budget is ~80% of ``num_ctx``. The current turn (the user's message and the tool chain that
-follows it) is never cut; older messages go oldest first, and an assistant message that asked
-for tools is kept or dropped together with its tool results so the model never sees an orphan.
+budget is ~80% of ``num_ctx``. Older messages go oldest first, and an assistant message that
+asked for tools is kept or dropped together with its tool results so the model never sees an
+orphan. The current turn (the user's message and the tool chain that follows it) is never
+dropped; a turn in progress fits its old tool results too (``agent.history``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from tray_app.messages import ChatMessage
 
@@ -16,23 +18,20 @@ BUDGET_SHARE = 0.8
 MESSAGE_OVERHEAD = 4  # role markers and separators
 
 
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x3040 <= code <= 0x30FF  # kana
-        or 0x3400 <= code <= 0x4DBF
-        or 0x4E00 <= code <= 0x9FFF
-        or 0xAC00 <= code <= 0xD7AF  # hangul
-        or 0xF900 <= code <= 0xFAFF
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms
-        or 0x20000 <= code <= 0x2FA1F
-    )
+# The ranges counted as one token per character; everything else counts a quarter.
+_CJK = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+    "\U00020000-\U0002fa1f]"
+)
 
 
 def estimate_tokens(text: str) -> int:
+    """CJK ~1 token per character, other text ~1 per 4; ASCII takes a fast path."""
     if not text:
         return 0
-    cjk = sum(1 for char in text if _is_cjk(char))
+    if text.isascii():
+        return math.ceil(len(text) / 4)
+    cjk = len(text) - len(_CJK.sub("", text))
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
@@ -53,15 +52,29 @@ def truncate_tool_result(content: str, limit: int) -> str:
     return f"{content[:limit]}\n…[truncated: {dropped} more characters not shown]"
 
 
-def _groups(messages: list[ChatMessage]) -> list[list[ChatMessage]]:
-    """Split into units that must stay together: an assistant with tool calls + its results."""
-    groups: list[list[ChatMessage]] = []
-    for message in messages:
-        if message.role == "tool" and groups and groups[-1][0].tool_calls:
-            groups[-1].append(message)
+def shrink_message(
+    message: ChatMessage, *, tool_result_limit: int, keep_thinking: bool
+) -> ChatMessage:
+    """A tool result cut to its limit and, for older turns, the thinking dropped; the same
+    object when nothing changes (no copy)."""
+    update: dict[str, object] = {}
+    if message.role == "tool" and len(message.content) > tool_result_limit:
+        update["content"] = truncate_tool_result(message.content, tool_result_limit)
+    if not keep_thinking and message.thinking:
+        update["thinking"] = ""
+    return message.model_copy(update=update) if update else message
+
+
+def group_spans(messages: list[ChatMessage]) -> list[tuple[int, int]]:
+    """[start, end) of the units that must stay together: an assistant with tool calls and
+    the tool results after it, or a single message."""
+    spans: list[tuple[int, int]] = []
+    for index, message in enumerate(messages):
+        if message.role == "tool" and spans and messages[spans[-1][0]].tool_calls:
+            spans[-1] = (spans[-1][0], index + 1)
         else:
-            groups.append([message])
-    return groups
+            spans.append((index, index + 1))
+    return spans
 
 
 def fit_history(
@@ -72,31 +85,33 @@ def fit_history(
     num_ctx: int,
     tool_result_limit: int,
 ) -> list[ChatMessage]:
-    """The messages to send: system + as much recent history as fits + the whole current turn."""
+    """The messages to send: system + as much recent history as fits + the whole current turn.
 
-    def shrink(message: ChatMessage, *, keep_thinking: bool) -> ChatMessage:
-        update: dict[str, object] = {}
-        if message.role == "tool":
-            update["content"] = truncate_tool_result(message.content, tool_result_limit)
-        if not keep_thinking and message.thinking:
-            update["thinking"] = ""
-        return message.model_copy(update=update) if update else message
-
-    current = [shrink(m, keep_thinking=True) for m in current_turn]
+    Walks back from the newest group and shrinks only what it keeps; a turn in progress keeps
+    its history in ``agent.history.TurnHistory`` instead, which also fits the current turn.
+    """
+    current = [
+        shrink_message(m, tool_result_limit=tool_result_limit, keep_thinking=True)
+        for m in current_turn
+    ]
     budget = int(num_ctx * BUDGET_SHARE)
     used = sum(message_tokens(m) for m in current)
     if system is not None:
         used += message_tokens(system)
-
-    kept: list[ChatMessage] = []
-    for group in reversed(_groups([shrink(m, keep_thinking=False) for m in earlier])):
+    kept_rev: list[ChatMessage] = []
+    for a, b in reversed(group_spans(earlier)):
+        group = [
+            shrink_message(m, tool_result_limit=tool_result_limit, keep_thinking=False)
+            for m in earlier[a:b]
+        ]
         cost = sum(message_tokens(m) for m in group)
         if used + cost > budget:
             break
         used += cost
-        kept[:0] = group
+        kept_rev.extend(reversed(group))
     # Never start with an orphan tool result (its assistant message was dropped).
-    while kept and kept[0].role == "tool":
-        kept.pop(0)
+    while kept_rev and kept_rev[-1].role == "tool":
+        kept_rev.pop()
+    kept = kept_rev[::-1]
     head = [system] if system is not None else []
     return [*head, *kept, *current]

@@ -25,8 +25,8 @@ from typing import Any
 from tray_app.agent.answer import AnswerStream, Streamed
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
-from tray_app.agent.context import fit_history
 from tray_app.agent.guards import MB, Budgets, TurnGuards
+from tray_app.agent.history import TurnHistory
 from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.errors import (
@@ -125,6 +125,7 @@ class AgentTurn:
             publish=publish,
             confirmation_mode=config.settings.confirmation_mode,
             on_tool_record=on_tool_record,
+            on_message=self._remember,
             guards=TurnGuards(
                 Budgets(
                     files_removed=config.settings.budget_files_removed,
@@ -134,6 +135,7 @@ class AgentTurn:
             ),
         )
         self.rounds = 0
+        self.history: TurnHistory | None = None  # read once when the rounds begin
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}
         self.answer = AnswerStream(
             session_id=session_id,
@@ -275,9 +277,14 @@ class AgentTurn:
     async def _rounds(self, info: ModelInfo, tools: list[dict[str, Any]] | None) -> str:
         think = self.config.settings.think if info.supports("thinking") else None
         vision = info.supports("vision")
-        if not vision and any(
-            m.images for m in self.chats.messages(self.session_id) if m.turn_id == self.turn_id
-        ):
+        history = TurnHistory.load(
+            self.chats.messages(self.session_id),
+            self.turn_id,
+            vision=vision,
+            tool_result_limit=self.config.settings.tool_result_limit,
+        )
+        self.history = history
+        if not vision and history.has_images:
             self._notice(
                 "images_unsupported",
                 (
@@ -285,11 +292,12 @@ class AgentTurn:
                     "were not sent. Pick a model with the vision badge to ask about them."
                 ),
             )
+        system = self._system_message(tools_enabled=bool(tools))
         for round_no in range(1, self.config.settings.max_rounds + 1):
             self.rounds = round_no
             request = ChatRequest(
                 model=self.config.model,
-                messages=self._history(tools_enabled=bool(tools), vision=vision),
+                messages=history.messages(system, num_ctx=self.config.settings.num_ctx),
                 tools=tools,
                 think=think,
                 temperature=self.config.settings.temperature,
@@ -299,6 +307,8 @@ class AgentTurn:
             streamed = await self.answer.stream(self.provider, request, round_no)
             for key in ("prompt_tokens", "completion_tokens"):
                 self.totals[key] += streamed.stats.get(key, 0)
+            if streamed.record is not None:
+                history.add(streamed.record)
             if streamed.cut:
                 return "answer_limit"
             if not streamed.calls:
@@ -335,32 +345,16 @@ class AgentTurn:
 
     # ---- history ----------------------------------------------------------------------------
 
-    def _history(self, *, tools_enabled: bool, vision: bool) -> list[ChatMessage]:
-        records = self.chats.messages(self.session_id)
-        turn_start = next(
-            (i for i, m in enumerate(records) if m.turn_id == self.turn_id), len(records)
-        )
+    def _remember(self, record: MessageRecord) -> None:
+        """A message the turn stored goes into its history too (no reload per round)."""
+        if self.history is not None:
+            self.history.add(record)
 
-        # An answer that failed or was stopped before saying anything is not sent back.
-        def useful(record: MessageRecord) -> bool:
-            return record.role != "assistant" or bool(record.content or record.tool_calls)
-
-        earlier = [r.to_chat_message() for r in records[:turn_start] if useful(r)]
-        current = [r.to_chat_message() for r in records[turn_start:] if useful(r)]
-        if not vision:
-            earlier = [m.model_copy(update={"images": []}) if m.images else m for m in earlier]
-            current = [m.model_copy(update={"images": []}) if m.images else m for m in current]
+    def _system_message(self, *, tools_enabled: bool) -> ChatMessage | None:
         prompt = build_system_prompt(
             self.config.settings.system_prompt,
             tools_enabled=tools_enabled,
             language=self.config.language,
             workspace=self.workspace,
         )
-        system = ChatMessage(role="system", content=prompt) if prompt else None
-        return fit_history(
-            system,
-            earlier,
-            current,
-            num_ctx=self.config.settings.num_ctx,
-            tool_result_limit=self.config.settings.tool_result_limit,
-        )
+        return ChatMessage(role="system", content=prompt) if prompt else None

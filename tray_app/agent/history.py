@@ -1,0 +1,163 @@
+"""The messages one turn sends, kept in memory from its first round to its last.
+
+A turn of 100 rounds used to reload the whole chat from the store, validate every message
+again and re-trim it in every round, so late rounds cost several times the early ones. Here
+the chat is read and converted once when the turn starts; what the turn adds (its answers and
+tool results) is appended as it happens. Each message's token estimate is computed once, the
+earlier history's groups and their costs once, and each round walks back from the newest group
+only as far as the budget reaches, copying only what it keeps.
+
+The current turn must fit too: when its tool results would push a request past the budget,
+the oldest ones are replaced by a one-line stub (the model sees a result was there and how
+long it was), then the oldest thinking is dropped. The user's message, the answers' text and
+the newest round's results (what the model just asked for) are never cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tray_app.agent.context import (
+    BUDGET_SHARE,
+    group_spans,
+    message_tokens,
+    shrink_message,
+)
+from tray_app.messages import ChatMessage
+from tray_app.store.records import MessageRecord
+
+
+@dataclass
+class _Entry:
+    """A message as sent and its token estimate (computed once)."""
+
+    message: ChatMessage
+    tokens: int
+
+    @classmethod
+    def of(cls, message: ChatMessage) -> _Entry:
+        return cls(message, message_tokens(message))
+
+
+def omitted_result(characters: int) -> str:
+    """What the model sees instead of an old tool result that no longer fits."""
+    return f"[an earlier tool result of {characters} characters, left out to fit the context]"
+
+
+def useful(record: MessageRecord) -> bool:
+    """An answer that failed or was stopped before saying anything is not sent back."""
+    return record.role != "assistant" or bool(record.content or record.tool_calls)
+
+
+@dataclass
+class TurnHistory:
+    """Earlier history (fixed for the turn) and the current turn (appended as it grows)."""
+
+    turn_id: str
+    vision: bool
+    tool_result_limit: int
+    _earlier: list[_Entry] = field(default_factory=list)
+    _spans: list[tuple[int, int, int]] = field(default_factory=list)  # (start, end, tokens)
+    _current: list[_Entry] = field(default_factory=list)
+    _pending: list[MessageRecord] = field(default_factory=list)  # added, not yet converted
+    _stubs: dict[int, _Entry] = field(default_factory=dict)  # index in _current -> stubbed
+    _lean: dict[int, _Entry] = field(default_factory=dict)  # index -> thinking dropped
+    _image_sources: list[MessageRecord] = field(default_factory=list)
+
+    @classmethod
+    def load(
+        cls, records: list[MessageRecord], turn_id: str, *, vision: bool, tool_result_limit: int
+    ) -> TurnHistory:
+        history = cls(turn_id, vision, tool_result_limit)
+        start = next((i for i, r in enumerate(records) if r.turn_id == turn_id), len(records))
+        earlier = [
+            _Entry.of(history._convert(r, keep_thinking=False))
+            for r in records[:start]
+            if useful(r)
+        ]
+        history._earlier = earlier
+        history._spans = [
+            (a, b, sum(e.tokens for e in earlier[a:b]))
+            for a, b in group_spans([e.message for e in earlier])
+        ]
+        history._pending = list(records[start:])
+        return history
+
+    @property
+    def has_images(self) -> bool:
+        """Whether the current turn attached images (before a non-vision model drops them)."""
+        self._absorb()
+        return any(r.images for r in self._image_sources)
+
+    def add(self, record: MessageRecord) -> None:
+        """A message the turn stored (an answer once finished, a tool result)."""
+        self._pending.append(record)
+
+    def messages(self, system: ChatMessage | None, *, num_ctx: int) -> list[ChatMessage]:
+        """System + as much earlier history as fits + the whole current turn, within budget."""
+        self._absorb()
+        budget = int(num_ctx * BUDGET_SHARE)
+        head = [] if system is None else [_Entry.of(system)]
+        current, used = self._fit_current(budget - sum(e.tokens for e in head))
+        used += sum(e.tokens for e in head)
+        start = len(self._earlier)
+        for a, _, cost in reversed(self._spans):
+            if used + cost > budget:
+                break
+            used += cost
+            start = a
+        kept = self._earlier[start:]
+        while kept and kept[0].message.role == "tool":  # never an orphan tool result
+            kept = kept[1:]
+        return [e.message for e in (*head, *kept)] + current
+
+    # ---- inside ----------------------------------------------------------------------------
+
+    def _convert(self, record: MessageRecord, *, keep_thinking: bool) -> ChatMessage:
+        message = record.to_chat_message()
+        if message.images and not self.vision:
+            message = message.model_copy(update={"images": []})
+        return shrink_message(
+            message, tool_result_limit=self.tool_result_limit, keep_thinking=keep_thinking
+        )
+
+    def _absorb(self) -> None:
+        """Convert what was added since the last request (each record exactly once)."""
+        for record in self._pending:
+            if record.images:
+                self._image_sources.append(record)
+            if useful(record):
+                self._current.append(_Entry.of(self._convert(record, keep_thinking=True)))
+        self._pending.clear()
+
+    def _fit_current(self, room: int) -> tuple[list[ChatMessage], int]:
+        """The current turn's messages, old tool results stubbed and old thinking dropped
+        (oldest first) until they fit ``room``; the choice is the same in every round."""
+        entries = list(self._current)
+        used = sum(e.tokens for e in entries)
+        # The newest round's results are what the model just asked for: never stubbed.
+        last_ask = max(
+            (i for i, e in enumerate(entries) if e.message.role == "assistant"), default=0
+        )
+        for index, entry in enumerate(entries[:last_ask]):
+            if used <= room:
+                break
+            if entry.message.role == "tool":
+                stub = self._stubs.get(index)
+                if stub is None:
+                    text = omitted_result(len(entry.message.content))
+                    stub = _Entry.of(entry.message.model_copy(update={"content": text}))
+                    self._stubs[index] = stub
+                used += stub.tokens - entry.tokens
+                entries[index] = stub
+        for index, entry in enumerate(entries[:-1]):  # the newest answer keeps its thinking
+            if used <= room:
+                break
+            if entry.message.thinking:
+                lean = self._lean.get(index)
+                if lean is None:
+                    lean = _Entry.of(entry.message.model_copy(update={"thinking": ""}))
+                    self._lean[index] = lean
+                used += lean.tokens - entry.tokens
+                entries[index] = lean
+        return [e.message for e in entries], used
