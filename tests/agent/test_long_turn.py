@@ -30,8 +30,10 @@ from tray_app.providers.base import (
     StreamItem,
 )
 from tray_app.store.records import MemoryChats, MessageRecord
-from tray_app.tools.base import Risk, Tool, Toolbox, ToolContext, ToolRegistry
+from tray_app.tools.base import Risk, Tool, ToolContext
+from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
 
 ROUNDS = 100
 NUM_CTX = 24_576
