@@ -30,6 +30,7 @@ from tray_app.providers.base import (
     StreamItem,
 )
 from tray_app.store.records import MemoryChats, MessageRecord
+from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool, ToolContext
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
@@ -115,7 +116,7 @@ def _run_turn(
         broker=ApprovalBroker(events.append, timeout=60),
         chats=chats,
         publish=events.append,
-        config=TurnConfig(model="m", max_rounds=ROUNDS, num_ctx=NUM_CTX, budget_commands=1000),
+        config=TurnConfig(model="m", settings=Settings(max_rounds=ROUNDS, num_ctx=NUM_CTX)),
     )
     return asyncio.run(turn.run()), provider
 
