@@ -185,7 +185,7 @@ def test_a_failed_write_is_recorded_then_discarded(box, layout, journal, monkeyp
     assert journal.kinds() == ["record", "discard"]
 
 
-def _raise_oserror(*_: object) -> None:
+def _raise_oserror(*_: object, **__: object) -> None:
     raise PermissionError(13, "Permission denied", "x")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tray_app import atomic
 from tray_app.tools import fs_write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL semantics")
@@ -90,7 +91,7 @@ def temp_size_at_least(folder: Path, size: int) -> bool:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("mode", "written_before_kill"),
-    [("stall-after-first-chunk", fs_write.WRITE_CHUNK), ("stall-in-fsync", NEW_SIZE)],
+    [("stall-after-first-chunk", atomic.WRITE_CHUNK), ("stall-in-fsync", NEW_SIZE)],
 )
 def test_kill_mid_write_keeps_the_old_content(layout, mode, written_before_kill):
     target = layout.work / "big.txt"

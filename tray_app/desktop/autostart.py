@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tray_app.atomic import atomic_write
+
 APP_ID = "metona-tray"
 MAC_LABEL = "com.metona.tray"
 WIN_VALUE = "Metona Tray"
@@ -124,9 +126,7 @@ def mac_agent_path(home: Path | None = None) -> Path:
 
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    atomic_write(path, data)
 
 
 def set_enabled(

@@ -8,12 +8,11 @@ the page shows is one line.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import unicodedata
 from pathlib import Path
 from typing import Any
 
+from tray_app.atomic import atomic_write
 from tray_app.errors import ExportFailed
 
 MAX_NAME = 80  # characters of the title kept in the file name
@@ -46,15 +45,8 @@ def write_export(path: Path, text: str) -> None:
     with one line when it cannot be written."""
     target = path.expanduser()
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".tmp", dir=target.parent)
+        atomic_write(
+            target, text.encode("utf-8"), private=True, prefix=f".{target.name}-", suffix=".tmp"
+        )
     except OSError as exc:
-        raise ExportFailed(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise ExportFailed(f"cannot write {target}: {exc.strerror or exc}") from None

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tray_app.atomic import atomic_write
 from tray_app.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -254,33 +255,8 @@ def _keep_backup(path: Path) -> None:
 
 
 def _write_atomic(path: Path, payload: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX); best effort."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Private to the user (0600): the file holds the endpoints and folders the agent may use."""
+    atomic_write(path, payload, private=True, prefix=f".{path.name}-", suffix=".tmp")
 
 
 def _remove_stale_temps(path: Path, *, older_than: float = 3600.0) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
+from tray_app.atomic import atomic_write
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.binding import bytes_binding, changed_since_approval, changed_text
 from tray_app.tools.edit_match import Match, NoMatch, apply_all
@@ -32,7 +33,7 @@ from tray_app.tools.fs_safe import (
     looks_binary,
     read_regular,
 )
-from tray_app.tools.fs_write import atomic_write
+from tray_app.tools.fs_write import TEMP_PREFIX, TEMP_SUFFIX
 from tray_app.tools.previews import diff_text
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.text_codec import (
@@ -209,7 +210,7 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
     entry = record_change(ctx, "edit_file", plan.target)
     try:
         _still_same(plan)
-        atomic_write(plan.target, plan.data, plan.info)
+        atomic_write(plan.target, plan.data, like=plan.info, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     except _Changed as exc:
         discard_change(ctx, entry)
         return failure(str(exc))

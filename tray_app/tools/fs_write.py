@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import secrets
 import shutil
 import stat
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tray_app.atomic import atomic_write
 from tray_app.errors import SandboxViolation
 from tray_app.tools.base import ToolContext, ToolResult, failure
 from tray_app.tools.binding import (
@@ -47,7 +47,6 @@ from tray_app.tools.undo_steps import commit_change, discard_change, record_chan
 log = logging.getLogger(__name__)
 
 MAX_WRITE_BYTES = 5 * 1024 * 1024
-WRITE_CHUNK = 1024 * 1024
 TEMP_PREFIX = ".metona-"
 TEMP_SUFFIX = ".tmp"
 DELETE_MAX_ITEMS = 50_000
@@ -114,7 +113,7 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     created: list[Path] = []
     try:
         make_parents(ctx.policy, plan.target.parent, created)
-        atomic_write(plan.target, plan.data, plan.old)
+        atomic_write(plan.target, plan.data, like=plan.old, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     except (OSError, SandboxViolation) as exc:
         discard_change(ctx, entry)
         return failure(_why(exc, plan.target, "folder or file") + _left_behind(created))
@@ -170,69 +169,6 @@ def make_parents(
             continue
         created.append(path)
     return created
-
-
-def atomic_write(target: Path, data: bytes, old: os.stat_result | None) -> None:
-    """Write a temp file next to ``target``, fsync it, then ``os.replace``: old or new, never half.
-
-    The temp file is created with O_EXCL|O_NOFOLLOW (so it cannot be a planted link) and mode
-    0o666 through the umask for a new file, or the replaced file's mode. ``tempfile.mkstemp``
-    would force 0o600 on every new file, hence the explicit open.
-    """
-    flags = (
-        os.O_WRONLY
-        | os.O_CREAT
-        | os.O_EXCL
-        | getattr(os, "O_NOFOLLOW", 0)
-        | getattr(os, "O_CLOEXEC", 0)
-        | getattr(os, "O_BINARY", 0)
-    )
-    temp = target.parent / f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"
-    fd = os.open(temp, flags, 0o600 if old is not None else 0o666)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view[:WRITE_CHUNK])
-                view = view[written:]
-            if old is not None:
-                _keep_owner_and_mode(fd, temp, old)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    _fsync_folder(target.parent)
-
-
-def _keep_owner_and_mode(fd: int, temp: Path, old: os.stat_result) -> None:
-    mode = stat.S_IMODE(old.st_mode)
-    if hasattr(os, "fchmod"):
-        os.fchmod(fd, mode)
-    else:  # Windows: only the read-only bit exists
-        os.chmod(temp, mode)
-    if hasattr(os, "fchown") and hasattr(os, "geteuid") and os.geteuid() == 0:
-        try:
-            os.fchown(fd, old.st_uid, old.st_gid)
-        except OSError:
-            log.debug("could not keep the owner of %s", temp)
-
-
-def _fsync_folder(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # ---- create_directory ------------------------------------------------------------------------

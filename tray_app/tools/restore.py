@@ -21,6 +21,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from tray_app.atomic import fsync_folder, write_all
 from tray_app.tools.snapshot import CHUNK, O_BINARY, O_DIRECTORY, O_NOFOLLOW, State
 
 _DIR_FD = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd
@@ -75,7 +76,7 @@ def _write_blob(dir_fd: int | None, name: str, item: State, blob: Path) -> None:
         with open(blob, "rb") as src:
             while chunk := src.read(CHUNK):
                 digest.update(chunk)
-                _write_all(fd, chunk)
+                write_all(fd, chunk)
         if digest.hexdigest() != item["sha256"]:
             raise UndoRefused("the journal's saved copy is damaged; not undone")
         _set_meta(fd, item)
@@ -86,12 +87,6 @@ def _write_blob(dir_fd: int | None, name: str, item: State, blob: Path) -> None:
             os.unlink(name, dir_fd=dir_fd)
         raise
     os.close(fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def _set_meta(fd: int, item: State) -> None:
@@ -141,6 +136,15 @@ def restore_file(path: Path, state: State, blob_dir: Path, *, replace: bool) -> 
             with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=dir_fd)
             raise
+        _durable(dir_fd, path)
+
+
+def _durable(dir_fd: int | None, path: Path) -> None:
+    """The rename into place survives a power cut (``atomic.fsync_folder``)."""
+    if dir_fd is not None:
+        fsync_folder(dir_fd=dir_fd)
+    else:
+        fsync_folder(path.parent)
 
 
 def restore_symlink(path: Path, target: str) -> None:
@@ -172,6 +176,7 @@ def restore_tree(path: Path, state: State, blob_dir: Path) -> None:
         except BaseException:
             remove_tree(dir_fd, temp)
             raise
+        _durable(dir_fd, path)
 
 
 def _fill_tree_by_path(root: Path, items: list[State], blob_dir: Path) -> None:
