@@ -16,7 +16,7 @@ from tray_app.mcp.manager import McpManager
 
 
 def start(manager: McpManager, config: ServerConfig) -> None:
-    manager.configure([config])
+    manager.configure([config], wait=True)
     assert manager.wait_ready(config.name, 30), manager.snapshot()[0].error
 
 
@@ -152,6 +152,6 @@ def test_a_failing_server_does_not_hold_up_the_others(
 
 def test_a_disabled_server_is_listed_but_not_started(manager: McpManager, marks: Path) -> None:
     servers, _ = parse_servers({"off": fake_entry(marks, enabled=False)})
-    manager.configure(servers)
+    manager.configure(servers, wait=True)
     assert [(s.name, s.status) for s in manager.snapshot()] == [("off", "disabled")]
     assert not list(marks.glob("started-*"))

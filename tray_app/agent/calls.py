@@ -94,7 +94,11 @@ class CallHandler:
             session_id=self.session_id,
             turn_id=self.turn_id,
             role="tool",
-            content=json.dumps(result, ensure_ascii=False),
+            # ``card_*`` keys (an MCP tool's images) are for the card, not the model.
+            content=json.dumps(
+                {k: v for k, v in result.items() if not k.startswith("card_")},
+                ensure_ascii=False,
+            ),
             tool_name=record.name,
             tool_call_id=record.provider_id,
         )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from tray_app.core.bus import EventBus
+from tray_app.core.mcp_host import McpHost
 from tray_app.core.runner import CoreRunner
 from tray_app.core.turns import TurnFactory
 from tray_app.errors import (
@@ -45,6 +46,7 @@ class ConfigCommands:
     _persist: bool
     _runner: CoreRunner
     _factory: TurnFactory
+    _mcp: McpHost
     _broker: ApprovalBroker
     _run: Callable[..., Any]
 
@@ -168,6 +170,7 @@ class ConfigCommands:
             self._broker.timeout = updated.confirmation_timeout
             if (old.provider, old.endpoint) != (updated.provider, updated.endpoint):
                 await self._reset_provider()
+            self._mcp.apply(updated)  # servers added, changed or removed: returns at once
             if self._persist:
                 save_settings(updated, self.paths.settings_file)
             self.bus.publish(SettingsUpdated(settings=updated.model_dump()))

@@ -16,6 +16,7 @@ from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.loop import AgentTurn, internal_error_text
 from tray_app.core.bus import EventBus
 from tray_app.core.config_commands import ConfigCommands
+from tray_app.core.mcp_host import McpHost
 from tray_app.core.runner import CoreRunner
 from tray_app.core.session_commands import SessionCommands
 from tray_app.core.turns import TurnFactory
@@ -72,6 +73,7 @@ class Core(SessionCommands, ConfigCommands):
         on_tool_record: Callable[[Any], None] | None = None,
         tool_registry: ToolRegistry | None = None,
         secrets: Callable[[], SecretStore] | None = None,
+        mcp_first_turn_wait: float = 0.0,
     ) -> None:
         self.paths = paths
         self.bus = EventBus()
@@ -87,7 +89,10 @@ class Core(SessionCommands, ConfigCommands):
         self._broker = ApprovalBroker(self.bus.publish, timeout=settings.confirmation_timeout)
         self._broker.on_change = self._publish_state
         self._turns: dict[str, asyncio.Task[str]] = {}  # session id -> running turn
-        self._factory = TurnFactory(paths, tool_registry)
+        self._mcp = McpHost(
+            paths, lambda: self._settings, self._secret, first_turn_wait=mcp_first_turn_wait
+        )
+        self._factory = TurnFactory(paths, tool_registry, extra_tools=self._mcp.tools)
         self._on_tool_record = on_tool_record
         self._last_failed = False
 
@@ -95,6 +100,7 @@ class Core(SessionCommands, ConfigCommands):
 
     def start(self) -> Core:
         self._runner.start()
+        self._mcp.apply(self._settings)  # MCP servers start in the background
         return self
 
     def stop(self, timeout: float = 3.0) -> None:
@@ -112,6 +118,7 @@ class Core(SessionCommands, ConfigCommands):
         except Exception:  # stopping must never hang or raise on the way out
             log.exception("error while stopping the core")
         self._runner.stop(timeout)
+        self._mcp.stop()  # every MCP server, with its process tree
 
     def __enter__(self) -> Core:
         return self.start()
@@ -121,6 +128,15 @@ class Core(SessionCommands, ConfigCommands):
 
     def _run(self, fn: Callable[..., Any], *args: Any, timeout: float | None = 30.0) -> Any:
         return self._runner.call(fn, *args, timeout=timeout)
+
+    def _secret(self, name: str) -> str | None:
+        """A secret an MCP server's config refers to (``keyring:NAME``)."""
+        store = self.secrets
+        return store.get(name) if store is not None else None
+
+    def mcp_status(self) -> list[dict[str, Any]]:
+        """The MCP servers: status, last error, tools with their risk (any thread)."""
+        return self._mcp.status()
 
     @property
     def secrets(self) -> SecretStore | None:
@@ -240,6 +256,7 @@ class Core(SessionCommands, ConfigCommands):
                     )
                 )
                 return reason
+            await asyncio.to_thread(self._mcp.wait_first_turn)
             turn = AgentTurn(
                 session_id=session_id,
                 turn_id=turn_id,

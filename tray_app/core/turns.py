@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import locale
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +14,7 @@ from tray_app.errors import InvalidRequest
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool
-from tray_app.tools.registry import ToolRegistry
+from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
@@ -35,10 +35,20 @@ def resolve_language(setting: str) -> str:
     return system_language() if setting == "system" else setting
 
 
+ExtraTools = Callable[[set[str]], list[Tool]]
+
+
 class TurnFactory:
-    def __init__(self, paths: AppPaths, registry: ToolRegistry | None = None) -> None:
+    def __init__(
+        self,
+        paths: AppPaths,
+        registry: ToolRegistry | None = None,
+        *,
+        extra_tools: ExtraTools | None = None,
+    ) -> None:
         self.paths = paths
         self.registry = registry
+        self.extra_tools = extra_tools  # run-time tools (MCP), named against the built-in ones
         self._journal: Journal | None = None
 
     def journal(self) -> Journal:
@@ -76,9 +86,14 @@ class TurnFactory:
     def toolbox(self, settings: Settings, workspace: str | None) -> Toolbox | None:
         if not settings.tools_enabled:
             return None
+        registry = self.registry
+        if self.extra_tools is not None:
+            base = list(registry if registry is not None else default_registry())
+            extra = self.extra_tools({tool.name for tool in base})
+            registry = ToolRegistry([*base, *extra]) if extra else registry
         box = Toolbox(
             self.policy(settings, workspace),
-            registry=self.registry,
+            registry=registry,
             journal=self.journal(),
             undo_optional=settings.allow_writes_without_undo,
         )

@@ -51,6 +51,7 @@ class McpManager:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._version = 0  # bumped on every change: the tool list of a turn is cached by it
+        self._configuring: concurrent.futures.Future[None] | None = None
 
     # ---- the loop -----------------------------------------------------------------------------
 
@@ -93,11 +94,15 @@ class McpManager:
 
     # ---- servers ------------------------------------------------------------------------------
 
-    def configure(self, servers: list[ServerConfig]) -> None:
-        """Start, restart or stop servers to match ``servers``; returns at once."""
+    def configure(self, servers: list[ServerConfig], *, wait: bool = False) -> None:
+        """Start, restart or stop servers to match ``servers``; returns at once unless
+        ``wait`` (until the old servers are stopped and the new ones are starting)."""
         if not servers and self._loop is None:
             return  # no server configured: no thread, no SDK import
-        self._submit(self._configure(list(servers))).result(STOP_TIMEOUT)
+        future = self._submit(self._configure(list(servers)))
+        self._configuring = future
+        if wait:
+            future.result(STOP_TIMEOUT + 2)
 
     async def _configure(self, servers: list[ServerConfig]) -> None:
         wanted = {s.name: s for s in servers if s.enabled}
@@ -134,6 +139,8 @@ class McpManager:
 
     def wait_ready(self, name: str, timeout: float) -> bool:
         """Block until the server is connected with its tools listed (CLI, tests)."""
+        if self._configuring is not None:
+            concurrent.futures.wait([self._configuring], timeout)
         conn = self._connections.get(name)
         if conn is None:
             return False

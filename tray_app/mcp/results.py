@@ -75,7 +75,7 @@ def convert(raw: Mapping[str, Any], *, server: str, tool: str) -> ToolResult:
             "server": server,
         }
     result: ToolResult = {"success": True, "server": server, "content": text}
-    structured = raw.get("structuredContent")
+    structured = _without_media(raw.get("structuredContent"))
     if structured is not None:
         dumped = json.dumps(structured, ensure_ascii=False, default=str)
         if len(dumped) <= MAX_STRUCTURED:
@@ -96,6 +96,22 @@ def convert(raw: Mapping[str, Any], *, server: str, tool: str) -> ToolResult:
     if len(blocks) > MAX_ITEMS:
         result["content_left_out"] = len(blocks) - MAX_ITEMS
     return result
+
+
+def _without_media(value: Any, depth: int = 0) -> Any:
+    """structuredContent with image and audio data replaced by a note (some servers mirror
+    their content blocks there; the model must not get base64 it cannot see)."""
+    if depth > 64:
+        return "…[nested too deeply]"
+    if isinstance(value, Mapping):
+        if value.get("type") in ("image", "audio") and isinstance(value.get("data"), str):
+            size = _decoded_size(value["data"])
+            mime = value.get("mimeType") or value.get("mime_type") or value.get("type")
+            return {"type": value["type"], "note": f"{mime}, {size} bytes, shown on the card"}
+        return {str(k): _without_media(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_media(v, depth + 1) for v in value]
+    return value
 
 
 def _image(block: Mapping[str, Any], images: list[dict[str, Any]], skipped: list[str]) -> None:

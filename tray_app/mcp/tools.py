@@ -1,38 +1,26 @@
 """MCP tools as ``Tool`` objects, so they go through the same registry, approvals, cards,
 notifications, budgets, repeat guard and audit log as the built-in ones.
 
-The args model of an MCP tool accepts any object and reports the server's own (cleaned)
-schema to the model; the server validates the arguments. The preview is what the approval
-shows: the server, the tool, what its annotations say, and the arguments pretty-printed (the
-page and the terminal show text as text, never as markup).
+Declared through ``tools.external.external_tool``: the model sees the server's own (cleaned)
+schema, the required keys are checked here and the server checks the rest. The preview is
+what the approval shows: the server, the tool, what its annotations say, and the arguments
+pretty-printed (the page and the terminal show text as text, never as markup).
 """
 
 from __future__ import annotations
 
 import json
-import threading
+from dataclasses import replace
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from tray_app.mcp.connection import RemoteTool, describe_error
 from tray_app.mcp.manager import McpManager
 from tray_app.mcp.naming import describe, model_schema, risk_of, tool_name
 from tray_app.mcp.results import convert
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.external import ExternalArgs, external_tool
 
 MAX_PREVIEW_ARGS = 8_000  # characters of pretty-printed arguments on the approval card
-
-
-def _args_model(schema: dict[str, Any]) -> type[BaseModel]:
-    class McpArguments(BaseModel):
-        model_config = ConfigDict(extra="allow")
-
-        @classmethod
-        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-            return schema
-
-    return McpArguments
 
 
 def pretty_arguments(arguments: dict[str, Any]) -> str:
@@ -47,10 +35,9 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
     risk, untrusted_read = risk_of(remote.annotations, trust)
     server, original = remote.server, remote.name
 
-    def run(ctx: ToolContext, args: BaseModel) -> ToolResult:
-        arguments = args.model_dump()
+    def run(arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            raw = manager.call(server, original, arguments, cancel=ctx.cancel or threading.Event())
+            raw = manager.call(server, original, arguments, cancel=ctx.cancel)
         except TimeoutError:
             config = manager.config(server)
             limit = config.timeout_s if config is not None else 0
@@ -64,12 +51,12 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
             return failure(f"{server} could not run {original}: {describe_error(exc)}")
         return convert(raw, server=server, tool=original)
 
-    def preview(_ctx: ToolContext, args: BaseModel) -> ToolResult:
+    def preview(_ctx: ToolContext, args: ExternalArgs) -> ToolResult:
         facts: dict[str, Any] = {
             "kind": "mcp",
             "server": server,
             "mcp_tool": original,
-            "arguments_text": pretty_arguments(args.model_dump()),
+            "arguments_text": pretty_arguments(args.arguments()),
             "read_only_hint": remote.annotations.get("readOnlyHint") is True,
             "destructive": risk is Risk.DESTRUCTIVE,
             "text": f"{server} → {original}",
@@ -78,14 +65,17 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
             facts["overwrites"] = True  # we cannot know it only adds: asks in delete_only too
         return facts
 
-    return Tool(
+    label = remote.title or remote.annotations.get("title") or original
+    tool = external_tool(
         name=name,
         description=describe(server, remote.description, remote.title),
-        args_model=_args_model(model_schema(remote.input_schema)),
+        schema=model_schema(remote.input_schema),
+        call=run,
         risk=risk,
-        handler=run,
-        preview=preview,
+        titles={"en": f"{label} ({server})", "zh-CN": f"{label}（{server}）"},
+        origin=f"mcp:{server}",
     )
+    return replace(tool, preview=preview)
 
 
 class McpTools:
