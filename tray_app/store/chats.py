@@ -128,6 +128,8 @@ class SQLiteChats(KeepsUnsaved):
         self._insert_message_sql = _INSERT_MESSAGE
         if not db.read_only and _has_column(db, "messages", "owner"):
             self._insert_message_sql = _INSERT_OWNED_MESSAGE
+        # Validated sessions by their whole row: a list read again validates only what changed.
+        self._sessions_seen: dict[tuple[Any, ...], SessionRecord] = {}
         # Python's casefold in SQL, so a title filter matches exactly as MemoryChats does.
         db.conn.create_function("metona_fold", 1, _fold, deterministic=True)
 
@@ -178,7 +180,7 @@ class SQLiteChats(KeepsUnsaved):
         )
         with self.db.errors("read"):
             rows = self.db.conn.execute(sql, params).fetchall()
-        items = [_session(row) for row in rows]
+        items = [self._session_record(row) for row in rows]
         if self.unsaved.copies:
             items = [
                 s
@@ -186,6 +188,16 @@ class SQLiteChats(KeepsUnsaved):
                 if after_cursor(s, before) and needle in s.title.casefold()
             ]
         return items[:limit]
+
+    def _session_record(self, row: tuple[Any, ...]) -> SessionRecord:
+        """The record of a row, validated once per distinct row (like MemoryChats, the
+        records handed out are shared: callers copy before changing one)."""
+        record = self._sessions_seen.get(row)
+        if record is None:
+            if len(self._sessions_seen) >= _SESSIONS_REMEMBERED:
+                self._sessions_seen.clear()
+            record = self._sessions_seen[row] = _session(row)
+        return record
 
     def update_session(self, session_id: str, **fields: Any) -> SessionRecord:
         """Change some fields and bump ``updated_at``; KeyError for an unknown session."""
@@ -230,10 +242,13 @@ class SQLiteChats(KeepsUnsaved):
         if not fields:
             return
         _reject_unknown(fields, MessageRecord.model_fields, "message", frozen={"id", "session_id"})
-        # Validate only the given fields, with placeholders for the required ones.
-        checked = MessageRecord.model_validate({"session_id": "", "role": "user", **fields})
+        if fields.keys() <= _TEXT_FIELDS and all(type(v) is str for v in fields.values()):
+            given = dict(fields)  # a streaming save: plain text needs no validation (1 MB: ~0.5 ms)
+        else:  # validate only the given fields, with placeholders for the required ones
+            checked = MessageRecord.model_validate({"session_id": "", "role": "user", **fields})
+            given = {name: getattr(checked, name) for name in fields}
         columns = list(fields)  # checked against the record's field names above
-        values = [_message_value(name, getattr(checked, name)) for name in columns]
+        values = [_message_value(name, given[name]) for name in columns]
         assignments = ", ".join(f"{name} = ?" for name in columns)
         sql = f"UPDATE messages SET {assignments} WHERE id = ?"  # noqa: S608
 
@@ -242,7 +257,7 @@ class SQLiteChats(KeepsUnsaved):
                 conn.execute(sql, (*values, message_id))
 
         def mirror(copy: MemoryChats, _: str) -> None:
-            copy.update_message(message_id, **{name: getattr(checked, name) for name in columns})
+            copy.update_message(message_id, **given)
 
         self._guarded(
             self.unsaved.session_of_message(message_id) or (lambda: self._session_of(message_id)),
@@ -493,6 +508,8 @@ SELECT s.id FROM sessions s
 """
 
 
+_TEXT_FIELDS = frozenset({"content", "thinking"})
+_SESSIONS_REMEMBERED = 4096  # rows of the session list kept validated (bounded memory)
 _IDS_PER_QUERY = 500  # message ids per IN (...) list, well under SQLite's variable limit
 
 
