@@ -174,3 +174,14 @@ def app(make_app: AppFactory, fake_ollama: FakeOllama) -> Iterator[App]:
     instance = make_app(fake_ollama)
     yield instance
     assert instance.page_errors == [], f"JavaScript errors on the page: {instance.page_errors}"
+
+
+def open_card(card: Any) -> None:
+    """Open a finished tool card (one line until the user opens it), as a user clicks it."""
+    from playwright.sync_api import expect
+
+    toggle = card.locator(".tc-toggle")
+    expect(toggle).to_be_visible()
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")

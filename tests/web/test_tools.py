@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tests.web.conftest import App
+from tests.web.conftest import App, open_card
 
 pytestmark = pytest.mark.web
 
@@ -43,6 +43,7 @@ def test_write_file_waits_for_approval_then_succeeds(app: App) -> None:
     expect(page.locator(".msg.assistant .content").last).to_have_text("Done.")
     assert target.read_text() == "hello\nworld\n"
     # The card keeps the preview and says what happened; the change can be undone.
+    open_card(card)
     expect(card.locator(".tc-done")).to_be_visible()
     card.get_by_role("button", name="Undo").click()
     expect(card.locator(".tc-undone")).to_be_visible()
@@ -57,6 +58,7 @@ def test_deny_cancels_and_the_file_is_not_written(app: App) -> None:
     page.click(DENY)
     card = page.locator(".tool-card")
     expect(card).to_have_attribute("data-status", "cancelled")
+    open_card(card)
     expect(card.locator(".tc-cancelled-note")).to_contain_text("denied")
     expect(page.locator(".msg.assistant .content").last).to_have_text("Understood.")
     assert not target.exists()
@@ -161,6 +163,8 @@ def test_result_views_fit_each_tool(app: App) -> None:
     expect(page.locator(".msg.assistant .content").last).to_have_text("Looked around.")
     cards = page.locator(".tool-card")
     read, listing, search, removed = (cards.nth(i) for i in range(4))
+    for each in (read, listing, search, removed):
+        open_card(each)
     expect(read.locator(".excerpt .ln").first).to_have_text(" 1")
     expect(read.locator(".fold-toggle")).to_have_text("Show all (40 lines)")
     read.locator(".fold-toggle").click()
@@ -191,5 +195,6 @@ def test_run_command_shows_the_command_then_its_output(
     page.click("#approval button[data-decision=approve]")
     card = page.locator(".tool-card")
     expect(card).to_have_attribute("data-status", "success")
+    open_card(card)
     expect(card.locator(".plain.stdout")).to_contain_text("hello from the shell")
     expect(card.locator(".tc-meta")).to_contain_text("exit code 0")

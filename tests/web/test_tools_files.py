@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tests.web.conftest import App
+from tests.web.conftest import App, open_card
 
 pytestmark = pytest.mark.web
 
@@ -45,6 +45,7 @@ def test_edit_file_shows_the_diff_then_undo_restores_bytes(app: App) -> None:
     page.click(APPROVE)
     card = page.locator(".tool-card")
     expect(card).to_have_attribute("data-status", "success")
+    open_card(card)
     expect(card.locator(".tc-meta")).to_contain_text("1 edit applied")
     expect(card.locator(".tc-meta")).to_contain_text("utf-8, BOM, CRLF")
     assert target.read_bytes() == original.replace(b"key150 = 150", "key150 = 一五〇".encode())
@@ -67,6 +68,7 @@ def test_move_file_card_and_undo(app: App) -> None:
     expect(panel.locator(".ap-preview")).to_contain_text(f"→ {dest}")
     page.click(APPROVE)
     card = page.locator(".tool-card")
+    open_card(card)
     expect(card.locator(".tc-done")).to_contain_text("Moved to")
     assert dest.read_text() == "draft\n" and not source.exists()
     card.get_by_role("button", name="Undo").click()
@@ -97,6 +99,8 @@ def test_read_only_views(app: App) -> None:
     page = app.page
     expect(page.locator(".msg.assistant .content").last).to_have_text("Looked.")
     many, tree, info, allowed = (page.locator(".tool-card").nth(i) for i in range(4))
+    for card in (many, tree, info, allowed):
+        open_card(card)
     expect(many.locator(".excerpt")).to_contain_text("print('a')")
     expect(many.locator(".tc-error")).to_contain_text("not found")
     expect(tree.locator(".plain.tree")).to_contain_text("src/")

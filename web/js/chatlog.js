@@ -65,6 +65,9 @@ export class ChatLog {
   }
 
   addView(id, view) {
+    // Rounds of one answer sit next to each other (tool calls between them): one footer.
+    const before = this.views.get(this.container.lastElementChild?.dataset?.messageId);
+    if (view instanceof AssistantMessage && before instanceof AssistantMessage) before.continueWith(view);
     this.views.set(id, view);
     this.container.append(view.el);
     this.updateEmpty();
@@ -142,6 +145,10 @@ export class ChatLog {
   }
 
   notice(element) {
+    // A failure right after an answer is that answer's end: one Retry (the notice's).
+    const before = this.views.get(this.container.lastElementChild?.dataset?.messageId);
+    const retries = element.querySelector('[data-i18n="msg.retry"]');
+    if (retries && before instanceof AssistantMessage) before.markFailed();
     this.container.append(element);
     this.updateEmpty();
   }

@@ -131,16 +131,41 @@ export class AssistantMessage {
     this.renderFoot();
   }
 
+  /** A later round of the same answer follows (after tool calls): the stats move to it. */
+  continueWith(next) {
+    this.continued = true;
+    next.prior = this;
+    this.renderFoot();
+  }
+
+  /** The turn failed here: its notice says why and offers Retry, so no "Stopped" badge. */
+  markFailed() {
+    this.failed = true;
+    this.renderFoot();
+  }
+
+  /** Token and time totals of the whole answer: this round and the rounds before it. */
+  answerStats() {
+    const own = this.record.stats || {};
+    const before = this.prior ? this.prior.answerStats() : {};
+    const add = (a, b) => (a || b ? (a || 0) + (b || 0) : undefined);
+    return {
+      completion_tokens: add(before.completion_tokens, own.completion_tokens),
+      total_ms: add(before.total_ms, own.total_ms ?? own.duration_ms),
+      eval_ms: add(before.eval_ms, own.eval_ms),
+    };
+  }
+
   renderFoot() {
     if (this.record.streaming) return;
     const r = this.record;
-    const stats = r.stats || {};
+    const stats = this.continued ? {} : this.answerStats();
     const bits = [];
-    if (r.model) bits.push(h('span', { class: 'badge model-badge', text: r.model }));
-    if (r.stopped) bits.push(h('span', { class: 'badge warn', i18n: 'msg.stopped' }));
+    if (r.model && !this.continued) bits.push(h('span', { class: 'badge model-badge', text: r.model }));
+    if (r.stopped && !r.error && !this.failed) bits.push(h('span', { class: 'badge warn', i18n: 'msg.stopped' }));
     const tokens = stats.completion_tokens;
     if (tokens) bits.push(h('span', { class: 'stat', i18n: ['msg.tokens', { n: tokens, count: count(tokens) }] }));
-    const ms = stats.total_ms ?? stats.duration_ms;
+    const ms = stats.total_ms;
     if (ms) bits.push(h('span', { class: 'stat', text: duration(ms) }));
     if (tokens && stats.eval_ms) {
       bits.push(h('span', { class: 'stat', i18n: ['msg.speed', { v: (tokens / (stats.eval_ms / 1000)).toFixed(1) }] }));
@@ -152,7 +177,7 @@ export class AssistantMessage {
       });
       actions.append(copy);
     }
-    if (this.retry) actions.append(actionButton('retry', 'msg.retry', () => emit(this.el, 'metona:retry')));
+    if (this.retry && !this.failed) actions.append(actionButton('retry', 'msg.retry', () => emit(this.el, 'metona:retry')));
     this.foot.replaceChildren(...bits, actions);
     this.foot.hidden = !bits.length && !actions.childNodes.length;
   }

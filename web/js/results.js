@@ -61,7 +61,7 @@ export function plainBlock(text, extra = '') {
 }
 
 /** The preview a write/delete/create/command shows before it runs (Toolbox.preview shapes). */
-export function previewView(preview) {
+export function previewView(preview, status = 'pending') {
   if (!preview || !preview.kind || preview.kind === 'none') return null;
   switch (preview.kind) {
     case 'diff': return preview.changes === false
@@ -70,7 +70,11 @@ export function previewView(preview) {
     case 'move': return movePreview(preview, plainBlock);
     case 'new_file': return h('div', {}, h('div', { class: 'pv-label', i18n: 'card.new_file_preview' }), excerpt(preview.text));
     case 'tree':
-    case 'file': return h('div', {}, h('div', { class: 'pv-label', i18n: ['card.will_delete', { n: preview.count ?? 1 }] }), plainBlock(preview.text, 'tree'));
+    case 'file': {
+      // Future tense while it waits, past tense once it ran (or did not).
+      const key = { success: 'card.deleted_items', cancelled: 'card.not_deleted', error: 'card.not_deleted' }[status] || 'card.will_delete';
+      return h('div', {}, h('div', { class: 'pv-label', i18n: [key, { n: preview.count ?? 1 }] }), plainBlock(preview.text, 'tree'));
+    }
     case 'command': return commandPreview(preview);
     case 'path': return h('div', { class: 'kv' }, h('span', { i18n: preview.exists ? 'card.folder_exists' : 'card.folder_new' }));
     case 'error': return h('div', { class: 'tc-error', text: preview.text || '' });
@@ -91,7 +95,10 @@ function commandPreview(p) {
 export function resultView(name, result, record) {
   if (!result) return null;
   if (result.success === false) {
-    return h('div', { class: record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error', text: result.error || '' });
+    const why = h('div', { class: record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error', text: result.error || '' });
+    // A command that ran and failed: what it printed is the reason.
+    if (name === 'run_command' && ('stdout' in result || 'stderr' in result)) return h('div', { class: 'tc-failed' }, why, commandView(result));
+    return why;
   }
   switch (name) {
     case 'read_file': return readView(result);

@@ -3,7 +3,7 @@
 import { h, emit } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
-import { bytes, duration, visible } from './format.js';
+import { bytes, duration, middlePath, visible } from './format.js';
 import { previewView, resultView, plainBlock } from './results.js';
 
 export const TOOL_ICONS = {
@@ -95,8 +95,32 @@ export function keyArgs(name, args = {}) {
   return rows;
 }
 
+const FINISHED = new Set(['success', 'error', 'cancelled']);
+let cardIds = 0;
+
+/** The one argument that names what a call is about, shortened for the one-line summary. */
+function keyArgument(name, args) {
+  const row = keyArgs(name, args).find(([, , isKey]) => !isKey);
+  if (!row) return '';
+  const text = visible(row[1]);
+  return MONO_PATH.has(row[0]) ? middlePath(text, 40) : (text.length > 60 ? `${text.slice(0, 59)}…` : text);
+}
+const MONO_PATH = new Set(['arg.path', 'arg.source', 'arg.destination', 'arg.cwd']);
+
+/** What the finished call did, in the past tense, for the summary line (or null). */
+function outcomeKey(record) {
+  const { name, status, result, preview } = record;
+  if (status === 'cancelled') return ['card.outcome_cancelled'];
+  if (status !== 'success' || !result) return null;
+  if (name === 'delete_file') return ['card.outcome_deleted', { n: preview?.count ?? 1 }];
+  if (name === 'write_file') return [result.created ? 'card.outcome_created' : 'card.outcome_saved', { size: bytes(result.bytesWritten) }];
+  return null;
+}
+
 export class ToolCard {
   constructor(record) {
+    this.bodyId = `tc-body-${++cardIds}`;
+    this.expanded = null; // null: follow the status; true/false: the user chose
     this.el = h('div', { class: 'tool-card', role: 'group' });
     this.update(record);
   }
@@ -105,38 +129,71 @@ export class ToolCard {
     this.record = record;
     const { name, status } = record;
     const awaiting = status === 'pending' && record.awaiting;
-    this.el.className = `tool-card status-${status}${awaiting ? ' awaiting' : ''}`;
+    const finished = FINISHED.has(status);
+    // A finished call is one line (a failure stays open: its output says why) until the user
+    // opens it; a call still running or waiting shows everything.
+    const open = !finished || (this.expanded ?? status === 'error');
+    this.el.className = `tool-card status-${status}${awaiting ? ' awaiting' : ''}${open ? '' : ' compact'}`;
     this.el.dataset.callId = record.call_id;
     this.el.dataset.status = status;
     const label = toolLabel(name);
-    this.el.setAttribute('aria-label', label === name ? name : t(label));
+    const friendly = label === name ? visible(name) : t(label);
+    this.el.setAttribute('aria-label', friendly);
     const statusKey = awaiting ? 'status.awaiting' : `status.${status}`;
-    const head = h('div', { class: 'tc-head' },
+    const outcome = outcomeKey(record);
+    const summary = [
       h('span', { class: 'tc-icon' }, icon(TOOL_ICONS[name] || 'tool')),
-      label === name ? h('span', { class: 'tc-name', text: name }) : h('span', { class: 'tc-name', i18n: label }),
-      label === name ? null : h('code', { class: 'tc-id', text: name }),
+      label === name ? h('span', { class: 'tc-name', text: friendly }) : h('span', { class: 'tc-name', i18n: label, title: name }),
+      h('span', { class: 'tc-arg', text: open ? '' : keyArgument(name, record.args) }), // open: the rows below say it
       h('span', { class: 'tc-status', role: 'status' },
         status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
-        h('span', { i18n: statusKey })));
-    const args = h('div', { class: 'tc-args' }, keyArgs(name, record.args).map(([key, value, isKey]) => h('div', { class: 'kv' },
+        h('span', { i18n: outcome || statusKey })),
+      record.duration_ms != null && finished ? h('span', { class: 'tc-time', text: duration(record.duration_ms) }) : null,
+    ];
+    const head = finished
+      ? h('div', { class: 'tc-head' },
+        h('button', {
+          class: 'tc-toggle', type: 'button', 'aria-expanded': String(open), 'aria-controls': this.bodyId,
+          onclick: () => {
+            this.expanded = !open;
+            this.update(this.record);
+          },
+        }, h('span', { class: 'tc-chev', 'aria-hidden': 'true' }, icon('chevron')), summary),
+        record.undone ? h('span', { class: 'tc-undone', i18n: 'card.undone' }) : this.undoButton(record))
+      : h('div', { class: 'tc-head' }, summary);
+    const details = h('div', { class: 'tc-details', id: this.bodyId, hidden: !open });
+    if (open) {
+      const args = h('div', { class: 'tc-args' }, this.argRows(record));
+      const body = h('div', { class: 'tc-body' }, this.bodyFor(record));
+      if (args.childNodes.length) details.append(args);
+      if (body.childNodes.length) details.append(body);
+    }
+    const foot = this.footFor(record, awaiting);
+    if (foot) details.append(foot);
+    this.el.replaceChildren(head, details);
+  }
+
+  argRows(record) {
+    const { name } = record;
+    const rows = keyArgs(name, record.args);
+    // The folder a command ran in, also when the model gave none.
+    const cwd = record.result?.cwd ?? record.preview?.cwd;
+    if (name === 'run_command' && cwd && !rows.some(([key]) => key === 'arg.cwd')) rows.push(['arg.cwd', cwd]);
+    return rows.map(([key, value, isKey]) => h('div', { class: 'kv' },
       h('span', { class: 'k', i18n: key }),
       h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
-        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))));
-    const body = h('div', { class: 'tc-body' }, this.bodyFor(record));
-    const foot = this.footFor(record, awaiting);
-    this.el.replaceChildren(head, args);
-    if (body.childNodes.length) this.el.append(body);
-    if (foot) this.el.append(foot);
+        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) })));
   }
 
   bodyFor(record) {
     const { name, status, preview, result } = record;
     const parts = [];
-    // Writes and deletes keep their preview (the diff, the tree) after they ran.
-    const showPreview = preview && preview.kind !== 'error'
+    // Writes and deletes keep their preview (the diff, the tree) after they ran; the command
+    // itself is in the arguments above, so its preview is not repeated.
+    const showPreview = preview && preview.kind !== 'error' && name !== 'run_command'
       && (status === 'pending' || ['write_file', 'delete_file'].includes(name));
-    if (showPreview && name !== 'run_command') parts.push(previewView(preview));
-    if (status === 'pending' && name === 'run_command') parts.push(previewView(preview));
+    if (showPreview) parts.push(previewView(preview, status));
+    if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(h('div', { class: 'tc-error', text: visible(preview.blocked) }));
     if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
     if (result) parts.push(resultView(name, result, record));
     if (!parts.length && status === 'running' && name === 'run_command') {
@@ -145,12 +202,19 @@ export class ToolCard {
     return parts.filter(Boolean);
   }
 
+  undoButton(record) {
+    if (!(record.undoable && !record.undone && record.status === 'success')) return null;
+    return h('button', {
+      class: 'btn small tc-undo', type: 'button', icon: 'undo',
+      onclick: (event) => {
+        event.currentTarget.disabled = true;
+        emit(this.el, 'metona:undo', { callId: record.call_id });
+      },
+    }, h('span', { i18n: 'card.undo' }));
+  }
+
   footFor(record, awaiting) {
     const bits = [];
-    if (record.duration_ms != null && record.status !== 'pending') {
-      bits.push(h('span', { class: 'tc-time', text: duration(record.duration_ms) }));
-    }
-    if (record.undone) bits.push(h('span', { class: 'tc-undone', i18n: 'card.undone' }));
     // The change went ahead without an undo copy (the user allowed it); the result says why.
     if (record.status === 'success' && record.result && record.result.undo === 'unavailable') {
       bits.push(h('span', { class: 'tc-no-undo', i18n: 'card.no_undo', title: record.result.undoNote || '' }));
@@ -160,15 +224,6 @@ export class ToolCard {
         class: 'btn small', type: 'button', i18n: 'card.review',
         onclick: () => emit(this.el, 'metona:review', { callId: record.call_id }),
       }));
-    }
-    if (record.undoable && !record.undone && record.status === 'success') {
-      bits.push(h('button', {
-        class: 'btn small', type: 'button', icon: 'undo',
-        onclick: (event) => {
-          event.currentTarget.disabled = true;
-          emit(this.el, 'metona:undo', { callId: record.call_id });
-        },
-      }, h('span', { i18n: 'card.undo' })));
     }
     return bits.length ? h('div', { class: 'tc-foot' }, bits) : null;
   }

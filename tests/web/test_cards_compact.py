@@ -1,0 +1,116 @@
+"""Finished tool cards are one line until opened, say what happened in the past tense, and a
+failed command shows what it printed; one footer and one Retry per answer."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama, error_turn, text_turn, tool_turn
+from tests.web.conftest import AppFactory, open_card
+
+pytestmark = pytest.mark.web
+
+APPROVE = "#approval button[data-decision=approve]"
+
+
+def test_finished_cards_are_one_line_and_open_on_click(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    app = make_app(fake_ollama, viewport=(460, 660))
+    ws = app.workspace
+    old = ws / "旧 🗂"
+    (old / "sub").mkdir(parents=True)
+    for i in range(7):
+        (old / "sub" / f"f{i}.txt").write_text("x")
+    (ws / "notes.md").write_text("# 笔记\n" * 30)
+    fake_ollama.script(
+        tool_turn([("read_file", {"path": str(ws / "notes.md")})]),
+        tool_turn([("delete_file", {"path": str(old), "recursive": True})]),
+        text_turn("Cleaned up."),
+    )
+    app.send("clean up")
+    page = app.page
+    expect(page.locator("#approval .ap-preview")).to_contain_text("Will delete 9 items")
+    page.click(APPROVE)
+    expect(page.locator(".msg.assistant .content").last).to_have_text("Cleaned up.")
+    read, delete = page.locator(".tool-card").nth(0), page.locator(".tool-card").nth(1)
+    for card in (read, delete):
+        expect(card.locator(".tc-toggle")).to_have_attribute("aria-expanded", "false")
+        expect(card.locator(".tc-details")).to_be_hidden()
+        # One line: the summary row is the whole card.
+        box = card.bounding_box()
+        assert box is not None and box["height"] < 48, box
+    # The friendly name once (the tool's own name only as a tooltip), the key argument.
+    expect(read.locator(".tc-name")).to_have_text("Read file")
+    assert "read_file" not in read.inner_text()
+    expect(read.locator(".tc-arg")).to_contain_text("notes.md")
+    expect(read.locator(".tc-time")).to_be_visible()
+    # Past tense after the fact, in the line and in the opened card.
+    expect(delete.locator(".tc-status")).to_have_text("Deleted 9 items")
+    open_card(delete)
+    expect(delete.locator(".pv-label")).to_have_text("Deleted 9 items:")
+    expect(delete.locator(".plain.tree")).to_contain_text("f0.txt")
+    delete.locator(".tc-toggle").click()
+    expect(delete.locator(".tc-details")).to_be_hidden()
+    assert not old.exists()
+    # Keyboard: the summary is a button.
+    read.locator(".tc-toggle").focus()
+    page.keyboard.press("Enter")
+    expect(read.locator(".excerpt")).to_be_visible()
+    assert app.page_errors == []
+
+
+def test_a_failed_command_shows_its_output(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
+    app = make_app(fake_ollama, run_command_enabled=True)
+    command = "echo 构建开始; echo 'error: 缺少文件 ⚠' >&2; exit 2"
+    fake_ollama.script(tool_turn([("run_command", {"command": command})]), text_turn("It failed."))
+    app.send("build")
+    page = app.page
+    page.click(APPROVE)
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "error")
+    # A failure stays open: the output is the reason.
+    expect(card.locator(".tc-toggle")).to_have_attribute("aria-expanded", "true")
+    expect(card.locator(".tc-error")).to_contain_text("exited with code 2")
+    expect(card.locator(".plain.stdout")).to_have_text("构建开始")
+    expect(card.locator(".plain.stderr")).to_have_text("error: 缺少文件 ⚠")
+    # The folder it ran in, although the model gave none.
+    expect(card.locator(".tc-args")).to_contain_text(str(app.workspace))
+    assert card.inner_text().count("exit 2") == 1
+
+
+def test_one_footer_per_answer_and_one_retry_on_a_failed_turn(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    app = make_app(fake_ollama)
+    (app.workspace / "a.txt").write_text("a\n")
+    fake_ollama.script(
+        tool_turn([("read_file", {"path": str(app.workspace / "a.txt")})]),
+        tool_turn([("read_file", {"path": str(app.workspace / "a.txt")})]),
+        text_turn("It says a."),
+    )
+    app.send("read it twice")
+    page = app.page
+    expect(page.locator(".msg.assistant .content").last).to_have_text("It says a.")
+    expect(page.locator(".msg.assistant")).to_have_count(3)
+    expect(page.locator(".msg-foot .model-badge")).to_have_count(1)
+    expect(page.locator(".msg.assistant").last.locator(".msg-foot .model-badge")).to_be_visible()
+    # The same after reopening the chat.
+    app.reload()
+    expect(page.locator(".msg.assistant")).to_have_count(3)
+    expect(page.locator(".msg-foot .model-badge")).to_have_count(1)
+
+    fake_ollama.script(
+        tool_turn([("read_file", {"path": str(app.workspace / "a.txt")})]),
+        error_turn(500, "model crashed"),
+        text_turn("Recovered."),
+    )
+    app.send("again")
+    notice = page.locator(".notice.error")
+    expect(notice).to_contain_text("model crashed")
+    expect(page.get_by_role("button", name="Retry")).to_have_count(1)
+    expect(page.locator(".badge.warn", has_text="Stopped")).to_have_count(0)
+    page.get_by_role("button", name="Retry").click()
+    expect(page.locator(".msg.assistant .content").last).to_have_text("Recovered.")
+    assert app.page_errors == []
