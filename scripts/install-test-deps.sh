@@ -10,8 +10,23 @@
 # headers and the `desktop` extra): install-desktop-deps.sh installs those with the packages
 # above in the same apt run. Not root, or not Debian: the tests that lack something skip and say
 # what is missing; as root a failed install fails `make test` rather than skipping silently.
+# and one MCP server from npm for tests/mcp (the Python one, mcp-server-time, comes with the
+# `test` extra): @modelcontextprotocol/server-filesystem into METONA_TEST_NPM_CACHE (default
+# ~/.cache/metona-tray-tests/npm), once; the tests that need it skip and say so when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+npm_cache="${METONA_TEST_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/metona-tray-tests/npm}"
+fs_server="@modelcontextprotocol/server-filesystem@2026.8.31"
+if [[ ! -x "$npm_cache/node_modules/.bin/mcp-server-filesystem" ]]; then
+    if command -v npm >/dev/null; then
+        mkdir -p "$npm_cache"
+        npm install --no-audit --no-fund --silent --prefix "$npm_cache" "$fs_server" \
+            || echo "could not install $fs_server; tests/mcp will skip the tests that use it" >&2
+    else
+        echo "npm is missing; tests/mcp will skip the tests that use $fs_server" >&2
+    fi
+fi
 
 test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon)
 

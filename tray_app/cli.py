@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tray_app.changes_cli import add_parsers as add_changes_parsers
 
     add_changes_parsers(sub)
+    from tray_app.mcp_cli import add_parsers as add_mcp_parsers
+
+    add_mcp_parsers(sub)
     return parser
 
 
@@ -186,6 +189,10 @@ def dispatch(args: argparse.Namespace) -> int:
         from tray_app.terminal import run_export
 
         return run_export(args)
+    if args.command == "mcp":
+        from tray_app.mcp_cli import run_mcp
+
+        return run_mcp(args)
     if args.command in ("changes", "undo"):
         from tray_app import changes_cli
 

@@ -19,11 +19,12 @@ BOTTOM = {"errors", "paths", "logs", "events", "messages", "atomic", ""}
 #: What each top-level module or package of ``tray_app`` may import besides ``BOTTOM``.
 ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
-    "cli": {"desktop", "doctor", "terminal", "changes_cli", "store", "core", "tools"},
+    "cli": {"desktop", "doctor", "terminal", "changes_cli", "store", "core", "tools", "mcp_cli"},
     "desktop": {"core", "store", "tools"},
     "doctor": {"desktop", "providers", "store", "tools"},
     "terminal": {"core", "store", "terminal_render", "tools"},
     "terminal_render": {"core"},
+    "mcp_cli": {"core", "mcp", "store"},
     "changes_cli": {"core", "store", "tools"},
     "core": {"agent", "providers", "tools", "store", "mcp"},
     "agent": {"providers", "tools", "store"},

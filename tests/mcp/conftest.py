@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -59,3 +60,57 @@ def manager(tmp_path: Path) -> Iterator[McpManager]:
     made = McpManager(log_dir=tmp_path / "logs", roots=lambda: [str(tmp_path)])
     yield made
     made.stop()
+
+
+NPM_CACHE = Path(
+    os.environ.get("METONA_TEST_NPM_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "metona-tray-tests/npm"
+)
+FS_SERVER = NPM_CACHE / "node_modules" / ".bin" / "mcp-server-filesystem"
+
+
+def filesystem_server() -> Path:
+    """The npm filesystem server scripts/install-test-deps.sh installed (skip when absent)."""
+    if not os.access(FS_SERVER, os.X_OK):
+        pytest.skip(f"{FS_SERVER} is missing: run scripts/install-test-deps.sh (needs npm)")
+    return FS_SERVER
+
+
+def time_server_entry() -> dict[str, Any]:
+    """mcp-server-time from the test extra, in this interpreter."""
+    return {
+        "command": sys.executable,
+        "args": ["-m", "mcp_server_time", "--local-timezone", "Asia/Shanghai"],
+    }
+
+
+def processes_running(needle: str) -> list[int]:
+    """Descendants of this test process whose command line contains ``needle``."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+
+    def below_us(pid: int) -> bool:
+        seen = 0
+        while pid > 1 and seen < 64:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+            seen += 1
+        return False
+
+    found = []
+    for pid in parents:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle.encode() in cmdline and state != "Z" and below_us(pid):
+            found.append(pid)
+    return found

@@ -1,0 +1,108 @@
+"""``metona-tray mcp list | import | test`` as a user runs them: real subprocesses against the
+in-repo MCP server, in English and Chinese."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mcp.conftest import ROOT, fake_entry
+
+
+@pytest.fixture
+def cli(metona_home: Path, tmp_path: Path) -> Any:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    env.update(METONA_HOME=str(metona_home), NO_COLOR="1", PYTHONPATH=str(ROOT), LANG="C.UTF-8")
+    env.pop("LC_ALL", None)
+    env.pop("LC_MESSAGES", None)
+
+    def run(*args: str, lang: str | None = None) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "tray_app", "mcp", *args],
+            input="",
+            capture_output=True,
+            text=True,
+            env={**env, "LANG": lang} if lang else env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    return run
+
+
+def settings_file(home: Path) -> Path:
+    return home / "config" / "settings.json"
+
+
+def write_servers(home: Path, servers: dict[str, Any]) -> None:
+    settings_file(home).parent.mkdir(parents=True, exist_ok=True)
+    settings_file(home).write_text(json.dumps({"mcp_servers": servers}), encoding="utf-8")
+
+
+def test_import_a_claude_desktop_config_then_list_and_test(
+    cli: Any, metona_home: Path, tmp_path: Path
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    claude = tmp_path / "claude_desktop_config.json"
+    claude.write_text(
+        json.dumps(
+            {"mcpServers": {"fake": fake_entry(marks), "off": {"command": "x", "enabled": False}}}
+        ),
+        encoding="utf-8",
+    )
+    done = cli("import", str(claude))
+    assert done.returncode == 0, done.stderr
+    assert "Imported 2 server(s)" in done.stdout
+    stored = json.loads(settings_file(metona_home).read_text(encoding="utf-8"))["mcp_servers"]
+    assert set(stored) == {"fake", "off"}
+
+    listed = cli("list", "--json")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    rows = {r["name"]: r for r in json.loads(listed.stdout)}
+    assert rows["off"]["status"] == "disabled"
+    risks = {t["name"]: t["risk"] for t in rows["fake"]["tools"]}
+    assert risks["wipe"] == "destructive" and risks["echo"] == "write"
+
+    text = cli("list")
+    assert "fake  [stdio, ready, trust: ask]" in text.stdout
+    assert "destructive  wipe" in text.stdout
+
+    tested = cli("test", "fake")
+    assert tested.returncode == 0 and "fake: started, 11 tools listed, stopped." in tested.stdout
+    zh = cli("test", "fake", lang="zh_CN.UTF-8")
+    assert "已启动，列出 11 个工具，已停止" in zh.stdout
+
+
+def test_test_says_what_failed(cli: Any, metona_home: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import sys\nprint('bad config: 缺少 token', file=sys.stderr)\nsys.exit(4)\n")
+    write_servers(
+        metona_home,
+        {"broken": {"command": sys.executable, "args": [str(broken)], "timeout_s": 3}},
+    )
+    done = cli("test", "broken")
+    assert done.returncode == 1
+    assert "broken: did not start within 3 s" in done.stdout
+    assert "bad config: 缺少 token" in done.stdout  # the end of its log file
+    unknown = cli("test", "nope")
+    assert unknown.returncode == 2 and "No MCP server named 'nope'" in unknown.stderr
+
+
+def test_list_without_servers_and_a_bad_import(cli: Any, tmp_path: Path) -> None:
+    done = cli("list")
+    assert done.returncode == 0 and "No MCP servers are configured" in done.stdout
+    zh = cli("list", lang="zh_CN.UTF-8")
+    assert "尚未配置 MCP 服务器" in zh.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"mcpServers": {"x": {"url": "ftp://host"}}}', encoding="utf-8")
+    refused = cli("import", str(bad))
+    assert refused.returncode == 2 and "Cannot import" in refused.stderr

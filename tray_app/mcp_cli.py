@@ -1,0 +1,241 @@
+"""``metona-tray mcp list | import FILE | test NAME``: MCP servers from the terminal.
+
+``list`` starts the configured servers (bounded wait), prints each one's status and its tools
+with the risk they are treated with, and stops them. ``import`` adds a Claude Desktop config's
+``mcpServers`` to the settings file. ``test`` starts one server, lists its tools, stops it, and
+says what failed (with the end of its log file). Messages in English or Chinese, like the app.
+Exit codes: 0 done, 1 failed, 2 usage (no such server, unreadable file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from tray_app.paths import AppPaths
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+LIST_WAIT = 20.0  # seconds `list` waits for servers still starting
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "none": "No MCP servers are configured. Add them to mcp_servers in {file}\n"
+        "or import a Claude Desktop config: metona-tray mcp import FILE",
+        "server": "{name}  [{transport}, {status}, trust: {trust}]",
+        "disabled": "disabled",
+        "error": "  error: {error}",
+        "tool": "  {risk:<12} {name}",
+        "no_tools": "  (no tools)",
+        "unknown": "No MCP server named {name!r}. Configured: {names}",
+        "ok": "{name}: started, {count} tools listed, stopped.",
+        "failed": "{name}: did not start within {seconds:g} s: {error}",
+        "log": "Last lines of its log file {file}:",
+        "imported": "Imported {count} server(s) into {file}: {names}",
+        "replaced": "Replaced existing: {names}",
+        "plain_secret": "Note: {names} hold values written in the file; keep secrets in the "
+        'keyring instead ("keyring:NAME").',
+        "bad_file": "Cannot import {file}: {error}",
+    },
+    "zh-CN": {
+        "none": "尚未配置 MCP 服务器。请在 {file} 的 mcp_servers 中添加，\n"
+        "或导入 Claude Desktop 配置：metona-tray mcp import 文件",
+        "server": "{name}  [{transport}，{status}，信任：{trust}]",
+        "disabled": "已停用",
+        "error": "  错误：{error}",
+        "tool": "  {risk:<12} {name}",
+        "no_tools": "  （没有工具）",
+        "unknown": "没有名为 {name!r} 的 MCP 服务器。已配置：{names}",
+        "ok": "{name}：已启动，列出 {count} 个工具，已停止。",
+        "failed": "{name}：{seconds:g} 秒内未能启动：{error}",
+        "log": "其日志文件 {file} 的最后几行：",
+        "imported": "已将 {count} 个服务器导入 {file}：{names}",
+        "replaced": "已替换现有的：{names}",
+        "plain_secret": '注意：{names} 在文件中写有明文值；密钥请改存于钥匙串（"keyring:名称"）。',
+        "bad_file": "无法导入 {file}：{error}",
+    },
+}
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = sub.add_parser("mcp", help="MCP tool servers: list, import, test")
+    actions = mcp.add_subparsers(dest="mcp_command", required=True)
+    listing = actions.add_parser("list", help="servers, their status and tools with their risk")
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    imports = actions.add_parser("import", help="add a Claude Desktop config's mcpServers")
+    imports.add_argument("file", metavar="FILE", help="claude_desktop_config.json or similar")
+    test = actions.add_parser("test", help="start one server, list its tools, stop it")
+    test.add_argument("name", metavar="NAME", help="the server's name in the settings")
+
+
+def _lang(setting: str) -> str:
+    from tray_app.core.turns import resolve_language
+
+    return resolve_language(setting)
+
+
+def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from tray_app.store.settings import load_settings
+
+    out = out or sys.stdout
+    paths = AppPaths.from_env()
+    settings = load_settings(paths.settings_file)
+    text = TEXT["zh-CN" if _lang(settings.language) == "zh-CN" else "en"]
+    if args.mcp_command == "import":
+        return _import(Path(args.file), paths, text, out)
+    from tray_app.mcp.config import parse_servers
+
+    servers, errors = parse_servers(settings.mcp_servers)
+    if args.mcp_command == "test":
+        chosen = [s for s in servers if s.name == args.name]
+        if not chosen:
+            names = ", ".join(sorted(settings.mcp_servers)) or "-"
+            print(text["unknown"].format(name=args.name, names=names), file=sys.stderr)
+            return EXIT_USAGE
+        servers = [chosen[0].model_copy(update={"enabled": True})]
+    elif not servers and not errors:
+        print(text["none"].format(file=paths.settings_file), file=out)
+        return EXIT_OK
+    return _run_servers(args, servers, errors, settings, paths, text, out)
+
+
+def _run_servers(
+    args: argparse.Namespace,
+    servers: list[Any],
+    errors: dict[str, str],
+    settings: Any,
+    paths: AppPaths,
+    text: dict[str, str],
+    out: TextIO,
+) -> int:
+    from tray_app.mcp.manager import McpManager
+    from tray_app.mcp.naming import risk_of
+
+    secrets = _secret_lookup()
+    manager = McpManager(
+        log_dir=paths.log_dir,
+        secrets=secrets,
+        roots=lambda: list(settings.allowed_dirs),
+        sandbox=lambda: bool(settings.sandbox_enabled),
+    )
+    try:
+        manager.configure(servers, wait=True)
+        for server in servers:
+            if server.enabled:
+                manager.wait_ready(server.name, min(server.timeout_s, LIST_WAIT))
+        states = manager.snapshot()
+    finally:
+        manager.stop()
+    rows: list[dict[str, Any]] = []
+    for state in states:
+        config = next(s for s in servers if s.name == state.name)
+        rows.append(
+            {
+                **state.public(),
+                "trust": config.trust,
+                "tools": [
+                    {"name": t.name, "risk": risk_of(t.annotations, config.trust)[0].value}
+                    for t in state.tools
+                ],
+            }
+        )
+    for name, why in errors.items():
+        rows.append({"name": name, "status": "invalid", "error": why, "tools": []})
+    if args.mcp_command == "test":
+        return _report_test(rows[0], servers[0], paths, text, out)
+    if getattr(args, "json", False):
+        print(json.dumps(rows, ensure_ascii=False, indent=2), file=out)
+    else:
+        for row in rows:
+            _print_row(row, text, out)
+    return EXIT_OK if all(r["status"] in ("ready", "disabled") for r in rows) else EXIT_FAILED
+
+
+def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO) -> None:
+    status = text["disabled"] if row["status"] == "disabled" else row["status"]
+    print(
+        text["server"].format(
+            name=row["name"],
+            transport=row.get("transport", "?"),
+            status=status,
+            trust=row.get("trust", "-"),
+        ),
+        file=out,
+    )
+    if row.get("error"):
+        print(text["error"].format(error=row["error"]), file=out)
+    for tool in row["tools"]:
+        print(text["tool"].format(risk=tool["risk"], name=tool["name"]), file=out)
+    if row["status"] == "ready" and not row["tools"]:
+        print(text["no_tools"], file=out)
+
+
+def _report_test(
+    row: dict[str, Any], server: Any, paths: AppPaths, text: dict[str, str], out: TextIO
+) -> int:
+    if row["status"] == "ready":
+        print(text["ok"].format(name=row["name"], count=len(row["tools"])), file=out)
+        for tool in row["tools"]:
+            print(text["tool"].format(risk=tool["risk"], name=tool["name"]), file=out)
+        return EXIT_OK
+    error = row.get("error") or row["status"]
+    seconds = min(server.timeout_s, LIST_WAIT)
+    print(text["failed"].format(name=row["name"], seconds=seconds, error=error), file=out)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in row["name"])
+    log_file = paths.log_dir / f"mcp-{safe}.log"
+    if log_file.exists():
+        lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-10:]
+        print(text["log"].format(file=log_file), file=out)
+        for line in lines:
+            print(f"  {line[:300]}", file=out)
+    return EXIT_FAILED
+
+
+def _import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> int:
+    from tray_app.mcp.config import KEYRING_PREFIX, read_claude_config
+    from tray_app.store.settings import load_settings, save_settings
+
+    try:
+        block = read_claude_config(file)
+    except (OSError, ValueError) as exc:
+        print(text["bad_file"].format(file=file, error=exc), file=sys.stderr)
+        return EXIT_USAGE
+    settings = load_settings(paths.settings_file)
+    replaced = sorted(set(block) & set(settings.mcp_servers))
+    merged = {**settings.mcp_servers, **block}
+    save_settings(settings.model_copy(update={"mcp_servers": merged}), paths.settings_file)
+    names = ", ".join(block)
+    print(
+        text["imported"].format(count=len(block), file=paths.settings_file, names=names), file=out
+    )
+    if replaced:
+        print(text["replaced"].format(names=", ".join(replaced)), file=out)
+    plain = [
+        name
+        for name, entry in block.items()
+        for values in (entry.get("env") or {}, entry.get("headers") or {})
+        if isinstance(values, dict)
+        and any(
+            isinstance(v, str) and v and not v.startswith(KEYRING_PREFIX) for v in values.values()
+        )
+    ]
+    if plain:
+        print(text["plain_secret"].format(names=", ".join(dict.fromkeys(plain))), file=out)
+    return EXIT_OK
+
+
+def _secret_lookup() -> Any:
+    """The keyring, opened only when a server's config refers to it."""
+    store: list[Any] = []
+
+    def lookup(name: str) -> str | None:
+        if not store:
+            from tray_app.store.secrets import SecretStore
+
+            store.append(SecretStore())
+        value = store[0].get(name)
+        return value if isinstance(value, str) else None
+
+    return lookup
