@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test check bench package clean venv
+.PHONY: run test check bench package package-test clean venv
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,9 +31,28 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-package: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[desktop,package]'
-	$(VENV)/bin/pyinstaller --noconfirm packaging/metona-tray.spec
+# The bundle is rebuilt only when the app, the page, the packaging or the dependencies changed
+# (PyInstaller also keeps its analysis in build/ between runs).
+BUNDLE := dist/metona-tray/metona-tray
+BUNDLE_INPUTS := pyproject.toml $(shell find tray_app web packaging -type f \
+	-not -path '*/__pycache__/*' -not -path 'packaging/linux/*' 2>/dev/null)
+
+$(BUNDLE): $(STAMP) $(BUNDLE_INPUTS)
+	@bash scripts/install-desktop-deps.sh
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[desktop,package]'
+	$(VENV)/bin/pyinstaller --noconfirm --log-level WARN packaging/metona-tray.spec
+	@touch $@
+
+# dist/metona-tray (PyInstaller), and on Linux the .deb and the tar.gz; prints their sizes.
+package: $(BUNDLE)
+	@if [ "$$(uname -s)" = Linux ]; then $(PY) packaging/linux/build.py; fi
+	@$(PY) -m bench.bundle
+
+# What CI runs after `make test`: the .deb unpacked into a throwaway root passes --self-test,
+# docks its icon and opens the popup with a chat under Xvfb; the tar.gz installs for a user.
+package-test: package
+	@bash scripts/install-test-deps.sh
+	bash scripts/package-test.sh
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

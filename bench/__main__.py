@@ -15,6 +15,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.bundle import bench_bundle
 from bench.edit_tools import bench_edit_tools
 from bench.guards import bench_guards
 from bench.hotkey_typing import bench_hotkey_typing
@@ -147,6 +148,7 @@ def main() -> int:
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     bench_shell()  # the real app's two processes: idle cost, start time, hotkey to painted
+    bench_bundle()  # the last `make package`'s size (building takes minutes: not done here)
     return 0
 
 

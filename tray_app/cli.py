@@ -1,4 +1,5 @@
-"""The ``metona-tray`` command: the desktop app (default), ``chat``, ``doctor``, ``--toggle``."""
+"""The ``metona-tray`` command: the desktop app (default), ``chat``, ``doctor``, ``--toggle``,
+``--self-test``."""
 
 from __future__ import annotations
 
@@ -82,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"metona-tray {__version__}")
     parser.add_argument(
         "--toggle", action="store_true", help="show or hide the running app's popup"
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check that this installation is whole (in a temporary folder) and exit",
     )
     sub = parser.add_subparsers(dest="command")
     _chat_parser(sub)
@@ -173,6 +179,10 @@ def silence_stdout() -> None:
 
 
 def dispatch(args: argparse.Namespace) -> int:
+    if args.self_test:
+        from tray_app.self_test import run_self_test
+
+        return run_self_test(display=has_display())
     if args.command == "chat":
         from tray_app.terminal import run_chat
 

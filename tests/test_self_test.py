@@ -1,0 +1,139 @@
+"""``metona-tray --self-test`` from source, as a subprocess (issue 15, item 3).
+
+A whole checkout passes, headless and (under Xvfb) with the popup's real window; a checkout
+with a page file, a locale string or ``rg`` missing fails and names what is missing. The
+user's own folders are never touched, and a temp folder with CJK, emoji and spaces works.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tray_app.self_test import files
+from tray_app.self_test.fake_model import ANSWER_MISSING, ANSWER_OK, MARKER_FILE, FakeModel
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKS = [
+    "modules", "desktop libraries", "ripgrep", "web page", "settings and store", "agent turn",
+    "popup process",
+]  # fmt: skip
+
+
+def run_self_test(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    home = tmp_path / "home"
+    base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    base.update(METONA_HOME=str(home), PYTHONPATH=str(ROOT), **env)
+    return subprocess.run(
+        [sys.executable, "-m", "tray_app", "--self-test"],
+        cwd=tmp_path, env=base, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+
+
+def lines(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """``{check name: status}`` from the report."""
+    found = {}
+    for line in result.stdout.splitlines():
+        for name in [*CHECKS, "popup window"]:
+            if line[5:].startswith(name + " ") or line[5:].strip() == name:
+                found[name] = line[:4].strip()
+    return found
+
+
+def test_a_whole_checkout_passes_headless_in_a_hard_temp_folder(tmp_path: Path) -> None:
+    hard = tmp_path / "临时 folder ✓ 🧪"
+    hard.mkdir()
+    result = run_self_test(tmp_path, TMPDIR=str(hard))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert lines(result) == {**dict.fromkeys(CHECKS, "ok"), "popup window": "skip"}
+    assert result.stdout.rstrip().endswith("metona-tray self-test: whole")
+    assert not (tmp_path / "home").exists(), "the user's folders were touched"
+    assert list(hard.iterdir()) == [], "the temporary folder was left behind"
+
+
+def copy_web(tmp_path: Path) -> Path:
+    web = tmp_path / "web"
+    shutil.copytree(ROOT / "web", web)
+    return web
+
+
+def test_a_missing_script_is_named(tmp_path: Path) -> None:
+    web = copy_web(tmp_path)
+    (web / "js" / "toolcard.js").unlink()  # imported by another module, not by index.html
+    result = run_self_test(tmp_path, METONA_WEB_DIR=str(web))
+    assert result.returncode == 1
+    report = lines(result)
+    assert report["web page"] == "FAIL" and report["agent turn"] == "ok"
+    assert "web files missing: js/toolcard.js" in result.stdout
+    assert "broken: 1 check(s) failed" in result.stdout
+
+
+def test_a_locale_missing_a_string_is_named(tmp_path: Path) -> None:
+    web = copy_web(tmp_path)
+    path = web / "locales" / "zh-CN.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.pop(next(iter(data)))
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    result = run_self_test(tmp_path, METONA_WEB_DIR=str(web))
+    assert result.returncode == 1
+    assert "locales differ" in result.stdout
+
+
+def test_no_page_at_all_is_named(tmp_path: Path) -> None:
+    result = run_self_test(tmp_path, METONA_WEB_DIR=str(tmp_path / "nowhere"))
+    assert result.returncode == 1
+    assert f"web page not found at {tmp_path / 'nowhere' / 'index.html'}" in result.stdout
+
+
+def test_missing_rg_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tray_app.tools import search_rg
+
+    monkeypatch.setattr(search_rg, "rg_binary", lambda: None)
+    with pytest.raises(files.Missing, match=r"rg \(ripgrep\) not found"):
+        files.check_ripgrep()
+
+
+def test_the_fake_model_answers_from_the_tool_result(tmp_path: Path) -> None:
+    fake = FakeModel(str(tmp_path))
+    first = fake.reply_to([{"role": "user", "content": "go"}])
+    assert first[0]["tool_calls"][0]["function"]["name"] == "list_directory"
+    seen = fake.reply_to([{"role": "tool", "content": f"[file] {MARKER_FILE}"}])
+    assert "".join(m["content"] for m in seen) == ANSWER_OK
+    blind = fake.reply_to([{"role": "tool", "content": "[file] other.txt"}])
+    assert "".join(m["content"] for m in blind) == ANSWER_MISSING
+
+
+@pytest.fixture
+def xvfb() -> Iterator[str]:
+    if not shutil.which("Xvfb"):
+        pytest.skip("Xvfb is missing (scripts/install-test-deps.sh installs it as root)")
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        number = pipe.readline().strip()  # Xvfb writes it once it accepts connections
+    try:
+        assert number, "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.mark.gui
+@pytest.mark.timeout(240)
+def test_with_a_display_the_popup_window_loads_the_page(tmp_path: Path, xvfb: str) -> None:
+    result = run_self_test(tmp_path, DISPLAY=xvfb)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert lines(result) == {**dict.fromkeys(CHECKS, "ok"), "popup window": "ok"}
+    assert "loaded the page and it booted" in result.stdout
