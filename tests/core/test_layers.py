@@ -20,9 +20,16 @@ BOTTOM = {"errors", "paths", "logs", "events", "messages", "atomic", ""}
 ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
     "cli": {
-        "desktop", "doctor", "terminal", "changes_cli", "store", "core", "tools", "mcp_cli",
+        "desktop",
+        "doctor",
+        "terminal",
+        "changes_cli",
+        "store",
+        "core",
+        "tools",
+        "mcp_cli",
         "self_test",
-    },  # fmt: skip
+    },
     "self_test": {"core", "desktop", "store", "tools"},
     "desktop": {"core", "store", "tools"},
     "doctor": {"desktop", "providers", "store", "tools"},

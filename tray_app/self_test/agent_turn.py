@@ -48,7 +48,7 @@ def check_store(root: Path) -> str:
 def check_agent_turn(root: Path) -> str:
     """One turn through Core: provider over HTTP, a ``list_directory`` call, the answer."""
     from tray_app.core.bootstrap import start_app
-    from tray_app.core.events import ToolCallUpdate, TurnFailed, TurnFinished
+    from tray_app.events import ToolCallUpdate, TurnFailed, TurnFinished
     from tray_app.paths import AppPaths
     from tray_app.store.settings import Settings
 
