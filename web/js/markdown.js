@@ -1,6 +1,6 @@
 // Model text -> DOM. The only path: marked (raw HTML shown as text) -> DOMPurify with a strict
-// allow-list -> our own post-processing (code blocks, blocked images). Streaming is incremental:
-// blocks the lexer has closed are rendered once and kept; only the growing tail is redrawn.
+// allow-list -> our own post-processing (code blocks, blocked images, scrolling tables).
+// mdstream.js renders a growing text incrementally with these same functions.
 import { Marked } from '../vendor/marked.esm.js';
 import DOMPurify from '../vendor/purify.es.mjs';
 import hljs from '../vendor/highlight.min.js';
@@ -22,25 +22,33 @@ const marked = new Marked({
   },
 });
 
+// DOMPurify applies ALLOWED_URI_REGEXP to every attribute it does not know to be URI-safe, so
+// without ADD_URI_SAFE_ATTR it strips `start` (numbered lists restarting at 1) and `align`.
 const PURIFY = {
   ALLOWED_TAGS: ['a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5',
     'h6', 'hr', 'i', 'img', 'kbd', 'li', 'ol', 'p', 'pre', 's', 'strong', 'sub', 'sup', 'table',
     'tbody', 'td', 'th', 'thead', 'tr', 'ul'],
   ALLOWED_ATTR: ['href', 'title', 'alt', 'src', 'align', 'start', 'class', 'colspan', 'rowspan'],
+  ADD_URI_SAFE_ATTR: ['align', 'start', 'colspan', 'rowspan'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   RETURN_DOM_FRAGMENT: true,
 };
+// A whole finished message in one pass: the same, plus our own block wrappers (raw HTML from the
+// model is escaped by the renderer above, so only renderBlocks can produce these divs).
+const PURIFY_BLOCKS = { ...PURIFY, ALLOWED_TAGS: [...PURIFY.ALLOWED_TAGS, 'div'] };
 
 const SAFE_IMAGE = /^data:image\/(?:png|gif|jpeg|webp);base64,/i;
+const LANG_CLASS = /^language-[\w+#.-]{1,32}$/;
 
 // Runs inside DOMPurify's inert document, before any node reaches the page: remote images lose
 // their src here, so nothing is ever requested; classes are kept only for code languages.
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.hasAttribute('class')) {
-    const keep = node.tagName === 'CODE'
-      && /^language-[\w+#.-]{1,32}$/.test(node.getAttribute('class'));
+    const cls = node.getAttribute('class');
+    const keep = (node.tagName === 'CODE' && LANG_CLASS.test(cls))
+      || (node.tagName === 'DIV' && cls === 'md-block');
     if (!keep) node.removeAttribute('class');
   }
   if (node.tagName === 'IMG') {
@@ -54,19 +62,42 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
+/**
+ * Block tokens for a piece of Markdown. `links` seeds the reference definitions found earlier
+ * in the same text (a suffix lexed alone would not resolve them).
+ */
+export function lex(src, links = null) {
+  const lexer = new marked.Lexer(marked.defaults);
+  if (links) Object.assign(lexer.tokens.links, links);
+  return lexer.lex(src);
+}
+
 /** Sanitized fragment for a piece of Markdown. */
 export function renderMarkdown(text) {
   const html = marked.parse(text, { async: false });
-  return finish(DOMPurify.sanitize(html, PURIFY));
+  return touch(DOMPurify.sanitize(html, PURIFY));
 }
 
-function renderTokens(tokens, links) {
-  const list = Object.assign([...tokens], { links });
-  return finish(DOMPurify.sanitize(marked.parser(list), PURIFY));
+/**
+ * Sanitized fragment for already lexed tokens; `final` highlights code (a growing tail is not
+ * highlighted every frame: it is redrawn, and highlighted once it is committed).
+ */
+export function renderTokens(tokens, { final = true } = {}) {
+  const fragment = touch(DOMPurify.sanitize(marked.parser(tokens), PURIFY));
+  if (final) highlight(fragment);
+  return fragment;
+}
+
+/** One `div.md-block` per token, all through a single sanitiser pass (a finished message). */
+export function renderBlocks(tokens) {
+  const html = tokens.map((token) => `<div class="md-block">${marked.parser([token])}</div>`).join('');
+  const fragment = touch(DOMPurify.sanitize(html, PURIFY_BLOCKS));
+  highlight(fragment);
+  return fragment;
 }
 
 // Our own trusted touches on an already-sanitized fragment.
-function finish(fragment) {
+function touch(fragment) {
   for (const img of fragment.querySelectorAll('img:not([src])')) {
     const alt = img.getAttribute('alt');
     img.replaceWith(h('span', { class: 'blocked-img', title: t('md.image_blocked') },
@@ -74,7 +105,9 @@ function finish(fragment) {
   }
   for (const pre of fragment.querySelectorAll('pre')) wrapCode(pre);
   for (const table of fragment.querySelectorAll('table')) {
-    table.replaceWith(h('div', { class: 'table-wrap' }, table.cloneNode(true)));
+    const wrap = h('div', { class: 'table-wrap' });
+    table.replaceWith(wrap);
+    wrap.append(table);
   }
   return fragment;
 }
@@ -87,7 +120,8 @@ function wrapCode(pre) {
     class: 'code-copy', type: 'button', i18nTitle: 'common.copy', i18nLabel: 'md.copy_code',
   }, icon('copy'));
   copy.addEventListener('click', async () => {
-    if (await copyText(code ? code.textContent : pre.textContent)) flash(copy);
+    const source = pre.querySelector('code');
+    if (await copyText(source ? source.textContent : pre.textContent)) flash(copy);
   });
   const head = h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: lang }), copy);
   const box = h('div', { class: 'code-block' });
@@ -100,71 +134,12 @@ function flash(button) {
   setTimeout(() => button.classList.remove('done'), 1200);
 }
 
-/** Highlight closed code blocks (hljs escapes the text it highlights). */
+/** Highlight code blocks (hljs escapes the text it highlights). */
 function highlight(root) {
   for (const code of root.querySelectorAll('pre code[class*="language-"]:not(.hljs)')) {
     const lang = /language-([\w+#.-]+)/.exec(code.className)?.[1];
     if (lang && hljs.getLanguage(lang)) {
       hljs.highlightElement(code);
     }
-  }
-}
-
-/**
- * Incremental renderer for one streaming text. setText(full) may be called once per frame with
- * the whole text so far; blocks that the lexer closed (any block followed by another non-blank
- * block) are appended once, and only the last block is re-rendered.
- */
-export class MarkdownStream {
-  constructor(container) {
-    this.el = container;
-    this.text = '';
-    this.stableEnd = 0; // characters already committed as finished blocks
-    this.links = {};
-    this.tail = null;
-  }
-
-  setText(text, { final = false } = {}) {
-    text = text.replace(/\r\n?/g, '\n');
-    if (!text.startsWith(this.text)) this.reset();
-    if (text === this.text && !final) return;
-    this.text = text;
-    const tokens = marked.lexer(text.slice(this.stableEnd));
-    Object.assign(this.links, tokens.links || {});
-    let last = tokens.length - 1;
-    while (last > 0 && tokens[last].type === 'space') last -= 1;
-    const commitUpTo = final ? tokens.length : Math.max(last, 0);
-    for (let i = 0; i < commitUpTo; i += 1) {
-      const token = tokens[i];
-      this.stableEnd += token.raw.length;
-      if (token.type === 'space' || token.type === 'def') continue;
-      const block = h('div', { class: 'md-block' });
-      block.append(renderTokens([token], this.links));
-      highlight(block);
-      this.el.insertBefore(block, this.tail);
-    }
-    const rest = tokens.slice(commitUpTo);
-    if (!rest.length) {
-      this.tail?.remove();
-      this.tail = null;
-      return;
-    }
-    if (!this.tail) {
-      this.tail = h('div', { class: 'md-block md-tail' });
-      this.el.append(this.tail);
-    }
-    this.tail.replaceChildren(renderTokens(rest, this.links));
-  }
-
-  finish() {
-    this.setText(this.text, { final: true });
-  }
-
-  reset() {
-    this.el.replaceChildren();
-    this.text = '';
-    this.stableEnd = 0;
-    this.links = {};
-    this.tail = null;
   }
 }

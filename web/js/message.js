@@ -4,7 +4,7 @@ import { h, emit, copyText } from './dom.js';
 import { icon } from './icons.js';
 import { tx } from './i18n.js';
 import { count, duration } from './format.js';
-import { MarkdownStream } from './markdown.js';
+import { MarkdownStream } from './mdstream.js';
 
 function actionButton(iconName, key, onclick) {
   return h('button', { class: 'act', type: 'button', i18nTitle: key, i18nLabel: key, onclick }, icon(iconName));
@@ -89,9 +89,17 @@ export class AssistantMessage {
     this.md = new MarkdownStream(this.body);
     this.thinkMd = new MarkdownStream(this.thinkBody);
     this.shown = { content: '', thinking: '' };
-    this.setText(record.content || '', record.thinking || '');
-    if (record.streaming) this.el.classList.add('streaming');
-    else this.finish(record);
+    if (record.streaming) {
+      this.el.classList.add('streaming');
+      this.setText(record.content || '', record.thinking || '');
+    } else {
+      // A finished message (from a snapshot) is rendered in one pass, not as a stream.
+      this.shown = { content: record.content || '', thinking: record.thinking || '' };
+      this.thinking.hidden = !this.shown.thinking;
+      this.md.setText(this.shown.content, { final: true });
+      this.thinkMd.setText(this.shown.thinking, { final: true });
+      this.finish(record);
+    }
   }
 
   /** Apply the text so far; only ever grows (a shorter text is an older copy). */

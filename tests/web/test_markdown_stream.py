@@ -1,0 +1,176 @@
+"""Markdown streamed in random pieces ends as the same DOM as the whole text rendered once.
+
+The renderer runs in real Chromium (the page's own modules): each document of a hostile
+corpus (CJK, emoji, bidi controls, lists that restart numbering, nested lists with code,
+aligned and wide tables, references defined after use) is fed to a MarkdownStream in random
+piece sizes, then finished, and compared with a one-pass render of the same text."""
+
+from __future__ import annotations
+
+import difflib
+import random
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import slow_turn
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+BIDI = "\u202eevil\u202c \u2066iso\u2069 \u200b"
+
+CORPUS = [
+    "1. one\n2. two\n3. three\n\nAfter the list.\n",
+    "3. three\n4. four\n5. five\n\n7) seven\n8) eight\n",
+    "1. one\n\n2. two\n\n3. three\n",
+    "- a\n- b\n\n- c\n- d\n",
+    "- [ ] todo\n- [x] done\n\n- [ ] later\n",
+    "- a\n* b\n+ c\n- d\n",
+    "1. First\n   - nested one\n   - nested two\n     1. deeper\n2. Second\n\n"
+    "   ```python\n   def f():\n       return 1\n   ```\n3. Third\n",
+    "- item with code:\n\n  ```js\n  const x = 1;\n  ```\n- next item\n- last `inline` item\n",
+    "| Left | Centre | Right |\n|:-----|:------:|------:|\n| a | b | c |\n"
+    "| 中文 | 😀 | 1 |\n| long | row | 22 |\n\nAfter.\n",
+    "| a | b |\n|---|---|\n| 1 | 2 |\nlazy row\n\n# Heading\n",
+    "| "
+    + " | ".join(f"column{i}" for i in range(14))
+    + " |\n|"
+    + "---|" * 14
+    + "\n"
+    + "".join(
+        "| " + " | ".join(f"cell_{r}_{c}_supercalifragilistic" for c in range(14)) + " |\n"
+        for r in range(12)
+    ),
+    "See [the docs][docs] and [later] and [Mixed Case].\n\nMore text.\n\n"
+    '[docs]: https://example.com/docs "Docs"\n[later]: https://example.com/later\n'
+    "[mixed case]: https://example.com/mixed\n",
+    "> quote with [ref]\n>\n> - list in quote\n> - two\n\n[ref]: https://example.com/r\n",
+    "Title\n=====\n\nSub\n---\n\nfoo\n# not a paragraph end\n#nohash\n\n***\n\n***bold italic***\n",
+    "中文段落，含有**粗体**和`代码`。\n\n1. 第一\n2. 第二\n\n"
+    "| 名称 | 值 |\n|:--:|--:|\n| 苹果 | 三 |\n",
+    f"Bidi {BIDI} text\n\n- {BIDI} item\n- 👩‍👩‍👧‍👦 family\n\n`{BIDI}` code\n",
+    "<script>alert(1)</script>\n\n<b>bold?</b> and <img src=x onerror=alert(1)>\n\n- <i>x</i>\n",
+    "```\nunclosed fence\n- not a list\n| not | a table |\n",
+    "    indented code\n\n    more code\n\nparagraph\n\n    code again\n",
+    "Para\n- list interrupts\n- two\nlazy\n\n1. ordered\n1. same\n1. numbers\n",
+    "- a\n\n  second paragraph of a\n- b\n- c\n\n\n- after two blank lines\n",
+    "Text with ![img](https://example.com/x.png) and ![ok](data:image/png;base64,iVBOR).\n",
+    "* * *\n- - -\n- a\n- - b\n---\nend\n",
+    "1. a\n2.\n3. c\n\n10. ten\n11. eleven\n",
+    "A line  \nwith a hard break\\\nand another\n\n~~strike~~ ~sub~ <kbd>k</kbd>\n",
+    "- item\n\n      indented code in item\n- next\n\n> q\n> > nested quote\n> - li\n",
+    "| one |\n|---|\n\n| two | cols |\n|:-|:-|\n| x | y |\n",
+    "Emoji 🧑🏽‍💻 and CJK 漢字かなカナ한국어 and RTL עברית العربية mixed.\n\n" * 3,
+]
+
+STREAM_JS = """
+async ({ docs, cuts }) => {
+  const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
+  const out = [];
+  docs.forEach((text, d) => {
+    const streamed = document.createElement('div');
+    const once = document.createElement('div');
+    const stream = new MarkdownStream(streamed);
+    for (const cut of cuts[d]) stream.setText(text.slice(0, cut));
+    stream.finish();
+    new MarkdownStream(once).setText(text, { final: true });
+    out.push({ same: streamed.innerHTML === once.innerHTML, repairs: stream.repairs,
+               streamed: streamed.innerHTML, once: once.innerHTML });
+  });
+  return out;
+}
+"""
+
+
+def pieces(text: str, rng: random.Random, biggest: int) -> list[int]:
+    cuts: list[int] = []
+    at = 0
+    while at < len(text):
+        at = min(len(text), at + rng.randint(1, biggest))
+        cuts.append(len(text[:at].encode("utf-16-le")) // 2)  # an index in JavaScript's string
+    return cuts
+
+
+def stream_corpus(page: Any, docs: list[str], seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    cuts = [pieces(text, rng, rng.choice([1, 3, 7, 20, 60])) for text in docs]
+    result: list[dict[str, Any]] = page.evaluate(STREAM_JS, {"docs": docs, "cuts": cuts})
+    return result
+
+
+def test_streaming_in_random_pieces_equals_one_render(app: App) -> None:
+    failures = []
+    for seed in range(12):
+        for text, result in zip(CORPUS, stream_corpus(app.page, CORPUS, seed), strict=True):
+            if not result["same"] or result["repairs"]:
+                failures.append((seed, text, result))
+    if failures:
+        seed, text, result = failures[0]
+        diff = "\n".join(
+            difflib.unified_diff(
+                result["once"].splitlines(),
+                result["streamed"].splitlines(),
+                "once",
+                "streamed",
+                lineterm="",
+            )
+        )
+        raise AssertionError(
+            f"{len(failures)} differ; first (seed {seed}, repairs {result['repairs']}):"
+            f"\n{text!r}\n{diff}"
+        )
+
+
+def test_numbering_alignment_and_later_references_survive_the_sanitiser(app: App) -> None:
+    text = CORPUS[1] + "\n" + CORPUS[8] + "\n" + CORPUS[11]
+    html = stream_corpus(app.page, [text], 1)[0]["streamed"]
+    assert '<ol start="3">' in html
+    assert '<ol start="7">' in html
+    assert '<th align="left">Left</th>' in html
+    assert '<td align="center">b</td>' in html
+    assert '<td align="right">c</td>' in html
+    assert 'href="https://example.com/docs"' in html
+    assert 'href="https://example.com/later"' in html
+    assert 'href="https://example.com/mixed"' in html
+
+
+def test_a_list_streamed_into_the_chat_numbers_its_items_while_it_grows(app: App) -> None:
+    items = "".join(f"{n}. step number {n}\n" for n in range(1, 9))
+    text = f"Intro.\n\n{items}\nThen:\n\n5. restarts at five\n6. six\n\nDone."
+    app.fake.script(slow_turn(text, delay=0.03, chunk_chars=4))
+    app.send("Steps please")
+    page = app.page
+    # While it streams, finished items are committed into one list (not one list per item).
+    growing = page.locator(".msg.assistant.streaming .content > .md-block:not(.md-tail) > ol > li")
+    expect(growing.nth(2)).to_be_attached()
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming")
+    lists = answer.locator(".content ol")
+    expect(lists).to_have_count(2)
+    expect(lists.first.locator("> li")).to_have_count(8)
+    assert lists.first.get_attribute("start") is None
+    assert lists.nth(1).get_attribute("start") == "5"
+    assert lists.nth(1).evaluate("ol => ol.start") == 5
+
+
+def test_a_wide_table_scrolls_instead_of_breaking_words(app: App) -> None:
+    app.fake.script(slow_turn(CORPUS[10], delay=0.005, chunk_chars=25))
+    app.send("Table")
+    page = app.page
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming")
+    wrap = answer.locator(".table-wrap")
+    expect(wrap.locator("tbody tr")).to_have_count(12)
+    sizes = wrap.evaluate(
+        """w => ({ scroll: w.scrollWidth, client: w.clientWidth,
+                   overflow: getComputedStyle(w).overflowX,
+                   cellWrap: getComputedStyle(w.querySelector('td')).overflowWrap,
+                   pageScroll: document.querySelector('#log').scrollWidth
+                               - document.querySelector('#log').clientWidth })"""
+    )
+    assert sizes["overflow"] == "auto"
+    assert sizes["scroll"] > sizes["client"]  # the table is wider than the popup: it scrolls
+    assert sizes["cellWrap"] != "anywhere"
+    assert sizes["pageScroll"] <= 0  # and only the table scrolls, not the chat

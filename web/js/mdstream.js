@@ -1,0 +1,352 @@
+// Incremental Markdown for a text that grows (a streaming answer or its thinking). A block is
+// committed (rendered once, kept) when two more blocks follow it, since only then can no later
+// text change it; a list or table that is still growing is committed item by item / row by row,
+// so a frame costs the size of the unfinished part, never of the whole answer. Reference
+// definitions that arrive later redraw the blocks that use them. The finished DOM equals the
+// one-pass render of the whole text (tests/web/test_markdown_stream.py checks it).
+import { h } from './dom.js';
+import { lex, renderTokens, renderBlocks } from './markdown.js';
+
+const MARKER = /^ {0,3}(?:([*+-])|\d{1,9}([.)]))/;
+// An item whose marker is followed by text really is the next item: the one before it ended.
+const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
+// The final check lexes the whole text once; above this size it would be one long task.
+const VERIFY_LIMIT = 200_000;
+
+const notSpace = (token) => token.type !== 'space';
+const shown = (token) => token.type !== 'space' && token.type !== 'def';
+const countSolid = (tokens) => tokens.reduce((n, token) => n + (notSpace(token) ? 1 : 0), 0);
+const normal = (s) => s.toLowerCase().replace(/\s+/g, ' ');
+
+function markerOf(list) {
+  const m = MARKER.exec(list.items[0]?.raw || '');
+  return m ? m[1] || m[2] : '';
+}
+
+// A tight item drawn again in a list that turned loose, as marked's tokenizer would have made it.
+function loosen(item) {
+  if (item.loose) return;
+  item.loose = true;
+  for (const token of item.tokens) if (token.type === 'text') token.type = 'paragraph';
+  const box = item.tokens[0];
+  if (box?.type !== 'checkbox') return;
+  const para = item.tokens[1];
+  item.tokens.shift();
+  if (para?.type === 'paragraph' && para.tokens) {
+    para.raw = box.raw + para.raw;
+    para.text = box.raw + para.text;
+    para.tokens.unshift(box);
+  } else {
+    item.tokens.unshift({ type: 'paragraph', raw: box.raw, text: box.raw, tokens: [box] });
+  }
+}
+
+// Reference definitions inside a committed block (a blockquote or list can hold them).
+function nestedDefs(token, out = []) {
+  for (const child of [...(token.tokens || []), ...(token.items || [])]) {
+    if (child.type === 'def') out.push(child);
+    else nestedDefs(child, out);
+  }
+  return out;
+}
+
+export class MarkdownStream {
+  constructor(container) {
+    this.el = container;
+    this.repairs = 0; // blocks the final check had to redraw (tests expect none)
+    this.reset();
+  }
+
+  reset() {
+    this.el.replaceChildren();
+    this.text = '';
+    this.pos = 0; // text before this offset is committed
+    this.links = {}; // committed reference definitions, first one wins (as in marked)
+    this.blocks = []; // committed top-level blocks: { el, raw, start }
+    this.open = null; // the list or table being committed item by item
+    this.tail = null; // redrawn every frame with the unfinished rest
+    this.done = false;
+  }
+
+  /** Show `text` (the whole text so far; it only grows). `final`: nothing more will come. */
+  setText(text, { final = false } = {}) {
+    if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
+    if (this.done && text === this.text) return;
+    if (this.done || !text.startsWith(this.text)) this.reset();
+    if (text === this.text && !final) return;
+    this.text = text;
+    if (final && !this.pos && !this.blocks.length) {
+      this.renderWhole();
+      return;
+    }
+    this.drawTail(this.advance(final));
+    if (final) {
+      this.done = true;
+      if (text.length <= VERIFY_LIMIT) this.verify();
+    }
+  }
+
+  finish() {
+    this.setText(this.text, { final: true });
+  }
+
+  /** A finished text in one go: one lexer pass, one sanitiser pass. */
+  renderWhole() {
+    const tokens = lex(this.text).filter(shown);
+    const fragment = renderBlocks(tokens);
+    const els = [...fragment.children];
+    this.blocks = tokens.map((token, i) => ({ el: els[i], raw: token.raw, start: 0 }));
+    this.el.replaceChildren(fragment);
+    this.pos = this.text.length;
+    this.done = true;
+  }
+
+  // Commits what is final; returns the unfinished tokens after it (drawn as the tail).
+  advance(final) {
+    for (;;) {
+      if (this.open) {
+        const rest = this.open.kind === 'list' ? this.advanceList(final) : this.advanceTable(final);
+        if (rest) return rest;
+        continue; // the list or table ended: go on after it
+      }
+      const tokens = lex(this.text.slice(this.pos), this.links);
+      let left = countSolid(tokens);
+      let i = 0;
+      // A space token is committed with the block after it: alone it may be a line's start.
+      for (; i < tokens.length; i += 1) {
+        if (!final && left < 3 && !(left === 2 && this.surelyOpens(tokens, i))) break;
+        if (notSpace(tokens[i])) left -= 1;
+        this.commit(tokens[i]);
+      }
+      let at = this.pos;
+      let j = i;
+      for (; tokens[j]?.type === 'space'; j += 1) at += tokens[j].raw.length;
+      if (!final && tokens[j] && this.openBlock(tokens[j], at)) continue;
+      return tokens.slice(i);
+    }
+  }
+
+  // Whether the second block from tokens[i] on is certainly a list or table: then the block
+  // before it is finished (so a long list after an intro is committed item by item at once).
+  surelyOpens(tokens, i) {
+    let at = this.pos;
+    let seen = 0;
+    for (let k = i; k < tokens.length; k += 1) {
+      const token = tokens[k];
+      if (notSpace(token) && ++seen === 2) {
+        if (token.type === 'list') return STARTED.test(token.items[0]?.raw || '');
+        if (token.type !== 'table') return false;
+        const lines = token.raw.split('\n');
+        return this.text.startsWith(`${lines[0]}\n${lines[1]}\n`, at);
+      }
+      at += token.raw.length;
+    }
+    return false;
+  }
+
+  commit(token) {
+    const start = this.pos;
+    this.pos += token.raw.length;
+    if (token.type === 'space') return;
+    if (token.type === 'def') {
+      this.define(token);
+      return;
+    }
+    const el = h('div', { class: 'md-block' });
+    el.append(renderTokens([token]));
+    this.place(el);
+    this.blocks.push({ el, raw: token.raw, start });
+    for (const def of nestedDefs(token)) this.define(def);
+  }
+
+  place(el) {
+    this.el.insertBefore(el, this.tail);
+  }
+
+  define(def) {
+    if (Object.hasOwn(this.links, def.tag)) return;
+    this.links[def.tag] = { href: def.href, title: def.title };
+    const needle = `[${def.tag}]`;
+    const uses = (raw) => raw.includes('[') && normal(raw).includes(needle);
+    for (const block of this.blocks) {
+      if (block.raw != null && uses(block.raw)) {
+        block.el.replaceChildren(renderTokens(lex(block.raw, this.links).filter(shown)));
+      }
+    }
+    for (const item of this.open?.items || []) {
+      if (!uses(item.raw)) continue;
+      const list = lex(item.raw, this.links)[0];
+      if (list?.type !== 'list') continue;
+      const el = this.itemEl(list.items[0]);
+      item.el.replaceWith(el);
+      Object.assign(item, { el, item: list.items[0] });
+    }
+  }
+
+  // ---- lists and tables that are still growing ----------------------------------------------
+
+  // Starts committing a list or table at `start` item by item; false for other blocks.
+  openBlock(token, start) {
+    if (token.type !== 'list' && token.type !== 'table') return false;
+    const el = h('div', { class: 'md-block' });
+    if (token.type === 'list') {
+      const list = token.ordered ? h('ol', token.start !== 1 ? { start: token.start } : {}) : h('ul');
+      list.append('\n');
+      el.append(list, '\n'); // as marked writes it: the DOM equals a one-pass render
+      this.open = {
+        kind: 'list', box: list, ordered: token.ordered, first: token.start, marker: markerOf(token),
+        loose: false, items: [], tailNodes: [],
+      };
+      this.pos = start;
+    } else {
+      const lines = token.raw.split('\n');
+      const head = `${lines[0]}\n${lines[1]}\n`;
+      if (!this.text.startsWith(head, start)) return false; // the delimiter row is still growing
+      el.append(renderTokens([{ ...token, rows: [] }]));
+      this.open = { kind: 'table', table: el.querySelector('table'), box: null, head, items: [], tailNodes: [] };
+      this.pos = start + head.length;
+    }
+    this.place(el);
+    this.blocks.push({ el, raw: null, start });
+    return true;
+  }
+
+  advanceList(final) {
+    const open = this.open;
+    const src = this.text.slice(this.pos);
+    const tokens = lex(src, this.links);
+    const list = tokens[0];
+    const closing = final || countSolid(tokens.slice(1)) >= 2;
+    if (list?.type !== 'list' || list.ordered !== open.ordered || markerOf(list) !== open.marker) {
+      if (closing) return this.close();
+      this.setTailNodes([]);
+      return tokens;
+    }
+    const { items } = list;
+    const started = STARTED.test(items[items.length - 1].raw);
+    const count = closing ? items.length : Math.max(items.length - (started ? 1 : 2), 0);
+    // Loose if any item is spaced from the next; an item not started yet must not decide it.
+    let loose = list.loose;
+    if (!closing && !started && items.length > 1) {
+      const cut = items.slice(0, -1).reduce((n, item) => n + item.raw.length, 0);
+      loose = lex(src.slice(0, cut), this.links)[0]?.loose || false;
+    }
+    if (loose && !open.loose) {
+      open.loose = true;
+      for (const entry of open.items) {
+        const el = this.itemEl(entry.item);
+        entry.el.replaceWith(el);
+        entry.el = el;
+      }
+    }
+    this.setTailNodes([]);
+    for (const item of items.slice(0, count)) {
+      const el = this.itemEl(item);
+      open.box.append(el, '\n');
+      open.items.push({ el, raw: item.raw, item });
+      this.pos += item.raw.length;
+    }
+    if (closing) return this.close();
+    this.setTailNodes(items.slice(count).flatMap((item) => [this.itemEl(item, false), '\n']));
+    return tokens.slice(1);
+  }
+
+  itemEl(item, final = true) {
+    const open = this.open;
+    if (open.loose) loosen(item);
+    const token = {
+      type: 'list', raw: item.raw, ordered: open.ordered, start: open.first, loose: open.loose, items: [item],
+    };
+    return renderTokens([token], { final }).querySelector('li');
+  }
+
+  advanceTable(final) {
+    const open = this.open;
+    const tokens = lex(open.head + this.text.slice(this.pos), this.links);
+    const table = tokens[0]; // the header alone is a table already
+    const closing = final || countSolid(tokens.slice(1)) >= 2;
+    const end = this.pos + table.raw.length - open.head.length;
+    const lines = table.raw.split('\n').slice(2);
+    const count = closing ? table.rows.length : Math.max(table.rows.length - 1, 0);
+    this.setTailNodes([]);
+    for (let i = 0; i < count; i += 1) {
+      const el = this.rowEl(table, table.rows[i]);
+      this.tbody().append(el, '\n');
+      open.items.push({ el, raw: lines[i] });
+      this.pos += lines[i].length + 1;
+    }
+    if (closing) {
+      this.pos = end;
+      return this.close();
+    }
+    const rest = table.rows.slice(count).flatMap((row) => [this.rowEl(table, row, false), '\n']);
+    if (rest.length) this.tbody();
+    this.setTailNodes(rest);
+    return tokens.slice(1);
+  }
+
+  tbody() {
+    const open = this.open;
+    if (!open.box) {
+      open.box = document.createElement('tbody');
+      open.table.append(open.box);
+    }
+    return open.box;
+  }
+
+  rowEl(table, row, final = true) {
+    return renderTokens([{ ...table, rows: [row] }], { final }).querySelector('tbody > tr');
+  }
+
+  setTailNodes(nodes) {
+    const open = this.open;
+    for (const node of open.tailNodes) node.remove?.();
+    open.tailNodes = nodes.map((node) => (typeof node === 'string' ? document.createTextNode(node) : node));
+    if (open.tailNodes.length) open.box.append(...open.tailNodes);
+  }
+
+  close() {
+    this.setTailNodes([]);
+    const block = this.blocks[this.blocks.length - 1];
+    if (this.open.kind === 'list' && !this.open.items.length) {
+      // It was no list after all ("* * *" is a rule): nothing of it was committed.
+      block.el.remove();
+      this.blocks.pop();
+    } else block.raw = this.text.slice(block.start, this.pos);
+    this.open = null;
+    return null;
+  }
+
+  // ---- the rest ------------------------------------------------------------------------------
+
+  drawTail(tokens) {
+    const rest = tokens.filter(shown);
+    if (!rest.length) {
+      this.tail?.remove();
+      this.tail = null;
+      return;
+    }
+    if (!this.tail) {
+      this.tail = h('div', { class: 'md-block md-tail' });
+      this.el.append(this.tail);
+    }
+    this.tail.replaceChildren(renderTokens(rest, { final: false }));
+  }
+
+  // Safety net: blocks whose source differs from a one-pass lexing of the whole text are
+  // redrawn (counted in `repairs`; the streaming tests expect zero).
+  verify() {
+    const tokens = lex(this.text).filter(shown);
+    const same = (block, token) => block?.raw != null && block.raw.trimEnd() === token.raw.trimEnd();
+    let i = 0;
+    while (i < tokens.length && same(this.blocks[i], tokens[i])) i += 1;
+    if (i === tokens.length && i === this.blocks.length) return;
+    this.repairs += Math.max(tokens.length, this.blocks.length) - i;
+    for (const block of this.blocks.slice(i)) block.el.remove();
+    const fragment = renderBlocks(tokens.slice(i));
+    const els = [...fragment.children];
+    this.el.append(fragment);
+    this.blocks = this.blocks.slice(0, i)
+      .concat(tokens.slice(i).map((token, k) => ({ el: els[k], raw: token.raw, start: 0 })));
+  }
+}
