@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
-from tray_app.core.service import Core
+from tray_app.core.protocol import CoreApi
 from tray_app.errors import InvalidRequest, NotFound, SandboxViolation
 from tray_app.events import (
     ApprovalNeeded,
@@ -93,7 +93,7 @@ def absolute_workspace(args: argparse.Namespace) -> None:
 
 
 class ChatRunner:
-    def __init__(self, core: Core, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+    def __init__(self, core: CoreApi, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
         self.core = core
         self.args = args
         self.out = out
@@ -229,7 +229,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             )
 
 
-def export_to(core: Core, session_id: str, target: str) -> str:
+def export_to(core: CoreApi, session_id: str, target: str) -> str:
     """``/export FILE``: the chat as JSON (``.json``) or Markdown, also when it is unsaved."""
     fmt = "json" if target.lower().endswith(".json") else "markdown"
     data = core.export_session(session_id, fmt=fmt)["data"]

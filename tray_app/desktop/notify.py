@@ -29,7 +29,7 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tray_app.desktop import notify_linux, notify_text
 from tray_app.errors import NotFound
@@ -44,15 +44,12 @@ from tray_app.events import (
     TurnStarted,
 )
 
+if TYPE_CHECKING:
+    from tray_app.core.protocol import CoreApi
+
 log = logging.getLogger(__name__)
 
 APP_NAME = "Metona Tray"
-
-
-class DecideCore(Protocol):
-    def decide(
-        self, call_id: str, approve: bool, *, remember: bool = ..., by: Any = ...
-    ) -> Any: ...
 
 
 class PopupState(Protocol):
@@ -70,7 +67,7 @@ def describe_approval(event: ApprovalNeeded, lang: str = "en") -> tuple[str, str
 class Notifier:
     def __init__(
         self,
-        core: DecideCore,
+        core: CoreApi,
         popup: PopupState,
         *,
         open_popup: Callable[[str | None, str | None], None],

@@ -31,21 +31,12 @@ from tray_app.desktop.icons import tray_image, tray_title
 from tray_app.desktop.placement import Rect
 
 if TYPE_CHECKING:
+    from tray_app.core.protocol import CoreApi
     from tray_app.events import Event, UiActionName
 
 log = logging.getLogger(__name__)
 
 CORE_WAIT = 60.0  # seconds a menu action chosen during start-up waits for Core
-
-
-class TrayCore(Protocol):
-    def new_session(self, *, model: str | None = ..., workspace: str | None = ...) -> Any: ...
-    def list_models(self) -> Any: ...
-    def get_settings(self) -> Any: ...
-    def update_settings(self, patch: dict[str, Any]) -> Any: ...
-    def undo_last(self) -> Any: ...
-    def pending_approvals(self) -> Any: ...
-    def status(self) -> Any: ...
 
 
 class TrayActions(Protocol):
@@ -101,14 +92,14 @@ def reduce_state(state: TrayState, events: list[Event]) -> TrayState:
 
 
 class Tray:
-    def __init__(self, actions: TrayActions, core: TrayCore | None = None) -> None:
+    def __init__(self, actions: TrayActions, core: CoreApi | None = None) -> None:
         self.backend = linux_backend() if sys.platform.startswith("linux") else sys.platform
         if sys.platform.startswith("linux"):
             os.environ["PYSTRAY_BACKEND"] = self.backend  # read by pystray at import
         import pystray
 
         self._pystray: Any = pystray
-        self._core_ref: TrayCore | None = None
+        self._core_ref: CoreApi | None = None
         self._core_ready = threading.Event()
         self._actions = actions
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metona-tray-action")
@@ -122,7 +113,7 @@ class Tray:
 
     # ---- Core, once it runs ------------------------------------------------------------------
 
-    def _take(self, core: TrayCore) -> None:
+    def _take(self, core: CoreApi) -> None:
         settings = core.get_settings()
         self.state = replace(
             self.state,
@@ -132,14 +123,14 @@ class Tray:
         self._core_ref = core
         self._core_ready.set()
 
-    def attach(self, core: TrayCore) -> None:
+    def attach(self, core: CoreApi) -> None:
         """Core is up (any thread): the menu's model and tool items become real."""
         self._take(core)
         self.icon.update_menu()
         self._worker.submit(self._refresh_models)
 
     @property
-    def _core(self) -> TrayCore:
+    def _core(self) -> CoreApi:
         """Core, waiting for it on the worker if an action was chosen while the app starts."""
         if not self._core_ready.wait(CORE_WAIT):
             raise RuntimeError("the app is still starting")

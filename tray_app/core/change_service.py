@@ -1,0 +1,51 @@
+"""What the agent changed on disk, and undoing it, through the undo journal.
+
+The journal answers with ``{"success": false, "error": ...}``; here that becomes ``NotFound``
+(no such change) or ``UndoFailed`` (already undone, changed since, nothing to undo), so a
+successful result always means something was put back. Runs on the core thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from tray_app.core.results import Json, Undone
+from tray_app.core.turns import TurnFactory
+from tray_app.errors import NotFound, UndoFailed
+from tray_app.events import Event, UndoApplied
+
+
+class ChangeService:
+    def __init__(self, factory: TurnFactory, publish: Callable[[Event], None]) -> None:
+        self._factory = factory
+        self._publish = publish
+
+    def changes(self) -> list[Json]:
+        """What the agent changed, newest first, from every process on this data folder."""
+        return self._factory.journal().entries()
+
+    def undo_last(self) -> Undone:
+        """Undo the agent's most recent change to a file or folder."""
+        return self._done(self._factory.journal().undo_last())
+
+    def undo_call(self, call_id: str) -> Undone:
+        """Undo the change of one tool call (a card's Undo button)."""
+        return self._done(self._factory.journal().undo(call_id))
+
+    def undo_change(self, change_id: str) -> Undone:
+        """Undo one change by its number in ``changes()`` (or its entry or call id)."""
+        return self._done(self._factory.journal().undo_change(change_id))
+
+    def _done(self, result: dict[str, Any]) -> Undone:
+        if not result.get("success"):
+            why = str(result.get("error") or "nothing to undo")
+            raise NotFound(why) if result.get("missing") else UndoFailed(why)
+        self._publish(
+            UndoApplied(
+                call_id=result.get("call_id"),
+                path=result.get("path"),
+                action=str(result.get("action", "")),
+            )
+        )
+        return cast(Undone, dict(result))

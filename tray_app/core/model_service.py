@@ -1,0 +1,157 @@
+"""The model server: the provider made from the current settings, its models, pulls and key.
+
+The provider is made on first need and closed and made again when the server or its API key
+changes. A server that cannot be reached is an answer here (``error`` in the model list,
+``reachable: false``), not a failure: the onboarding screen and the tray show it. Runs on the
+core thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from tray_app.core.results import ApiKeySaved, ModelList, PullStarted, ServerStatus
+from tray_app.core.settings_service import Secrets, SettingsService
+from tray_app.errors import InvalidRequest, ProviderError, Unsupported
+from tray_app.events import Event, ModelsUpdated, PullProgressEvent
+from tray_app.providers.base import ModelInfo, Provider
+from tray_app.providers.factory import make_provider
+from tray_app.store.settings import Settings
+
+if TYPE_CHECKING:
+    from tray_app.store.secrets import SecretStore
+
+ProviderFactory = Callable[[Settings, Callable[[], "SecretStore | None"]], Provider]
+
+
+def default_provider_factory(
+    settings: Settings, secrets: Callable[[], SecretStore | None]
+) -> Provider:
+    """Ollama needs no key; the keyring is only opened for an OpenAI-compatible server."""
+    api_key = None
+    store = secrets() if settings.provider == "openai" else None
+    if store is not None:
+        api_key = store.get(settings.endpoint)
+    return make_provider(settings.provider, settings.endpoint, api_key=api_key)
+
+
+class ModelService:
+    def __init__(
+        self,
+        settings: SettingsService,
+        secrets: Secrets,
+        factory: ProviderFactory,
+        publish: Callable[[Event], None],
+    ) -> None:
+        self._settings = settings
+        self._secrets = secrets
+        self._factory = factory
+        self._publish = publish
+        self._provider: Provider | None = None
+        self._pulls: set[asyncio.Task[None]] = set()
+        settings.listen(self._settings_changed)
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = self._factory(self._settings.current, self._secrets.get)
+        return self._provider
+
+    async def reset(self) -> None:
+        """Close the provider; the next use makes one from the settings in force."""
+        if self._provider is not None:
+            await self._provider.aclose()
+        self._provider = None
+
+    async def _settings_changed(self, old: Settings, new: Settings) -> None:
+        if (old.provider, old.endpoint) != (new.provider, new.endpoint):
+            await self.reset()
+
+    async def _read_models(self) -> ModelList:
+        try:
+            models = await self.provider.list_models()
+        except ProviderError as exc:
+            return {"models": [], "error": str(exc)}
+        detailed: list[ModelInfo] = []
+        for model in models:
+            try:
+                info = await self.provider.model_info(model.name)
+            except ProviderError:
+                detailed.append(model)
+                continue
+            update = {"capabilities": info.capabilities, "context_length": info.context_length}
+            detailed.append(model.model_copy(update=update))
+        return {"models": [m.model_dump() for m in detailed], "error": None}
+
+    async def list_models(self) -> ModelList:
+        """Installed models with their capabilities, or the reason there are none."""
+        result = await self._read_models()
+        self._publish(ModelsUpdated(models=result["models"], error=result["error"]))
+        return result
+
+    async def server_status(self) -> ServerStatus:
+        """Whether the server answers, and its version (the onboarding screen's check)."""
+        try:
+            version = await self.provider.version()
+        except ProviderError as exc:
+            return {"reachable": False, "version": None, "error": str(exc)}
+        return {"reachable": True, "version": version, "error": None}
+
+    def pull(self, name: str) -> PullStarted:
+        """Start pulling a model; progress arrives as ``pull_progress`` events."""
+        name = name.strip()
+        if not name:
+            raise InvalidRequest("name the model to pull, e.g. qwen3:8b")
+        task = asyncio.get_running_loop().create_task(self._pull(name))
+        self._pulls.add(task)  # a task nobody holds may be collected mid-way
+        task.add_done_callback(self._pulls.discard)
+        return {"started": True, "model": name}
+
+    async def _pull(self, name: str) -> None:
+        try:
+            async for progress in self.provider.pull(name):
+                self._publish(
+                    PullProgressEvent(
+                        model=name,
+                        status=progress.status,
+                        completed=progress.completed,
+                        total=progress.total,
+                        done=progress.status == "success",
+                    )
+                )
+        except ProviderError as exc:
+            self._publish(PullProgressEvent(model=name, status="error", done=True, error=str(exc)))
+            return
+        await self.list_models()
+
+    async def pick_model(self) -> str:
+        """No model chosen anywhere: the first installed one that can use tools, else the first."""
+        try:
+            models = await self.provider.list_models()
+        except ProviderError:
+            return ""
+        for model in models:
+            try:
+                if (await self.provider.model_info(model.name)).supports("tools"):
+                    return model.name
+            except ProviderError:
+                continue
+        return models[0].name if models else ""
+
+    async def set_api_key(self, key: str | None, endpoint: str | None = None) -> ApiKeySaved:
+        """Keep an endpoint's API key in the OS keyring (or for this session only)."""
+        secrets = self._secrets.get()
+        if secrets is None:
+            raise Unsupported("no secret store is available here")
+        target = endpoint or self._settings.current.endpoint
+        if key:
+            secrets.set(target, key)
+        else:
+            secrets.delete(target)
+        await self.reset()
+        return {
+            "stored_in_keyring": secrets.usable,
+            "warning": None if secrets.usable else secrets.reason,
+        }

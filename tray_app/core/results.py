@@ -1,0 +1,116 @@
+"""What Core's commands return: plain JSON-able dicts, typed here once.
+
+The page (through the bridge), the tray, notifications, the terminal and the tests read these
+shapes; ``protocol.CoreApi`` names which command returns which. A record inside a result is
+its store model's ``model_dump()`` (``Json``, with the model named next to the field), so the
+record's fields are declared in one place, the store. A failure is never a result: commands
+raise a class of ``tray_app.errors`` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+Json = dict[str, Any]
+State = Literal["idle", "working", "waiting", "error"]
+
+
+class SessionData(TypedDict):
+    """``store.records.SessionRecord``."""
+
+    id: str
+    title: str
+    model: str
+    workspace: str | None
+    created_at: float
+    updated_at: float
+
+
+class SessionHit(SessionData, total=False):
+    match: Json  # where the query matched (``store.chats.search_chats``)
+
+
+class SessionSnapshot(TypedDict):
+    session: SessionData
+    messages: list[Json]  # MessageRecord, oldest first
+    tool_calls: list[Json]  # ToolCallRecord of those messages
+    more_before: bool  # older messages exist (``get_messages``)
+    running: bool
+    workspace: str  # where its tools really work (the sandbox's choice), absolute
+
+
+class MessagePage(TypedDict):
+    messages: list[Json]
+    tool_calls: list[Json]
+    more_before: bool
+
+
+class Deleted(TypedDict):
+    deleted: str
+
+
+class Exported(TypedDict):
+    format: Literal["markdown", "json"]
+    data: str | Json  # Markdown text, or the complete chat as JSON
+
+
+class Repaired(TypedDict):
+    changed: int
+
+
+class TurnRef(TypedDict):
+    turn_id: str
+    session_id: str
+
+
+class Stopped(TypedDict):
+    stopped: int
+
+
+class Decided(TypedDict):
+    call_id: str
+    approved: bool
+
+
+class Status(TypedDict):
+    state: State
+    pending: int
+    running: list[str]  # session ids with a running turn
+    history_warning: str | None
+    workspace: str  # where a new chat works (the sandbox's choice)
+
+
+class ModelList(TypedDict):
+    models: list[Json]  # providers.base.ModelInfo
+    error: str | None  # why there are none (server down): shown, not raised
+
+
+class ServerStatus(TypedDict):
+    reachable: bool
+    version: str | None
+    error: str | None
+
+
+class PullStarted(TypedDict):
+    started: bool
+    model: str
+
+
+class SettingsSaved(TypedDict):
+    settings: Json  # store.settings.Settings
+
+
+class ApiKeySaved(TypedDict):
+    stored_in_keyring: bool
+    warning: str | None
+
+
+class Undone(TypedDict, total=False):
+    """What an undo put back (``tools.journal_undo``)."""
+
+    success: bool
+    call_id: str | None
+    path: str
+    action: str
+    tool: str
+    warning: str

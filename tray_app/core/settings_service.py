@@ -1,0 +1,103 @@
+"""The settings in force: the one place every part of Core reads them from.
+
+``Settings`` (``store/settings.py``) declares each option and its default once; this service
+holds the current instance, applies a change all-or-nothing, saves it, tells its listeners
+(the provider, the approval broker) and publishes ``settings_updated``. It also owns the lazily
+opened keyring, which ``get_settings`` reports on. Runs on the core thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from tray_app.core.results import Json, SettingsSaved
+from tray_app.errors import InvalidSettings
+from tray_app.events import Event, SettingsUpdated
+from tray_app.paths import AppPaths
+from tray_app.store.settings import Settings, save_settings
+
+if TYPE_CHECKING:
+    from tray_app.store.secrets import SecretStore
+
+SettingsListener = Callable[[Settings, Settings], Awaitable[None]]  # (old, new)
+
+
+class Secrets:
+    """The keyring, opened on first need: probing it can start helper processes."""
+
+    def __init__(self, factory: Callable[[], SecretStore] | None) -> None:
+        self._factory = factory
+        self._store: SecretStore | None = None
+
+    def get(self) -> SecretStore | None:
+        if self._store is None and self._factory is not None:
+            self._store = self._factory()
+        return self._store
+
+    def lookup(self, name: str) -> str | None:
+        """One kept secret (an endpoint's API key, an MCP server's ``keyring:NAME``)."""
+        store = self.get()
+        return store.get(name) if store is not None else None
+
+
+class SettingsService:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        paths: AppPaths,
+        persist: bool,
+        secrets: Secrets,
+        publish: Callable[[Event], None],
+    ) -> None:
+        self._settings = settings
+        self._paths = paths
+        self._persist = persist
+        self._secrets = secrets
+        self._publish = publish
+        self._listeners: list[SettingsListener] = []
+
+    @property
+    def current(self) -> Settings:
+        return self._settings
+
+    def listen(self, listener: SettingsListener) -> None:
+        """``listener(old, new)`` runs after each applied change, before it is saved."""
+        self._listeners.append(listener)
+
+    def view(self) -> Json:
+        """The settings for the page, with whether a key is kept and the keyring works."""
+        data = self._settings.model_dump()
+        secrets = self._secrets.get()
+        data["api_key_set"] = bool(secrets and secrets.get(self._settings.endpoint))
+        data["keyring_usable"] = bool(secrets and secrets.usable)
+        return data
+
+    async def update(self, patch: Json) -> SettingsSaved:
+        """Validate and apply a partial change; when any field is invalid nothing changes and
+        ``InvalidSettings`` says which fields and why."""
+        unknown = sorted(set(patch) - set(Settings.model_fields))
+        if unknown:
+            raise self._invalid({name: "unknown setting" for name in unknown})
+        try:
+            updated = Settings.model_validate({**self._settings.model_dump(), **patch})
+        except ValidationError as exc:
+            errors = {".".join(str(p) for p in e["loc"]): e["msg"] for e in exc.errors()}
+            raise self._invalid(errors) from None
+        old = self._settings
+        self._settings = updated
+        for listener in self._listeners:
+            await listener(old, updated)
+        if self._persist:
+            save_settings(updated, self._paths.settings_file)
+        self._publish(SettingsUpdated(settings=updated.model_dump()))
+        return {"settings": updated.model_dump()}
+
+    def _invalid(self, errors: dict[str, str]) -> InvalidSettings:
+        text = "; ".join(f"{name}: {why}" for name, why in errors.items())
+        return InvalidSettings(
+            f"not saved: {text}", errors=errors, settings=self._settings.model_dump()
+        )

@@ -1,0 +1,263 @@
+"""Turns: store the user's message, run the agent turn as a task, stop it, answer its questions.
+
+A chat runs one turn at a time (``Busy`` otherwise). A turn's failure is an event
+(``turn_failed``), never an exception out of a command: the command returns as soon as the turn
+has started. The app's state (idle, working, waiting, error) follows the running turns and the
+waiting approvals. Runs on the core thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from tray_app.agent.approval import ApprovalBroker
+from tray_app.agent.loop import AgentTurn, internal_error_text
+from tray_app.core.active import ActiveTurns
+from tray_app.core.model_service import ModelService
+from tray_app.core.results import Decided, Json, State, Status, Stopped, TurnRef
+from tray_app.core.session_service import SessionService
+from tray_app.core.settings_service import SettingsService
+from tray_app.core.turns import TurnFactory
+from tray_app.errors import Busy, InvalidRequest, NotFound
+from tray_app.events import (
+    DecidedBy,
+    Event,
+    StateChanged,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from tray_app.store.records import MessageRecord, new_id
+from tray_app.store.settings import Settings
+
+log = logging.getLogger(__name__)
+
+NO_MODEL = (
+    "No model is installed. Pull one first, for example `ollama pull qwen3:8b`, "
+    "or pick a model in settings."
+)
+
+
+def session_title(text: str) -> str:
+    first = " ".join(text.strip().split())
+    return first if len(first) <= 60 else first[:57].rstrip() + "…"
+
+
+class TurnService:
+    def __init__(
+        self,
+        *,
+        sessions: SessionService,
+        settings: SettingsService,
+        models: ModelService,
+        factory: TurnFactory,
+        broker: ApprovalBroker,
+        active: ActiveTurns,
+        publish: Callable[[Event], None],
+        on_tool_record: Callable[[Any], None] | None = None,
+        history_warning: str | None = None,
+        wait_for_tools: Callable[[], None] | None = None,
+    ) -> None:
+        self._sessions = sessions
+        self._chats = sessions.chats
+        self._settings = settings
+        self._models = models
+        self._factory = factory
+        self._broker = broker
+        self._active = active
+        self._publish = publish
+        self._on_tool_record = on_tool_record
+        self._history_warning = history_warning
+        self._wait_for_tools = wait_for_tools  # blocking: MCP servers still starting (bounded)
+        self._last_failed = False
+        broker.on_change = self.publish_state
+
+        async def follow_timeout(_old: Settings, new: Settings) -> None:
+            broker.timeout = new.confirmation_timeout
+
+        settings.listen(follow_timeout)
+
+    # ---- starting a turn --------------------------------------------------------------------
+
+    def send(self, session_id: str, text: str, images: list[str] | None) -> TurnRef:
+        """Store the user's message, then start a turn; returns at once with its turn id."""
+        self._sessions.require(session_id)
+        self._refuse_if_busy(session_id)
+        turn_id = new_id("t")
+        self._chats.add_message(
+            MessageRecord(
+                session_id=session_id,
+                turn_id=turn_id,
+                role="user",
+                content=text,
+                images=list(images or []),
+            )
+        )
+        session = self._sessions.require(session_id)
+        title = {} if session.title else {"title": session_title(text)}
+        self._sessions.changed(self._chats.update_session(session_id, **title))
+        return self._start(session_id, turn_id)
+
+    def resend(self, session_id: str, text: str | None) -> TurnRef:
+        """Answer the last user message again (``text``: replaced by it first)."""
+        self._sessions.require(session_id)
+        self._refuse_if_busy(session_id)
+        messages = self._chats.messages(session_id)
+        last_user = next((m for m in reversed(messages) if m.role == "user"), None)
+        if last_user is None:
+            raise InvalidRequest("there is no message to send again")
+        turn_id = new_id("t")
+        self._chats.delete_messages_from(session_id, last_user.id)
+        content = last_user.content if text is None else text
+        update = {"id": new_id("m"), "turn_id": turn_id, "content": content}
+        self._chats.add_message(last_user.model_copy(update=update))
+        self._sessions.changed(self._sessions.require(session_id))
+        return self._start(session_id, turn_id)
+
+    def _refuse_if_busy(self, session_id: str) -> None:
+        if session_id in self._active:
+            raise Busy("this chat is still answering; stop it first")
+
+    def _start(self, session_id: str, turn_id: str) -> TurnRef:
+        task = asyncio.get_running_loop().create_task(self._turn(session_id, turn_id))
+        self._active.add(session_id, task)
+        self._last_failed = False
+        self.publish_state()
+        return {"turn_id": turn_id, "session_id": session_id}
+
+    # ---- the turn task ----------------------------------------------------------------------
+
+    async def _turn(self, session_id: str, turn_id: str) -> str:
+        reason = "failed"
+        try:
+            reason = await self._run_turn(session_id, turn_id)
+            return reason
+        except asyncio.CancelledError:
+            # Stopped before the agent turn began (e.g. while picking a model): still end it.
+            reason = "aborted"
+            self._publish(
+                TurnFinished(
+                    session_id=session_id, turn_id=turn_id, stop_reason="aborted", rounds=0
+                )
+            )
+            raise
+        except Exception as exc:  # a bug before the agent turn ran (it catches its own)
+            log.exception("turn %s crashed", turn_id)
+            self._crashed(session_id, turn_id, internal_error_text(exc))
+            return reason
+        finally:
+            self._active.discard(session_id)
+            self._last_failed = reason == "failed"
+            self.publish_state()
+
+    async def _run_turn(self, session_id: str, turn_id: str) -> str:
+        settings = self._settings.current
+        session = self._sessions.require(session_id)
+        model = session.model or settings.default_model
+        if not model:
+            model = await self._models.pick_model()
+            if model:
+                session = self._chats.update_session(session_id, model=model)
+                self._sessions.changed(session)
+        if not model:
+            self._publish(
+                TurnStarted(session_id=session_id, turn_id=turn_id, model="", tools_enabled=False)
+            )
+            self._publish(
+                TurnFailed(
+                    session_id=session_id, turn_id=turn_id, code="no_models", message=NO_MODEL
+                )
+            )
+            return "failed"
+        if self._wait_for_tools is not None:
+            await asyncio.to_thread(self._wait_for_tools)
+        turn = AgentTurn(
+            session_id=session_id,
+            turn_id=turn_id,
+            provider=self._models.provider,
+            toolbox=self._factory.toolbox(settings, session.workspace),
+            broker=self._broker,
+            chats=self._chats,
+            publish=self._publish,
+            config=self._factory.config(settings, model),
+            workspace=self._factory.workspace(settings, session.workspace),
+            on_tool_record=self._on_tool_record,
+        )
+        return await turn.run()
+
+    def _crashed(self, session_id: str, turn_id: str, text: str) -> None:
+        self._publish(
+            TurnStarted(session_id=session_id, turn_id=turn_id, model="", tools_enabled=False)
+        )
+        try:  # the error goes into the chat too, like one inside the turn
+            self._chats.add_message(
+                MessageRecord(
+                    session_id=session_id,
+                    turn_id=turn_id,
+                    role="assistant",
+                    stopped=True,
+                    error=text,
+                )
+            )
+        except Exception:  # the store may be what broke; the event still tells the user
+            log.exception("could not store the error of turn %s", turn_id)
+        self._publish(
+            TurnFailed(session_id=session_id, turn_id=turn_id, code="internal", message=text)
+        )
+
+    # ---- stopping and waiting ---------------------------------------------------------------
+
+    def abort(self, session_id: str | None) -> Stopped:
+        """Stop the running turn (of one chat, or all): closes the stream at once."""
+        targets = [session_id] if session_id else self._active.ids()
+        return {"stopped": sum(self._active.cancel(sid) for sid in targets)}
+
+    async def wait_idle(self, session_id: str, timeout: float) -> bool:
+        task = self._active.get(session_id)
+        if task is None:
+            return True
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        return bool(done)
+
+    async def stop_all(self, timeout: float) -> None:
+        tasks = self._active.tasks()
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+    # ---- approvals and state ----------------------------------------------------------------
+
+    def decide(self, call_id: str, approve: bool, remember: bool, by: DecidedBy) -> Decided:
+        """Answer a waiting call; ``NotFound`` when it no longer waits (answered elsewhere,
+        timed out, its turn stopped)."""
+        if not self._broker.decide(call_id, approve, remember=remember, by=by):
+            raise NotFound(f"call {call_id} is no longer waiting for a decision")
+        return {"call_id": call_id, "approved": approve}
+
+    def pending(self) -> list[Json]:
+        return self._broker.pending()
+
+    def status(self) -> Status:
+        return {
+            "state": self.state(),
+            "pending": self._broker.pending_count(),
+            "running": self._active.ids(),
+            "history_warning": self._history_warning,
+            # The folder a new chat works in: the sandbox policy decides it (a blocked or
+            # missing first allowed folder is skipped), so the page shows this, not a guess.
+            "workspace": self._factory.workspace(self._settings.current, None),
+        }
+
+    def state(self) -> State:
+        if self._broker.pending_count():
+            return "waiting"
+        if self._active:
+            return "working"
+        return "error" if self._last_failed else "idle"
+
+    def publish_state(self) -> None:
+        self._publish(StateChanged(state=self.state(), pending=self._broker.pending_count()))
