@@ -7,9 +7,10 @@ to the page; none of those should import another for a type.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -31,3 +32,205 @@ class ChatMessage(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_name: str | None = None
     tool_call_id: str | None = None
+
+
+# ---- previews: what an approval shows, one model per ``kind`` ---------------------------------
+#
+# A tool's preview is made by the tool (``tools/``) and checked into one of these at the
+# toolbox, so the loop, the approval rules, the budgets, the notifications and the terminal read
+# typed fields. The page receives ``preview_json(preview)``: exactly the keys the tool and the
+# loop set, nothing added (``exclude_unset``). Fields a tool adds beyond these are kept
+# (``extra="allow"``) so a new fact reaches the page before it is typed here.
+
+
+class PersistenceRisk(BaseModel):
+    """The target makes something run later (login, a new shell, VS Code, git): always asks."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    text: str = ""
+    path: str = ""
+
+
+class BudgetOver(BaseModel):
+    """The per-turn damage budget this call would go past: asks whatever the mode or grants."""
+
+    model_config = ConfigDict(extra="allow")
+    name: Literal["files_removed", "bytes_written", "commands"]
+    limit: int | float
+    used: int | float
+    call: int | float
+    text: str = ""
+
+
+class _Preview(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    tool: str | None = None
+    text: str = ""
+    truncated: bool | None = None
+    path: str | None = None
+    #: The facts a preview declares about its own call (``agent/approval.needs_confirmation``).
+    exists: bool | None = None
+    changes: bool | None = None  # False: a dry run, asks like a read
+    deletes: bool | None = None  # it deletes or replaces a file: asks like a delete
+    overwrites: bool | None = None  # asks in delete_only mode
+    #: The target's identity the approval is bound to (``tools/binding.py``).
+    binding: dict[str, Any] | None = None
+    #: Set by the toolbox and the loop.
+    persistence: PersistenceRisk | None = None
+    budget: BudgetOver | None = None
+    changed_since_shown: bool | None = None
+    approval_round: int | None = None
+
+
+class NewFilePreview(_Preview):
+    kind: Literal["new_file"]
+    size_before: int | None = None
+    size_after: int = 0
+
+
+class DiffPreview(_Preview):
+    kind: Literal["diff"]
+    size_before: int | None = None
+    size_after: int | None = None
+    format: str | None = None  # edit_file: the file's encoding, BOM and line endings
+    edits: list[dict[str, Any]] | None = None  # edit_file: where each edit matched
+
+
+class FilePreview(_Preview):
+    """One file (or link) that would be deleted."""
+
+    kind: Literal["file"]
+    size: int = 0
+    count: int = 1
+
+
+class TreePreview(_Preview):
+    """A folder that would be deleted with what is inside."""
+
+    kind: Literal["tree"]
+    size: int = 0
+    count: int = 1
+
+
+class PathPreview(_Preview):
+    kind: Literal["path"]
+
+
+class MovePreview(_Preview):
+    kind: Literal["move"]
+    destination: str = ""
+    source_kind: str | None = None
+    size: int | None = None
+    replaced_size: int | None = None
+
+
+class CommandPreview(_Preview):
+    kind: Literal["command"]
+    command: str = ""
+    cwd: str | None = None
+    sandboxed: bool | None = None
+    timeout_ms: int | None = None
+    blocked: str | None = None
+    enabled: bool | None = None
+
+
+class McpPreview(_Preview):
+    kind: Literal["mcp"]
+    server: str = ""
+    mcp_tool: str = ""
+    arguments_text: str = ""
+    read_only_hint: bool | None = None
+    destructive: bool | None = None
+
+
+class NoPreview(_Preview):
+    """The tool shows nothing before it runs (reads, tools without a preview)."""
+
+    kind: Literal["none"]
+
+
+class ErrorPreview(_Preview):
+    """The call cannot run; ``text`` says why. It is refused without asking."""
+
+    kind: Literal["error"]
+
+
+class OtherPreview(_Preview):
+    """A kind this version does not know (an older or newer record): shown by its text."""
+
+    kind: str = ""
+
+
+Preview = Annotated[
+    NewFilePreview
+    | DiffPreview
+    | FilePreview
+    | TreePreview
+    | PathPreview
+    | MovePreview
+    | CommandPreview
+    | McpPreview
+    | NoPreview
+    | ErrorPreview,
+    Field(discriminator="kind"),
+]
+AnyPreview = (
+    NewFilePreview
+    | DiffPreview
+    | FilePreview
+    | TreePreview
+    | PathPreview
+    | MovePreview
+    | CommandPreview
+    | McpPreview
+    | NoPreview
+    | ErrorPreview
+    | OtherPreview
+)
+PREVIEW_KINDS = frozenset(
+    get_args(model.model_fields["kind"].annotation)[0] for model in get_args(get_args(Preview)[0])
+)
+_PREVIEW: TypeAdapter[Any] = TypeAdapter(Preview)
+
+
+def parse_preview(data: Mapping[str, Any] | AnyPreview | None) -> AnyPreview:
+    """A preview as its typed model. A dict from a tool, the store or an event; an unknown or
+    missing ``kind`` becomes ``OtherPreview``. Raises ``ValidationError`` when a known kind has
+    fields of the wrong type (a tool's bug)."""
+    if isinstance(data, BaseModel):
+        return data
+    raw = dict(data or {})
+    if raw.get("kind") in PREVIEW_KINDS:
+        parsed: AnyPreview = _PREVIEW.validate_python(raw)
+        return parsed
+    return OtherPreview.model_validate({**raw, "kind": str(raw.get("kind") or "")})
+
+
+def preview_json(preview: AnyPreview) -> dict[str, Any]:
+    """What the store, the events and the page get: the keys that were set, as JSON values."""
+    return preview.model_dump(mode="json", exclude_unset=True)
+
+
+def with_facts(preview: AnyPreview, **facts: Any) -> AnyPreview:
+    """The same preview with more facts set (``None`` removes a fact)."""
+    kept = preview.model_dump(exclude_unset=True)  # python values: bindings compare as made
+    raw = {k: v for k, v in kept.items() if k not in facts}
+    raw.update({k: v for k, v in facts.items() if v is not None})
+    return parse_preview(raw)
+
+
+def read_preview(data: Mapping[str, Any] | AnyPreview | None) -> AnyPreview:
+    """``parse_preview`` for readers (notifications, the terminal): never raises. A preview
+    whose fields have the wrong types is read by its kind, text and path only."""
+    try:
+        return parse_preview(data)
+    except ValidationError:
+        raw = dict(data) if isinstance(data, Mapping) else {}
+        text, path = raw.get("text"), raw.get("path")
+        return OtherPreview(
+            kind=str(raw.get("kind") or ""),
+            text=text if isinstance(text, str) else "",
+            path=path if isinstance(path, str) else None,
+        )

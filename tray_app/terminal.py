@@ -25,6 +25,7 @@ from tray_app.events import (
     TurnFailed,
     TurnFinished,
 )
+from tray_app.messages import read_preview
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
@@ -103,23 +104,24 @@ class ChatRunner:
         self.interactive_terminal = sys.stdin.isatty()
 
     def decide(self, event: ApprovalNeeded) -> None:
-        facts = event.preview or {}
+        facts = read_preview(event.preview)
         # A file that runs something later (login, VS Code, git hooks) is always asked about,
         # even under --yes-all; a write that replaces a file is a delete for --yes.
         # Past a damage budget, or a target that changed after approval (issue 11), is asked
         # like a persistence location: the flags do not answer it.
-        persistent = bool(facts.get("persistence"))
+        persistent = facts.persistence is not None
         guarded = guard_lines(facts, "en")
         if self.args.yes_all and not persistent and not guarded:
             self._decide(event.call_id, True)
             return
-        auto_write = event.risk == "write" and not facts.get("deletes")
+        auto_write = event.risk == "write" and not facts.deletes
         if self.args.yes and auto_write and not persistent and not guarded:
             self._decide(event.call_id, True)
             return
         if not self.interactive_terminal:
-            if persistent:
-                why = f"it {facts['persistence'].get('text', 'runs later')}, so it is always asked"
+            if facts.persistence is not None:
+                risk = facts.persistence.text or "runs later"
+                why = f"it {risk}, so it is always asked"
             elif guarded:
                 why = "; ".join(guarded) + "; so it is asked whatever the flags"
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from tray_app.core.turns import system_language
@@ -19,6 +20,17 @@ from tray_app.events import (
     ToolCallUpdate,
     TurnFailed,
     TurnFinished,
+)
+from tray_app.messages import (
+    AnyPreview,
+    CommandPreview,
+    DiffPreview,
+    FilePreview,
+    MovePreview,
+    NewFilePreview,
+    PersistenceRisk,
+    TreePreview,
+    read_preview,
 )
 
 STATUS_MARK = {
@@ -93,25 +105,25 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     return "ok" + note
 
 
-def preview_summary(preview: dict[str, Any]) -> str:
+def preview_summary(preview: Mapping[str, Any] | AnyPreview) -> str:
     """One line of what the call would do: sizes, counts, or where a command runs."""
-    kind = preview.get("kind")
-    if kind == "new_file":
-        return f"new file, {preview.get('size_after', 0)} bytes"
-    if kind == "diff" and preview.get("changes") is False:
+    shown = read_preview(preview)
+    if isinstance(shown, NewFilePreview):
+        return f"new file, {shown.size_after} bytes"
+    if isinstance(shown, DiffPreview) and shown.changes is False:
         return "dry run: shows the diff, changes nothing"
-    if kind == "diff":
-        how = f" ({preview['format']})" if preview.get("format") else ""
-        return f"overwrites: {preview.get('size_before')} -> {preview.get('size_after')} bytes{how}"
-    if kind == "move":
-        verb = "replaces the file at the destination" if preview.get("deletes") else "moves"
-        return f"{verb}: {preview.get('path')} -> {preview.get('destination')}"
-    if kind in ("tree", "file"):
-        count = preview.get("count")
-        return f"deletes {count} items" if count else f"deletes {preview.get('size', 0)} bytes"
-    if kind == "command":
-        where = "sandboxed" if preview.get("sandboxed") else "not sandboxed"
-        return f"runs in {preview.get('cwd')} ({where})"
+    if isinstance(shown, DiffPreview):
+        how = f" ({shown.format})" if shown.format else ""
+        return f"overwrites: {shown.size_before} -> {shown.size_after} bytes{how}"
+    if isinstance(shown, MovePreview):
+        verb = "replaces the file at the destination" if shown.deletes else "moves"
+        return f"{verb}: {shown.path} -> {shown.destination}"
+    if isinstance(shown, TreePreview | FilePreview):
+        count = shown.count if "count" in shown.model_fields_set else None
+        return f"deletes {count} items" if count else f"deletes {shown.size} bytes"
+    if isinstance(shown, CommandPreview):
+        where = "sandboxed" if shown.sandboxed else "not sandboxed"
+        return f"runs in {shown.cwd} ({where})"
     return ""
 
 
@@ -155,38 +167,38 @@ GUARD_TEXT = {
 }
 
 
-def guard_lines(preview: dict[str, Any], language: str) -> list[str]:
+def guard_lines(preview: Mapping[str, Any] | AnyPreview, language: str) -> list[str]:
     texts = GUARD_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+    shown = read_preview(preview)
     lines = []
-    if preview.get("changed_since_shown"):
+    if shown.changed_since_shown:
         lines.append(texts["changed"])
-    budget = preview.get("budget")
-    if isinstance(budget, dict) and budget.get("name") in texts:
-        fields = {k: budget.get(k, "?") for k in ("used", "limit", "call")}
-        lines.append(texts[str(budget["name"])].format(**fields))
+    budget = shown.budget
+    if budget is not None:
+        fields = {"used": budget.used, "limit": budget.limit, "call": budget.call}
+        lines.append(texts[budget.name].format(**fields))
     return lines
 
 
-def persistence_line(warning: dict[str, Any], language: str) -> str:
+def persistence_line(warning: PersistenceRisk, language: str) -> str:
     texts = PERSISTENCE_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
-    risk = texts.get(str(warning.get("code", "")), texts[""])
-    return texts["line"].format(path=warning.get("path", ""), risk=risk)
+    risk = texts.get(warning.code, texts[""])
+    return texts["line"].format(path=warning.path, risk=risk)
 
 
 def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
-    preview = event.preview or {}
+    shown = read_preview(event.preview)
     lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.args)}"]
-    summary = preview_summary(preview)
+    summary = preview_summary(shown)
     if summary:
         lines.append(f"   {summary}")
-    warning = preview.get("persistence")
-    if isinstance(warning, dict):
-        lines.append("   ⚠ " + persistence_line(warning, language))
-    lines.extend("   ⚠ " + line for line in guard_lines(preview, language))
-    text = str(preview.get("text") or "")
+    if shown.persistence is not None:
+        lines.append("   ⚠ " + persistence_line(shown.persistence, language))
+    lines.extend("   ⚠ " + line for line in guard_lines(shown, language))
+    text = shown.text
     if text:
-        shown = text.splitlines()[:40]
-        lines.extend("   " + line for line in shown)
+        shown_lines = text.splitlines()[:40]
+        lines.extend("   " + line for line in shown_lines)
         if len(text.splitlines()) > 40:
             lines.append("   …")
     return "\n".join(lines) + "\n"

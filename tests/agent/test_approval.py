@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, needs_confirmation
 from tray_app.events import ApprovalNeeded, ApprovalResolved
+from tray_app.messages import parse_preview
 from tray_app.tools.base import Risk
 from tray_app.tools.registry import builtin_tools
 
@@ -40,16 +41,16 @@ def test_modes(tool: str, risk: Risk, mode: str, exists: bool, expected: bool) -
         risk=declared.risk,
         asks_when_exists=declared.asks_when_exists,
         mode=mode,
-        preview={"exists": exists},
+        preview=parse_preview({"kind": "path", "exists": exists}),
         granted=False,
     )
     assert got is expected
 
 
 def test_a_session_grant_skips_writes_but_never_deletes_or_commands() -> None:
-    assert not needs_confirmation(risk=Risk.WRITE, mode="all_writes", preview={}, granted=True)
-    assert needs_confirmation(risk=Risk.DESTRUCTIVE, mode="all_writes", preview={}, granted=True)
-    assert needs_confirmation(risk=Risk.COMMAND, mode="all_writes", preview={}, granted=True)
+    assert not needs_confirmation(risk=Risk.WRITE, mode="all_writes", preview=None, granted=True)
+    assert needs_confirmation(risk=Risk.DESTRUCTIVE, mode="all_writes", preview=None, granted=True)
+    assert needs_confirmation(risk=Risk.COMMAND, mode="all_writes", preview=None, granted=True)
 
 
 MODES = ("all_writes", "delete_only", "full_auto")
@@ -61,7 +62,9 @@ def test_facts_the_preview_declares(mode: str, granted: bool) -> None:
     """issue 11: dry runs never ask; a replaced file or a persistence location always asks."""
 
     def asks(preview: dict[str, object], risk: Risk = Risk.WRITE) -> bool:
-        return needs_confirmation(risk=risk, mode=mode, preview=preview, granted=granted)
+        return needs_confirmation(
+            risk=risk, mode=mode, preview=parse_preview(preview), granted=granted
+        )
 
     assert not asks({"kind": "diff", "changes": False, "overwrites": True})
     assert asks({"kind": "move", "deletes": True, "overwrites": True})

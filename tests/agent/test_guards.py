@@ -278,16 +278,17 @@ def test_a_file_that_disappeared_after_approval_is_not_acted_on(make_rig: Any) -
 
 def test_the_cost_of_a_call_comes_from_its_preview() -> None:
     from tray_app.agent.guards import Budgets, Cost, TurnGuards, call_key, cost_of
+    from tray_app.messages import parse_preview
 
     tree = {"kind": "tree", "count": 26, "size": 5}
-    assert cost_of("destructive", tree) == Cost(files_removed=26)
+    assert cost_of("destructive", parse_preview(tree)) == Cost(files_removed=26)
     edit = {"kind": "diff", "size_after": 2_000_000, "changes": True}
-    assert cost_of("write", edit) == Cost(bytes_written=2_000_000)
-    assert cost_of("write", {**edit, "changes": False}) == Cost()  # a dry run
+    assert cost_of("write", parse_preview(edit)) == Cost(bytes_written=2_000_000)
+    assert cost_of("write", parse_preview({**edit, "changes": False})) == Cost()  # a dry run
     move = {"kind": "move", "deletes": True, "replaced_size": 7}
-    assert cost_of("write", move) == Cost(files_removed=1, bytes_written=7)
-    assert cost_of("write", {"kind": "move", "deletes": False}) == Cost()
-    assert cost_of("command", {"cwd": "/w"}) == Cost(commands=1)
+    assert cost_of("write", parse_preview(move)) == Cost(files_removed=1, bytes_written=7)
+    assert cost_of("write", parse_preview({"kind": "move", "deletes": False})) == Cost()
+    assert cost_of("command", parse_preview({"cwd": "/w"})) == Cost(commands=1)
     guards = TurnGuards(Budgets(files_removed=20, bytes_written=10, commands=1))
     assert guards.over_budget(Cost(files_removed=26))["name"] == "files_removed"  # type: ignore[index]
     guards.charge(Cost(commands=1))

@@ -79,7 +79,7 @@ def approval(call_id: str = "c1", path: str = "/w/hello.txt", **preview: Any) ->
     return ApprovalNeeded(
         session_id="s1", call_id=call_id, name="write_file",
         args={"path": "hello.txt", "content": "hi"}, risk="write",
-        preview={"path": path, "exists": False, "size_after": 2, **preview},
+        preview={"kind": "new_file", "path": path, "exists": False, "size_after": 2, **preview},
         can_remember=True, expires_at=time.time() + 300,
     )  # fmt: skip
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tray_app.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision, Publish
+from tray_app.messages import AnyPreview, OtherPreview
 from tray_app.tools.base import Risk
 
 ASKS_IN_EVERY_MODE = {Risk.DESTRUCTIVE, Risk.COMMAND}
@@ -24,24 +25,22 @@ def needs_confirmation(
     *,
     risk: Risk,
     mode: str,
-    preview: dict[str, Any] | None,
+    preview: AnyPreview | None,
     granted: bool,
     asks_when_exists: bool = False,
 ) -> bool:
     """Deletes and commands always ask; writes ask according to the mode.
 
     ``risk`` and ``asks_when_exists`` come from the tool's declaration (``tools.base.Tool``);
-    no tool is named here.
-
-    The preview may declare facts of its own call (issue 11): ``changes: False`` (a dry run,
-    asks like a read), ``deletes`` (it would delete or replace a file: asks like a delete),
-    ``persistence`` (the target makes something run later: asks in every mode, under every
-    grant) and ``overwrites`` (asks in ``delete_only`` mode, like write_file over a file).
+    no tool is named here. The preview declares facts of its own call: ``changes=False`` (a
+    dry run, asks like a read), ``deletes`` (it would delete or replace a file: asks like a
+    delete), ``persistence`` (the target makes something run later: asks in every mode, under
+    every grant) and ``overwrites`` (asks in ``delete_only`` mode, like write_file over a file).
     """
-    facts = preview or {}
-    if facts.get("changes") is False and risk is not Risk.COMMAND:
+    facts = preview if preview is not None else OtherPreview()
+    if facts.changes is False and risk is not Risk.COMMAND:
         return False
-    if risk in ASKS_IN_EVERY_MODE or facts.get("deletes") or facts.get("persistence"):
+    if risk in ASKS_IN_EVERY_MODE or facts.deletes or facts.persistence is not None:
         return True
     if risk is Risk.READ:
         return False
@@ -50,8 +49,7 @@ def needs_confirmation(
     if mode == "delete_only":
         # A write asks when it would overwrite: the preview says so (``overwrites``), or the
         # declaration says an existing target is overwritten (write_file); a new folder never.
-        exists = bool(facts.get("exists"))
-        return (asks_when_exists and exists) or bool(facts.get("overwrites"))
+        return bool((asks_when_exists and facts.exists) or facts.overwrites)
     return True
 
 

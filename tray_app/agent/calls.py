@@ -22,7 +22,7 @@ from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirma
 from tray_app.agent.guards import REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate, ToolStatus
-from tray_app.messages import ToolCall
+from tray_app.messages import AnyPreview, ErrorPreview, ToolCall, preview_json, with_facts
 from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
 from tray_app.tools.base import Risk, ToolResult, failure
 from tray_app.tools.toolbox import CheckedCall, Toolbox
@@ -170,10 +170,10 @@ class CallHandler:
         record.risk = tool.risk.value
         preview = await toolbox.preview_async(checked)
         preview, cost, over = self._budget(tool.risk, preview)
-        record.preview = preview
+        record.preview = preview_json(preview)
         self._announce(record, "pending")
-        if preview.get("kind") == "error":
-            result = failure(str(preview.get("text") or "refused by the sandbox policy"))
+        if isinstance(preview, ErrorPreview):
+            result = failure(preview.text or "refused by the sandbox policy")
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
@@ -191,29 +191,30 @@ class CallHandler:
         for _ in range(MAX_APPROVAL_ROUNDS):
             if not await self._ask(call, record, tool.risk, preview):
                 return
-            if "binding" not in preview:
+            if preview.binding is None:
                 await self._run(record, toolbox, checked, cost)
                 return
             # Bound to what was shown: the target is checked again just before the call runs.
             fresh = await toolbox.preview_async(checked)
-            if fresh.get("binding") == preview.get("binding"):
+            if fresh.binding == preview.binding:
                 if await self._run(record, toolbox, checked, cost, rebind=True):
                     return
                 # The tool found another target than the approved one (it changed in the
                 # moment between this check and the tool's own read): nothing was changed.
                 fresh = await toolbox.preview_async(checked)
-            if fresh.get("kind") == "error":
+            if isinstance(fresh, ErrorPreview):
                 result = failure(
                     f"{call.name} was not run: its target changed after the user approved it "
-                    f"({fresh.get('text') or 'it cannot be done any more'})"
+                    f"({fresh.text or 'it cannot be done any more'})"
                 )
                 self._update(record, "error", result=result, decision="refused", decided_by="rule")
                 self._answer(record, result)
                 return
-            fresh = {**fresh, "changed_since_shown": True}
-            fresh["approval_round"] = int(preview.get("approval_round") or 1) + 1
+            fresh = with_facts(
+                fresh, changed_since_shown=True, approval_round=(preview.approval_round or 1) + 1
+            )
             preview, cost, _ = self._budget(tool.risk, fresh)
-            record.preview = preview
+            record.preview = preview_json(preview)
             self._announce(record, "pending")  # the card shows the new diff
         result = failure(
             f"{call.name} was not run: its target kept changing after each approval "
@@ -222,19 +223,18 @@ class CallHandler:
         self._update(record, "error", result=result, decision="refused", decided_by="rule")
         self._answer(record, result)
 
-    def _budget(self, risk: Risk, preview: dict[str, Any]) -> tuple[dict[str, Any], Cost, bool]:
+    def _budget(self, risk: Risk, preview: AnyPreview) -> tuple[AnyPreview, Cost, bool]:
         """The call's cost, and the preview naming the budget it would go past (if any)."""
-        if preview.get("kind") == "error":
+        if isinstance(preview, ErrorPreview):
             return preview, Cost(), False
         cost = cost_of(risk.value, preview)
         over = self.guards.over_budget(cost)
         if over is None:
-            preview = {k: v for k, v in preview.items() if k != "budget"}
-            return preview, cost, False
-        return {**preview, "budget": {**over, "text": budget_text(over)}}, cost, True
+            return (with_facts(preview, budget=None) if preview.budget else preview), cost, False
+        return with_facts(preview, budget={**over, "text": budget_text(over)}), cost, True
 
     async def _ask(
-        self, call: ToolCall, record: ToolCallRecord, risk: Risk, preview: dict[str, Any]
+        self, call: ToolCall, record: ToolCallRecord, risk: Risk, preview: AnyPreview
     ) -> bool:
         """One approval round; False when the call was answered without running."""
         try:
@@ -245,7 +245,7 @@ class CallHandler:
                     name=call.name,
                     args=call.arguments,
                     risk=risk.value,
-                    preview=preview,
+                    preview=preview_json(preview),
                     can_remember=can_remember(risk),
                     expires_at=time.time() + self.broker.timeout,
                 )

@@ -15,6 +15,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from tray_app.messages import (
+    AnyPreview,
+    DiffPreview,
+    FilePreview,
+    MovePreview,
+    NewFilePreview,
+    TreePreview,
+)
+
 REPEAT_LIMIT = 2  # the third identical call is not run
 REPEATED = "this call was already made twice in this turn; its result has not changed"
 
@@ -49,20 +58,22 @@ def call_key(name: str, arguments: Any) -> str:
     return f"{name}\0{canonical}"
 
 
-def cost_of(risk: str, preview: dict[str, Any]) -> Cost:
+def cost_of(risk: str, preview: AnyPreview) -> Cost:
     """What a call would spend, from what its preview declares (nothing for a dry run)."""
-    if preview.get("changes") is False:
+    if preview.changes is False:
         return Cost()
     if risk == "command":
         return Cost(commands=1)
     cost = Cost()
     if risk == "destructive":
-        cost.files_removed = _int(preview.get("count"), 1)
-    elif preview.get("deletes"):  # move_file over an existing file: that file is removed
+        count = preview.count if isinstance(preview, FilePreview | TreePreview) else None
+        cost.files_removed = _int(count, 1)
+    elif preview.deletes:  # move_file over an existing file: that file is removed
         cost.files_removed = 1
-        cost.bytes_written = _int(preview.get("replaced_size"), 0)
-    if "size_after" in preview:  # write_file, edit_file: the bytes written (or overwritten)
-        cost.bytes_written += _int(preview.get("size_after"), 0)
+        replaced = preview.replaced_size if isinstance(preview, MovePreview) else None
+        cost.bytes_written = _int(replaced, 0)
+    if isinstance(preview, NewFilePreview | DiffPreview):  # the bytes written (or overwritten)
+        cost.bytes_written += _int(preview.size_after, 0)
     return cost
 
 

@@ -14,9 +14,19 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from tray_app.core.turns import resolve_language
+from tray_app.messages import (
+    AnyPreview,
+    CommandPreview,
+    DiffPreview,
+    MovePreview,
+    NewFilePreview,
+    TreePreview,
+    read_preview,
+)
 from tray_app.tools.registry import builtin_titles
 
 TARGET_MAX = 120
@@ -156,62 +166,65 @@ def diff_counts(diff: str) -> tuple[int, int] | None:
     return (added, removed) if hunks else None
 
 
-def change_summary(preview: dict[str, Any], lang: str) -> str | None:
+def change_summary(preview: Mapping[str, Any] | AnyPreview, lang: str) -> str | None:
     """For a write or edit: "new file, 1.2 KB", "+12 −3 lines", or the sizes before and after
     when the diff was cut or could not be made."""
-    kind = preview.get("kind")
-    after = preview.get("size_after")
-    if kind == "new_file" or (preview.get("exists") is False and isinstance(after, int)):
-        return text(lang, "new_file", size=human_size(after if isinstance(after, int) else 0))
-    if kind == "diff":
-        counts = None if preview.get("truncated") else diff_counts(str(preview.get("text", "")))
-        if counts == (0, 0) or str(preview.get("text", "")).startswith("(no change)"):
-            return text(lang, "no_change")
-        if counts is not None:
-            return text(lang, "lines", added=f"+{counts[0]}", removed=f"−{counts[1]}")
-        before = preview.get("size_before")
-        if isinstance(before, int) and isinstance(after, int):
-            return text(lang, "replaces", before=human_size(before), after=human_size(after))
+    shown = read_preview(preview)
+    if isinstance(shown, NewFilePreview):
+        return text(lang, "new_file", size=human_size(shown.size_after))
+    if not isinstance(shown, DiffPreview):
+        return None
+    after = shown.size_after
+    if shown.exists is False and after is not None:
+        return text(lang, "new_file", size=human_size(after))
+    counts = None if shown.truncated else diff_counts(shown.text)
+    if counts == (0, 0) or shown.text.startswith("(no change)"):
+        return text(lang, "no_change")
+    if counts is not None:
+        return text(lang, "lines", added=f"+{counts[0]}", removed=f"−{counts[1]}")
+    if shown.size_before is not None and after is not None:
+        return text(lang, "replaces", before=human_size(shown.size_before), after=human_size(after))
     return None
 
 
 def describe_approval(
-    name: str, args: dict[str, Any], preview: dict[str, Any], lang: str
+    name: str, args: dict[str, Any], preview: Mapping[str, Any] | AnyPreview, lang: str
 ) -> tuple[str, str]:
     """(title, body) for a waiting call. The target is the preview's absolute path (where the
-    tool really works), else the argument; commands are shown whole, line breaks marked."""
+    tool really works), else the argument; commands are shown whole, line breaks marked. What
+    is said follows the preview's kind, never the tool's name."""
+    shown = read_preview(preview)
     title = visible(text(lang, "ask_title", tool=tool_name(name, lang)))
     details: list[str] = []
-    if preview.get("kind") == "command":
-        command = str(preview.get("command") or args.get("command") or "")
+    if isinstance(shown, CommandPreview):
+        command = shown.command or str(args.get("command") or "")
         target = shorten(visible(command.replace("\r\n", "\n").replace("\n", " ⏎ ")))
-        cwd = preview.get("cwd") or args.get("cwd")
+        cwd = shown.cwd or args.get("cwd")
         if cwd:
             details.append(text(lang, "in_folder", cwd=shorten(visible(str(cwd)), 80)))
-        if preview.get("sandboxed") is False:
+        if shown.sandboxed is False:
             details.append(text(lang, "not_sandboxed"))
     else:
-        path = str(preview.get("path") or args.get("path") or args.get("source") or "")
+        path = str(shown.path or args.get("path") or args.get("source") or "")
         target = shorten(visible(path))
-        destination = preview.get("destination") or args.get("destination")
+        destination = shown.destination if isinstance(shown, MovePreview) else None
+        destination = destination or args.get("destination")
         if destination:
             target += " → " + shorten(visible(str(destination)))
-        summary = change_summary(preview, lang)
+        summary = change_summary(shown, lang)
         if summary:
             details.append(summary)
-        if preview.get("kind") == "tree" and isinstance(preview.get("count"), int):
-            details.append(text(lang, "with_contents", count=preview["count"] - 1))
-        if preview.get("kind") == "move" and preview.get("overwrites"):
+        if isinstance(shown, TreePreview) and "count" in shown.model_fields_set:
+            details.append(text(lang, "with_contents", count=shown.count - 1))
+        if isinstance(shown, MovePreview) and shown.overwrites:
             details.append(text(lang, "replaces_existing"))
-    risk = preview.get("persistence")
-    if isinstance(risk, dict):  # a file that runs something later: said first
-        code = str(risk.get("code"))
+    if shown.persistence is not None:  # a file that runs something later: said first
+        code = shown.persistence.code
         known = code in ("login", "shell", "vscode", "git_hook")
         details.insert(0, text(lang, f"persist_{code}" if known else "persist_other"))
-    budget = preview.get("budget")  # why it asks although the mode or a grant would not
-    if isinstance(budget, dict) and budget.get("name") in BUDGETS:
-        details.insert(0, text(lang, f"budget_{budget['name']}"))
-    if preview.get("changed_since_shown"):
+    if shown.budget is not None:  # why it asks although the mode or a grant would not
+        details.insert(0, text(lang, f"budget_{shown.budget.name}"))
+    if shown.changed_since_shown:
         details.insert(0, text(lang, "changed_since_shown"))
     body = target or text(lang, "no_target")
     if details:

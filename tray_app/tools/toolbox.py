@@ -2,7 +2,8 @@
 
 A call is checked once (``check``: known, enabled, arguments parsed into the args model) and the
 same parsed model then goes to the preview and to the run, however many times the preview is
-made again. Nothing here raises for a tool failure: invalid arguments, an unknown or disabled
+made again. Previews come back typed (``messages.Preview``, a pydantic union on ``kind``).
+Nothing here raises for a tool failure: invalid arguments, an unknown or disabled
 tool, a sandbox violation or an OS error all come back as ``{"success": False, "error": ...}``
 for the model (ARCHITECTURE.md §3); a preview that fails becomes ``kind: error``.
 """
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, ValidationError
 
 from tray_app.errors import SandboxViolation, UndoUnavailable
+from tray_app.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
 from tray_app.tools.base import (
     AsyncHandler,
     Risk,
@@ -104,32 +106,37 @@ class Toolbox:
 
     # -- previews -----------------------------------------------------------------------------
 
-    def preview_checked(self, call: CheckedCall) -> dict[str, Any]:
-        """What a confirmation shows; never raises (a problem becomes ``kind: error``)."""
+    def preview_checked(self, call: CheckedCall) -> AnyPreview:
+        """What a confirmation shows, typed; never raises (a problem becomes ``kind: error``)."""
         tool, name = call.tool, call.name
         if tool.preview is None:
-            return {"tool": name, "kind": "none", "text": ""}
+            return NoPreview(tool=name, kind="none", text="")
         context = self._context(tool)
         show = tool.preview
         result = self._guard(name, lambda: show(context, call.args))
         if result.get("success") is False:
-            return {"tool": name, "kind": "error", "text": str(result.get("error", ""))}
+            return ErrorPreview(tool=name, kind="error", text=str(result.get("error", "")))
         if tool.risk is not Risk.READ and "persistence" not in result:
             warning = self._persistence(result)
             if warning is not None:
                 result = {**result, "persistence": warning}
-        return {"tool": name, **result}
+        try:
+            return parse_preview({"tool": name, **result})
+        except ValidationError as exc:  # a tool's bug: refuse the call, keep the turn
+            log.error("tool %s made a preview of the wrong shape: %s", name, exc)
+            text = f"{name} failed unexpectedly: its preview is not valid"
+            return ErrorPreview(tool=name, kind="error", text=text)
 
-    async def preview_async(self, call: CheckedCall) -> dict[str, Any]:
+    async def preview_async(self, call: CheckedCall) -> AnyPreview:
         """``preview_checked`` in a worker thread (previews read the disk)."""
         return await asyncio.to_thread(self.preview_checked, call)
 
     def preview(self, name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
-        """Check and preview in one step (for callers that preview a raw call once)."""
+        """Check and preview in one step, as the JSON the page receives (tests, benches)."""
         checked = self.check(name, args)
         if isinstance(checked, str):
             return {"tool": name, "kind": "error", "text": checked}
-        return self.preview_checked(checked)
+        return preview_json(self.preview_checked(checked))
 
     # -- running ------------------------------------------------------------------------------
 
