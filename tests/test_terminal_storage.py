@@ -511,3 +511,21 @@ def test_a_disk_that_stays_full_still_prints_the_answer_and_exports_it_elsewhere
     assert "could not be saved" in one_line(err, "[warning] This chat could not be saved")
     assert words.strip() in target.read_text(encoding="utf-8")  # and exported from memory
     assert "could not be saved" in one_line(err, "warning: this chat could not be saved")
+
+
+def test_a_chat_or_change_that_is_not_there_is_one_line_and_a_usage_error(
+    cli: Cli, fake_ollama: FakeOllama
+) -> None:
+    """Core's ``NotFound`` reaches the user of each command as one sentence and exit code 2."""
+    name = "s_gone\u202egpj.exe你好👋"
+    chat = ask(cli, fake_ollama, "hi", "--session", name)
+    assert chat.returncode == 2, chat.stderr
+    assert "no stored chat" in one_line(chat.stderr, "no stored chat")
+    assert fake_ollama.chat_requests == [], "nothing was sent for a chat that is not there"
+    export = cli.run("export", name)
+    assert export.returncode == 2 and "no stored chat" in export.stderr
+    undo = cli.run("undo", "4242")
+    assert undo.returncode == 2, undo.stderr
+    assert one_line(undo.stderr, "metona-tray undo:").endswith("no change 4242 in the journal")
+    nothing = cli.run("undo", "--last")
+    assert nothing.returncode == 1 and "nothing to undo" in nothing.stderr

@@ -1,5 +1,6 @@
 """Each Core command's failure reaches the page as its code, through the real Bridge and a real
-Core (fake model server over loopback HTTP): one channel, never ``ok: false`` inside ``data``."""
+Core (real SQLite chat store, fake model server over loopback HTTP): one channel, never
+``ok: false`` inside ``data``."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def refused(envelope: dict[str, Any], code: str) -> str:
 
 @pytest.fixture
 def rig(make_rig: Any) -> Rig:
-    made: Rig = make_rig()
+    made: Rig = make_rig(sqlite=True)  # the real chat store
     return made
 
 
@@ -48,6 +49,12 @@ def test_a_missing_chat_is_not_found_for_every_command(bridge: Bridge) -> None:
         ("edit_last", {**missing, "text": "again"}),
     ]:
         assert "s_gone" in refused(getattr(bridge, method)(payload), "not_found"), method
+
+
+def test_paging_from_a_message_that_is_not_there_is_not_found(bridge: Bridge) -> None:
+    sid = bridge.new_session({})["data"]["id"]
+    page = bridge.get_messages({"session_id": sid, "before": "m_gone", "limit": 5})
+    assert "m_gone" in refused(page, "not_found")
 
 
 def test_a_busy_chat_refuses_a_second_message_until_stopped(bridge: Bridge, rig: Rig) -> None:

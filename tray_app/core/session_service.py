@@ -7,7 +7,8 @@ chat is ``NotFound``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 from tray_app.agent.approval import ApprovalBroker
@@ -41,6 +42,16 @@ def page_size(limit: int) -> int:
 
 def session_data(record: SessionRecord) -> SessionData:
     return cast(SessionData, record.model_dump())
+
+
+@contextmanager
+def store_lookup() -> Iterator[None]:
+    """The store says ``KeyError`` for a row that is not there (an unknown ``before``
+    message, a chat another process deleted meanwhile): for a command that is ``NotFound``."""
+    try:
+        yield
+    except KeyError as exc:
+        raise NotFound(str(exc.args[0]) if exc.args else "not found") from None
 
 
 class SessionService:
@@ -107,7 +118,10 @@ class SessionService:
         """Older messages of a chat (keyset paging on the message id): the ``limit`` messages
         before message ``before`` (or the last ones), oldest first, with their tool calls."""
         self.require(session_id)
-        messages, more = self.chats.messages_page(session_id, before=before, limit=page_size(limit))
+        with store_lookup():
+            messages, more = self.chats.messages_page(
+                session_id, before=before, limit=page_size(limit)
+            )
         calls = self.chats.tool_calls(session_id, [m.id for m in messages])
         return {
             "messages": [m.model_dump() for m in messages],
@@ -128,7 +142,8 @@ class SessionService:
             )
         if "title" in fields:
             fields["title"] = str(fields["title"]).strip()[:200]
-        record = self.chats.update_session(session_id, **fields)
+        with store_lookup():
+            record = self.chats.update_session(session_id, **fields)
         self.changed(record)
         return session_data(record)
 
@@ -156,9 +171,10 @@ class SessionService:
         from tray_app.store.export import export_json, export_markdown  # on first use
 
         self.require(session_id)
-        if fmt == "json":
-            return {"format": "json", "data": export_json(self.chats, session_id)}
-        return {"format": "markdown", "data": export_markdown(self.chats, session_id)}
+        with store_lookup():
+            if fmt == "json":
+                return {"format": "json", "data": export_json(self.chats, session_id)}
+            return {"format": "markdown", "data": export_markdown(self.chats, session_id)}
 
     def repair(self, session_id: str) -> Repaired:
         """Mark what a killed run left half-done in this chat as stopped or cancelled;
