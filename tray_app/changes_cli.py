@@ -39,7 +39,7 @@ def _start(command: str, err: TextIO) -> RunningApp | None:
     from tray_app.core.bootstrap import start_app  # not at import: the parser is built always
 
     try:
-        return start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True)
+        return start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True, mcp="off")
     except (OSError, MetonaError) as exc:
         err.write(f"metona-tray {command}: cannot open the app's data: {exc}\n")
         return None

@@ -192,7 +192,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     except UsageError as exc:
         err.write(f"metona-tray chat: {exc}\n")
         return EXIT_USAGE
-    app = start_app(paths, settings=settings, persist_settings=False)
+    app = start_app(paths, settings=settings, persist_settings=False, mcp="first_turn")
     core = app.core
     if core.history_warning:
         err.write(f"warning: {core.history_warning}\n")
@@ -283,7 +283,7 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
 
 def open_for_reading(command: str) -> RunningApp | None:
     """The app for a command that only reads history; None (after one line) if there is none."""
-    app = start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True)
+    app = start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True, mcp="off")
     if app.history == "off":
         print(f"metona-tray {command}: {app.core.history_warning}", file=sys.stderr)
         app.close()

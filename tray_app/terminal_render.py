@@ -26,6 +26,7 @@ from tray_app.messages import (
     CommandPreview,
     DiffPreview,
     FilePreview,
+    McpPreview,
     MovePreview,
     NewFilePreview,
     PersistenceRisk,
@@ -99,6 +100,9 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
         shown = [line for line in diff.splitlines()[2:] if line.startswith(("+", "-"))][:6]
         edits = f"{verb} {len(result['edits'])} edit(s){note}"
         return edits + "".join(f"\n    {x}" for x in shown)
+    if "server" in result and isinstance(result.get("content"), str):  # an MCP tool's answer
+        first = " ".join(result["content"].split())
+        return (first[:117] + "...") if len(first) > 120 else (first or "ok")
     for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines", "read"):
         if key in result:
             return f"{key}={result[key]}{note}"
@@ -121,6 +125,13 @@ def preview_summary(preview: Mapping[str, Any] | AnyPreview) -> str:
     if isinstance(shown, TreePreview | FilePreview):
         count = shown.count if "count" in shown.model_fields_set else None
         return f"deletes {count} items" if count else f"deletes {shown.size} bytes"
+    if isinstance(shown, McpPreview):
+        what = "changes"
+        if shown.destructive:
+            what = "destructive"
+        elif shown.read_only_hint:
+            what = "read-only, says the server"
+        return f"MCP server {shown.server}: {shown.mcp_tool} ({what})"
     if isinstance(shown, CommandPreview):
         where = "sandboxed" if shown.sandboxed else "not sandboxed"
         return f"runs in {shown.cwd} ({where})"

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tray_app.core.mcp_host import McpStart
 from tray_app.core.service import Core
 from tray_app.events import Notice
 from tray_app.logs import setup_logging
@@ -107,6 +108,7 @@ def start_app(
     settings: Settings | None = None,
     persist_settings: bool = True,
     read_only_ok: bool = False,
+    mcp: McpStart = "start",
 ) -> RunningApp:
     """Start the core on top of ``open_history``. ``read_only_ok``: see ``open_chat_store``."""
     problem = prepare_folders(paths)
@@ -122,6 +124,7 @@ def start_app(
         on_tool_record=audit.record,
         secrets=SecretStore,
         persist_settings=persist_settings,
+        mcp=mcp,
     ).start()
     if not isinstance(chats, SQLiteChats):
         history = "off"

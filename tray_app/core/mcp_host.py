@@ -1,9 +1,10 @@
 """Core's side of MCP: the servers from the settings, their tools for each turn, and status.
 
 The manager (``tray_app.mcp``) is made only when a server is configured, so a user without
-MCP servers never loads the SDK. Servers start in the background when Core starts; a turn
-takes the tools of the servers that are ready at that moment. Only the terminal's one-shot
-chat may wait (``first_turn_wait``) for servers still starting, once, bounded.
+MCP servers never loads the SDK. ``start`` says when servers start: ``"start"`` (the desktop
+app: in the background when Core starts; a turn takes the tools of the servers ready at that
+moment), ``"first_turn"`` (the terminal chat: at its first turn, which waits for them, once,
+at most ``FIRST_TURN_WAIT``), ``"off"`` (commands that run no turn: sessions, export, undo).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Tool
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+McpStart = Literal["start", "first_turn", "off"]
+FIRST_TURN_WAIT = 20.0
+
 
 class McpHost:
     def __init__(
@@ -32,7 +36,7 @@ class McpHost:
         settings: Callable[[], Settings],
         secret: Callable[[str], str | None],
         *,
-        first_turn_wait: float = 0.0,
+        start: McpStart = "start",
     ) -> None:
         self._paths = paths
         self._settings = settings
@@ -41,15 +45,26 @@ class McpHost:
         self._tools: McpTools | None = None
         self._errors: dict[str, str] = {}
         self._applied: object = None
-        self._first_turn_wait = first_turn_wait
+        self._start = start
+        self._waited = False
         self._lock = threading.Lock()
 
     @property
     def manager(self) -> McpManager | None:
         return self._manager
 
-    def apply(self, settings: Settings) -> None:
-        """Start, restart or stop servers to match the settings (returns at once)."""
+    def started(self, settings: Settings) -> None:
+        """Core started: the desktop app starts its servers now."""
+        if self._start == "start":
+            self.apply(settings)
+
+    def settings_changed(self, settings: Settings) -> None:
+        if self._start == "start" or (self._start == "first_turn" and self._waited):
+            self.apply(settings)
+
+    def apply(self, settings: Settings, *, wait: bool = False) -> None:
+        """Start, restart or stop servers to match the settings (returns at once unless
+        ``wait``: until they are starting)."""
         with self._lock:
             if settings.mcp_servers == self._applied:
                 return
@@ -72,7 +87,7 @@ class McpHost:
                     sandbox=lambda: self._settings().sandbox_enabled,
                 )
                 self._tools = McpTools(self._manager)
-            self._manager.configure(servers)
+            self._manager.configure(servers, wait=wait)
 
     def tools(self, taken: set[str]) -> list[Tool]:
         """The ready servers' tools, named so that none clashes with ``taken``."""
@@ -80,14 +95,17 @@ class McpHost:
             return []
         return self._tools.tools(taken)
 
-    def wait_first_turn(self) -> None:
-        """Blocking (run it in a worker thread): the first turn of a one-shot terminal chat
-        waits, bounded, for servers still starting; every later call returns at once."""
-        wait, self._first_turn_wait = self._first_turn_wait, 0.0
-        manager = self._manager
-        if wait <= 0 or manager is None:
+    def before_turn(self) -> None:
+        """Blocking (run it in a worker thread). In the terminal chat the first turn starts
+        the servers and waits, bounded, until they are ready; every other call returns."""
+        if self._start != "first_turn" or self._waited:
             return
-        deadline = time.monotonic() + wait
+        self._waited = True
+        self.apply(self._settings(), wait=True)
+        manager = self._manager
+        if manager is None:
+            return
+        deadline = time.monotonic() + FIRST_TURN_WAIT
         for state in manager.snapshot():
             left = deadline - time.monotonic()
             if state.status == "starting" and left > 0:

@@ -26,7 +26,7 @@ from tray_app.agent.approval import ApprovalBroker
 from tray_app.core.active import ActiveTurns
 from tray_app.core.bus import EventBus
 from tray_app.core.change_service import ChangeService
-from tray_app.core.mcp_host import McpHost
+from tray_app.core.mcp_host import McpHost, McpStart
 from tray_app.core.model_service import (
     ModelService,
     ProviderFactory,
@@ -85,7 +85,7 @@ class Core:
         on_tool_record: Callable[[Any], None] | None = None,
         tool_registry: ToolRegistry | None = None,
         secrets: Callable[[], SecretStore] | None = None,
-        mcp_first_turn_wait: float = 0.0,
+        mcp: McpStart = "start",
     ) -> None:
         self.paths = paths
         self.bus = EventBus()
@@ -103,7 +103,7 @@ class Core:
             paths,
             lambda: self._settings.current,
             keyring.lookup,
-            first_turn_wait=mcp_first_turn_wait,
+            start=mcp,
         )
         self._settings.listen(self._mcp_follow)
         self._factory = TurnFactory(paths, tool_registry, extra_tools=self._mcp.tools)
@@ -126,7 +126,7 @@ class Core:
             publish=publish,
             on_tool_record=on_tool_record,
             history_warning=history_warning,
-            wait_for_tools=self._mcp.wait_first_turn,
+            wait_for_tools=self._mcp.before_turn,
         )
         self._changes = ChangeService(self._factory, publish)
 
@@ -134,7 +134,7 @@ class Core:
 
     def start(self) -> Core:
         self._runner.start()
-        self._mcp.apply(self._settings.current)  # MCP servers start in the background
+        self._mcp.started(self._settings.current)  # the desktop app's servers start now
         return self
 
     def stop(self, timeout: float = 3.0) -> None:
@@ -163,7 +163,7 @@ class Core:
         return self._runner.run(coro, timeout)
 
     async def _mcp_follow(self, _old: Settings, new: Settings) -> None:
-        self._mcp.apply(new)  # servers added, changed or removed: returns at once
+        self._mcp.settings_changed(new)  # servers added, changed or removed: at once
 
     @property
     def settings(self) -> Settings:

@@ -23,8 +23,25 @@ from tray_app.tools.external import ExternalArgs, external_tool
 MAX_PREVIEW_ARGS = 8_000  # characters of pretty-printed arguments on the approval card
 
 
+#: Characters that would hide or reorder what the user reads (bidi controls, zero-width and
+#: C1 controls): written as JSON escapes, which they can only be inside (strings), so the text
+#: stays the same JSON and the user sees ``\u202e`` instead of reversed text.
+_HIDDEN = {
+    c: f"\\u{c:04x}"
+    for c in (
+        *range(0x80, 0xA0),
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2070),
+        0xFEFF,
+    )
+}
+
+
 def pretty_arguments(arguments: dict[str, Any]) -> str:
+    """The arguments as indented JSON for the approval, with invisible characters escaped."""
     text = json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    text = text.translate(_HIDDEN)
     if len(text) > MAX_PREVIEW_ARGS:
         text = f"{text[:MAX_PREVIEW_ARGS]}\n…[{len(text) - MAX_PREVIEW_ARGS} more characters]"
     return text
@@ -52,14 +69,15 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
         return convert(raw, server=server, tool=original)
 
     def preview(_ctx: ToolContext, args: ExternalArgs) -> ToolResult:
+        arguments_text = pretty_arguments(args.arguments())
         facts: dict[str, Any] = {
             "kind": "mcp",
             "server": server,
             "mcp_tool": original,
-            "arguments_text": pretty_arguments(args.arguments()),
+            "arguments_text": arguments_text,
             "read_only_hint": remote.annotations.get("readOnlyHint") is True,
             "destructive": risk is Risk.DESTRUCTIVE,
-            "text": f"{server} → {original}",
+            "text": f"{server} → {original}\n{arguments_text}",
         }
         if risk is Risk.WRITE and not untrusted_read:
             facts["overwrites"] = True  # we cannot know it only adds: asks in delete_only too
