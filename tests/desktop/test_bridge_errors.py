@@ -14,7 +14,7 @@ import tray_app.errors as errors_module
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import slow_turn
 from tray_app.desktop.bridge import Bridge
-from tray_app.errors import ERROR_CODES, MetonaError, NotAnswering, error_code
+from tray_app.errors import ERROR_CODES, InvalidRequest, MetonaError, NotAnswering, error_code
 
 HOSTILE = "‮gpj.exe 你好 👋"  # bidi override, CJK, emoji in ids and text
 
@@ -55,6 +55,12 @@ def test_paging_from_a_message_that_is_not_there_is_not_found(bridge: Bridge) ->
     sid = bridge.new_session({})["data"]["id"]
     page = bridge.get_messages({"session_id": sid, "before": "m_gone", "limit": 5})
     assert "m_gone" in refused(page, "not_found")
+
+
+def test_a_malformed_paging_cursor_is_an_invalid_request(rig: Rig) -> None:
+    for before in ({}, {"updated_at": "soon", "id": "s_1"}, {"id": "s_1"}):
+        with pytest.raises(InvalidRequest):
+            rig.core.list_sessions(before=before)
 
 
 def test_a_busy_chat_refuses_a_second_message_until_stopped(bridge: Bridge, rig: Rig) -> None:

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast, get_args
 
 from tray_app.agent.answer import AnswerStream, Streamed
 from tray_app.agent.approval import ApprovalBroker
@@ -29,14 +29,8 @@ from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.history import TurnHistory
 from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
-from tray_app.errors import (
-    CapabilityError,
-    ModelNotFound,
-    ProviderError,
-    ProviderUnavailable,
-    StoreError,
-    StreamError,
-)
+from tray_app.errors import ProviderError, StoreError
+from tray_app.errors import error_code as command_error_code
 from tray_app.events import (
     FailureCode,
     Notice,
@@ -69,16 +63,14 @@ class TurnConfig:
         return self.settings.keep_alive or None
 
 
-def error_code(exc: ProviderError) -> FailureCode:
-    if isinstance(exc, ProviderUnavailable):
-        return "provider_unavailable"
-    if isinstance(exc, ModelNotFound):
-        return "model_not_found"
-    if isinstance(exc, CapabilityError):
-        return "capability"
-    if isinstance(exc, StreamError):
-        return "stream_error"
-    return "provider_error"
+_FAILURES = frozenset(get_args(FailureCode))
+
+
+def error_code(exc: ProviderError | StoreError) -> FailureCode:
+    """Why the turn failed: the error's code in ``errors.ERROR_CODES`` (the one table) when
+    the page has an ``error.<code>`` text for it, else ``provider_error``."""
+    code = command_error_code(exc)
+    return cast(FailureCode, code) if code in _FAILURES else "provider_error"
 
 
 def internal_error_text(exc: BaseException) -> str:
@@ -168,7 +160,7 @@ class AgentTurn:
             self._finish("aborted", started)
             return "aborted"
         except (ProviderError, StoreError) as exc:
-            code: FailureCode = error_code(exc) if isinstance(exc, ProviderError) else "store_error"
+            code = error_code(exc)
             if not announced:  # consumers always see turn_started before the turn's end
                 self._announce_start(tools_enabled=False)
             # If the store is what failed, the event below still tells the user.

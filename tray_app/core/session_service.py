@@ -91,7 +91,10 @@ class SessionService:
     def recent(self, query: str | None, limit: int, before: Json | None) -> list[SessionData]:
         """Newest-updated first, ``limit`` at a time; ``before`` is the ``{"updated_at",
         "id"}`` of the last session already shown (keyset paging: the next page)."""
-        cursor = None if before is None else (float(before["updated_at"]), str(before["id"]))
+        try:
+            cursor = None if before is None else (float(before["updated_at"]), str(before["id"]))
+        except (KeyError, TypeError, ValueError):
+            raise InvalidRequest("before must be a session's {updated_at, id}") from None
         found = self.chats.list_sessions(query, page_size(limit), cursor)
         return [session_data(s) for s in found]
 
