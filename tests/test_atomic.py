@@ -127,7 +127,7 @@ def test_fsync_folder_is_best_effort(tmp_path: Path) -> None:
 
 WRITERS = [
     "tray_app/store/settings.py",
-    "tray_app/tools/fs_write.py",
+    "tray_app/tools/write_file.py",
     "tray_app/tools/edit_file.py",
     "tray_app/desktop/autostart.py",
     "tray_app/desktop/export_file.py",

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tray_app.paths import AppPaths
-from tray_app.tools import fs_write
+from tray_app.tools import delete_file as delete_module
 from tray_app.tools.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
@@ -106,7 +106,7 @@ def layout(tmp_path: Path) -> Layout:
 def test_trash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestTrash:
     """No test may put anything into the real user's trash."""
     trash = TestTrash(tmp_path / "trash")
-    monkeypatch.setattr(fs_write, "trash", trash)
+    monkeypatch.setattr(delete_module, "trash", trash)
     return trash
 
 

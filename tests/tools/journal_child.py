@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.errors import StoreError
-from tray_app.tools import fs_write
+from tray_app.tools import delete_file as delete_module
 from tray_app.tools.files import FILE_TOOLS
 from tray_app.tools.journal import Journal
 from tray_app.tools.registry import ToolRegistry
@@ -48,7 +48,7 @@ def no_trash(path: str) -> None:
 
 
 def main(config: dict[str, Any]) -> dict[str, Any]:
-    fs_write.trash = no_trash  # nothing may land in the real user's trash
+    delete_module.trash = no_trash  # nothing may land in the real user's trash
     root, work = Path(config["journal"]), Path(config["work"])
     journal = Journal(root)
     filled = fill(root) if config.get("fill") else 0

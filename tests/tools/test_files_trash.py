@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.tools import fs_write
+from tray_app.tools import delete_file as delete_module
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="freedesktop trash is the Linux implementation"
@@ -29,7 +29,7 @@ def real_trash(layout, monkeypatch) -> Path:
     monkeypatch.setattr(plat_other, "XDG_DATA_HOME", bytes(data_home))
     monkeypatch.setattr(plat_other, "HOMETRASH_B", bytes(data_home / "Trash"))
     monkeypatch.setattr(plat_other, "HOMETRASH", str(data_home / "Trash"))
-    monkeypatch.setattr(fs_write, "trash", plat_other.send2trash)
+    monkeypatch.setattr(delete_module, "trash", plat_other.send2trash)
     return data_home / "Trash"
 
 
@@ -62,7 +62,7 @@ def test_the_default_trash_is_send2trash(monkeypatch):
 
     seen: list[str] = []
     monkeypatch.setattr(send2trash, "send2trash", seen.append)
-    fs_write._default_trash("/some/path")
+    delete_module._default_trash("/some/path")
     assert seen == ["/some/path"]
 
 
@@ -70,7 +70,7 @@ def test_a_trash_failure_falls_back_to_a_plain_delete(box, layout, monkeypatch):
     def broken(path: str) -> None:
         raise OSError("Couldn't find mount point")
 
-    monkeypatch.setattr(fs_write, "trash", broken)
+    monkeypatch.setattr(delete_module, "trash", broken)
     (layout.work / "x.txt").write_text("x")
     result = box.execute("delete_file", {"path": "x.txt"})
     assert result["success"] is True and result["trashed"] is False

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tray_app.tools import fs_write
+from tray_app.tools import write_file as write_module
 
 
 def ok(result: dict) -> dict:
@@ -180,7 +181,7 @@ def test_nothing_is_recorded_for_a_refused_write(box, layout, journal):
 
 
 def test_a_failed_write_is_recorded_then_discarded(box, layout, journal, monkeypatch):
-    monkeypatch.setattr(fs_write, "atomic_write", _raise_oserror)
+    monkeypatch.setattr(write_module, "atomic_write", _raise_oserror)
     err(box.execute("write_file", {"path": "x.txt", "content": "x"}))
     assert journal.kinds() == ["record", "discard"]
 

@@ -276,9 +276,9 @@ def test_deep_trees_are_bounded(box, layout):
 
 
 def test_a_tree_too_deep_to_check_is_not_deleted(box, layout, monkeypatch):
-    from tray_app.tools import fs_write
+    from tray_app.tools import delete_file as delete_module
 
-    monkeypatch.setattr(fs_write, "DELETE_MAX_DEPTH", 5)
+    monkeypatch.setattr(delete_module, "DELETE_MAX_DEPTH", 5)
     deep = layout.work / "t"
     for _ in range(8):
         deep = deep / "d"

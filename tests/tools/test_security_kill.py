@@ -29,13 +29,13 @@ OLD = b"O" * (1024 * 1024 + 7)
 CHILD = r"""
 import os, sys, time
 from pathlib import Path
-from tray_app.tools import fs_write
+from tray_app.tools import write_file as write_module
 from tray_app.tools.base import ToolContext
-from tray_app.tools.file_args import WriteFileArgs
+from tray_app.tools.write_file import WriteFileArgs
 from tray_app.tools.sandbox import SandboxPolicy
 
 work, home, mode, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-fs_write.MAX_WRITE_BYTES = 2 * size
+write_module.MAX_WRITE_BYTES = 2 * size
 content = "N" * size
 if mode == "stall-after-first-chunk":
     real_write, calls = os.write, [0]
@@ -49,7 +49,7 @@ elif mode == "stall-in-fsync":
     os.fsync = lambda fd: time.sleep(300)
 policy = SandboxPolicy(allowed_dirs=[work], home=Path(home))
 args = WriteFileArgs(path="big.txt", content=content)
-print(fs_write.write_file(ToolContext(policy=policy), args))
+print(write_module.write_file(ToolContext(policy=policy), args))
 """
 
 

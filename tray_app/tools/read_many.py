@@ -15,9 +15,9 @@ from pydantic import BaseModel, Field, field_validator
 
 from tray_app.errors import SandboxViolation
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
-from tray_app.tools.file_args import PATH_HELP, ReadFileArgs
-from tray_app.tools.fs_read import read_file
+from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import describe_os_error, split_lines
+from tray_app.tools.read_file import ReadFileArgs, read_file
 
 MAX_FILES = 20
 CONTENT_BUDGET = 12_000  # characters of content, as JSON (escapes counted), for all files

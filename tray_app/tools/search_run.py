@@ -18,13 +18,15 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tray_app.tools import search_rg
-from tray_app.tools.file_args import SearchFilesArgs
 from tray_app.tools.fs_safe import NotReadable, looks_binary, read_regular
 from tray_app.tools.fs_walk import Entry, is_regular
 from tray_app.tools.text_codec import detect_bom
+
+if TYPE_CHECKING:
+    from tray_app.tools.search_files import SearchFilesArgs
 
 MAX_SCAN_FILES = 1000  # files whose content is searched
 MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)

@@ -1,0 +1,105 @@
+"""list_directory: a folder's entries with type, size and time; recursive up to a depth,
+at most ``MAX_LIST_ENTRIES``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
+from tray_app.tools.fs_read import _folder, _hidden_from_model
+from tray_app.tools.fs_safe import (
+    describe_os_error,
+    iso_time,
+)
+from tray_app.tools.fs_walk import Walk, is_regular
+
+MAX_LIST_ENTRIES = 500
+
+_LISTED_TYPES = frozenset({"file", "directory", "symlink"})  # pipes, sockets, devices: "other"
+
+
+class ListDirectoryArgs(BaseModel):
+    path: str = Field(description="The folder to list. " + PATH_HELP)
+    recursive: bool = Field(default=False, description="Also list the contents of sub-folders.")
+    max_depth: int = Field(
+        default=3, description="How many folder levels to list when recursive is true (1-10)."
+    )
+    include_hidden: bool = Field(
+        default=False, description="Also list hidden entries (names starting with '.')."
+    )
+    filter_extension: str | None = Field(
+        default=None, description="Only list files with this extension, for example '.py'."
+    )
+
+    @field_validator("max_depth", mode="before")
+    @classmethod
+    def _depth(cls, value: Any) -> Any:
+        return _clamp(value, 1, 10)
+
+    @field_validator("filter_extension", mode="before")
+    @classmethod
+    def _ext(cls, value: Any) -> Any:
+        return _extension(value) or None if isinstance(value, str) else value
+
+
+def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
+    root = _folder(ctx.policy, args.path, "list")
+    if isinstance(root, dict):
+        return root
+    walk = Walk(
+        root,
+        max_depth=args.max_depth if args.recursive else 1,
+        include_hidden=args.include_hidden,
+        skip=_hidden_from_model(ctx.policy, root),
+        cancel=ctx.cancel,
+    )
+    entries: list[dict[str, Any]] = []
+    truncated = False
+    try:
+        for entry in walk:
+            if (
+                args.filter_extension
+                and entry.kind != "directory"
+                and not entry.name.lower().endswith(args.filter_extension)
+            ):
+                continue
+            if len(entries) >= MAX_LIST_ENTRIES:
+                truncated = True
+                break
+            entries.append(
+                {
+                    "name": entry.rel,
+                    "type": entry.kind if entry.kind in _LISTED_TYPES else "other",
+                    "size": entry.info.st_size if is_regular(entry) else None,
+                    "modified": iso_time(entry.info.st_mtime),
+                }
+            )
+    except OSError as exc:
+        return failure(describe_os_error(exc, root, what="folder"))
+    entries.sort(key=lambda e: [part.casefold() for part in str(e["name"]).split(os.sep)])
+    return {
+        "success": True,
+        "path": str(root),
+        "entries": entries,
+        "total": len(entries),
+        "truncated": truncated or walk.stopped is not None,
+    }
+
+
+TOOL = Tool(
+    name="list_directory",
+    description=(
+        "List the files and folders in a folder with their type, size and modification "
+        "time. Set recursive to true to include sub-folders (up to max_depth levels). "
+        "At most 500 entries."
+    ),
+    args_model=ListDirectoryArgs,
+    risk=Risk.READ,
+    handler=list_directory,
+    titles={"en": "List folder", "zh-CN": "列出目录"},
+)

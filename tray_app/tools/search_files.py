@@ -1,0 +1,102 @@
+"""search_files: files below a folder by name (a glob) or by a line of text inside them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from tray_app.tools import search_rg
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
+from tray_app.tools.fs_read import _folder, _hidden_from_model
+from tray_app.tools.fs_safe import (
+    describe_os_error,
+)
+from tray_app.tools.fs_walk import Walk
+from tray_app.tools.search_run import Search, single_file
+
+SEARCH_MAX_DEPTH = 32
+
+
+class SearchFilesArgs(BaseModel):
+    path: str = Field(description="The folder to search in. " + PATH_HELP)
+    query: str = Field(
+        min_length=1,
+        max_length=500,
+        description=(
+            "Text to find. For file names a glob such as '*.ts' or 'test_*', or part of a name; "
+            "inside files, plain text (not a regular expression)."
+        ),
+    )
+    search_type: Literal["filename", "content", "both"] = Field(
+        default="both",
+        description="filename: match names; content: match lines inside files; both (default).",
+    )
+    case_sensitive: bool = Field(default=False, description="Match upper/lower case exactly.")
+    max_results: int = Field(default=50, description="Stop after this many matches (1-200).")
+    file_extensions: list[str] | None = Field(
+        default=None, description="Only search files with these extensions, e.g. ['.ts', '.js']."
+    )
+
+    @field_validator("search_type", mode="before")
+    @classmethod
+    def _type(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("max_results", mode="before")
+    @classmethod
+    def _max(cls, value: Any) -> Any:
+        return _clamp(value, 1, 200)
+
+    @field_validator("file_extensions", mode="before")
+    @classmethod
+    def _exts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part for part in value.replace(";", ",").split(",")]
+        if isinstance(value, list):
+            cleaned = [_extension(v) for v in value if isinstance(v, str) and v.strip()]
+            return cleaned or None
+        return value
+
+
+def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
+    root = _folder(ctx.policy, args.path, "search")
+    if isinstance(root, dict):
+        return root
+    walk = Walk(
+        root,
+        max_depth=SEARCH_MAX_DEPTH,
+        skip=_hidden_from_model(ctx.policy, root),
+        cancel=ctx.cancel,
+        stat_entries=False,
+    )
+    search = Search(args, rg=search_rg.rg_binary(), cancel=ctx.cancel, deadline=walk.deadline)
+    try:
+        search.run(single_file(root) if root.is_file() else walk)
+    except OSError as exc:
+        return failure(describe_os_error(exc, root, what="folder"))
+    return {
+        "success": True,
+        "query": args.query,
+        "search_type": args.search_type,
+        "results": search.results,
+        "total_files": len(search.results),
+        "total_matches": search.total_matches,
+        "files_scanned": search.scanned,
+        "truncated": search.truncated or walk.stopped is not None or walk.depth_limited,
+    }
+
+
+TOOL = Tool(
+    name="search_files",
+    description=(
+        "Find files below a folder by name (a glob such as '*.py') or lines of text inside "
+        "files (plain text, not a regular expression). Returns matching files with line "
+        "numbers; line 0 means the file name matched."
+    ),
+    args_model=SearchFilesArgs,
+    risk=Risk.READ,
+    handler=search_files,
+    titles={"en": "Search files", "zh-CN": "搜索文件"},
+)
