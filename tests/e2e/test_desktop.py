@@ -248,7 +248,7 @@ def test_settings_rebind_the_hotkey_and_write_the_login_entry(
     desktop: DesktopEnv, app: AppProcess
 ) -> None:
     reply = app.core("update_settings", {"hotkey": "Ctrl+Alt+K", "start_at_login": True})
-    assert reply["ok"], reply
+    assert reply["settings"]["hotkey"] == "Ctrl+Alt+K", reply
     wait_for(lambda: app.state()["hotkey"] == "Ctrl+Alt+K", 15, "the new hotkey")
     entry = app.home / "xdg-config" / "autostart" / "metona-tray.desktop"
     wait_for(entry.exists, 15, "the autostart entry")

@@ -84,7 +84,10 @@ def test_no_popup_process_until_first_shown_then_unloaded_and_back(
     session = app.core("new_session", workspace=str(workspace))
     app.core("send_message", session["id"], "hello")
     wait_for(lambda: app.core("status")["state"] == "idle", 20, "the answer")
-    assert app.core("update_settings", {"popup_unload_after_s": 1})["ok"]
+    assert (
+        app.core("update_settings", {"popup_unload_after_s": 1})["settings"]["popup_unload_after_s"]
+        == 1
+    )
 
     shown(desktop, app)
     first = app.state()["popup_pid"]
