@@ -34,7 +34,7 @@ def _approval(preview: dict) -> object:
         session_id="s",
         call_id="c",
         name="write_file",
-        args={"path": "~/.bashrc"},
+        arguments={"path": "~/.bashrc"},
         risk="write",
         preview=preview,
         can_remember=True,
@@ -93,3 +93,27 @@ def test_the_approval_prompt_names_the_guard(language: str, budget: str, changed
     preview = {"kind": "diff", "text": "-甲\n+乙 🙂\n", "budget": over, "changed_since_shown": True}
     text = approval_text(_approval(preview), language)  # type: ignore[arg-type]
     assert budget in text and changed in text and "+乙 🙂" in text
+
+
+def test_a_tool_call_renders_from_the_record_it_carries() -> None:
+    """The terminal reads the same record as the page: ``call.name``, ``call.arguments``."""
+    from tray_app.events import ToolCallEvent, ToolCallUpdate
+    from tray_app.messages import ToolCallRecord
+
+    call = ToolCallRecord(
+        call_id="c1",
+        session_id="s",
+        message_id="m",
+        name="read_file",
+        arguments={"path": "笔记 👩🏽‍💻.txt", "content": "长" * 500},
+    )
+    out, err = io.StringIO(), io.StringIO()
+    renderer = TextRenderer(out, err, language="en")
+    renderer.render(ToolCallEvent(session_id="s", call=call))
+    renderer.render(
+        ToolCallUpdate(session_id="s", call_id="c1", status="success", result={"success": True})
+    )
+    lines = err.getvalue().strip().splitlines()
+    assert lines[0] == "[tool] read_file path=笔记 👩🏽‍💻.txt"
+    assert lines[1].startswith("[tool] ") and "read_file success" in lines[1]
+    assert out.getvalue() == ""

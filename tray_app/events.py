@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-ToolStatus = Literal["pending", "running", "success", "error", "cancelled"]
+from tray_app.messages import ToolCallRecord, ToolStatus
+
 Decision = Literal["approved", "denied", "timeout", "cancelled"]
 DecidedBy = Literal["popup", "notification", "tray", "terminal", "rule", "timeout", "abort"]
 StopReason = Literal["done", "max_rounds", "aborted", "answer_limit"]
@@ -105,18 +106,16 @@ class MessageFinished(_Event):
 
 
 class ToolCallEvent(_Event):
+    """A call appeared, or its preview changed (asked again): the whole record, as stored."""
+
     type: Literal["tool_call"] = "tool_call"
     session_id: str
-    message_id: str
-    call_id: str
-    name: str
-    args: dict[str, Any]
-    risk: str | None
-    status: ToolStatus
-    preview: dict[str, Any] | None = None
+    call: ToolCallRecord
 
 
 class ToolCallUpdate(_Event):
+    """What changed on a call since its ``tool_call`` event, under the record's field names."""
+
     type: Literal["tool_call_update"] = "tool_call_update"
     session_id: str
     call_id: str
@@ -124,14 +123,18 @@ class ToolCallUpdate(_Event):
     result: dict[str, Any] | None = None
     duration_ms: float | None = None
     undoable: bool = False
+    decision: str | None = None
+    decided_by: str | None = None
 
 
 class ApprovalNeeded(_Event):
+    """A call waits for the user; ``name``/``arguments``/``risk``/``preview`` as in its record."""
+
     type: Literal["approval_needed"] = "approval_needed"
     session_id: str
     call_id: str
     name: str
-    args: dict[str, Any]
+    arguments: dict[str, Any]
     risk: str
     preview: dict[str, Any]
     can_remember: bool

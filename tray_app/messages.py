@@ -1,4 +1,5 @@
-"""The chat messages every layer shares: roles, messages and the tool calls a model asks for.
+"""The chat messages every layer shares: roles, messages, the tool calls a model asks for and
+the record of what happened to each call.
 
 They sit at the bottom of the package tree (beside ``events.py`` and ``errors.py``) because the
 store keeps them, the agent builds them, the providers put them on the wire and Core hands them
@@ -7,12 +8,14 @@ to the page; none of those should import another for a type.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 Role = Literal["system", "user", "assistant", "tool"]
+ToolStatus = Literal["pending", "running", "success", "error", "cancelled"]
 
 
 class ToolCall(BaseModel):
@@ -234,3 +237,29 @@ def read_preview(data: Mapping[str, Any] | AnyPreview | None) -> AnyPreview:
             text=text if isinstance(text, str) else "",
             path=path if isinstance(path, str) else None,
         )
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call and everything that happened to it (the card's state).
+
+    The one shape of a call: the store keeps it, Core's snapshots (``get_session``,
+    ``get_messages``) send it, the ``tool_call`` event carries it whole as ``call`` and
+    ``tool_call_update`` sends changed fields under these same names; the page and the terminal
+    read it as it is (ARCHITECTURE.md §3).
+    """
+
+    call_id: str
+    session_id: str
+    message_id: str
+    provider_id: str | None = None  # the id the server gave the call, sent back with the result
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    risk: str | None = None
+    preview: dict[str, Any] | None = None
+    status: ToolStatus = "pending"
+    decision: str | None = None
+    decided_by: str | None = None
+    result: dict[str, Any] | None = None
+    duration_ms: float | None = None
+    created_at: float = Field(default_factory=time.time)
+    undoable: bool = False

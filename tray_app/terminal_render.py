@@ -199,7 +199,7 @@ def persistence_line(warning: PersistenceRisk, language: str) -> str:
 
 def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     shown = read_preview(event.preview)
-    lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.args)}"]
+    lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.arguments)}"]
     summary = preview_summary(shown)
     if summary:
         lines.append(f"   {summary}")
@@ -248,8 +248,9 @@ class TextRenderer:
                 self.err.write(self._dim("\n[stopped]\n"))
         elif isinstance(event, ToolCallEvent):
             self._end_thinking()
-            self._names[event.call_id] = event.name
-            self.err.write(f"\n[tool] {event.name} {key_args(event.args)}\n")
+            call = event.call
+            self._names[call.call_id] = call.name
+            self.err.write(f"\n[tool] {call.name} {key_args(call.arguments)}\n")
         elif isinstance(event, ToolCallUpdate):
             if event.status in ("success", "error", "cancelled"):
                 name = self._names.get(event.call_id, "tool")

@@ -90,7 +90,7 @@ def _event(call_id: str, risk: str = "write", name: str = "write_file") -> Appro
         session_id="s1",
         call_id=call_id,
         name=name,
-        args={"path": "a.txt"},
+        arguments={"path": "a.txt"},
         risk=risk,
         preview={},
         can_remember=risk == "write",

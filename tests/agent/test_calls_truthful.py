@@ -30,7 +30,7 @@ def test_a_call_that_finishes_after_the_stop_is_reported_as_done(make_rig: Any) 
     call = rig.log.wait_type("tool_call")
     rig.core.abort(sid)
     assert rig.finish(turn).stop_reason == "aborted"
-    update = final_update(rig, call.call_id)
+    update = final_update(rig, call.call.call_id)
     assert update.status == "success" and update.result == {"success": True, "changed": True}
     assert rig.notes == ["stubborn"]
     (stored,) = rig.core.get_session(sid)["tool_calls"]
@@ -50,6 +50,6 @@ def test_a_call_still_running_after_the_grace_says_it_may_yet_finish(
     call = rig.log.wait_type("tool_call")
     rig.core.abort(sid)
     assert rig.finish(turn).stop_reason == "aborted"
-    update = final_update(rig, call.call_id)
+    update = final_update(rig, call.call.call_id)
     assert update.status == "cancelled"
     assert "may yet finish" in update.result["error"]

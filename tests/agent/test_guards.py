@@ -207,7 +207,7 @@ def test_an_edit_of_a_file_changed_after_approval_asks_again_with_the_new_diff(
     assert again.preview["binding"] != shown.preview["binding"]
     # Not written while the new diff waits.
     assert target.read_text(encoding="utf-8") == "名字 = 旧\n颜色 = 蓝 🔵\n"
-    cards = [e for e in rig.log.of_type("tool_call") if e.call_id == shown.call_id]
+    cards = [e.call for e in rig.log.of_type("tool_call") if e.call.call_id == shown.call_id]
     assert cards[-1].preview.get("changed_since_shown") is True  # the card shows it as well
     rig.core.decide(again.call_id, True)
     rig.finish(turn)

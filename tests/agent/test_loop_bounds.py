@@ -19,9 +19,10 @@ from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import raw_turn, slow_turn, text_turn, tool_turn
 from tests.fakes.openai_server import sse
 from tests.fakes.turns import Turn
+from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.providers.tool_calls import MAX_ARGUMENT_BYTES
-from tray_app.store.records import MemoryChats, MessageRecord, ToolCallRecord
+from tray_app.store.records import MemoryChats, MessageRecord
 
 HOSTILE = "长文🙂\u202eabc"  # CJK, an emoji (outside the BMP) and a bidi override
 
@@ -196,7 +197,7 @@ def test_a_10_mb_argument_is_refused_stored_as_a_placeholder_and_never_sent_agai
     assert placeholder["_refused"] == "too large" and abs(placeholder["_bytes"] - size) < 100
     # The card shows the placeholder too, never the 10 MB.
     event = rig.log.wait_type("tool_call")
-    assert event.args == placeholder and event.status == "pending"
+    assert event.call.arguments == placeholder and event.call.status == "pending"
     _, turn2 = rig.send("and now?", sid)
     assert rig.finish(turn2).stop_reason == "done"
     for request in rig.fake.chat_requests[1:]:

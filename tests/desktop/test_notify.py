@@ -78,7 +78,7 @@ class FakePopup:
 def approval(call_id: str = "c1", path: str = "/w/hello.txt", **preview: Any) -> ApprovalNeeded:
     return ApprovalNeeded(
         session_id="s1", call_id=call_id, name="write_file",
-        args={"path": "hello.txt", "content": "hi"}, risk="write",
+        arguments={"path": "hello.txt", "content": "hi"}, risk="write",
         preview={"kind": "new_file", "path": path, "exists": False, "size_after": 2, **preview},
         can_remember=True, expires_at=time.time() + 300,
     )  # fmt: skip

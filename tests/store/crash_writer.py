@@ -22,10 +22,10 @@ import sys
 import threading
 from pathlib import Path
 
-from tray_app.messages import ToolCall
+from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
-from tray_app.store.records import MessageRecord, ToolCallRecord
+from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings, save_settings
 
 CHUNK = "0123456789abcdef" * 4

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tray_app.logs import LOG_FILE, setup_logging
+from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.audit import AUDIT_FILE, AuditLog, summarize_arguments
-from tray_app.store.records import ToolCallRecord
 
 SECRET_TEXT = "TOP-SECRET-FILE-BODY"
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tray_app.errors import StoreError
-from tray_app.messages import ToolCall
+from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store import chats as chats_module
 from tray_app.store.chats import SQLiteChats, open_chat_store
 from tray_app.store.db import open_database
-from tray_app.store.records import MessageRecord, ToolCallRecord
+from tray_app.store.records import MessageRecord
 from tray_app.store.recovery import INTERRUPTED_RESULT
 from tray_app.store.search import fts_expression, query_terms
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tray_app.messages import ToolCall
+from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.chats import SQLiteChats, search_chats
 from tray_app.store.db import open_database
 from tray_app.store.export import export_json, export_markdown
-from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord, ToolCallRecord
+from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord
 from tray_app.store.recovery import INTERRUPTED_RESULT, recover_session
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.chats import SQLiteChats, open_chat_store
 from tray_app.store.db import open_database
@@ -22,7 +23,7 @@ from tray_app.store.owners import (
     repair_lock,
     sweep_dead_marks,
 )
-from tray_app.store.records import MessageRecord, ToolCallRecord
+from tray_app.store.records import MessageRecord
 
 REPO = Path(__file__).resolve().parents[2]
 

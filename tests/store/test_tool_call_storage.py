@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
+from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store import chats as chats_module
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
-from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord, ToolCallRecord
+from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord
 
 BIG = {"path": "笔记/日记🙂.md", "content": "长文🙂\u202eabc" * 15_000}  # ~240 KB of UTF-8
 

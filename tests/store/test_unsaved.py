@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from tray_app.errors import StoreError
+from tray_app.messages import ToolCallRecord
 from tray_app.store import unsaved
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
-from tray_app.store.records import MessageRecord, ToolCallRecord
+from tray_app.store.records import MessageRecord
 
 TEXT = "流式回答 🌊 \u202eRTL\u202c "
 

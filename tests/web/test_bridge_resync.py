@@ -17,7 +17,7 @@ GHOST = {
     "session_id": "s_ghost",
     "call_id": "c_ghost",
     "name": "write_file",
-    "args": {"path": "ghost.txt", "content": "boo"},
+    "arguments": {"path": "ghost.txt", "content": "boo"},
     "risk": "write",
     "preview": {},
     "can_remember": False,

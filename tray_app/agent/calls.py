@@ -21,9 +21,17 @@ from typing import Any
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
 from tray_app.agent.guards import REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.errors import StoreError
-from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate, ToolStatus
-from tray_app.messages import AnyPreview, ErrorPreview, ToolCall, preview_json, with_facts
-from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord, new_id
+from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate
+from tray_app.messages import (
+    AnyPreview,
+    ErrorPreview,
+    ToolCall,
+    ToolCallRecord,
+    ToolStatus,
+    preview_json,
+    with_facts,
+)
+from tray_app.store.records import ChatRepository, MessageRecord, new_id
 from tray_app.tools.base import Risk, ToolResult, failure
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
@@ -84,6 +92,8 @@ class CallHandler:
                 result=record.result,
                 duration_ms=record.duration_ms,
                 undoable=record.undoable,
+                decision=record.decision,
+                decided_by=record.decided_by,
             )
         )
 
@@ -112,18 +122,7 @@ class CallHandler:
         self._announced.add(record.call_id)
         record.status = status
         self.chats.upsert_tool_call(record)
-        self.publish(
-            ToolCallEvent(
-                session_id=self.session_id,
-                message_id=record.message_id,
-                call_id=record.call_id,
-                name=record.name,
-                args=record.arguments,
-                risk=record.risk,
-                status=status,
-                preview=record.preview,
-            )
-        )
+        self.publish(ToolCallEvent(session_id=self.session_id, call=record.model_copy()))
 
     async def skip(self, call: ToolCall, message_id: str, reason: str) -> None:
         """Answer a call without running it (the round limit was reached)."""
@@ -243,7 +242,7 @@ class CallHandler:
                     session_id=self.session_id,
                     call_id=record.call_id,
                     name=call.name,
-                    args=call.arguments,
+                    arguments=call.arguments,
                     risk=risk.value,
                     preview=preview_json(preview),
                     can_remember=can_remember(risk),

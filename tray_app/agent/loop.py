@@ -40,9 +40,9 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.messages import ChatMessage
+from tray_app.messages import ChatMessage, ToolCallRecord
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
-from tray_app.store.records import ChatRepository, MessageRecord, ToolCallRecord
+from tray_app.store.records import ChatRepository, MessageRecord
 from tray_app.store.settings import Settings
 from tray_app.tools.toolbox import Toolbox
 

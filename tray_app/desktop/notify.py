@@ -61,7 +61,9 @@ class PopupState(Protocol):
 
 def describe_approval(event: ApprovalNeeded, lang: str = "en") -> tuple[str, str]:
     """(title, body) for a waiting call, in ``lang`` (see ``notify_text``)."""
-    return notify_text.describe_approval(event.name, event.args or {}, event.preview or {}, lang)
+    return notify_text.describe_approval(
+        event.name, event.arguments or {}, event.preview or {}, lang
+    )
 
 
 class Notifier:

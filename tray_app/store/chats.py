@@ -15,6 +15,7 @@ from collections.abc import Collection
 from typing import Any
 
 from tray_app.errors import StoreError
+from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
 from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock, sweep_dead_marks
@@ -24,7 +25,6 @@ from tray_app.store.records import (
     MessageRecord,
     SessionCursor,
     SessionRecord,
-    ToolCallRecord,
     after_cursor,
 )
 from tray_app.store.recovery import recover_session

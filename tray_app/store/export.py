@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from tray_app.errors import StoreError
-from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord, ToolCallRecord
+from tray_app.messages import ToolCallRecord
+from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 
 EXPORT_FORMAT = "metona-tray/session"
 EXPORT_VERSION = 1

@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Collection
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from tray_app.messages import ChatMessage, Role, ToolCall
+from tray_app.messages import ChatMessage, Role, ToolCall, ToolCallRecord
 
 
 def new_id(prefix: str) -> str:
@@ -27,26 +27,6 @@ class SessionRecord(BaseModel):
     workspace: str | None = None
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
-
-
-class ToolCallRecord(BaseModel):
-    """One tool call and everything that happened to it (the card's state)."""
-
-    call_id: str
-    session_id: str
-    message_id: str
-    provider_id: str | None = None  # the id the server gave the call, sent back with the result
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    risk: str | None = None
-    preview: dict[str, Any] | None = None
-    status: Literal["pending", "running", "success", "error", "cancelled"] = "pending"
-    decision: str | None = None
-    decided_by: str | None = None
-    result: dict[str, Any] | None = None
-    duration_ms: float | None = None
-    created_at: float = Field(default_factory=time.time)
-    undoable: bool = False
 
 
 class MessageRecord(BaseModel):

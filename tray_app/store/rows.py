@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from tray_app.messages import ToolCall
-from tray_app.store.records import MessageRecord, SessionRecord, ToolCallRecord, new_id
+from tray_app.messages import ToolCall, ToolCallRecord
+from tray_app.store.records import MessageRecord, SessionRecord, new_id
 
 _TOOL_CALLS = TypeAdapter(list[ToolCall])
 _SESSION_COLUMNS = ("id", "title", "model", "workspace", "created_at", "updated_at")

@@ -20,14 +20,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from tray_app.errors import StoreError
+from tray_app.messages import ToolCallRecord
 from tray_app.store.db import Database
-from tray_app.store.records import (
-    MemoryChats,
-    MessageRecord,
-    SessionRecord,
-    ToolCallRecord,
-    session_order,
-)
+from tray_app.store.records import MemoryChats, MessageRecord, SessionRecord, session_order
 
 log = logging.getLogger(__name__)
 

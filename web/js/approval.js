@@ -33,15 +33,15 @@ function guardWarning(p) {
 function facts(call, p) {
   const rows = [];
   if (call.name === 'run_command') {
-    rows.push(['arg.command', p.command ?? call.args?.command ?? '']);
-    rows.push(['arg.cwd', p.cwd ?? call.args?.cwd ?? '']);
+    rows.push(['arg.command', p.command ?? call.arguments?.command ?? '']);
+    rows.push(['arg.cwd', p.cwd ?? call.arguments?.cwd ?? '']);
     rows.push(['approval.sandbox', p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed', true, p.sandboxed ? 'v ok' : 'v warn']);
     if (p.timeout_ms) rows.push(['approval.time_limit', duration(p.timeout_ms)]);
     return rows;
   }
   const sizeChange = call.name === 'write_file' && p.exists && p.size_before != null;
   const absolute = { 'arg.path': p.path, 'arg.source': p.path, 'arg.destination': p.destination };
-  for (const row of keyArgs(call.name, call.args)) {
+  for (const row of keyArgs(call.name, call.arguments)) {
     if (sizeChange && row[0] === 'arg.size') continue;
     if (absolute[row[0]]) row[1] = absolute[row[0]];
     rows.push(row);

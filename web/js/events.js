@@ -97,12 +97,13 @@ function applyEvent(ctx, ev, acc) {
       break;
     }
     case 'tool_call': {
-      const record = mergeCall({ ...ev, created_at: ev.at });
+      const record = mergeCall(ev.call); // the record as stored: snapshots send the same
       if (here) chatlog.toolCall(record);
       break;
     }
     case 'tool_call_update': {
-      const record = mergeCall(ev);
+      const { type, at, ...changes } = ev; // the event's own fields are not the call's
+      const record = mergeCall(changes);
       if (here) chatlog.toolCall(record);
       break;
     }

@@ -103,7 +103,7 @@ export function resultView(name, result, record) {
   switch (name) {
     case 'read_file': return readView(result);
     case 'list_directory': return listView(result);
-    case 'search_files': return searchView(result, record.args?.path);
+    case 'search_files': return searchView(result, record.arguments?.path);
     case 'run_command': return commandView(result);
     case 'write_file': return h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
     case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });

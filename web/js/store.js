@@ -24,13 +24,16 @@ export function bumpEpoch(sessionId) {
 }
 
 const RANK = { pending: 0, running: 1, success: 2, error: 2, cancelled: 2 };
+// What changes as a call runs (tool_call_update's fields); the rest is fixed at its start.
+const STATE = ['status', 'result', 'duration_ms', 'undoable', 'decision', 'decided_by'];
 
-/** Merge what we know about a call; a later status never goes back to an earlier one. */
+/** Merge what we know about a call: a record (snapshot or tool_call event) or the changed
+ * fields of a tool_call_update, all under the record's field names (tray_app/messages.py).
+ * A later status never goes back to an earlier one, nor does the state that came with it. */
 export function mergeCall(update) {
   const id = update.call_id;
   const old = store.calls.get(id);
   const incoming = { ...update };
-  if ('arguments' in incoming && !('args' in incoming)) incoming.args = incoming.arguments;
   for (const key of Object.keys(incoming)) {
     if (incoming[key] === undefined) delete incoming[key];
   }
@@ -39,8 +42,7 @@ export function mergeCall(update) {
     return incoming;
   }
   if (RANK[incoming.status] < RANK[old.status]) {
-    delete incoming.status;
-    delete incoming.result;
+    for (const key of STATE) delete incoming[key];
   }
   const merged = { ...old, ...incoming };
   store.calls.set(id, merged);

@@ -144,7 +144,7 @@ export class ToolCard {
     const summary = [
       h('span', { class: 'tc-icon' }, icon(TOOL_ICONS[name] || 'tool')),
       label === name ? h('span', { class: 'tc-name', text: friendly }) : h('span', { class: 'tc-name', i18n: label, title: name }),
-      h('span', { class: 'tc-arg', text: open ? '' : keyArgument(name, record.args) }), // open: the rows below say it
+      h('span', { class: 'tc-arg', text: open ? '' : keyArgument(name, record.arguments) }), // open: the rows below say it
       h('span', { class: 'tc-status', role: 'status' },
         status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
         h('span', { i18n: outcome || statusKey })),
@@ -175,7 +175,7 @@ export class ToolCard {
 
   argRows(record) {
     const { name } = record;
-    const rows = keyArgs(name, record.args);
+    const rows = keyArgs(name, record.arguments);
     // The folder a command ran in, also when the model gave none.
     const cwd = record.result?.cwd ?? record.preview?.cwd;
     if (name === 'run_command' && cwd && !rows.some(([key]) => key === 'arg.cwd')) rows.push(['arg.cwd', cwd]);
