@@ -33,7 +33,8 @@ import sys
 from pathlib import Path
 from tray_app.paths import AppPaths
 from tray_app.store.chats import open_chat_store
-from tray_app.store.records import MessageRecord, ToolCallRecord
+from tray_app.messages import ToolCallRecord
+from tray_app.store.records import MessageRecord
 paths = AppPaths.under(Path(sys.argv[1]))
 chats, _ = open_chat_store(paths)
 s = chats.create_session(model="m", workspace=None, title="流式 🌊")
