@@ -63,4 +63,5 @@ def test_the_page_keeps_one_shape_from_events_and_from_snapshots(app: App) -> No
     expect(card).to_have_attribute("data-status", "success")
     assert page_record(app, stored["call_id"]) == stored
     # The card reads the same ``arguments``; the page shows invisible controls as marks.
+    card.locator(".tc-toggle").click()  # a finished card is one line until opened
     expect(card.locator(".tc-args")).to_contain_text("笔记 👩🏽⟨U+200D⟩💻 ⟨U+202E⟩evil")
