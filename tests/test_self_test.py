@@ -22,8 +22,8 @@ from tray_app.self_test.fake_model import ANSWER_MISSING, ANSWER_OK, MARKER_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKS = [
-    "modules", "desktop libraries", "ripgrep", "web page", "settings and store", "agent turn",
-    "popup process",
+    "modules", "dependencies", "desktop libraries", "ripgrep", "web page", "settings and store",
+    "agent turn", "popup process",
 ]  # fmt: skip
 
 

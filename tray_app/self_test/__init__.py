@@ -27,6 +27,7 @@ def _checks(display: bool) -> list[Check]:
 
     checks: list[Check] = [
         ("modules", lambda _root: files.check_modules()),
+        ("dependencies", lambda _root: files.check_dependencies(display=display)),
         ("desktop libraries", lambda _root: files.check_desktop_libraries()),
         ("ripgrep", lambda _root: files.check_ripgrep()),
         ("web page", lambda _root: files.check_web(web_root())),

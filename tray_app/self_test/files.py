@@ -4,7 +4,9 @@ naming what is not there, so a broken installer says exactly what it lost."""
 
 from __future__ import annotations
 
+import dis
 import importlib
+import importlib.util
 import json
 import pkgutil
 import re
@@ -12,6 +14,7 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 import tray_app
@@ -32,6 +35,12 @@ DESKTOP_LIBRARIES = {
     "linux": ["webview", "webview.platforms.gtk", "desktop_notifier", "dbus_fast", "Xlib", "PIL"],
     "darwin": ["webview", "webview.platforms.cocoa", "desktop_notifier", "PIL"],
     "win32": ["webview", "webview.platforms.winforms", "desktop_notifier", "PIL"],
+}
+#: Third-party modules the app imports only on another system.
+OTHER_OS_LIBRARIES = {
+    "linux": ("AppKit", "Foundation", "PyObjCTools", "objc", "Quartz", "winrt", "clr", "win32"),
+    "darwin": ("gi", "Xlib", "dbus_fast", "winrt", "clr", "win32"),
+    "win32": ("gi", "Xlib", "dbus_fast", "AppKit", "Foundation", "PyObjCTools", "objc", "Quartz"),
 }
 GI_LIBRARIES = [("Gtk", "3.0"), ("WebKit2", "4.1"), ("AyatanaAppIndicator3", "0.1")]
 LOCALES = ("en", "zh-CN")
@@ -61,6 +70,46 @@ def check_modules() -> str:
     if len(names) < 20:
         raise Missing(f"only {len(names)} app modules found; the bundle lost its package")
     return f"{len(names)} app modules import"
+
+
+def _imported_names(code: CodeType, found: set[str]) -> None:
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "IMPORT_NAME":
+            found.add(str(instruction.argval))
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            _imported_names(const, found)
+
+
+def check_dependencies(*, display: bool) -> str:
+    """Every third-party module the app's code imports, lazy imports inside functions too (read
+    from its bytecode, so this works in a frozen bundle): a library imported on first use only
+    (the MCP SDK, keyring...) that the bundle lost would otherwise fail in front of a user."""
+    found: set[str] = set()
+    for info in pkgutil.walk_packages(tray_app.__path__, "tray_app."):
+        spec = importlib.util.find_spec(info.name)
+        get_code = getattr(spec.loader, "get_code", None) if spec else None
+        code = get_code(info.name) if get_code else None
+        if isinstance(code, CodeType):
+            _imported_names(code, found)
+    skip = OTHER_OS_LIBRARIES.get(_platform(), ())
+    if not display:
+        skip += ("pystray",)  # it picks its backend when imported: that needs a display
+    names = sorted(
+        name
+        for name in found
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and not name.startswith(("tray_app", *skip))
+    )
+    failed = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            failed.append(f"{name} ({type(exc).__name__}: {exc})")
+    if failed:
+        raise Missing("cannot import " + "; ".join(failed))
+    return f"{len(names)} library modules the app uses import"
 
 
 def check_desktop_libraries() -> str:
