@@ -5,6 +5,7 @@ import { icon } from './icons.js';
 import { bytes, duration, shortPath, visibleText } from './format.js';
 import { tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
+import { mcpPreview, mcpResultView } from './results_mcp.js';
 
 const FOLD_LINES = 14;
 
@@ -76,6 +77,7 @@ export function previewView(preview, status = 'pending') {
       return h('div', {}, h('div', { class: 'pv-label', i18n: [key, { n: preview.count ?? 1 }] }), plainBlock(preview.text, 'tree'));
     }
     case 'command': return commandPreview(preview);
+    case 'mcp': return mcpPreview(preview, plainBlock);
     case 'path': return h('div', { class: 'kv' }, h('span', { i18n: preview.exists ? 'card.folder_exists' : 'card.folder_new' }));
     case 'error': return h('div', { class: 'tc-error', text: preview.text || '' });
     default: return preview.text ? plainBlock(preview.text) : null;
@@ -100,6 +102,7 @@ export function resultView(name, result, record) {
     if (name === 'run_command' && ('stdout' in result || 'stderr' in result)) return h('div', { class: 'tc-failed' }, why, commandView(result));
     return why;
   }
+  if (typeof result.server === 'string' && typeof result.content === 'string') return mcpResultView(result, plainBlock);
   switch (name) {
     case 'read_file': return readView(result);
     case 'list_directory': return listView(result);

@@ -1,0 +1,62 @@
+"""MCP cards in a real browser against the in-repo MCP server: the approval shows the server,
+the tool, what the server claims and the arguments (hostile text as text), and the result card
+shows the text and the image the server sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+from tests.mcp.conftest import fake_entry, wait_for
+from tests.web.conftest import AppFactory, open_card
+
+pytestmark = pytest.mark.web
+
+APPROVE = "#approval button.btn.primary"
+
+
+@pytest.mark.parametrize("locale", ["en", "zh-CN"])
+def test_mcp_approval_and_result_cards(
+    make_app: AppFactory, fake_ollama: FakeOllama, tmp_path: Path, locale: str
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    app = make_app(
+        fake_ollama,
+        language=locale,
+        mcp_servers={"fake": fake_entry(marks, trust="trust_read_only")},
+    )
+    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    hostile = "<img src=x onerror=alert(1)> 報告 \u202eexe.txt"
+    fake_ollama.script(
+        tool_turn([("fake__wipe", {"target": hostile})]),
+        tool_turn([("fake__picture", {})]),
+        text_turn("Done."),
+    )
+    app.send("wipe and draw")
+    page = app.page
+    panel = page.locator("#approval")
+    preview = panel.locator(".mcp-preview")
+    expect(preview).to_be_visible()
+    expect(preview.locator("code").first).to_have_text("fake")
+    expect(preview.locator("code").nth(1)).to_have_text("wipe")
+    claim = "may change or delete" if locale == "en" else "可能修改或删除"
+    expect(preview).to_contain_text(claim)
+    expect(preview.locator("pre")).to_contain_text("<img src=x onerror=alert(1)>")
+    expect(preview.locator("pre")).to_contain_text("\\u202eexe.txt")
+    assert preview.locator("img").count() == 0
+    assert not (marks / "wiped").exists()
+    page.click(APPROVE)
+    cards = page.locator(".tool-card")
+    expect(cards.nth(1)).to_have_attribute("data-status", "success")
+    open_card(cards.nth(1))
+    image = cards.nth(1).locator("img.mcp-image")
+    expect(image).to_be_visible()
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,iVBOR")
+    expect(cards.nth(1)).to_contain_text("a red dot")
+    assert (marks / "wiped").read_text(encoding="utf-8") == hostile
+    assert app.dialogs == [] and app.page_errors == []
