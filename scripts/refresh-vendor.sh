@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Refreshes web/vendor/ from the npm registry: marked, DOMPurify and highlight.js at the pinned
+# Refreshes web/vendor/ from the npm registry: marked, DOMPurify, highlight.js and axe-core (the
+# accessibility checker the browser tests run; the page never loads it) at the pinned
 # versions below. Reproducible: the same versions give the same files (npm checks each tarball
 # against the registry's integrity hash). Change a version here, run this, review, commit.
 # The files are shipped as they are: the page has no build step.
@@ -9,14 +10,15 @@ cd "$(dirname "$0")/.."
 MARKED=18.2.1
 DOMPURIFY=3.5.0
 HIGHLIGHT=11.12.0   # @highlightjs/cdn-assets: the official prebuilt ES module build
+AXE=4.14.1
 
 out=web/vendor
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 ( cd "$work" && npm pack --silent "marked@$MARKED" "dompurify@$DOMPURIFY" \
-    "@highlightjs/cdn-assets@$HIGHLIGHT" >/dev/null )
-for pkg in marked dompurify highlightjs; do
+    "@highlightjs/cdn-assets@$HIGHLIGHT" "axe-core@$AXE" >/dev/null )
+for pkg in marked dompurify highlightjs axe-core; do
     mkdir -p "$work/$pkg"
     tar -xzf "$work"/*"$pkg"*.tgz -C "$work/$pkg"
 done
@@ -33,14 +35,18 @@ cp "$work/dompurify/package/LICENSE" "$out/LICENSE.dompurify"
 cp "$work/dompurify/package/LICENSE-MPL" "$out/LICENSE-MPL.dompurify"
 strip_map "$work/highlightjs/package/es/highlight.min.js" "$out/highlight.min.js"
 cp "$work/highlightjs/package/LICENSE" "$out/LICENSE.highlightjs"
+# axe.min.js starts with its licence header (/*! axe v… MPL-2.0 */): kept as it is.
+cp "$work/axe-core/package/axe.min.js" "$out/axe.min.js"
+cp "$work/axe-core/package/LICENSE" "$out/LICENSE.axe-core"
 
 {
     echo "# Vendored by scripts/refresh-vendor.sh from the npm registry. Do not edit by hand."
     echo "marked $MARKED lib/marked.esm.js MIT"
     echo "dompurify $DOMPURIFY dist/purify.es.mjs MPL-2.0 OR Apache-2.0"
     echo "@highlightjs/cdn-assets $HIGHLIGHT es/highlight.min.js BSD-3-Clause"
+    echo "axe-core $AXE axe.min.js MPL-2.0 (tests only)"
     echo "# sha256 of the shipped files"
-    ( cd "$out" && sha256sum marked.esm.js purify.es.mjs highlight.min.js )
+    ( cd "$out" && sha256sum marked.esm.js purify.es.mjs highlight.min.js axe.min.js )
 } > "$out/VERSIONS"
 echo "web/vendor refreshed:"
 cat "$out/VERSIONS"

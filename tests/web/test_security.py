@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tests.web.conftest import App, wait_until
+from tests.web.conftest import App, open_card, wait_until
 
 pytestmark = pytest.mark.web
 
@@ -127,6 +127,7 @@ def test_tool_output_is_shown_as_text(app: App) -> None:
     page = app.page
     card = page.locator(".tool-card")
     expect(card).to_have_attribute("data-status", "success")
+    open_card(card)
     expect(card.locator(".excerpt")).to_contain_text("<script>window.__pwned=2</script>")
     assert card.locator("img, script").count() == 0
     assert page.evaluate("window.__pwned") is None

@@ -9,6 +9,7 @@ import { bytes, duration, visible } from './format.js';
 import { previewView } from './results.js';
 import { persistenceWarning } from './results_files.js';
 import { toolLabel, keyArgs, valueClass } from './toolcard.js';
+import { announceUrgent } from './announce.js';
 
 const ARM_MS = 450;
 
@@ -120,7 +121,7 @@ export class ApprovalPanel {
     this.el.replaceChildren();
     append(this.el, [
       h('header', { class: 'ap-head' }, icon('alert'), this.title, this.queueLabel),
-      h('dl', { class: 'ap-facts' }, facts(call, p).map(([key, value, isKey, cls]) => h('div', { class: 'kv' },
+      h('dl', { class: 'ap-facts', id: 'approval-facts' }, facts(call, p).map(([key, value, isKey, cls]) => h('div', { class: 'kv' },
         h('dt', { class: 'k', i18n: key }),
         h('dd', isKey ? { class: cls || 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
@@ -132,6 +133,9 @@ export class ApprovalPanel {
       h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve)]);
     this.showChat(currentId);
     this.el.hidden = false;
+    // Read out once, whether or not the panel takes the focus: what asks, and about what.
+    const what = facts(call, p).find(([, , isKey]) => !isKey);
+    announceUrgent(`${this.title.textContent} ${what ? visible(what[1]) : ''}`.trim());
     this.el.classList.remove('arrived');
     void this.el.offsetWidth; // restart the arrival animation
     this.el.classList.add('arrived');

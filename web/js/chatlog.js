@@ -5,6 +5,7 @@ import { emit, nearBottom } from './dom.js';
 import { UserMessage, AssistantMessage, noticeView } from './message.js';
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
+import { announceAnswer } from './announce.js';
 
 export class ChatLog {
   constructor(scroller, container, empty) {
@@ -120,6 +121,7 @@ export class ChatLog {
     if (!(view instanceof AssistantMessage)) return;
     this.refreshText(event.message_id);
     view.finish({ stopped: event.stopped, stats: event.stats || {} });
+    announceAnswer(view.shown.content); // once, when complete
   }
 
   /** A tool call appeared or changed. */

@@ -123,8 +123,13 @@ function wrapCode(pre) {
     const source = pre.querySelector('code');
     if (await copyText(source ? source.textContent : pre.textContent)) flash(copy);
   });
-  const head = h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: lang }), copy);
+  // Long lines scroll sideways by default; the toggle wraps them instead.
+  const wrap = h('button', {
+    class: 'code-btn code-wrap', type: 'button', 'aria-pressed': 'false', i18nTitle: 'md.wrap', i18nLabel: 'md.wrap',
+  }, icon('wrap'));
   const box = h('div', { class: 'code-block' });
+  wrap.addEventListener('click', () => wrap.setAttribute('aria-pressed', String(box.classList.toggle('wrapped'))));
+  const head = h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: lang }), h('span', { class: 'code-tools' }, wrap, copy));
   pre.replaceWith(box);
   box.append(head, pre);
 }

@@ -18,7 +18,7 @@ function flash(button) {
 export class UserMessage {
   constructor(record) {
     this.record = record;
-    this.el = h('article', { class: 'msg user', dataset: { messageId: record.id || '' } });
+    this.el = h('article', { class: 'msg user', i18nLabel: 'msg.speaker_user', dataset: { messageId: record.id || '' } });
     this.render();
   }
 
@@ -84,13 +84,14 @@ export class AssistantMessage {
     this.body = h('div', { class: 'md content' });
     this.calls = h('div', { class: 'calls' });
     this.foot = h('footer', { class: 'msg-foot' });
-    this.el = h('article', { class: 'msg assistant', dataset: { messageId: record.id } },
+    this.el = h('article', { class: 'msg assistant', i18nLabel: 'msg.speaker_assistant', dataset: { messageId: record.id } },
       this.thinking, this.body, this.calls, this.foot);
     this.md = new MarkdownStream(this.body);
     this.thinkMd = new MarkdownStream(this.thinkBody);
     this.shown = { content: '', thinking: '' };
     if (record.streaming) {
       this.el.classList.add('streaming');
+      this.el.setAttribute('aria-busy', 'true'); // not read until it is complete
       this.setText(record.content || '', record.thinking || '');
     } else {
       // A finished message (from a snapshot) is rendered in one pass, not as a stream.
@@ -126,6 +127,7 @@ export class AssistantMessage {
   finish(record) {
     Object.assign(this.record, record, { streaming: false });
     this.el.classList.remove('streaming');
+    this.el.removeAttribute('aria-busy');
     this.md.finish();
     this.thinkMd.finish();
     tx(this.thinkLabel, 'msg.thought');

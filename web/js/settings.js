@@ -6,6 +6,7 @@ import { t } from './i18n.js';
 import { dirList, toolList, hotkeyInput } from './settings_parts.js';
 import { selectBox, radioGroup, numberField } from './controls.js';
 import { widens, CONFIRM, riskBox } from './settings_guard.js';
+import { setModal, trapTab } from './focustrap.js';
 
 // A widening change counts only from a real user gesture made after the panel has been on
 // screen this long (like approvals: a keystroke meant for something else cannot make it).
@@ -74,6 +75,7 @@ export class SettingsPanel {
     };
     panel.addEventListener('pointerdown', note, true);
     panel.addEventListener('keydown', note, true);
+    trapTab(panel);
   }
 
   get isOpen() {
@@ -83,6 +85,7 @@ export class SettingsPanel {
   open(settings, models) {
     this.build(settings, models);
     this.panel.hidden = false;
+    setModal(this.panel, true, '.topbar');
     this.armedAt = performance.now() + ARM_MS;
     delete this.panel.dataset.armed;
     clearTimeout(this.armTimer);
@@ -93,6 +96,7 @@ export class SettingsPanel {
 
   close() {
     this.panel.hidden = true;
+    setModal(this.panel, false, '.topbar');
   }
 
   build(settings, models) {

@@ -31,6 +31,7 @@ export class Sidebar {
     this.list.addEventListener('keydown', (event) => this.arrowKeys(event));
     toggle.addEventListener('click', () => this.toggle());
     scrim.addEventListener('click', () => this.close());
+    root.inert = !this.isOpen;
   }
 
   get isOverlay() {
@@ -43,11 +44,15 @@ export class Sidebar {
 
   open() {
     this.root.classList.add('open');
+    this.root.inert = false;
     this.toggleBtn.setAttribute('aria-expanded', 'true');
     this.scrim.hidden = !this.isOverlay;
   }
 
+  /** Closed, the drawer is out of the Tab order and of what a screen reader reads (inert). */
   close() {
+    if (this.root.contains(document.activeElement)) this.toggleBtn.focus({ preventScroll: true });
+    this.root.inert = true;
     this.root.classList.remove('open');
     this.toggleBtn.setAttribute('aria-expanded', 'false');
     this.scrim.hidden = true;
