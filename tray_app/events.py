@@ -125,6 +125,8 @@ class ToolCallUpdate(_Event):
     undoable: bool = False
     decision: str | None = None
     decided_by: str | None = None
+    # A running call's progress (an MCP server's notifications): {done, total, message}.
+    progress: dict[str, Any] | None = None
 
 
 class ApprovalNeeded(_Event):

@@ -252,7 +252,13 @@ class TextRenderer:
             self._names[call.call_id] = call.name
             self.err.write(f"\n[tool] {call.name} {key_args(call.arguments)}\n")
         elif isinstance(event, ToolCallUpdate):
-            if event.status in ("success", "error", "cancelled"):
+            if event.status == "running" and event.progress:
+                name = self._names.get(event.call_id, "tool")
+                done, total = event.progress.get("done"), event.progress.get("total")
+                step = f"{done:g}/{total:g}" if total else f"{done:g}"
+                note = f" {event.progress['message']}" if event.progress.get("message") else ""
+                self.err.write(self._dim(f"[tool] … {name} {step}{note}\n"))
+            elif event.status in ("success", "error", "cancelled"):
                 name = self._names.get(event.call_id, "tool")
                 mark = STATUS_MARK[event.status]
                 timing = f" ({event.duration_ms:.0f} ms)" if event.duration_ms else ""

@@ -149,3 +149,19 @@ def test_a_server_that_is_not_ready_does_not_hold_up_a_chat(make_rig: Any, tmp_p
     status = {s["name"]: s for s in rig.core.mcp_status()}
     assert status["hangs"]["status"] == "starting"
     assert status["bad"]["status"] == "invalid" and "http" in status["bad"]["error"]
+
+
+def test_progress_reaches_the_card(make_rig: Any, marks: Path) -> None:
+    rig = ready_rig(make_rig, marks, trust="trust_read_only")
+    (marks / "go").write_text("")
+    rig.fake.script(tool_turn([("fake__slow", {"steps": 3})]), text_turn("done"))
+    _, turn = rig.send("slow")
+    rig.finish(turn)
+    steps = [
+        e.progress
+        for e in rig.log.of_type("tool_call_update")
+        if e.status == "running" and e.progress
+    ]
+    assert steps[0] == {"done": 1, "total": 3, "message": "step 1"}
+    assert steps[-1] == {"done": 3, "total": 3, "message": "step 3"}
+    assert tool_message(rig)["content"] == "done after 3 steps"

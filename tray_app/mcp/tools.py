@@ -54,7 +54,9 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
 
     def run(arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            raw = manager.call(server, original, arguments, cancel=ctx.cancel)
+            raw = manager.call(
+                server, original, arguments, cancel=ctx.cancel, progress=ctx.progress
+            )
         except TimeoutError:
             config = manager.config(server)
             limit = config.timeout_s if config is not None else 0

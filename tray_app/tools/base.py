@@ -44,6 +44,9 @@ class Risk(str, Enum):
         return cls.WRITE if destructive is False else cls.DESTRUCTIVE
 
 
+ProgressFn = Callable[[float, "float | None", "str | None"], None]
+
+
 @dataclass
 class ToolContext:
     """What a handler may use besides its arguments."""
@@ -57,6 +60,9 @@ class ToolContext:
     # another target there when it runs changes nothing.
     bound: Mapping[str, Any] | None = None
     shallow_undo: bool = False  # from the declaration: the journal keeps no folder tree
+    # How far a long call has got (done, total or None, message or None): shown on its card.
+    # Safe to call from any thread; the caller throttles.
+    progress: ProgressFn | None = None
 
 
 Handler = Callable[[ToolContext, Any], ToolResult]

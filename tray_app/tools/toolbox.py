@@ -24,6 +24,7 @@ from tray_app.errors import SandboxViolation, UndoUnavailable
 from tray_app.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
 from tray_app.tools.base import (
     AsyncHandler,
+    ProgressFn,
     Risk,
     Tool,
     ToolContext,
@@ -147,10 +148,13 @@ class Toolbox:
         call_id: str | None = None,
         cancel: threading.Event | None = None,
         bound: Mapping[str, Any] | None = None,
+        progress: ProgressFn | None = None,
     ) -> ToolResult:
         """Run a checked call. Blocking: the agent loop calls this in a worker thread. An
         asynchronous handler gets an event loop of its own here (tests, the terminal)."""
-        context = self._context(call.tool, call_id=call_id, cancel=cancel, bound=bound)
+        context = self._context(
+            call.tool, call_id=call_id, cancel=cancel, bound=bound, progress=progress
+        )
         if call.tool.is_async:
             run_async = cast(
                 "Callable[[ToolContext, Any], Awaitable[ToolResult]]", call.tool.handler
@@ -168,14 +172,22 @@ class Toolbox:
         call_id: str | None = None,
         cancel: threading.Event | None = None,
         bound: Mapping[str, Any] | None = None,
+        progress: ProgressFn | None = None,
     ) -> ToolResult:
         """Run a checked call from the core loop: an asynchronous handler is awaited there,
         a blocking one runs in a worker thread."""
         if not call.tool.is_async:
             return await asyncio.to_thread(
-                self.run_checked, call, call_id=call_id, cancel=cancel, bound=bound
+                self.run_checked,
+                call,
+                call_id=call_id,
+                cancel=cancel,
+                bound=bound,
+                progress=progress,
             )
-        context = self._context(call.tool, call_id=call_id, cancel=cancel, bound=bound)
+        context = self._context(
+            call.tool, call_id=call_id, cancel=cancel, bound=bound, progress=progress
+        )
         run = cast("AsyncHandler", call.tool.handler)
         try:
             return await run(context, call.args)
@@ -208,6 +220,7 @@ class Toolbox:
         call_id: str | None = None,
         cancel: threading.Event | None = None,
         bound: Mapping[str, Any] | None = None,
+        progress: ProgressFn | None = None,
     ) -> ToolContext:
         return ToolContext(
             policy=self.policy,
@@ -217,6 +230,7 @@ class Toolbox:
             undo_optional=self.undo_optional,
             bound=bound,
             shallow_undo=tool.shallow_undo,
+            progress=progress,
         )
 
     def _persistence(self, preview: Mapping[str, Any]) -> dict[str, str] | None:

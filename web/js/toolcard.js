@@ -196,6 +196,7 @@ export class ToolCard {
     if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(h('div', { class: 'tc-error', text: visible(preview.blocked) }));
     if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
     if (result) parts.push(resultView(name, result, record));
+    if (status === 'running' && record.progress) parts.push(progressView(record.progress));
     if (!parts.length && status === 'running' && name === 'run_command') {
       parts.push(plainBlock(t('card.running_cmd')));
     }
@@ -227,4 +228,14 @@ export class ToolCard {
     }
     return bits.length ? h('div', { class: 'tc-foot' }, bits) : null;
   }
+}
+
+/** How far a running call has got (an MCP server's progress notifications). */
+function progressView(p) {
+  const total = typeof p.total === 'number' && p.total > 0 ? p.total : null;
+  const done = typeof p.done === 'number' ? p.done : 0;
+  return h('div', { class: 'tc-progress' },
+    total ? h('progress', { max: String(total), value: String(Math.min(done, total)) }) : null,
+    h('span', { class: 'muted', i18n: total ? ['card.mcp_progress', { done, total }] : null, text: total ? null : String(done) }),
+    p.message ? h('span', { class: 'tc-progress-msg', text: visible(p.message) }) : null);
 }
