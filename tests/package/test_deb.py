@@ -83,3 +83,15 @@ def test_icons_at_the_usual_sizes(deb_root: Path) -> None:
 def test_no_autostart_entry_is_installed(deb_root: Path) -> None:
     assert not (deb_root / "etc" / "xdg" / "autostart").exists()
     assert not list(deb_root.rglob("autostart"))
+
+
+def test_the_program_runs_through_a_symlink_like_usr_bin(deb_root: Path, tmp_path: Path) -> None:
+    """/usr/bin/metona-tray is a symlink: the bundle must find its files from the link's target."""
+    link = tmp_path / "bin" / "metona-tray"
+    link.parent.mkdir()
+    link.symlink_to(deb_root / "opt" / "metona-tray" / "metona-tray")
+    result = subprocess.run(
+        [str(link), "--version"], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("metona-tray ")

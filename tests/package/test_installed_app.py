@@ -88,6 +88,14 @@ def test_icon_docks_and_the_popup_answers_a_chat(
             wx, wy, _ww, _wh = desktop.geometry(desktop.visible_windows(POPUP)[0])
             desktop.xdotool("mousemove", str(int(wx + box[0] + box[2] / 2)),
                             str(int(wy + box[1] + box[3] / 2)), "click", "1")  # fmt: skip
+            wait_for(
+                lambda: app.eval_js(
+                    "document.hasFocus() && document.activeElement"
+                    " === document.querySelector('#prompt')"
+                ),
+                15,
+                "the prompt box to have the keyboard focus",
+            )  # typing before that loses the first keys
             desktop.xdotool("type", "--delay", "15", "hello from the installed app")
             desktop.xdotool("key", "Return")
             shown = wait_for(
