@@ -56,7 +56,10 @@ class CallHandler:
         on_tool_record: Callable[[ToolCallRecord], None] | None = None,
         guards: TurnGuards | None = None,
         on_message: Callable[[MessageRecord], None] | None = None,
+        result_room: Callable[[], int | None] | None = None,
     ) -> None:
+        #: The characters of JSON a tool result may take (the limit and the context left).
+        self.result_room = result_room
         self.guards = guards if guards is not None else TurnGuards()
         self.session_id = session_id
         self.turn_id = turn_id
@@ -331,6 +334,7 @@ class CallHandler:
                 cancel=cancel,
                 bound=bound,
                 progress=self._progress_reporter(record),
+                result_chars=self.result_room() if self.result_room is not None else None,
             )
         )
         try:

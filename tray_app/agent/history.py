@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from tray_app.agent.context import (
     BUDGET_SHARE,
+    MESSAGE_OVERHEAD,
+    estimate_tokens,
     group_spans,
     message_tokens,
     shrink_message,
@@ -110,6 +112,24 @@ class TurnHistory:
         while kept and kept[0].message.role == "tool":  # never an orphan tool result
             kept = kept[1:]
         return [e.message for e in (*head, *kept)] + current
+
+    def tokens_left(self, *, num_ctx: int) -> int:
+        """Tokens a new tool result may take within the budget: earlier chats give way, and
+        the current turn's older tool results count as the stubs they become when room is
+        needed (``_fit_current``); the results of the newest round are kept whole."""
+        self._absorb()
+        last_ask = max(
+            (i for i, e in enumerate(self._current) if e.message.role == "assistant"), default=0
+        )
+        used = 0
+        for index, entry in enumerate(self._current):
+            if index < last_ask and entry.message.role == "tool":
+                used += MESSAGE_OVERHEAD + estimate_tokens(
+                    omitted_result(len(entry.message.content))
+                )
+            else:
+                used += entry.tokens
+        return int(num_ctx * BUDGET_SHARE) - used
 
     # ---- inside ----------------------------------------------------------------------------
 

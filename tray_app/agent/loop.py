@@ -48,6 +48,8 @@ from tray_app.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
 
+MIN_RESULT_CHARS = 2_000  # a tool result gets at least this much, even in a full context
+
 
 @dataclass(frozen=True)
 class TurnConfig:
@@ -118,6 +120,7 @@ class AgentTurn:
             confirmation_mode=config.settings.confirmation_mode,
             on_tool_record=on_tool_record,
             on_message=self._remember,
+            result_room=self._result_room,
             guards=TurnGuards(
                 Budgets(
                     files_removed=config.settings.budget_files_removed,
@@ -265,6 +268,16 @@ class AgentTurn:
             )
             return None
         return definitions
+
+    def _result_room(self) -> int:
+        """The characters a tool result may take: ``tool_result_limit``, or less when the
+        context has less left (two characters a token: safe for CJK and code alike), never
+        below ``MIN_RESULT_CHARS`` so a call always says something useful."""
+        limit = self.config.settings.tool_result_limit
+        if self.history is None:
+            return limit
+        left = self.history.tokens_left(num_ctx=self.config.settings.num_ctx)
+        return max(min(MIN_RESULT_CHARS, limit), min(limit, left * 2))
 
     async def _rounds(self, info: ModelInfo, tools: list[dict[str, Any]] | None) -> str:
         think = self.config.settings.think if info.supports("thinking") else None

@@ -63,6 +63,9 @@ class ToolContext:
     # How far a long call has got (done, total or None, message or None): shown on its card.
     # Safe to call from any thread; the caller throttles.
     progress: ProgressFn | None = None
+    #: The characters of JSON the model may receive for this call (``tool_result_limit`` and
+    #: the context left); a tool that knows its data sizes itself to it (``tools.fit``).
+    result_chars: int | None = None
 
 
 Handler = Callable[[ToolContext, Any], ToolResult]

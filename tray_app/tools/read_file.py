@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP, _clamp, _encoding
+from tray_app.tools.fit import cut_note, json_chars
 from tray_app.tools.fs_safe import (
     NotReadable,
     describe_os_error,
@@ -99,12 +100,20 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
         text, fmt = decode(data, args.encoding)
     except EncodingProblem as exc:
         return failure(f"{path} is {exc}")
-    return _text_result(path, text, len(data), args, fmt)
+    return _text_result(path, text, len(data), args, fmt, room=ctx.result_chars)
 
 
 def _text_result(
-    path: Path, text: str, size: int, args: ReadFileArgs, fmt: TextFormat
+    path: Path,
+    text: str,
+    size: int,
+    args: ReadFileArgs,
+    fmt: TextFormat,
+    *,
+    room: int | None = None,
 ) -> ToolResult:
+    """The chosen lines; with ``room`` (the characters the model may receive) only as many
+    whole lines as fit, and ``next_start_line`` saying where to go on."""
     lines = split_lines(text)
     total = len(lines)
     start = args.start_line or 1
@@ -116,11 +125,10 @@ def _text_result(
         end = min(args.end_line, total)
     else:
         end = min(total, start + MAX_READ_LINES - 1)
-    chosen = lines[start - 1 : end] if total else []
     result: ToolResult = {
         "success": True,
         "path": str(path),
-        "content": "".join(chosen),
+        "content": "",
         "encoding": fmt.label,
         "size": size,
         "lines": total,
@@ -131,15 +139,50 @@ def _text_result(
         result["bom"] = True
     if fmt.newline == "\r\n":
         result["line_endings"] = "crlf"
+    chosen = lines[start - 1 : end] if total else []
+    partial = False
+    if room is not None and chosen:
+        chosen, partial = _fitting_lines(chosen, room - json_chars(result) - ROOM_FOR_FACTS)
+        if not partial:
+            end = start + len(chosen) - 1
+        result["line_range"] = [start, end if not partial else start]
+        result["truncated"] = partial or end < total
+    result["content"] = "".join(chosen)
+    if partial:
+        result["partial_line"] = True  # one line longer than the room: its start only
+        result["next_start_line"] = start + 1 if start < total else None
+    elif end < total:
+        result["next_start_line"] = end + 1
     return result
+
+
+ROOM_FOR_FACTS = 80  # next_start_line, partial_line and the like
+
+
+def _fitting_lines(lines: list[str], room: int) -> tuple[list[str], bool]:
+    """The first whole lines whose JSON fits ``room`` characters; when not even one line
+    fits, the start of the first line (and True)."""
+    used = 0
+    for index, line in enumerate(lines):
+        cost = json_chars(line) - 2  # without the quotes
+        if used + cost > room:
+            if index:
+                return lines[:index], False
+            keep = max(0, room - len(cut_note(len(line))))
+            while keep and json_chars(line[:keep]) - 2 > room:  # escapes take more room
+                keep = keep * 3 // 4
+            return [line[:keep] + cut_note(len(line) - keep)], True
+        used += cost
+    return lines, False
 
 
 TOOL = Tool(
     name="read_file",
     description=(
         "Read a text file and return its content. Files up to 1 MB; at most 500 lines per "
-        "call, use start_line and end_line to read further. Binary files are refused "
-        "unless encoding is base64. Secret files (.env, keys, passwords) cannot be read."
+        "call (fewer when they are long: line_range says which lines came, next_start_line "
+        "where to go on). Binary files are refused unless encoding is base64. Secret files "
+        "(.env, keys, passwords) cannot be read."
     ),
     args_model=ReadFileArgs,
     risk=Risk.READ,

@@ -24,6 +24,7 @@ from tray_app.errors import SandboxViolation, UndoUnavailable
 from tray_app.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
 from tray_app.tools.base import (
     AsyncHandler,
+    Handler,
     ProgressFn,
     Risk,
     Tool,
@@ -33,6 +34,7 @@ from tray_app.tools.base import (
     failure,
     parse_arguments,
 )
+from tray_app.tools.fit import fit_result
 from tray_app.tools.registry import ToolRegistry, default_registry
 
 if TYPE_CHECKING:
@@ -149,21 +151,28 @@ class Toolbox:
         cancel: threading.Event | None = None,
         bound: Mapping[str, Any] | None = None,
         progress: ProgressFn | None = None,
+        result_chars: int | None = None,
     ) -> ToolResult:
         """Run a checked call. Blocking: the agent loop calls this in a worker thread. An
-        asynchronous handler gets an event loop of its own here (tests, the terminal)."""
+        asynchronous handler gets an event loop of its own here (tests, the terminal). With
+        ``result_chars`` the result's JSON fits that many characters, whole."""
         context = self._context(
-            call.tool, call_id=call_id, cancel=cancel, bound=bound, progress=progress
+            call.tool,
+            call_id=call_id,
+            cancel=cancel,
+            bound=bound,
+            progress=progress,
+            result_chars=result_chars,
         )
         if call.tool.is_async:
-            run_async = cast(
-                "Callable[[ToolContext, Any], Awaitable[ToolResult]]", call.tool.handler
-            )
-            return self._guard(
+            run_async = cast("AsyncHandler", call.tool.handler)
+            result = self._guard(
                 call.name, lambda: asyncio.run(_awaited(run_async(context, call.args)))
             )
-        handler = cast("Callable[[ToolContext, Any], ToolResult]", call.tool.handler)
-        return self._guard(call.name, lambda: handler(context, call.args))
+        else:
+            handler = cast("Handler", call.tool.handler)
+            result = self._guard(call.name, lambda: handler(context, call.args))
+        return _fitted(result, result_chars)
 
     async def run_async(
         self,
@@ -173,6 +182,7 @@ class Toolbox:
         cancel: threading.Event | None = None,
         bound: Mapping[str, Any] | None = None,
         progress: ProgressFn | None = None,
+        result_chars: int | None = None,
     ) -> ToolResult:
         """Run a checked call from the core loop: an asynchronous handler is awaited there,
         a blocking one runs in a worker thread."""
@@ -184,17 +194,24 @@ class Toolbox:
                 cancel=cancel,
                 bound=bound,
                 progress=progress,
+                result_chars=result_chars,
             )
         context = self._context(
-            call.tool, call_id=call_id, cancel=cancel, bound=bound, progress=progress
+            call.tool,
+            call_id=call_id,
+            cancel=cancel,
+            bound=bound,
+            progress=progress,
+            result_chars=result_chars,
         )
         run = cast("AsyncHandler", call.tool.handler)
         try:
-            return await run(context, call.args)
+            result = await run(context, call.args)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the same sentences as a blocking tool's failures
-            return self._guard(call.name, _raiser(exc))
+            result = self._guard(call.name, _raiser(exc))
+        return await asyncio.to_thread(_fitted, result, result_chars)
 
     def execute(
         self,
@@ -221,6 +238,7 @@ class Toolbox:
         cancel: threading.Event | None = None,
         bound: Mapping[str, Any] | None = None,
         progress: ProgressFn | None = None,
+        result_chars: int | None = None,
     ) -> ToolContext:
         return ToolContext(
             policy=self.policy,
@@ -231,6 +249,7 @@ class Toolbox:
             bound=bound,
             shallow_undo=tool.shallow_undo,
             progress=progress,
+            result_chars=result_chars,
         )
 
     def _persistence(self, preview: Mapping[str, Any]) -> dict[str, str] | None:
@@ -255,6 +274,10 @@ class Toolbox:
         except Exception as exc:  # a bug must not end the turn; it is logged in full
             log.exception("tool %s crashed", name)
             return failure(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}")
+
+
+def _fitted(result: ToolResult, limit: int | None) -> ToolResult:
+    return result if limit is None else fit_result(result, limit)
 
 
 async def _awaited(value: Awaitable[ToolResult]) -> ToolResult:

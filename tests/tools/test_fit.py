@@ -1,0 +1,112 @@
+"""Results that fit: the JSON a model receives is never cut; read_file stops at a whole line
+and says where to go on; listings say how many entries were left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.core_rig import Rig
+from tests.fakes.ollama_server import text_turn, tool_turn
+from tray_app.tools.fit import fit_result, json_chars
+from tray_app.tools.registry import default_registry
+from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
+
+HOSTILE = '长文🙂 \u202eabc "q" \\ \n'
+
+
+def run(box: Toolbox, name: str, args: dict[str, Any], limit: int) -> dict[str, Any]:
+    checked = box.check(name, args)
+    assert not isinstance(checked, str), checked
+    result = box.run_checked(checked, result_chars=limit)
+    assert json_chars(result) <= limit
+    return result
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Toolbox:
+    policy = SandboxPolicy(allowed_dirs=[tmp_path], workspace=tmp_path, home=tmp_path / "h")
+    return Toolbox(policy, registry=default_registry())
+
+
+@pytest.mark.parametrize("limit", [1_000, 4_000, 16_000])
+def test_a_long_file_comes_in_whole_lines_and_can_be_followed_to_the_end(
+    box: Toolbox, tmp_path: Path, limit: int
+) -> None:
+    lines = [f"{i:04d} {'x' * 40} {HOSTILE[:-1]}\n" for i in range(1, 501)]
+    (tmp_path / "long 长.txt").write_text("".join(lines), encoding="utf-8")
+    got: list[str] = []
+    start: int | None = 1
+    calls = 0
+    while start is not None and calls < 600:
+        calls += 1
+        result = run(box, "read_file", {"path": "long 长.txt", "start_line": start}, limit)
+        first, last = result["line_range"]
+        assert first == start and result["lines"] == 500
+        assert result["content"] == "".join(lines[first - 1 : last])  # whole lines only
+        got.extend(result["content"].splitlines(keepends=True))
+        assert result["truncated"] is (last < 500)
+        start = result.get("next_start_line")
+        assert start == (last + 1 if last < 500 else None)
+    assert got == lines
+    if limit == 16_000:  # the issue's example: ~258 lines before, cut JSON; now whole lines
+        assert calls >= 2
+
+
+def test_one_line_longer_than_the_room_comes_as_its_start(box: Toolbox, tmp_path: Path) -> None:
+    (tmp_path / "one.txt").write_text("a" * 50_000 + "\nsecond\n")
+    result = run(box, "read_file", {"path": "one.txt"}, 2_000)
+    assert result["partial_line"] is True and result["truncated"] is True
+    assert result["line_range"] == [1, 1] and result["next_start_line"] == 2
+    assert result["content"].startswith("aaa") and "more characters not shown" in result["content"]
+
+
+def test_a_big_listing_says_how_many_entries_were_left_out(box: Toolbox, tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(400):
+        (folder / f"文件 {i:03d} 🙂.txt").write_text("x")
+    result = run(box, "list_directory", {"path": "many"}, 4_000)
+    shown = len(result["entries"])
+    assert 0 < shown < 400 and result["entries_omitted"] == 400 - shown
+    assert "cut_to_fit" in result
+
+
+def test_fit_result_keeps_the_json_whole_and_bounded() -> None:
+    big = {
+        "success": True,
+        "stdout": HOSTILE * 20_000,
+        "stderr": "e" * 5_000,
+        "matches": [{"path": f"/w/{i}", "line": i, "text": HOSTILE} for i in range(5_000)],
+        "nested": {"deep": [[HOSTILE * 100] * 3]},
+    }
+    for limit in (1_000, 3_000, 16_000, 100_000):
+        fitted = fit_result(big, limit)
+        text = json.dumps(fitted, ensure_ascii=False)
+        assert len(text) <= limit and json.loads(text) == fitted
+        assert fitted["success"] is True
+    small = {"success": True, "n": 1}
+    assert fit_result(small, 1_000) is small
+    many_keys = {f"k{i}": i for i in range(10_000)}
+    refused = fit_result(many_keys, 1_000)
+    assert refused["success"] is False and "too large" in refused["error"]
+
+
+def test_the_model_gets_whole_json_through_the_loop(make_rig: Any) -> None:
+    """A real turn: the tool message the fake server receives parses, and says where to go on."""
+    rig: Rig = make_rig(default_registry=True, tool_result_limit=3_000)
+    lines = [f"line {i} 内容 🙂 {'y' * 50}\n" for i in range(1, 301)]
+    (rig.workspace / "big.txt").write_text("".join(lines), encoding="utf-8")
+    rig.fake.script(tool_turn([("read_file", {"path": "big.txt"})]), text_turn("ok"))
+    _, turn = rig.send("read it")
+    assert rig.finish(turn).stop_reason == "done"
+    sent = [m for m in rig.fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert len(sent) == 1 and len(sent[0]["content"]) <= 3_000
+    result = json.loads(sent[0]["content"])
+    first, last = result["line_range"]
+    assert first == 1 and 1 < last < 300 and result["next_start_line"] == last + 1
+    assert result["content"] == "".join(lines[:last])
