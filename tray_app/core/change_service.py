@@ -7,8 +7,8 @@ successful result always means something was put back. Runs on the core thread o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Collection
+from typing import Any, Protocol, cast, runtime_checkable
 
 from tray_app.core.results import Json, Undone
 from tray_app.core.turns import TurnFactory
@@ -16,14 +16,30 @@ from tray_app.errors import NotFound, UndoFailed
 from tray_app.events import Event, UndoApplied
 
 
+@runtime_checkable
+class CallOrigins(Protocol):
+    """A chat store that can say which chat and turn a tool call belongs to (SQLite can)."""
+
+    def call_origins(self, call_ids: Collection[str]) -> dict[str, dict[str, str | None]]: ...
+
+
 class ChangeService:
-    def __init__(self, factory: TurnFactory, publish: Callable[[Event], None]) -> None:
+    def __init__(
+        self, factory: TurnFactory, publish: Callable[[Event], None], chats: object = None
+    ) -> None:
         self._factory = factory
         self._publish = publish
+        self._chats = chats
 
     def changes(self) -> list[Json]:
-        """What the agent changed, newest first, from every process on this data folder."""
-        return self._factory.journal().entries()
+        """What the agent changed, newest first, from every process on this data folder; each
+        with its chat and turn where the chat is stored (the history groups a turn's changes)."""
+        entries = self._factory.journal().entries()
+        if isinstance(self._chats, CallOrigins):
+            origins = self._chats.call_origins([e["call_id"] for e in entries if e.get("call_id")])
+            for entry in entries:
+                entry.update(origins.get(str(entry.get("call_id")), {}))
+        return entries
 
     def undo_last(self) -> Undone:
         """Undo the agent's most recent change to a file or folder."""

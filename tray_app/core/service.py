@@ -128,7 +128,7 @@ class Core:
             history_warning=history_warning,
             wait_for_tools=self._mcp.before_turn,
         )
-        self._changes = ChangeService(self._factory, publish)
+        self._changes = ChangeService(self._factory, publish, self._chats)
 
     # ---- life cycle -------------------------------------------------------------------------
 

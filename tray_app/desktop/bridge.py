@@ -115,6 +115,10 @@ class _CallId(_Payload):
     call_id: IdStr
 
 
+class _ChangeId(_Payload):
+    change_id: IdStr
+
+
 class _Pull(_Payload):
     name: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:/@+-]+$")
 
@@ -284,6 +288,13 @@ class Bridge:
 
     def undo(self, payload: Any = None) -> Envelope:
         return self._call(_CallId, payload, lambda p: self._core.undo(p.call_id))
+
+    def changes(self, payload: Any = None) -> Envelope:
+        """What the agent changed, newest first (the page's change history)."""
+        return self._call(_Empty, payload, lambda _p: self._core.changes())
+
+    def undo_change(self, payload: Any = None) -> Envelope:
+        return self._call(_ChangeId, payload, lambda p: self._core.undo_change(p.change_id))
 
     # the window and the desktop
 

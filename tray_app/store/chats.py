@@ -365,6 +365,28 @@ class SQLiteChats(KeepsUnsaved):
 
     # ---- beyond the protocol ----------------------------------------------------------------
 
+    def call_origins(self, call_ids: Collection[str]) -> dict[str, dict[str, str | None]]:
+        """Chat, title and turn of each stored tool call, for the change history's grouping."""
+        wanted = list(dict.fromkeys(call_ids))
+        found: dict[str, dict[str, str | None]] = {}
+        with self.db.errors("read"):
+            for start in range(0, len(wanted), _IDS_PER_QUERY):
+                chunk = wanted[start : start + _IDS_PER_QUERY]
+                marks = ", ".join("?" for _ in chunk)
+                rows = self.db.conn.execute(
+                    "SELECT c.call_id, c.session_id, m.turn_id, s.title FROM tool_calls c "  # noqa: S608
+                    "LEFT JOIN messages m ON m.id = c.message_id "
+                    f"LEFT JOIN sessions s ON s.id = c.session_id WHERE c.call_id IN ({marks})",
+                    chunk,
+                ).fetchall()
+                for call_id, session_id, turn_id, title in rows:
+                    found[str(call_id)] = {
+                        "session_id": session_id,
+                        "turn_id": turn_id,
+                        "session_title": title,
+                    }
+        return found
+
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         """Sessions whose title or a user/assistant message contains every word of ``query``."""
         with self.db.errors("search"):

@@ -209,5 +209,21 @@ class MemoryChats:
         wanted = set(message_ids)
         return [c for c in calls if c.message_id in wanted]
 
+    def call_origins(self, call_ids: Collection[str]) -> dict[str, dict[str, str | None]]:
+        """Chat, title and turn of each tool call (the change history groups by turn)."""
+        wanted = set(call_ids)
+        found: dict[str, dict[str, str | None]] = {}
+        for session_id, calls in self._calls.items():
+            turns = {m.id: m.turn_id for m in self._messages.get(session_id, [])}
+            session = self._sessions.get(session_id)
+            for call in calls.values():
+                if call.call_id in wanted:
+                    found[call.call_id] = {
+                        "session_id": session_id,
+                        "turn_id": turns.get(call.message_id),
+                        "session_title": session.title if session else None,
+                    }
+        return found
+
     def close(self) -> None:
         return None

@@ -17,6 +17,7 @@ import { ApprovalPanel } from './approval.js';
 import { initToasts, toast } from './toast.js';
 import { createEventPump } from './events.js';
 import { createActions } from './actions.js';
+import { HistoryPanel } from './history.js';
 
 const ui = {};
 let actions;
@@ -64,6 +65,12 @@ function build() {
     onDecide: (id, approve, remember) => actions.decide(id, approve, remember),
     sessionTitle: (id) => store.sessions.find((s) => s.id === id)?.title || t('chat.untitled'),
   });
+  ui.history = new HistoryPanel($('#history'), {
+    load: () => call('changes'),
+    undo: (id) => call('undo_change', { change_id: String(id) }),
+    onClose: () => closeHistory(),
+    onError: (err) => toast({ text: err.message || String(err), level: 'error', ms: 6000 }),
+  });
   ui.approvalsChanged = approvalsChanged;
   actions = createActions(ui);
   wire();
@@ -78,6 +85,7 @@ function wire() {
   $('#sidebar-new').addEventListener('click', () => actions.newChat());
   $('#btn-settings').addEventListener('click', () => (ui.settings.isOpen ? closeSettings() : openSettings()));
   $('#btn-workspace').addEventListener('click', changeWorkspace);
+  $('#btn-history').addEventListener('click', () => (ui.history.isOpen ? closeHistory() : openHistory()));
   $('#workspace-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     if (await actions.setWorkspace($('#workspace-input').value.trim())) $('#workspace-form').hidden = true;
@@ -115,10 +123,24 @@ function onKey(event) {
       ui.picker.close();
       $('#btn-model').focus();
     } else if (ui.settings.isOpen) closeSettings();
+    else if (ui.history.isOpen) closeHistory();
     else if (!$('#workspace-form').hidden) $('#workspace-form').hidden = true;
     else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) ui.sidebar.close();
     else hideWindow();
   }
+}
+
+function openHistory() {
+  closeSettings();
+  $('#btn-history').setAttribute('aria-expanded', 'true');
+  ui.history.open();
+}
+
+function closeHistory() {
+  if (!ui.history.isOpen) return;
+  ui.history.close();
+  $('#btn-history').setAttribute('aria-expanded', 'false');
+  $('#btn-history').focus();
 }
 
 /** The popup has no title bar: the header's Hide button and Esc put it away. */
@@ -128,6 +150,7 @@ function hideWindow() {
 }
 
 function openSettings() {
+  closeHistory();
   ui.picker.close();
   ui.settings.open(store.settings, store.models);
   $('#btn-settings').setAttribute('aria-expanded', 'true');
@@ -316,7 +339,10 @@ async function boot() {
     stateChanged,
     approvalsChanged,
     runningChanged: () => actions.runningChanged(),
-    undone: (ev) => toast({ key: 'toast.undone', args: { path: ev.path || '' } }),
+    undone: (ev) => {
+      toast({ key: 'toast.undone', args: { path: ev.path || '' } });
+      ui.history.refresh();
+    },
     reloadSoon,
     resync: requestResync,
     uiAction,

@@ -1,0 +1,71 @@
+"""The change history panel: what the agent changed, newest first, grouped by turn, with Undo
+per change and for a whole turn, on the real journal."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
+from tests.web.conftest import AppFactory, wait_until
+
+pytestmark = pytest.mark.web
+
+
+def test_history_lists_changes_and_undoes_one_or_a_whole_turn(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    app = make_app(fake_ollama, confirmation_mode="full_auto", viewport=(460, 660))
+    ws = app.workspace
+    first, second, third = ws / "一.txt", ws / "two 🙂.txt", ws / "\u202etxt.exe"
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": str(first), "content": "1\n"})]),
+        text_turn("One."),
+        tool_turn(
+            [
+                ("write_file", {"path": str(second), "content": "2\n"}),
+                ("write_file", {"path": str(third), "content": "3\n"}),
+            ]
+        ),
+        text_turn("Two."),
+    )
+    page = app.page
+    app.send("first")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("One.")
+    app.send("second")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("Two.")
+    assert first.exists() and second.exists() and third.exists()
+
+    page.click("#btn-history")
+    panel = page.locator("#history")
+    expect(panel).to_be_visible()
+    expect(page.locator("#history-close")).to_be_focused()
+    groups = panel.locator(".hist-group")
+    expect(groups).to_have_count(2)
+    # Newest first: the second turn's two writes, then the first's.
+    newest = groups.nth(0)
+    expect(newest.locator(".hist-row")).to_have_count(2)
+    expect(newest.locator(".hist-path").first).to_contain_text("⟨U+202E⟩txt.exe")
+    assert "\u202e" not in panel.inner_text()
+    expect(groups.nth(1).locator(".hist-path")).to_contain_text("一.txt")
+    # Undo all in the newest turn, then the single change of the first.
+    newest.get_by_role("button", name="Undo all in this turn (2)").click()
+    wait_until(lambda: not second.exists() and not third.exists())
+    expect(newest.locator(".tc-undone")).to_have_count(2)
+    assert first.exists()
+    groups.nth(1).get_by_role("button", name="Undo").click()
+    wait_until(lambda: not first.exists())
+    expect(groups.nth(1).locator(".tc-undone")).to_have_count(1)
+    # The same list as the CLI's: the journal says all three are undone.
+    assert all(e["undone"] for e in app.core.changes())
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(page.locator("#btn-history")).to_be_focused()
+    assert app.page_errors == []
+
+
+def test_history_in_chinese_when_empty(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
+    app = make_app(fake_ollama, language="zh-CN")
+    app.page.click("#btn-history")
+    expect(app.page.locator("#history .empty")).to_have_text("助手还没有更改任何文件。")
+    expect(app.page.locator("#history-title")).to_have_text("更改记录")
