@@ -23,7 +23,7 @@ from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
 from bench.provider_memory import bench_provider_memory
 from bench.shell import bench_shell
-from bench.speed_peers import bench_speed_peers
+from bench.speed_table import bench_speed, markdown
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
@@ -144,11 +144,13 @@ def main() -> int:
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
     tracemalloc.stop()  # the loop's bounds are timed untraced (tracing triples their time)
     bench_loop_bounds()
-    bench_speed_peers()  # search, walk and --toggle next to rg, find and bare Python
+    speed = bench_speed()  # issue 13: every measure next to its peer; bench/results.json
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     bench_shell()  # the real app's two processes: idle cost, start time, hotkey to painted
     bench_bundle()  # the last `make package`'s size (building takes minutes: not done here)
+    print("\nSpeed next to the peers (also in bench/results.json):")
+    print(markdown(speed))
     return 0
 
 

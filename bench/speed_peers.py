@@ -12,7 +12,6 @@ Each row: measure, ours, peer, ratio, target, printed and returned for ``results
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
@@ -53,29 +52,38 @@ def _pairs(
     return statistics.median(mine), statistics.median(theirs), statistics.median(ratios)
 
 
+def _ms(seconds: float) -> str:
+    value = seconds * 1000
+    return f"{value:9.1f}" if value >= 10 else f"{value:9.3f}"
+
+
 def _row(
     measure: str,
     ours: float,
     peer: float,
     peer_name: str,
-    target: float,
+    target: float | None,
     ratio: float | None = None,
 ) -> dict[str, Any]:
+    """Print one row of the table and return it for ``results.json``; ``target=None`` for a
+    row that only informs."""
     if ratio is None:
         ratio = ours / peer if peer else float("inf")
-    met = "met" if ratio <= target else "NOT met"
-    print(
-        f"{measure:<44} {ours * 1000:9.1f} ms  {peer_name:<14} {peer * 1000:8.1f} ms"
-        f"  {ratio:5.2f}x  (target <= {target:g}x: {met})"
+    met = None if target is None else ratio <= target
+    verdict = (
+        "(no target)"
+        if target is None
+        else f"(target <= {target:g}x: {'met' if met else 'NOT met'})"
     )
+    print(f"{measure:<44} {_ms(ours)} ms  {peer_name:<14} {_ms(peer)} ms  {ratio:5.2f}x  {verdict}")
     return {
         "measure": measure,
-        "ours_ms": round(ours * 1000, 2),
+        "ours_ms": round(ours * 1000, 3),
         "peer": peer_name,
-        "peer_ms": round(peer * 1000, 2),
+        "peer_ms": round(peer * 1000, 3),
         "ratio": round(ratio, 3),
         "target_ratio": target,
-        "met": ratio <= target,
+        "met": met,
     }
 
 
@@ -174,24 +182,11 @@ def bench_toggle(root: Path) -> list[dict[str, Any]]:
     ]
 
 
-RESULTS = Path(__file__).with_name("results.json")
-
-
 def bench_speed_peers() -> list[dict[str, Any]]:
-    """Run the rows and merge them into ``bench/results.json`` under ``search_and_startup``."""
-    print(f"{'measure':<44} {'ours':>12}  {'peer':<14} {'':>11}  ratio")
+    """Search, walk and ``--toggle`` rows (``bench.speed_table`` writes them out)."""
     with tempfile.TemporaryDirectory(prefix="metona-bench-speed-") as tmp:
         root = Path(os.path.realpath(tmp))
-        rows = bench_search(root) + bench_toggle(root)
-    try:
-        saved = json.loads(RESULTS.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        saved = {}
-    if not isinstance(saved, dict):
-        saved = {}
-    saved["search_and_startup"] = rows
-    RESULTS.write_text(json.dumps(saved, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return rows
+        return bench_search(root) + bench_toggle(root)
 
 
 if __name__ == "__main__":

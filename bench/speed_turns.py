@@ -1,0 +1,224 @@
+"""Issue 13's turn and store measures, each next to its peer.
+
+* Core + loop + bus: one answer of 20,000 chunks (and 200,000, to show it stays linear) from
+  the fake Ollama server, sent through Core until ``turn_finished``, vs the bare provider
+  reading the same stream;
+* a long turn: 100 tool rounds (the ``max_rounds`` maximum) after a 2,000-message chat, real
+  Core, real SQLite file: the median round of rounds 80–100 vs of rounds 5–25;
+* the streaming save of a 1 MB answer (and a 10 KB one) vs a plain ``UPDATE`` of the same text
+  in a table without indexes or triggers (same WAL and ``synchronous=FULL``);
+* ``list_sessions`` (200 of 1,000 sessions) vs the raw ``LIMIT`` query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sqlite3
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.speed_peers import _pairs, _row
+from tests.fakes.core_rig import make_registry
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+from tray_app.core.service import Core
+from tray_app.events import MessageStarted, TurnFailed, TurnFinished
+from tray_app.messages import ChatMessage
+from tray_app.paths import AppPaths
+from tray_app.providers.base import ChatRequest, StreamDelta
+from tray_app.providers.ollama import OllamaProvider
+from tray_app.store.chats import SQLiteChats, open_chat_store
+from tray_app.store.db import open_database
+from tray_app.store.records import MessageRecord
+from tray_app.store.settings import Settings
+
+
+def _wait_end(sub: Any, timeout: float = 600) -> list[tuple[float, Any]]:
+    """Events (with the time each was taken off the bus) until the turn ends."""
+    seen: list[tuple[float, Any]] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = sub.get(timeout=deadline - time.monotonic())
+        if event is None:
+            continue
+        seen.append((time.perf_counter(), event))
+        if isinstance(event, (TurnFinished, TurnFailed)):
+            return seen
+    raise RuntimeError("the turn did not end in time")
+
+
+def _bare(url: str) -> int:
+    async def read() -> int:
+        provider = OllamaProvider(url)
+        request = ChatRequest(model="llama3.2", messages=[ChatMessage(role="user", content="go")])
+        count = 0
+        async for item in provider.chat(request):
+            count += isinstance(item, StreamDelta)
+        await provider.aclose()
+        return count
+
+    return asyncio.run(read())
+
+
+def bench_core_overhead(root: Path) -> list[dict[str, Any]]:
+    rows = []
+    for chunks, repeat in ((20_000, 5), (200_000, 1)):
+        with FakeOllama(default_turn=text_turn("abcd" * chunks, chunk_chars=4)) as fake:
+            paths = AppPaths.under(root / f"overhead-{chunks}")
+            paths.ensure()
+            settings = Settings(endpoint=fake.url, default_model="llama3.2")
+            core = Core(settings=settings, paths=paths, persist_settings=False).start()
+            try:
+                sub = core.bus.subscribe()
+                sid = core.new_session()["id"]
+
+                def through_core(sid: str = sid, sub: Any = sub, core: Core = core) -> None:
+                    core.send_message(sid, "go")
+                    _wait_end(sub)
+
+                def bare(url: str = fake.url, chunks: int = chunks) -> None:
+                    assert _bare(url) == chunks
+
+                ours, peer, ratio = _pairs(through_core, bare, repeat=repeat)
+            finally:
+                core.stop()
+        label = f"Core + loop + bus, {chunks:,} chunks"
+        rows.append(_row(label, ours, peer, "bare provider", 1.2, ratio))
+    return rows
+
+
+def _long_chat(paths: AppPaths, messages: int) -> str:
+    chats, _ = open_chat_store(paths)
+    session = chats.create_session(model="llama3.2", workspace=None, title="long 长 🙂")
+    for index in range(messages):
+        chats.add_message(
+            MessageRecord(
+                session_id=session.id,
+                turn_id=f"t_{index // 2}",
+                role="user" if index % 2 == 0 else "assistant",
+                content=f"message {index} 数据 " * 40,
+            )
+        )
+    chats.close()
+    return session.id
+
+
+def bench_long_turn(root: Path) -> list[dict[str, Any]]:
+    rounds = 100
+    paths = AppPaths.under(root / "long-turn")
+    paths.ensure()
+    sid = _long_chat(paths, 2000)
+    with FakeOllama() as fake:
+        fake.script(*[tool_turn([("echo", {"text": f"page {i} 页"})]) for i in range(rounds)])
+        settings = Settings(
+            endpoint=fake.url,
+            default_model="llama3.2",
+            max_rounds=rounds,
+            allowed_dirs=[str(root)],
+        )
+        registry = make_registry([], threading.Event())
+        chats, _ = open_chat_store(paths)
+        core = Core(
+            settings=settings,
+            paths=paths,
+            chats=chats,
+            persist_settings=False,
+            tool_registry=registry,
+        ).start()
+        try:
+            sub = core.bus.subscribe()
+            core.send_message(sid, "read every page")
+            seen = _wait_end(sub)
+        finally:
+            core.stop()
+    starts = [at for at, event in seen if isinstance(event, MessageStarted)]
+    ends = [at for at, event in seen if isinstance(event, (TurnFinished, TurnFailed))]
+    marks = [*starts, *ends]
+    if len(starts) != rounds:
+        raise RuntimeError(f"the long turn ran {len(starts)} rounds, not {rounds}")
+    per_round = [b - a for a, b in itertools.pairwise(marks)]
+    # Medians: on a shared machine one slow round says more about the neighbours than the loop.
+    early = statistics.median(per_round[4:25])  # rounds 5–25
+    late = statistics.median(per_round[79:100])  # rounds 80–100
+    return [_row("long turn: a round of 80–100 vs of 5–25", late, early, "rounds 5–25", 1.5)]
+
+
+def bench_streaming_save(root: Path) -> list[dict[str, Any]]:
+    rows = []
+    chats = SQLiteChats(open_database(root / "save" / "chats.db"))
+    session = chats.create_session(model="m", workspace=None)
+    answer = MessageRecord(session_id=session.id, role="assistant", stats={"streaming": True})
+    chats.add_message(answer)
+    plain = sqlite3.connect(root / "save" / "plain.db", isolation_level=None)
+    plain.execute("PRAGMA journal_mode = WAL")
+    plain.execute("PRAGMA synchronous = FULL")
+    plain.execute("CREATE TABLE m (id TEXT PRIMARY KEY, content TEXT, thinking TEXT)")
+    plain.execute("INSERT INTO m VALUES ('x', '', '')")
+    try:
+        for size, label in ((1_000_000, "1 MB"), (10_000, "10 KB")):
+            text = ("答案 word " * (size // 8))[:size]
+
+            def save(text: str = text) -> None:
+                chats.update_message(answer.id, content=text, thinking="")
+
+            def update(text: str = text) -> None:
+                plain.execute("BEGIN IMMEDIATE")
+                plain.execute("UPDATE m SET content = ?, thinking = '' WHERE id = 'x'", (text,))
+                plain.execute("COMMIT")
+
+            ours, peer, ratio = _pairs(save, update, repeat=21)
+            measure = f"streaming save of a {label} answer"
+            # The target is a cost that follows the text's size like a plain UPDATE does: at 1 MB
+            # within 2x of it; at 10 KB the row shows the fixed cost of a save (no target).
+            target = 2.0 if size >= 1_000_000 else None
+            rows.append(_row(measure, ours, peer, "plain UPDATE", target, ratio))
+    finally:
+        plain.close()
+        chats.close()
+    return rows
+
+
+def bench_list_sessions(root: Path) -> list[dict[str, Any]]:
+    path = root / "sessions" / "chats.db"
+    chats = SQLiteChats(open_database(path))
+    with chats.db.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO sessions (id, title, model, workspace, created_at, updated_at) "
+            "VALUES (?, ?, 'qwen3:8b', NULL, ?, ?)",
+            [(f"s_{i:05}", f"chat {i} 对话 🙂", float(i), float(i)) for i in range(1000)],
+        )
+    raw = sqlite3.connect(path)
+    sql = (
+        "SELECT id, title, model, workspace, created_at, updated_at FROM sessions "
+        "ORDER BY updated_at DESC, id LIMIT 200"
+    )
+    try:
+        ours, peer, ratio = _pairs(
+            lambda: chats.list_sessions(limit=200),
+            lambda: raw.execute(sql).fetchall(),
+            repeat=51,
+        )
+    finally:
+        raw.close()
+        chats.close()
+    return [_row("list_sessions, 200 of 1,000 sessions", ours, peer, "raw LIMIT", 2.0, ratio)]
+
+
+def bench_turns_and_store(root: Path) -> list[dict[str, Any]]:
+    return [
+        *bench_core_overhead(root),
+        *bench_long_turn(root),
+        *bench_streaming_save(root),
+        *bench_list_sessions(root),
+    ]
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="metona-bench-turns-") as tmp:
+        bench_turns_and_store(Path(tmp))
