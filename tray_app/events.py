@@ -10,11 +10,12 @@ union, the tray's ``ui_action`` requests included, and every code the page trans
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from tray_app.messages import ToolCallRecord, ToolStatus
 
@@ -49,6 +50,10 @@ UiActionName = Literal["open_settings", "open_session", "show_pending"]
 
 
 class _Event(BaseModel):
+    # Each event's schema is built when one is first made, not at import: a one-shot
+    # `chat` uses a few of the nineteen (start-up, issue 13).
+    model_config = ConfigDict(defer_build=True)
+
     at: float = Field(default_factory=time.time)
 
 
@@ -247,8 +252,12 @@ Event = Annotated[
 #: What the agent and Core are handed to send events (the bus's ``publish``).
 Publish = Callable[[Event], None]
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+@functools.cache
+def _event_adapter() -> TypeAdapter[Event]:
+    """Built on first use (it builds every event's schema): only readers of event lines."""
+    return TypeAdapter(Event)
 
 
 def parse_event(text: str | bytes) -> Event:
-    return EVENT_ADAPTER.validate_json(text)
+    return _event_adapter().validate_json(text)

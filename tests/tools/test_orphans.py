@@ -64,3 +64,17 @@ def test_marked_processes_of_a_gone_owner_are_killed_and_others_spared() -> None
         for proc in (*orphans, mine, unmarked):
             proc.kill()
             proc.wait(10)
+
+
+def test_the_owner_is_read_wherever_the_mark_sits_in_the_environment() -> None:
+    from tray_app.tools.orphans import _owner
+    from tray_app.tools.process import RUN_ID_ENV
+
+    mark = f"{RUN_ID_ENV}=4242-abc".encode()
+    assert _owner(mark) == 4242
+    assert _owner(b"A=1\0" + mark + b"\0B=2\0") == 4242
+    assert _owner(b"A=1\0" + mark) == 4242
+    assert _owner(b"X" + mark + b"\0") is None  # part of another variable's name
+    assert _owner(b"A=" + mark + b"\0") is None  # inside another variable's value
+    assert _owner(f"{RUN_ID_ENV}=notapid-x".encode()) is None
+    assert _owner(b"") is None

@@ -20,13 +20,22 @@ from tray_app.tools.process import RUN_ID_ENV
 log = logging.getLogger(__name__)
 
 
+_PREFIX = f"{RUN_ID_ENV}=".encode()
+
+
 def _owner(environ: bytes) -> int | None:
-    prefix = f"{RUN_ID_ENV}=".encode()
-    for item in environ.split(b"\0"):
-        if item.startswith(prefix):
-            owner, _, _ = item[len(prefix) :].partition(b"-")
-            return int(owner) if owner.isdigit() else None
-    return None
+    """The owner pid in a process's environment block, found with one C-level search (every
+    process's block is read at each start: splitting them all cost ~50 ms on a busy machine)."""
+    if environ.startswith(_PREFIX):
+        start = len(_PREFIX)
+    else:
+        found = environ.find(b"\0" + _PREFIX)
+        if found < 0:
+            return None
+        start = found + 1 + len(_PREFIX)
+    end = environ.find(b"\0", start)
+    owner, _, _ = environ[start : end if end >= 0 else len(environ)].partition(b"-")
+    return int(owner) if owner.isdigit() else None
 
 
 def _alive(pid: int) -> bool:
