@@ -29,7 +29,7 @@ def test_onboarding_when_the_server_is_down_then_retry(
     expect(card).to_be_visible()
     expect(card.locator("h2")).to_have_text("Ollama is not running")
     expect(card).to_contain_text(down)
-    expect(card.locator("code")).to_have_text("ollama serve")
+    expect(card.locator(".ob-steps code")).to_have_text("ollama serve")
     expect(page.locator("#log-empty")).to_be_hidden()
     card.locator("a.ext-link").click()
     wait_until(lambda: app.harness.opened_links == ["https://ollama.com/download"])

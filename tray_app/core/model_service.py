@@ -127,11 +127,9 @@ class ModelService:
         await self.list_models()
 
     async def pick_model(self) -> str:
-        """No model chosen anywhere: the first installed one that can use tools, else the first."""
-        try:
-            models = await self.provider.list_models()
-        except ProviderError:
-            return ""
+        """No model chosen anywhere: the first installed one that can use tools, else the first.
+        Raises ProviderError when the server cannot list them ("" means none is installed)."""
+        models = await self.provider.list_models()
         for model in models:
             try:
                 if (await self.provider.model_info(model.name)).supports("tools"):

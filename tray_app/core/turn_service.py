@@ -14,17 +14,18 @@ from collections.abc import Callable
 from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker
-from tray_app.agent.loop import AgentTurn, internal_error_text
+from tray_app.agent.loop import AgentTurn, error_code, internal_error_text
 from tray_app.core.active import ActiveTurns
 from tray_app.core.model_service import ModelService
 from tray_app.core.results import Decided, Json, State, Status, Stopped, TurnRef
 from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import SettingsService
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import Busy, InvalidRequest, NotFound
+from tray_app.errors import Busy, InvalidRequest, NotFound, ProviderError
 from tray_app.events import (
     DecidedBy,
     Event,
+    FailureCode,
     StateChanged,
     TurnFailed,
     TurnFinished,
@@ -157,8 +158,12 @@ class TurnService:
         settings = self._settings.current
         session = self._sessions.require(session_id)
         model = session.model or settings.default_model
+        failure: tuple[FailureCode, str] = ("no_models", NO_MODEL)
         if not model:
-            model = await self._models.pick_model()
+            try:
+                model = await self._models.pick_model()
+            except ProviderError as exc:  # the server is down: say so, not "no model"
+                failure = (error_code(exc), str(exc))
             if model:
                 session = self._chats.update_session(session_id, model=model)
                 self._sessions.changed(session)
@@ -166,10 +171,9 @@ class TurnService:
             self._publish(
                 TurnStarted(session_id=session_id, turn_id=turn_id, model="", tools_enabled=False)
             )
+            code, message = failure
             self._publish(
-                TurnFailed(
-                    session_id=session_id, turn_id=turn_id, code="no_models", message=NO_MODEL
-                )
+                TurnFailed(session_id=session_id, turn_id=turn_id, code=code, message=message)
             )
             return "failed"
         if self._wait_for_tools is not None:

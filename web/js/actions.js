@@ -27,9 +27,14 @@ export function createActions(ui) {
     else toast({ text: detail, level: 'error', ms: 6000 });
   }
 
+  // No model chosen anywhere: Core takes the first installed one that can use tools, else the
+  // first; the header says so too (and changes once a Retry finds the server and its models).
   function sessionModel() {
     const session = currentSession();
-    return (session && session.model) || (session ? '' : draft.model) || store.settings?.default_model || '';
+    const chosen = (session && session.model) || (session ? '' : draft.model) || store.settings?.default_model;
+    if (chosen) return chosen;
+    const withTools = store.models.find((m) => m.capabilities?.includes('tools'));
+    return (withTools || store.models[0])?.name || '';
   }
 
   /** Title bar, model button, folder line, composer state for the chat on screen. */

@@ -95,7 +95,12 @@ function wire() {
   // A link in a message: the user sees where it really goes, then it opens outside the popup.
   guardLinks($('#messages'));
   app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink }));
-  app.addEventListener('metona:retry', () => actions.retry());
+  // Retry after a failure the server caused: look at the server (and its models) again first,
+  // so the chat's model state is fresh for the new turn.
+  app.addEventListener('metona:retry', async () => {
+    if (store.server?.reachable === false || !store.models.length) await checkServer();
+    actions.retry();
+  });
   app.addEventListener('metona:export', (e) => actions.exportChat(e.detail.sessionId, e.detail.format));
   app.addEventListener('metona:edit-last', (e) => actions.editLast(e.detail.text));
   app.addEventListener('metona:undo', (e) => actions.undo(e.detail.callId));
@@ -346,6 +351,7 @@ async function boot() {
     reloadSoon,
     resync: requestResync,
     uiAction,
+    serverCheck: () => checkServer(),
   });
   await whenReady();
   onEvents(pump);

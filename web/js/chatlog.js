@@ -1,7 +1,9 @@
 // The conversation of the chat on screen: messages in order, tool cards under the assistant
 // message that asked for them, notices and failures. Keeps the view pinned to the bottom
-// while new text arrives unless the user scrolled up to read.
-import { emit, nearBottom } from './dom.js';
+// while new text arrives unless the user scrolled up to read — without reading the layout
+// in the per-frame path: a bottom anchor (CSS scroll anchoring where the engine has it) and
+// observers, which run after the browser's own layout, do the following.
+import { h, emit, nearBottom } from './dom.js';
 import { UserMessage, AssistantMessage, noticeView } from './message.js';
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
@@ -23,9 +25,23 @@ export class ChatLog {
       const href = link.getAttribute('href');
       if (href) emit(container, 'metona:open-link', { url: href });
     });
+    // Only the user unsticks the log: by scrolling up. Growth below the fold never does.
+    this.lastTop = 0;
     scroller.addEventListener('scroll', () => {
-      this.stick = nearBottom(scroller);
+      const top = scroller.scrollTop;
+      if (nearBottom(scroller)) this.stick = true;
+      else if (top < this.lastTop) this.stick = false;
+      this.lastTop = top;
     }, { passive: true });
+    this.anchor = h('div', { class: 'log-anchor', 'aria-hidden': 'true' });
+    scroller.append(this.anchor);
+    // The anchor left the view (new output, or the approval panel took room): follow it.
+    new IntersectionObserver((entries) => {
+      if (!entries[entries.length - 1].isIntersecting && this.stick) this.scrollToEnd();
+    }, { root: scroller }).observe(this.anchor);
+    new ResizeObserver(() => {
+      if (this.stick) this.scrollToEnd();
+    }).observe(scroller);
   }
 
   /** Render a whole chat from Core.get_session (merged with what streamed live). */
@@ -84,23 +100,21 @@ export class ChatLog {
     this.empty.hidden = this.container.childElementCount > 0;
   }
 
-  /** Call before and after applying a batch: keeps the bottom in view if it was. */
-  begin() {
-    this.stick = nearBottom(this.scroller);
-  }
+  /** Around a batch of events. Nothing to do: the observers follow the output after layout. */
+  begin() {}
 
-  end() {
-    if (this.stick) this.scrollToEnd();
-  }
+  end() {}
 
   scrollToEnd() {
     this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.lastTop = this.scroller.scrollTop;
   }
 
   userSent(record) {
     const view = new UserMessage(record);
     this.addView(record.id, view);
     this.stick = true;
+    this.scrollToEnd();
     return view;
   }
 

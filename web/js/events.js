@@ -9,6 +9,9 @@ import { hasText } from './i18n.js';
 // web/locales (tests/core/test_events_contract.py), so the page needs no list of its own.
 // A code it has no text for (a newer Core) shows the message Core wrote.
 
+// Failures the server caused: the page looks at the server again (onboarding card, header).
+const SERVER_FAILURES = new Set(['provider_unavailable', 'no_models']);
+
 export function createEventPump(ctx) {
   let queue = [];
   let scheduled = false;
@@ -124,6 +127,8 @@ function applyEvent(ctx, ev, acc) {
       store.running.delete(ev.session_id);
       acc.sessionsChanged = true;
       if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));
+      // The server went away or has no model: the onboarding card and the header say so.
+      if (ev.type === 'turn_failed' && SERVER_FAILURES.has(ev.code)) ctx.serverCheck?.();
       break;
     case 'session_updated':
       ctx.sessionUpdated(ev.session, ev.deleted);

@@ -199,10 +199,16 @@ export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry,
     icon(level === 'info' ? 'spark' : 'alert'),
     h('div', { class: 'notice-text' },
       titleKey ? h('strong', { i18n: [titleKey, titleArgs] }) : null,
-      detail ? h('div', { class: 'notice-detail', text: detail }) : null),
+      detail ? h('div', { class: 'notice-detail' }, codeSpans(detail)) : null),
     retry ? h('button', { class: 'btn small', type: 'button', icon: 'retry', onclick: (e) => emit(e.currentTarget, 'metona:retry') },
       h('span', { i18n: 'msg.retry' })) : null,
     exportId ? h('button', { class: 'btn small notice-export', type: 'button', icon: 'download',
       onclick: (e) => emit(e.currentTarget, 'metona:export', { sessionId: exportId, format: 'markdown' }) },
     h('span', { i18n: 'notice.export' })) : null);
+}
+
+/** Plain text whose `backtick` spans show as code (error texts name commands that way). */
+export function codeSpans(text) {
+  const parts = String(text).split(/`([^`\n]+)`/);
+  return parts.map((part, i) => (i % 2 ? h('code', { text: part }) : part)).filter((part) => part !== '');
 }

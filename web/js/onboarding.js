@@ -4,6 +4,7 @@ import { h } from './dom.js';
 import { icon } from './icons.js';
 import { tx } from './i18n.js';
 import { bytes } from './format.js';
+import { codeSpans } from './message.js';
 
 const SUGGESTED = ['qwen3:4b', 'qwen3:8b', 'llama3.2:3b'];
 
@@ -45,7 +46,9 @@ export class Onboarding {
           } }, h('span', { text: 'ollama.com/download' }), icon('external'))),
         h('li', {}, h('span', { i18n: 'onboard.step_start' }), ' ', h('code', { text: 'ollama serve' })),
         h('li', { i18n: 'onboard.step_retry' })),
-      error ? h('p', { class: 'ob-error', text: error }) : null,
+      // The server's own words repeat the steps above: kept, folded, for a closer look.
+      error ? h('details', { class: 'ob-details' }, h('summary', { i18n: 'onboard.details' }),
+        h('p', { class: 'ob-error' }, codeSpans(error))) : null,
       h('div', { class: 'ob-actions' },
         h('button', { class: 'btn', type: 'button', i18n: 'onboard.open_settings', onclick: () => this.actions.onSettings() }),
         h('button', { class: 'btn primary', type: 'button', icon: 'retry', onclick: (e) => this.retry(e.currentTarget) },

@@ -1,0 +1,106 @@
+"""The chat log follows new output unless the user scrolled up (approvals included), and the
+per-frame path never reads the layout to do so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import slow_turn, text_turn, tool_turn
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+APPROVE = "#approval button.btn.primary"
+LONG = "".join(f"Line {i} of a long answer, 中文 and emoji 😀.\n\n" for i in range(80))
+
+AT_BOTTOM = """() => { const log = document.querySelector('#log');
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 4; }"""
+
+# Records every layout read (and scrollTop write) with the stack that made it.
+SPY = """() => {
+  window.__layoutReads = [];
+  const spy = (proto, name) => {
+    const desc = Object.getOwnPropertyDescriptor(proto, name);
+    Object.defineProperty(proto, name, {
+      configurable: true,
+      get() {
+        window.__layoutReads.push(`${name} ${new Error().stack}`);
+        return desc.get.call(this);
+      },
+      set: desc.set && function (v) {
+        window.__layoutReads.push(`set ${name} ${new Error().stack}`); desc.set.call(this, v); },
+    });
+  };
+  for (const name of ['scrollHeight', 'scrollTop', 'clientHeight', 'clientWidth', 'scrollWidth'])
+    spy(Element.prototype, name);
+  for (const name of ['offsetHeight', 'offsetTop', 'offsetWidth']) spy(HTMLElement.prototype, name);
+  const rect = Element.prototype.getBoundingClientRect;
+  Element.prototype.getBoundingClientRect = function () {
+    window.__layoutReads.push(`rect ${new Error().stack}`); return rect.call(this); };
+}"""
+
+
+def at_bottom(app: App) -> bool:
+    return bool(app.page.evaluate(AT_BOTTOM))
+
+
+def test_the_log_follows_a_long_answer_without_reading_layout_per_frame(app: App) -> None:
+    page = app.page
+    page.evaluate(SPY)
+    app.fake.script(slow_turn(LONG, delay=0.005, chunk_chars=12))
+    app.send("Write a lot")
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=30_000)
+    page.wait_for_function(AT_BOTTOM)
+    reads = page.evaluate("window.__layoutReads")
+    per_frame = [r for r in reads if "applyBatch" in r or "refreshText" in r or "setText" in r]
+    assert per_frame == [], per_frame[0]
+
+
+def test_scrolling_up_stops_following_until_the_user_returns(app: App) -> None:
+    page = app.page
+    app.fake.script(slow_turn(LONG, delay=0.02, chunk_chars=12), text_turn("Short."))
+    app.send("Write a lot")
+    expect(page.locator(".msg.assistant .content")).to_contain_text("Line 20", timeout=20_000)
+    page.mouse.move(200, 200)
+    page.mouse.wheel(0, -400)
+    page.wait_for_function(f"() => !({AT_BOTTOM})()")
+    held = page.evaluate("document.querySelector('#log').scrollTop")
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=30_000)
+    # The text kept arriving below; the view stayed where the user put it.
+    assert abs(page.evaluate("document.querySelector('#log').scrollTop") - held) < 2
+    assert not at_bottom(app)
+    # Back at the bottom, the next answer is followed again.
+    page.mouse.wheel(0, 100_000)
+    page.wait_for_function(AT_BOTTOM)
+    app.send("Again")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("Short.")
+    page.wait_for_function(AT_BOTTOM)
+
+
+def write_after_text(path: Path) -> Any:
+    return tool_turn([("write_file", {"path": str(path), "content": "x\n"})], content=LONG)
+
+
+def test_an_approval_keeps_the_newest_output_in_view_and_after_approve_too(app: App) -> None:
+    page = app.page
+    target = app.workspace / "notes.txt"
+    app.fake.script(write_after_text(target), text_turn("The file is written. " * 30))
+    app.send("Write my notes")
+    expect(page.locator("#approval")).to_be_visible()
+    # The panel took room from the log: the card that waits is still in view at the bottom.
+    page.wait_for_function(AT_BOTTOM)
+    expect(page.locator(".tool-card").last).to_be_in_viewport()
+    page.click(APPROVE)
+    expect(page.locator("#approval")).to_be_hidden()
+    answer = page.locator(".msg.assistant .content").last
+    expect(answer).to_contain_text("The file is written.")
+    expect(page.locator(".msg.assistant").last).not_to_have_class("msg assistant streaming")
+    page.wait_for_function(AT_BOTTOM)
+    expect(answer).to_be_in_viewport()
+    assert target.read_text() == "x\n"
