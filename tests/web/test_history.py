@@ -69,3 +69,28 @@ def test_history_in_chinese_when_empty(make_app: AppFactory, fake_ollama: FakeOl
     app.page.click("#btn-history")
     expect(app.page.locator("#history .empty")).to_have_text("助手还没有更改任何文件。")
     expect(app.page.locator("#history-title")).to_have_text("更改记录")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_settings_list_the_built_in_refusals_read_only(
+    make_app: AppFactory, fake_ollama: FakeOllama, lang: str
+) -> None:
+    from pathlib import Path
+
+    app = make_app(fake_ollama, language=lang, blocked_dirs=["/srv/私人"])
+    page = app.page
+    page.click("#btn-settings")
+    box = page.locator("#settings .builtins")
+    expect(box.locator("summary")).to_have_text(
+        "Always blocked (built in)" if lang == "en" else "始终禁止（内置）"
+    )
+    box.locator("summary").click()
+    folders = box.locator(".builtin-list").first
+    expect(folders).to_contain_text("/etc")
+    expect(folders).to_contain_text(str(Path.home() / ".ssh"))
+    expect(box.locator(".builtin-list.names")).to_contain_text(".env")
+    expect(box.locator(".builtin-list.names")).to_contain_text(".kube/config")
+    # Beside the user's own list, which stays editable; the built-ins have no controls.
+    expect(page.locator("#settings .dir-path", has_text="/srv/私人")).to_be_visible()
+    assert box.locator("button, input").count() == 0
+    assert app.page_errors == []

@@ -32,6 +32,7 @@ from tray_app.errors import (
     Unsupported,
     error_code,
 )
+from tray_app.tools.builtin_rules import built_in_rules
 
 if TYPE_CHECKING:
     from tray_app.core.protocol import CoreApi
@@ -292,6 +293,10 @@ class Bridge:
     def changes(self, payload: Any = None) -> Envelope:
         """What the agent changed, newest first (the page's change history)."""
         return self._call(_Empty, payload, lambda _p: self._core.changes())
+
+    def built_in_rules(self, payload: Any = None) -> Envelope:
+        """The folders and names always refused (Settings lists them read-only)."""
+        return self._call(_Empty, payload, lambda _p: built_in_rules())
 
     def undo_change(self, payload: Any = None) -> Envelope:
         return self._call(_ChangeId, payload, lambda p: self._core.undo_change(p.change_id))

@@ -158,6 +158,9 @@ function openSettings() {
   closeHistory();
   ui.picker.close();
   ui.settings.open(store.settings, store.models);
+  if (!ui.builtins) {
+    ui.builtins = call('built_in_rules').then((rules) => ui.settings.setBuiltins(rules)).catch(() => { ui.builtins = null; });
+  }
   $('#btn-settings').setAttribute('aria-expanded', 'true');
   call('hotkey_status')
     .then((status) => {

@@ -3,7 +3,7 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
-import { dirList, toolList, hotkeyInput } from './settings_parts.js';
+import { dirList, toolList, hotkeyInput, builtinRules } from './settings_parts.js';
 import { selectBox, radioGroup, numberField } from './controls.js';
 import { widens, CONFIRM, riskBox } from './settings_guard.js';
 import { setModal, trapTab } from './focustrap.js';
@@ -80,6 +80,18 @@ export class SettingsPanel {
 
   get isOpen() {
     return !this.panel.hidden;
+  }
+
+  /** The built-in refusals arrived (asked once per page): show them under the user's list. */
+  setBuiltins(rules) {
+    this.rules = rules;
+    const open = this.builtins?.open;
+    if (this.builtins?.isConnected) {
+      const fresh = builtinRules(rules);
+      fresh.open = Boolean(open);
+      this.builtins.replaceWith(fresh);
+      this.builtins = fresh;
+    }
   }
 
   open(settings, models) {
@@ -181,6 +193,7 @@ export class SettingsPanel {
           onPick: this.handlers.onPickFolder,
         }));
         root.append(error);
+        if (spec.name === 'blocked_dirs') root.append(this.builtins = builtinRules(this.rules));
         break;
       case 'hotkey':
         ({ root, set } = hotkeyInput(id, (v) => save(v)));

@@ -89,3 +89,17 @@ export function hotkeyInput(id, onChange) {
   const set = (v) => { input.value = v ?? ''; };
   return { root, set };
 }
+
+/** The folders and names every tool refuses whatever the settings say: read-only, folded. */
+export function builtinRules(rules) {
+  const box = h('details', { class: 'builtins' },
+    h('summary', { i18n: 'set.builtin_title' }));
+  if (!rules) return box;
+  box.append(
+    h('p', { class: 'help', i18n: 'set.builtin_help' }),
+    h('h4', { i18n: 'set.builtin_dirs' }),
+    h('ul', { class: 'builtin-list mono' }, (rules.blocked_dirs || []).map((d) => h('li', { text: visible(d) }))),
+    h('h4', { i18n: 'set.builtin_names' }),
+    h('ul', { class: 'builtin-list mono names' }, (rules.sensitive_names || []).map((n) => h('li', { text: visible(n) }))));
+  return box;
+}
