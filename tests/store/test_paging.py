@@ -14,7 +14,7 @@ import pytest
 
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
-from tray_app.store import chats as chats_module
+from tray_app.store import paged as chats_module
 from tray_app.store.chats import _INTERRUPTED_CANDIDATES, SQLiteChats, search_chats
 from tray_app.store.db import open_database
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord

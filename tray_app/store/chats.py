@@ -19,20 +19,18 @@ from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
 from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock, sweep_dead_marks
+from tray_app.store.paged import _IDS_PER_QUERY, PagedReads
 from tray_app.store.records import (
     ChatRepository,
     MemoryChats,
     MessageRecord,
-    SessionCursor,
     SessionRecord,
-    after_cursor,
 )
 from tray_app.store.recovery import recover_session
 from tray_app.store.rows import (
     _CALL_COLUMNS,
     _MESSAGE_COLUMNS,
     _SESSION_COLUMNS,
-    _call,
     _call_value,
     _message,
     _message_value,
@@ -48,7 +46,6 @@ log = logging.getLogger(__name__)
 # SQL built from the constant column names above only, never from input.
 _SELECT_SESSIONS = f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions"  # noqa: S608
 _SELECT_MESSAGES = f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages"  # noqa: S608
-_SELECT_CALLS = f"SELECT {', '.join(_CALL_COLUMNS)} FROM tool_calls"  # noqa: S608
 
 
 def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
@@ -114,7 +111,7 @@ def open_chat_store(
     return chats, None
 
 
-class SQLiteChats(KeepsUnsaved):
+class SQLiteChats(KeepsUnsaved, PagedReads):
     """ChatRepository over a ``Database``; owned by the core thread like its connection.
 
     A session whose save fails for a reason that may pass (disk full, read-only, locked) is
@@ -128,10 +125,7 @@ class SQLiteChats(KeepsUnsaved):
         self._insert_message_sql = _INSERT_MESSAGE
         if not db.read_only and _has_column(db, "messages", "owner"):
             self._insert_message_sql = _INSERT_OWNED_MESSAGE
-        # Validated sessions by their whole row: a list read again validates only what changed.
-        self._sessions_seen: dict[tuple[Any, ...], SessionRecord] = {}
-        # Python's casefold in SQL, so a title filter matches exactly as MemoryChats does.
-        db.conn.create_function("metona_fold", 1, _fold, deterministic=True)
+        self.prepare_reads()
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -153,51 +147,6 @@ class SQLiteChats(KeepsUnsaved):
         with self.db.errors("read"):
             row = self.db.conn.execute(f"{_SELECT_SESSIONS} WHERE id = ?", (session_id,)).fetchone()
         return None if row is None else _session(row)
-
-    def list_sessions(
-        self, query: str | None = None, limit: int = 200, before: SessionCursor | None = None
-    ) -> list[SessionRecord]:
-        """Newest-updated first, the id breaking ties; ``query`` filters titles
-        (case-insensitive substring); ``before`` continues after that cursor. One indexed
-        ``LIMIT`` query: only the rows returned are read and validated."""
-        limit = max(limit, 0)
-        where: list[str] = []
-        params: list[object] = []
-        if before is not None:
-            # The first term is the index range; the second breaks the tie on the id.
-            where.append("updated_at <= ? AND (updated_at < ? OR id > ?)")
-            params += [before[0], before[0], before[1]]
-        needle = query.casefold() if query else ""
-        if needle:
-            where.append("instr(metona_fold(title), ?) > 0")
-            params.append(needle)
-        # Sessions kept in memory (store.unsaved) replace their rows: read that many more.
-        params.append(limit + len(self.unsaved.copies))
-        sql = (
-            _SELECT_SESSIONS
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY updated_at DESC, id LIMIT ?"
-        )
-        with self.db.errors("read"):
-            rows = self.db.conn.execute(sql, params).fetchall()
-        items = [self._session_record(row) for row in rows]
-        if self.unsaved.copies:
-            items = [
-                s
-                for s in self._with_unsaved(items)
-                if after_cursor(s, before) and needle in s.title.casefold()
-            ]
-        return items[:limit]
-
-    def _session_record(self, row: tuple[Any, ...]) -> SessionRecord:
-        """The record of a row, validated once per distinct row (like MemoryChats, the
-        records handed out are shared: callers copy before changing one)."""
-        record = self._sessions_seen.get(row)
-        if record is None:
-            if len(self._sessions_seen) >= _SESSIONS_REMEMBERED:
-                self._sessions_seen.clear()
-            record = self._sessions_seen[row] = _session(row)
-        return record
 
     def update_session(self, session_id: str, **fields: Any) -> SessionRecord:
         """Change some fields and bump ``updated_at``; KeyError for an unknown session."""
@@ -300,31 +249,6 @@ class SQLiteChats(KeepsUnsaved):
             ).fetchall()
         return [_message(row) for row in rows]
 
-    def messages_page(
-        self, session_id: str, *, before: str | None = None, limit: int = 50
-    ) -> tuple[list[MessageRecord], bool]:
-        """The last ``limit`` messages before ``before`` (keyset on ``seq``), oldest first."""
-        copy = self.unsaved.get(session_id)
-        if copy is not None:
-            return copy.messages_page(session_id, before=before, limit=limit)
-        limit = max(limit, 0)
-        with self.db.errors("read"):
-            end: int | None = None
-            if before is not None:
-                row = self.db.conn.execute(
-                    "SELECT seq FROM messages WHERE id = ? AND session_id = ?",
-                    (before, session_id),
-                ).fetchone()
-                if row is None:
-                    raise KeyError(f"no message {before!r} in session {session_id!r}")
-                end = int(row[0])
-            rows = self.db.conn.execute(
-                f"{_SELECT_MESSAGES} WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-                (session_id, end if end is not None else 1 << 62, limit + 1),
-            ).fetchall()
-        more = len(rows) > limit
-        return [_message(row) for row in reversed(rows[:limit])], more
-
     # ---- tool calls -------------------------------------------------------------------------
 
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
@@ -336,32 +260,6 @@ class SQLiteChats(KeepsUnsaved):
                 self._upsert_call(conn, record)
 
         self._guarded(record.session_id, write, lambda copy, _: copy.upsert_tool_call(record))
-
-    def tool_calls(
-        self, session_id: str, message_ids: Collection[str] | None = None
-    ) -> list[ToolCallRecord]:
-        copy = self.unsaved.get(session_id)
-        if copy is not None:
-            return copy.tool_calls(session_id, message_ids)
-        if message_ids is None:
-            with self.db.errors("read"):
-                rows = self.db.conn.execute(
-                    f"{_SELECT_CALLS} WHERE session_id = ? ORDER BY seq", (session_id,)
-                ).fetchall()
-            return [_call(row) for row in rows]
-        wanted = list(dict.fromkeys(message_ids))
-        found: list[tuple[Any, ...]] = []
-        with self.db.errors("read"):
-            for start in range(0, len(wanted), _IDS_PER_QUERY):
-                chunk = wanted[start : start + _IDS_PER_QUERY]
-                marks = ", ".join("?" for _ in chunk)
-                found += self.db.conn.execute(
-                    f"SELECT seq, {', '.join(_CALL_COLUMNS)} FROM tool_calls "  # noqa: S608
-                    f"WHERE session_id = ? AND message_id IN ({marks})",
-                    (session_id, *chunk),
-                ).fetchall()
-        found.sort(key=lambda row: int(row[0]))
-        return [_call(row[1:]) for row in found]
 
     # ---- beyond the protocol ----------------------------------------------------------------
 
@@ -531,12 +429,6 @@ SELECT s.id FROM sessions s
 
 
 _TEXT_FIELDS = frozenset({"content", "thinking"})
-_SESSIONS_REMEMBERED = 4096  # rows of the session list kept validated (bounded memory)
-_IDS_PER_QUERY = 500  # message ids per IN (...) list, well under SQLite's variable limit
-
-
-def _fold(value: object) -> str | None:
-    return value.casefold() if isinstance(value, str) else None
 
 
 def _has_column(db: Database, table: str, column: str) -> bool:
