@@ -195,3 +195,48 @@ def test_status_and_snapshot_name_the_folder_the_tools_really_use(
     inside.mkdir()
     other = rig.core.new_session(workspace=str(inside))
     assert rig.core.get_session(other["id"])["workspace"] == str(inside.resolve())
+
+
+def test_the_keyring_is_opened_once_however_many_threads_ask(
+    app_paths: Any, tmp_path: Path
+) -> None:
+    import threading
+
+    from tray_app.core.service import Core
+    from tray_app.store.settings import Settings
+
+    opened: list[int] = []
+
+    class FakeKeyring:
+        usable = True
+        reason = None
+
+        def __init__(self) -> None:
+            opened.append(1)
+
+        def get(self, name: str) -> str | None:
+            return None
+
+    core = Core(
+        settings=Settings(allowed_dirs=[str(tmp_path)]),
+        paths=app_paths,
+        persist_settings=False,
+        secrets=FakeKeyring,  # type: ignore[arg-type]
+    ).start()
+    start = threading.Barrier(8)
+    seen: list[bool] = []
+
+    def ask() -> None:
+        start.wait(timeout=10)
+        seen.append(core.get_settings()["keyring_usable"])
+
+    try:
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+        assert seen == [True] * 8
+        assert opened == [1]
+    finally:
+        core.stop()

@@ -8,6 +8,7 @@ opened keyring, which ``get_settings`` reports on. Runs on the core thread only.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -26,16 +27,19 @@ SettingsListener = Callable[[Settings, Settings], Awaitable[None]]  # (old, new)
 
 
 class Secrets:
-    """The keyring, opened on first need: probing it can start helper processes."""
+    """The keyring, opened on first need: probing it can start helper processes. Any thread
+    (``get_settings`` and the MCP servers read it off the core loop): opened once, locked."""
 
     def __init__(self, factory: Callable[[], SecretStore] | None) -> None:
         self._factory = factory
         self._store: SecretStore | None = None
+        self._lock = threading.Lock()
 
     def get(self) -> SecretStore | None:
-        if self._store is None and self._factory is not None:
-            self._store = self._factory()
-        return self._store
+        with self._lock:
+            if self._store is None and self._factory is not None:
+                self._store = self._factory()
+            return self._store
 
     def lookup(self, name: str) -> str | None:
         """One kept secret (an endpoint's API key, an MCP server's ``keyring:NAME``)."""
