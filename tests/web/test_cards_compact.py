@@ -114,3 +114,17 @@ def test_one_footer_per_answer_and_one_retry_on_a_failed_turn(
     page.get_by_role("button", name="Retry").click()
     expect(page.locator(".msg.assistant .content").last).to_have_text("Recovered.")
     assert app.page_errors == []
+
+
+def test_no_change_is_said_in_chinese(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
+    app = make_app(fake_ollama, language="zh-CN")
+    same = app.workspace / "同.txt"
+    same.write_text("一样\n", encoding="utf-8")
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": str(same), "content": "一样\n"})]), text_turn("好。")
+    )
+    app.send("写")
+    preview = app.page.locator("#approval .ap-preview")
+    expect(preview).to_have_text("（无变化）")
+    expect(app.page.locator("#approval-title")).to_have_text("是否允许“写入文件”？")
+    app.page.click("#approval button[data-decision=deny]")

@@ -8,6 +8,8 @@ import { fileResultView, movePreview } from './results_files.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
 
 const FOLD_LINES = 14;
+// Core's diff of identical contents is this fixed English note: shown in the page's language.
+const NO_CHANGE = /^\(no change\)\n?$/;
 
 /** A block that folds when it has more than FOLD_LINES lines, with a toggle below it. */
 export function foldable(body, lineCount) {
@@ -65,7 +67,8 @@ export function plainBlock(text, extra = '') {
 export function previewView(preview, status = 'pending') {
   if (!preview || !preview.kind || preview.kind === 'none') return null;
   switch (preview.kind) {
-    case 'diff': return preview.changes === false
+    case 'diff': if (NO_CHANGE.test(preview.text || '')) return h('div', { class: 'muted', i18n: 'card.no_change' });
+      return preview.changes === false
       ? h('div', {}, h('div', { class: 'pv-label', i18n: 'card.dry_run_preview' }), diffView(preview.text))
       : diffView(preview.text);
     case 'move': return movePreview(preview, plainBlock);
