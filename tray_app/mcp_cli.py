@@ -1,4 +1,4 @@
-"""``metona-tray mcp list | import FILE | test NAME``: MCP servers from the terminal.
+"""``metona-tray mcp list | import FILE | test NAME | serve``: MCP from the terminal.
 
 ``list`` starts the configured servers (bounded wait), prints each one's status and its tools
 with the risk they are treated with, and stops them. ``import`` adds a Claude Desktop config's
@@ -68,6 +68,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     imports.add_argument("file", metavar="FILE", help="claude_desktop_config.json or similar")
     test = actions.add_parser("test", help="start one server, list its tools, stop it")
     test.add_argument("name", metavar="NAME", help="the server's name in the settings")
+    from tray_app.mcp_serve import add_serve_parser
+
+    add_serve_parser(actions)
 
 
 def _lang(setting: str) -> str:
@@ -79,6 +82,10 @@ def _lang(setting: str) -> str:
 def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from tray_app.store.settings import load_settings
 
+    if args.mcp_command == "serve":
+        from tray_app.mcp_serve import run_serve
+
+        return run_serve(args)
     out = out or sys.stdout
     paths = AppPaths.from_env()
     settings = load_settings(paths.settings_file)

@@ -18,6 +18,7 @@ and read the events on ``Core.bus``.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -260,6 +261,13 @@ class Core:
 
     def set_api_key(self, key: str | None, *, endpoint: str | None = None) -> ApiKeySaved:
         return self._await(self._models.set_api_key(key, endpoint))
+
+    def start_tool(
+        self, session_id: str, name: str, arguments: dict[str, Any]
+    ) -> concurrent.futures.Future[Json]:
+        """Start one tool call outside a model turn, with the same approvals (``mcp serve``);
+        cancelling the future stops the call like stopping a turn."""
+        return self._runner.submit(self._turns.run_tool(session_id, name, arguments))
 
     def mcp_status(self) -> list[Json]:
         """The MCP servers: status, last error, tools with their risk (any thread)."""

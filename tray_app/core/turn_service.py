@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker
+from tray_app.agent.calls import CallHandler
 from tray_app.agent.loop import AgentTurn, error_code, internal_error_text
 from tray_app.core.active import ActiveTurns
 from tray_app.core.model_service import ModelService
@@ -31,6 +32,7 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
+from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
 
@@ -213,6 +215,40 @@ class TurnService:
         )
 
     # ---- stopping and waiting ---------------------------------------------------------------
+
+    async def run_tool(self, session_id: str, name: str, arguments: dict[str, Any]) -> Json:
+        """One tool call from outside a model turn (``metona-tray mcp serve``): recorded in the
+        chat as an assistant request and its answer, through the same checks, approvals,
+        cards, budgets and audit log as a call the model makes. The tool's result."""
+        session = self._sessions.require(session_id)
+        settings = self._settings.current
+        turn_id = new_id("t")
+        call = ToolCall(id=new_id("mcp"), name=name, arguments=arguments)
+        message = MessageRecord(
+            session_id=session_id, turn_id=turn_id, role="assistant", tool_calls=[call]
+        )
+        self._chats.add_message(message)
+        records: list[ToolCallRecord] = []
+
+        def keep(record: ToolCallRecord) -> None:
+            records.append(record)
+            if self._on_tool_record is not None:
+                self._on_tool_record(record)
+
+        handler = CallHandler(
+            session_id=session_id,
+            turn_id=turn_id,
+            toolbox=self._factory.toolbox(settings, session.workspace),
+            broker=self._broker,
+            chats=self._chats,
+            publish=self._publish,
+            confirmation_mode=settings.confirmation_mode,
+            on_tool_record=keep,
+        )
+        await handler.handle(call, message.id)
+        if not records or records[-1].result is None:
+            return {"success": False, "error": f"{name} was not run"}
+        return dict(records[-1].result)
 
     def abort(self, session_id: str | None) -> Stopped:
         """Stop the running turn (of one chat, or all): closes the stream at once."""
