@@ -68,9 +68,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     imports.add_argument("file", metavar="FILE", help="claude_desktop_config.json or similar")
     test = actions.add_parser("test", help="start one server, list its tools, stop it")
     test.add_argument("name", metavar="NAME", help="the server's name in the settings")
-    from tray_app.mcp_serve import add_serve_parser
-
     add_serve_parser(actions)
+
+
+def add_serve_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = actions.add_parser("serve", help="offer this app's tools to another MCP client")
+    serve.add_argument("--workspace", metavar="DIR", help="folder relative paths resolve against")
+    serve.add_argument("--yes", action="store_true", help="approve writes and new folders")
+    serve.add_argument(
+        "--yes-all", action="store_true", help="approve everything, deletes and commands too"
+    )
 
 
 def _lang(setting: str) -> str:

@@ -32,15 +32,6 @@ NOT_ASKED = (
 )
 
 
-def add_serve_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = actions.add_parser("serve", help="offer this app's tools to another MCP client")
-    serve.add_argument("--workspace", metavar="DIR", help="folder relative paths resolve against")
-    serve.add_argument("--yes", action="store_true", help="approve writes and new folders")
-    serve.add_argument(
-        "--yes-all", action="store_true", help="approve everything, deletes and commands too"
-    )
-
-
 def annotations_for(tool: Tool) -> dict[str, Any]:
     """What a client should know about each tool (MCP ``ToolAnnotations`` hints)."""
     read_only = tool.risk is Risk.READ

@@ -8,6 +8,7 @@ raising a class of ``tray_app.errors`` (``errors.ERROR_CODES`` gives its code).
 
 from __future__ import annotations
 
+import concurrent.futures
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tray_app.core.results import (
@@ -75,6 +76,9 @@ class CoreApi(Protocol):
     ) -> Decided: ...
     def pending_approvals(self) -> list[Json]: ...
     def status(self) -> Status: ...
+    def start_tool(
+        self, session_id: str, name: str, arguments: dict[str, Any]
+    ) -> concurrent.futures.Future[Json]: ...
 
     # the server and models
     def list_models(self) -> ModelList: ...
