@@ -13,6 +13,8 @@ from typing import Literal
 
 from PIL import Image, ImageDraw, ImageFont
 
+from tray_app.desktop import tray_text
+
 State = Literal["idle", "working", "waiting", "error"]
 
 BUBBLE = (91, 91, 214, 255)  # indigo: readable on light and dark panels
@@ -108,16 +110,9 @@ def tray_image(state: str = "idle", pending: int = 0, size: int = TRAY_SIZE) -> 
     return _render(state, badge_label(state, pending), size).copy()
 
 
-def tray_title(state: str, pending: int) -> str:
-    """The tooltip: the same information as the badge, in words."""
-    if state == "waiting":
-        noun = "approval" if pending == 1 else "approvals"
-        return f"Metona Tray: {pending} {noun} waiting"
-    if state == "working":
-        return "Metona Tray: working…"
-    if state == "error":
-        return "Metona Tray: the last answer failed"
-    return "Metona Tray"
+def tray_title(state: str, pending: int, lang: str = "en") -> str:
+    """The tooltip: the same information as the badge, in words (in the UI language)."""
+    return tray_text.tray_title(state, pending, lang)
 
 
 def write_app_icons(folder: Path) -> dict[str, Path]:

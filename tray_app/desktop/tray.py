@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tray_app.desktop.icons import tray_image, tray_title
 from tray_app.desktop.placement import Rect
+from tray_app.desktop.tray_text import tray_text
 
 if TYPE_CHECKING:
     from tray_app.core.protocol import CoreApi
@@ -58,6 +59,13 @@ class TrayState:
     models: tuple[str, ...] = ()
     model: str = ""
     tools_enabled: bool = True
+    language: str = "en"  # the UI language the menu and tooltip speak
+
+
+def _language(settings: dict[str, Any]) -> str:
+    from tray_app.desktop.notify_text import language
+
+    return language(str(settings.get("language") or "system"))
 
 
 def linux_backend() -> str:
@@ -85,6 +93,7 @@ def reduce_state(state: TrayState, events: list[Event]) -> TrayState:
                 state,
                 model=str(settings.get("default_model", "")),
                 tools_enabled=bool(settings.get("tools_enabled", True)),
+                language=_language(settings),
             )
         elif isinstance(event, ModelsUpdated):
             state = replace(state, models=tuple(str(m.get("name", "")) for m in event.models))
@@ -119,6 +128,7 @@ class Tray:
             self.state,
             model=str(settings.get("default_model", "")),
             tools_enabled=bool(settings.get("tools_enabled", True)),
+            language=_language(settings),
         )
         self._core_ref = core
         self._core_ready.set()
@@ -186,9 +196,9 @@ class Tray:
         if new == self.state:
             return
         old, self.state = self.state, new
-        if (old.state, old.pending) != (new.state, new.pending):
+        if (old.state, old.pending, old.language) != (new.state, new.pending, new.language):
             self.icon.icon = tray_image(new.state, new.pending)
-            self.icon.title = tray_title(new.state, new.pending)
+            self.icon.title = tray_title(new.state, new.pending, new.language)
             self._tooltip(self.icon.title)
         self.icon.update_menu()
         from tray_app.events import SettingsUpdated
@@ -204,13 +214,22 @@ class Tray:
 
     # ---- the menu --------------------------------------------------------------------------
 
+    def _t(self, key: str, **fields: Any) -> str:
+        return tray_text(self.state.language, key, **fields)
+
+    def _label(self, key: str) -> Callable[[Any], str]:
+        """A menu label read when the menu is shown, so it follows a language change."""
+        return lambda _item: self._t(key)
+
     def _later(self, fn: Callable[[], Any], what: str) -> None:
+        """Run a menu action on the worker; ``what`` is the action's label key."""
+
         def run() -> None:
             try:
                 fn()
             except Exception as exc:
                 log.exception("tray: %s failed", what)
-                self._actions.report(f"{what} failed", str(exc))
+                self._actions.report(self._t("failed", what=self._t(what)), str(exc))
 
         self._worker.submit(run)
 
@@ -220,7 +239,7 @@ class Tray:
             self._actions.ui_action("open_session", session_id=session["id"])
             self._actions.show_popup()
 
-        self._later(run, "New chat")
+        self._later(run, "new_chat")
 
     def _show_pending(self) -> None:
         def run() -> None:
@@ -231,14 +250,14 @@ class Tray:
             )
             self._actions.show_popup()
 
-        self._later(run, "Pending approvals")
+        self._later(run, "open_chat")
 
     def _choose_model(self, name: str) -> None:
-        self._later(lambda: self._core.update_settings({"default_model": name}), "Model")
+        self._later(lambda: self._core.update_settings({"default_model": name}), "model")
 
     def _toggle_tools(self) -> None:
         enabled = not self.state.tools_enabled
-        self._later(lambda: self._core.update_settings({"tools_enabled": enabled}), "Tool calling")
+        self._later(lambda: self._core.update_settings({"tools_enabled": enabled}), "tool_calling")
 
     def _undo(self) -> None:
         def run() -> None:
@@ -247,11 +266,11 @@ class Tray:
             try:
                 result = self._core.undo_last()
             except (UndoFailed, NotFound) as exc:
-                self._actions.report("Nothing undone", str(exc))
+                self._actions.report(self._t("nothing_undone"), str(exc))
                 return
-            self._actions.report("Change undone", str(result.get("path") or ""))
+            self._actions.report(self._t("change_undone"), str(result.get("path") or ""))
 
-        self._later(run, "Undo")
+        self._later(run, "undo_last")
 
     def _settings(self) -> None:
         self._actions.ui_action("open_settings")
@@ -274,28 +293,35 @@ class Tray:
                 radio=True,
             )
         if not names:
-            yield item("No models found", None, enabled=False)
+            yield item(self._label("no_models"), None, enabled=False)
         yield self._pystray.Menu.SEPARATOR
-        yield item("Refresh list", lambda: self._worker.submit(self._refresh_models))
+        yield item(self._label("refresh_models"), lambda: self._worker.submit(self._refresh_models))
 
     def _menu(self) -> Any:
         item, menu = self._pystray.MenuItem, self._pystray.Menu
         return menu(
             item(
-                "Toggle chat", lambda: self._actions.toggle_from_tray(), default=True, visible=False
+                self._label("toggle_chat"),
+                lambda: self._actions.toggle_from_tray(),
+                default=True,
+                visible=False,
             ),
-            item("Open chat", lambda: self._actions.show_popup()),
-            item("New chat", self._new_chat),
+            item(self._label("open_chat"), lambda: self._actions.show_popup()),
+            item(self._label("new_chat"), self._new_chat),
             item(
-                lambda _it: f"Pending approvals ({self.state.pending})",
+                lambda _it: self._t("pending", n=self.state.pending),
                 self._show_pending,
                 enabled=lambda _it: self.state.pending > 0,
             ),
             menu.SEPARATOR,
-            item("Model", menu(self._model_items)),
-            item("Tool calling", self._toggle_tools, checked=lambda _it: self.state.tools_enabled),
-            item("Undo last change", self._undo),
+            item(self._label("model"), menu(self._model_items)),
+            item(
+                self._label("tool_calling"),
+                self._toggle_tools,
+                checked=lambda _it: self.state.tools_enabled,
+            ),
+            item(self._label("undo_last"), self._undo),
             menu.SEPARATOR,
-            item("Settings", self._settings),
-            item("Quit", lambda: self._actions.quit()),
+            item(self._label("settings"), self._settings),
+            item(self._label("quit"), lambda: self._actions.quit()),
         )
