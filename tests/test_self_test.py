@@ -137,3 +137,15 @@ def test_with_a_display_the_popup_window_loads_the_page(tmp_path: Path, xvfb: st
     assert result.returncode == 0, result.stdout + result.stderr
     assert lines(result) == {**dict.fromkeys(CHECKS, "ok"), "popup window": "ok"}
     assert "loaded the page and it booted" in result.stdout
+
+
+def test_the_popup_log_tail_is_bounded_and_survives_bad_bytes(tmp_path: Path) -> None:
+    from tray_app.self_test.popup_check import log_tail
+
+    log = tmp_path / "popup.log"
+    assert log_tail(log) == "(no log)"
+    log.write_bytes(
+        b"x" * 100_000 + b"\nfirst\n\xff\xfe bad\nWebKit: \xe5\xb4\xa9\xe6\xba\x83 crash\n"
+    )
+    tail = log_tail(log, lines=2)
+    assert tail == "\ufffd\ufffd bad | WebKit: 崩溃 crash"

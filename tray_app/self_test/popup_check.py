@@ -76,6 +76,17 @@ def check_spawn() -> str:
     return f"a spawn child (pid {process.pid}) loaded the popup modules and answered"
 
 
+def log_tail(path: Path, lines: int = 5, limit: int = 2000) -> str:
+    """The last lines of the popup's log, for the report (the temporary folder goes away)."""
+    try:
+        with path.open("rb") as log:
+            log.seek(max(0, path.stat().st_size - limit))
+            text = log.read().decode("utf-8", "replace")
+    except OSError:
+        return "(no log)"
+    return " | ".join(text.strip().splitlines()[-lines:]) or "(empty)"
+
+
 def check_popup_window(root: Path) -> str:
     from tray_app.core.bootstrap import start_app
     from tray_app.desktop.app import web_root
@@ -121,8 +132,10 @@ def check_popup_window(root: Path) -> str:
         link.start()
         try:
             if not ready.wait(START_TIMEOUT) or link.closed.is_set():
-                raise Missing(f"the popup's page did not load (exit {process.exitcode}); "
-                              f"see {root / 'popup.log'}")  # fmt: skip
+                raise Missing(
+                    f"the popup's page did not load (exit {process.exitcode}); its log ends: "
+                    + log_tail(root / "popup.log")
+                )
             reply = link.request({"op": "eval", "script": PAGE_CHECK}, timeout=START_TIMEOUT)
             if not (isinstance(reply, dict) and reply.get("value") is True):
                 raise Missing(f"the popup's page did not boot: {reply!r}")
