@@ -18,8 +18,9 @@ import pytest
 
 from tests.e2e.conftest import ARTIFACTS, _why_not
 from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
-from tests.e2e.test_desktop import POPUP, docked_icon, popup_visible
+from tests.e2e.test_desktop import POPUP, docked_icon, popup_hidden, popup_visible
 from tests.fakes.ollama_server import FakeOllama, text_turn
+from tests.package.test_tarball import exec_argv
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 
@@ -111,5 +112,19 @@ def test_icon_docks_and_the_popup_answers_a_chat(
             )
             desktop.screenshot("installed-02-chat")
             assert app.state()["popup_pid"], "the popup is its own (spawned) process"
+
+            # A second launch with --toggle reaches the running app (no second icon, no GUI).
+            toggle = subprocess.run(
+                [str(app.program), "--toggle"], env=app.env, capture_output=True, timeout=60
+            )
+            assert toggle.returncode == 0, toggle.stderr
+            wait_for(lambda: popup_hidden(desktop, app), 15, "--toggle to hide the popup")
+
+            # No login entry until the user asks; then it starts this installed program.
+            entry = home / "xdg-config" / "autostart" / "metona-tray.desktop"
+            assert not entry.exists()
+            app.core("update_settings", {"start_at_login": True})
+            wait_for(entry.exists, 15, "the autostart entry")
+            assert str(app.program) in exec_argv(entry)
         finally:
             app.stop()
