@@ -117,3 +117,12 @@ def test_a_tool_call_renders_from_the_record_it_carries() -> None:
     assert lines[0] == "[tool] read_file path=笔记 👩🏽‍💻.txt"
     assert lines[1].startswith("[tool] ") and "read_file success" in lines[1]
     assert out.getvalue() == ""
+
+
+def test_a_result_sized_for_the_model_says_what_arrived() -> None:
+    """The terminal shows what the model received: the lines and where it goes on, or how
+    many entries were left out."""
+    read = {"success": True, "lines": 500, "line_range": [1, 120], "next_start_line": 121}
+    assert result_summary(read) == "lines 1-120 of 500; next from line 121"
+    listing = {"success": True, "total": 400, "entries": [], "entries_omitted": 350}
+    assert result_summary(listing) == "total=400 (entries_omitted=350)"

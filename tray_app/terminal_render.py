@@ -103,9 +103,15 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     if "server" in result and isinstance(result.get("content"), str):  # an MCP tool's answer
         first = " ".join(result["content"].split())
         return (first[:117] + "...") if len(first) > 120 else (first or "ok")
+    line_range, total = result.get("line_range"), result.get("lines")
+    if result.get("next_start_line") and isinstance(line_range, list) and len(line_range) == 2:
+        # What the model received of a long file, as the model was told.
+        first, last, going_on = line_range[0], line_range[1], result["next_start_line"]
+        return f"lines {first}-{last} of {total}; next from line {going_on}"
     for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines", "read"):
         if key in result:
-            return f"{key}={result[key]}{note}"
+            omitted = [f"{k}={v}" for k, v in result.items() if k.endswith("_omitted")]
+            return f"{key}={result[key]}{note}" + (f" ({', '.join(omitted)})" if omitted else "")
     return "ok" + note
 
 

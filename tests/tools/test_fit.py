@@ -76,6 +76,20 @@ def test_a_big_listing_says_how_many_entries_were_left_out(box: Toolbox, tmp_pat
     assert "cut_to_fit" in result
 
 
+def test_several_files_share_the_room_in_whole_lines(box: Toolbox, tmp_path: Path) -> None:
+    for name in ("a 甲.txt", "b.txt", "c.txt"):
+        (tmp_path / name).write_text("".join(f"{name} {i} 🙂\n" for i in range(400)))
+    paths = ["a 甲.txt", "b.txt", "c.txt", "missing.txt"]
+    result = run(box, "read_multiple_files", {"paths": paths}, 3_000)
+    assert "cut_to_fit" not in result  # sized by the tool itself, not shrunk afterwards
+    files = result["files"]
+    assert [f["success"] for f in files] == [True, True, True, False]
+    for one in files[:3]:
+        first, last = one["line_range"]
+        assert one["truncated"] and one["next_start_line"] == last + 1
+        assert one["content"].count("\n") == last - first + 1  # whole lines
+
+
 def test_fit_result_keeps_the_json_whole_and_bounded() -> None:
     big = {
         "success": True,

@@ -21,6 +21,7 @@ from tray_app.tools.read_file import ReadFileArgs, read_file
 
 MAX_FILES = 20
 CONTENT_BUDGET = 12_000  # characters of content, as JSON (escapes counted), for all files
+FILE_OVERHEAD = 300  # a file's path, encoding, sizes and line facts, as JSON
 
 
 class ReadMultipleFilesArgs(BaseModel):
@@ -39,6 +40,8 @@ class ReadMultipleFilesArgs(BaseModel):
 def read_multiple_files(ctx: ToolContext, args: ReadMultipleFilesArgs) -> ToolResult:
     results: list[dict[str, Any]] = []
     left = CONTENT_BUDGET
+    if ctx.result_chars is not None:  # the loop's size for the whole result, facts included
+        left = max(0, min(left, ctx.result_chars - FILE_OVERHEAD * (len(args.paths) + 1)))
     for index, raw in enumerate(args.paths):
         if ctx.cancel.is_set():
             results.append({"path": raw, "success": False, "error": "cancelled"})
