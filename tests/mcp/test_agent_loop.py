@@ -165,3 +165,13 @@ def test_progress_reaches_the_card(make_rig: Any, marks: Path) -> None:
     assert steps[0] == {"done": 1, "total": 3, "message": "step 1"}
     assert steps[-1] == {"done": 3, "total": 3, "message": "step 3"}
     assert tool_message(rig)["content"] == "done after 3 steps"
+
+
+def test_a_server_that_dies_mid_call_says_so_on_the_card(make_rig: Any, marks: Path) -> None:
+    rig = ready_rig(make_rig, marks, trust="trust_read_only")
+    rig.fake.script(tool_turn([("fake__crash", {})]), text_turn("oh"))
+    _, turn = rig.send("crash")
+    rig.finish(turn, 30)
+    error = tool_message(rig)["error"]
+    assert "stopped while running crash" in error and "started again" in error
+    wait_for(lambda: len(list(marks.glob("started-*"))) == 2, 30, "the restart")

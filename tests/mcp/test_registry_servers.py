@@ -80,3 +80,27 @@ def test_a_killed_server_is_restarted(manager: McpManager, tmp_path: Path) -> No
     raw = manager.call("fs", "list_allowed_directories", {}, cancel=threading.Event())
     assert str(tmp_path) in raw["content"][0]["text"]
     assert not set(pids) & set(processes_running("mcp-server-filesystem"))
+
+
+def test_new_roots_reach_the_filesystem_server(tmp_path: Path) -> None:
+    server = filesystem_server()
+    first, second = tmp_path / "first", tmp_path / "second 第二"
+    first.mkdir()
+    second.mkdir()
+    roots = [str(first)]
+    manager = McpManager(log_dir=tmp_path / "logs", roots=lambda: list(roots))
+    try:
+        servers, _ = parse_servers({"fs": {"command": str(server)}})
+        manager.configure(servers, wait=True)
+        assert manager.wait_ready("fs", 60)
+
+        def allowed() -> str:
+            raw = manager.call("fs", "list_allowed_directories", {}, cancel=threading.Event())
+            return str(raw["content"][0]["text"])
+
+        wait_for(lambda: str(first) in allowed(), 30, "the first root")
+        roots[:] = [str(second)]
+        manager.roots_changed()
+        wait_for(lambda: str(second) in allowed() and str(first) not in allowed(), 30, "new roots")
+    finally:
+        manager.stop()

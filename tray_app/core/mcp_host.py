@@ -47,6 +47,7 @@ class McpHost:
         self._applied: object = None
         self._start = start
         self._waited = False
+        self._roots = list(settings().allowed_dirs)
         self._lock = threading.Lock()
 
     @property
@@ -61,6 +62,9 @@ class McpHost:
     def settings_changed(self, settings: Settings) -> None:
         if self._start == "start" or (self._start == "first_turn" and self._waited):
             self.apply(settings)
+        if settings.allowed_dirs != self._roots and self._manager is not None:
+            self._manager.roots_changed()  # the servers' roots are the allowed folders
+        self._roots = list(settings.allowed_dirs)
 
     def apply(self, settings: Settings, *, wait: bool = False) -> None:
         """Start, restart or stop servers to match the settings (returns at once unless

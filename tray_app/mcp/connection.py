@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -278,6 +279,20 @@ class ServerConnection:
             path = Path(folder)
             roots.append(types.Root(uri=path.as_uri(), name=path.name or str(path)))  # type: ignore[arg-type]
         return types.ListRootsResult(roots=roots)
+
+    async def roots_changed(self) -> None:
+        """Tell a handshake-era server that our roots changed (2026-era servers have none)."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        client = self._client
+        if client is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # roots are deprecated in 2026-07-28, not before
+            try:
+                await client.send_roots_list_changed()
+            except Exception as exc:
+                log.info("MCP server %s: roots not sent (%s)", self.config.name, exc)
 
     # ---- calls --------------------------------------------------------------------------------
 

@@ -173,6 +173,16 @@ class McpManager:
     def ready_tools(self) -> list[RemoteTool]:
         return [t for s in self.snapshot() if s.status == "ready" for t in s.tools]
 
+    def roots_changed(self) -> None:
+        """The allowed folders changed: servers that follow roots are told (returns at once)."""
+        if self._loop is None:
+            return
+
+        async def tell() -> None:
+            await asyncio.gather(*(c.roots_changed() for c in list(self._connections.values())))
+
+        self._submit(tell())
+
     # ---- calls --------------------------------------------------------------------------------
 
     def call(

@@ -67,6 +67,12 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
                 result["cancelled"] = True
             return result
         except Exception as exc:  # the SDK's MCPError, a broken connection, a bad result
+            if _connection_closed(exc):
+                return failure(
+                    f"the MCP server {server} stopped while running {original} (it is being "
+                    "started again); the call may or may not have done its work",
+                    server=server,
+                )
             return failure(f"{server} could not run {original}: {describe_error(exc)}")
         return convert(raw, server=server, tool=original)
 
@@ -96,6 +102,12 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
         origin=f"mcp:{server}",
     )
     return replace(tool, preview=preview)
+
+
+def _connection_closed(exc: Exception) -> bool:
+    from mcp_types import CONNECTION_CLOSED
+
+    return getattr(exc, "code", None) == CONNECTION_CLOSED
 
 
 class McpTools:
