@@ -30,7 +30,8 @@ CHECKS = [
 def run_self_test(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     home = tmp_path / "home"
     base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    base.update(METONA_HOME=str(home), PYTHONPATH=str(ROOT), **env)
+    base.update(METONA_HOME=str(home), PYTHONPATH=str(ROOT), LC_ALL="C.UTF-8")
+    base.update(env)
     return subprocess.run(
         [sys.executable, "-m", "tray_app", "--self-test"],
         cwd=tmp_path, env=base, capture_output=True, text=True, timeout=180,
@@ -56,6 +57,22 @@ def test_a_whole_checkout_passes_headless_in_a_hard_temp_folder(tmp_path: Path) 
     assert result.stdout.rstrip().endswith("metona-tray self-test: whole")
     assert not (tmp_path / "home").exists(), "the user's folders were touched"
     assert list(hard.iterdir()) == [], "the temporary folder was left behind"
+
+
+def test_the_report_speaks_the_users_language_and_leaves_the_settings_alone(
+    tmp_path: Path,
+) -> None:
+    settings = tmp_path / "home" / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"language": "zh-CN", "default_model": "我的模型"}', encoding="utf-8")
+    before = settings.read_bytes()
+    result = run_self_test(tmp_path, METONA_WEB_DIR=str(tmp_path / "nowhere"))
+    assert result.returncode == 1
+    assert "FAIL 网页界面" in result.stdout and "ok   智能体回合" in result.stdout
+    assert "skip 弹窗窗口" in result.stdout and "没有图形显示" in result.stdout
+    assert result.stdout.rstrip().endswith("metona-tray 自检：不完整，1 项检查失败")
+    assert settings.read_bytes() == before
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
 
 
 def copy_web(tmp_path: Path) -> Path:

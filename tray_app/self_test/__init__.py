@@ -12,11 +12,13 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from tray_app.self_test.files import Missing
+from tray_app.self_test.text import TEXT, TITLES, padded
 
 Check = tuple[str, Callable[[Path], str]]
 
@@ -40,9 +42,27 @@ def _checks(display: bool) -> list[Check]:
     return checks
 
 
-def run_self_test(*, display: bool, out: TextIO | None = None) -> int:
+def report_language() -> str:
+    """The user's language setting (read only; a missing or broken file means "system")."""
+    from tray_app.core.turns import resolve_language
+    from tray_app.paths import AppPaths
+    from tray_app.store.settings import load_settings
+
+    try:
+        with warnings.catch_warnings():  # platformdirs warns about a missing XDG_RUNTIME_DIR
+            warnings.simplefilter("ignore")
+            paths = AppPaths.from_env()
+        setting = load_settings(paths.settings_file).language
+    except Exception:  # the report must come out whatever the settings file holds
+        setting = "system"
+    return "zh-CN" if resolve_language(setting) == "zh-CN" else "en"
+
+
+def run_self_test(*, display: bool, out: TextIO | None = None, language: str | None = None) -> int:
     """``display``: a graphical session is there, so the popup's window can be checked too."""
     out = out or sys.stdout
+    lang = language or report_language()
+    titles, text = TITLES[lang], TEXT[lang]
     failures = 0
     with tempfile.TemporaryDirectory(prefix="metona-self-test-") as tmp:
         root = Path(os.path.realpath(tmp))
@@ -58,10 +78,10 @@ def run_self_test(*, display: bool, out: TextIO | None = None) -> int:
                 detail, ok = f"{type(exc).__name__}: {exc}", False
             failures += not ok
             took = time.monotonic() - start
-            out.write(f"{'ok  ' if ok else 'FAIL'} {name:<19} {detail} ({took:.1f} s)\n")
+            mark = "ok  " if ok else "FAIL"
+            out.write(f"{mark} {padded(titles[name])}{detail} ({took:.1f} s)\n")
             out.flush()
     if not display:
-        out.write("skip popup window        no display (DISPLAY / WAYLAND_DISPLAY unset)\n")
-    verdict = "whole" if not failures else f"broken: {failures} check(s) failed"
-    out.write(f"metona-tray self-test: {verdict}\n")
+        out.write(f"skip {padded(titles['popup window'])}{text['no_display']}\n")
+    out.write((text["whole"] if not failures else text["broken"].format(n=failures)) + "\n")
     return 0 if not failures else 1
