@@ -1,7 +1,7 @@
 // What the user can do with chats, as calls to Core through the bridge. The page keeps a
 // "draft" chat (no session yet) until the first message, so empty chats never pile up.
 import { call } from './bridge.js';
-import { store, currentSession, modelInfo } from './store.js';
+import { store, currentSession, modelInfo, forgetSession } from './store.js';
 import { toast } from './toast.js';
 import { t, tx } from './i18n.js';
 import { middlePath, visible } from './format.js';
@@ -61,6 +61,12 @@ export function createActions(ui) {
   }
 
   function runningChanged() {
+    // A chat that stopped answering while another one is on screen: forget its live state.
+    const idle = new Set();
+    for (const live of store.live.values()) {
+      if (live.session_id !== store.currentId && !store.running.has(live.session_id)) idle.add(live.session_id);
+    }
+    for (const id of idle) forgetSession(id);
     const running = Boolean(store.currentId && store.running.has(store.currentId));
     ui.composer.setRunning(running);
     ui.chatlog.setIdleActions(!running);
@@ -70,15 +76,18 @@ export function createActions(ui) {
   // Answers to get_session can arrive out of order (each bridge call runs on its own thread):
   // only the newest request may paint, or an older snapshot could bring back removed messages.
   let openSeq = 0;
+  const PAGE = 40; // messages a chat opens with; older ones load as the user scrolls up
 
   async function open(sessionId) {
     if (ui.sidebar.isOverlay) ui.sidebar.close();
+    const previous = store.currentId;
+    if (previous && previous !== sessionId && !store.running.has(previous)) forgetSession(previous);
     store.currentId = sessionId;
     refreshChrome();
     const epoch = store.turnEpoch.get(sessionId) || 0;
     const seq = ++openSeq;
     try {
-      const snapshot = await call('get_session', { session_id: sessionId });
+      const snapshot = await call('get_session', { session_id: sessionId, limit: PAGE });
       if (store.currentId !== sessionId || seq !== openSeq) return; // superseded meanwhile
       // Trust the snapshot's "running" only if no turn event arrived while we waited for it.
       if ((store.turnEpoch.get(sessionId) || 0) === epoch) {
@@ -93,7 +102,22 @@ export function createActions(ui) {
     }
   }
 
+  /** The next page of older messages of the chat on screen (the log asks as it scrolls up). */
+  async function loadOlder({ before, done }) {
+    const id = store.currentId;
+    try {
+      const page = await call('get_messages', { session_id: id, before, limit: PAGE });
+      if (store.currentId === id && ui.chatlog.oldest === before) ui.chatlog.prepend(page);
+    } catch (err) {
+      fail(err);
+    } finally {
+      done();
+    }
+  }
+
   function newChat() {
+    const previous = store.currentId;
+    if (previous && !store.running.has(previous)) forgetSession(previous);
     store.currentId = null;
     draft.model = store.settings?.default_model || '';
     draft.workspace = null;
@@ -263,7 +287,7 @@ export function createActions(ui) {
   }
 
   return {
-    open, newChat, send, stop, setModel, setWorkspace, search, rename, remove, exportChat, decide, undo,
+    open, loadOlder, newChat, send, stop, setModel, setWorkspace, search, rename, remove, exportChat, decide, undo,
     retry: () => rerun('retry', {}),
     editLast: (text) => rerun('edit_last', { text }),
     sessionUpdated, refreshChrome, runningChanged, fail, draft,

@@ -101,6 +101,7 @@ function wire() {
     if (store.server?.reachable === false || !store.models.length) await checkServer();
     actions.retry();
   });
+  app.addEventListener('metona:load-older', (e) => actions.loadOlder(e.detail));
   app.addEventListener('metona:export', (e) => actions.exportChat(e.detail.sessionId, e.detail.format));
   app.addEventListener('metona:edit-last', (e) => actions.editLast(e.detail.text));
   app.addEventListener('metona:undo', (e) => actions.undo(e.detail.callId));

@@ -7,6 +7,8 @@ import { h, emit, nearBottom } from './dom.js';
 import { UserMessage, AssistantMessage, noticeView } from './message.js';
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
+
+const ANCHORING = CSS.supports('overflow-anchor', 'auto');
 import { announceAnswer } from './announce.js';
 
 export class ChatLog {
@@ -42,13 +44,46 @@ export class ChatLog {
     new ResizeObserver(() => {
       if (this.stick) this.scrollToEnd();
     }).observe(scroller);
+    this.olderSeen = new IntersectionObserver((entries) => {
+      if (entries[entries.length - 1].isIntersecting) this.loadOlder();
+    }, { root: scroller, rootMargin: '600px 0px 0px 0px' });
   }
 
-  /** Render a whole chat from Core.get_session (merged with what streamed live). */
+  /**
+   * Render a chat from Core.get_session (merged with what streamed live). The snapshot holds
+   * its last messages; `more_before` says older ones exist: they load as the user scrolls up.
+   */
   show(snapshot) {
     this.container.replaceChildren();
     this.views.clear();
     this.cards.clear();
+    this.setOlder(snapshot);
+    this.renderInto(this.container, snapshot);
+    this.updateEmpty();
+    this.stick = true;
+    this.scrollToEnd();
+  }
+
+  /** A page of older messages (Core.get_messages), put above the ones on screen. */
+  prepend(page) {
+    const views = this.views;
+    this.views = new Map(); // older first, so "the last answer" stays the newest one
+    const fragment = document.createDocumentFragment();
+    this.renderInto(fragment, page);
+    const older = [...this.views.values()].pop();
+    const firstEl = this.olderRow ? this.olderRow.nextElementSibling : this.container.firstElementChild;
+    const first = views.get(firstEl?.dataset?.messageId);
+    if (older instanceof AssistantMessage && first instanceof AssistantMessage) older.continueWith(first);
+    for (const [id, view] of views) this.views.set(id, view);
+    // Keep what the user reads where it is (a no-op where the engine anchored it already).
+    const before = firstEl ? firstEl.getBoundingClientRect().top : 0;
+    if (this.olderRow) this.olderRow.after(fragment);
+    else this.container.prepend(fragment);
+    if (firstEl) this.scroller.scrollTop += firstEl.getBoundingClientRect().top - before;
+    this.setOlder(page);
+  }
+
+  renderInto(parent, snapshot) {
     const callsByMessage = new Map();
     for (const raw of snapshot.tool_calls || []) {
       const record = mergeCall(raw);
@@ -57,7 +92,7 @@ export class ChatLog {
     }
     for (const message of snapshot.messages || []) {
       if (message.role === 'user') {
-        this.addView(message.id, new UserMessage(message));
+        this.addView(message.id, new UserMessage(message), parent);
       } else if (message.role === 'assistant') {
         // The snapshot may be older than events already applied: what streamed live wins.
         const live = store.live.get(message.id);
@@ -70,24 +105,52 @@ export class ChatLog {
           thinking: longer(message.thinking, live?.thinking),
           streaming,
         });
-        this.addView(message.id, view);
+        this.addView(message.id, view, parent);
         const calls = (callsByMessage.get(message.id) || []).sort((a, b) => a.created_at - b.created_at);
         for (const call of calls) this.addCard(call, view);
-        if (message.error) this.notice(noticeView({ level: 'error', titleKey: 'error.title', detail: message.error }));
+        if (message.error) parent.append(noticeView({ level: 'error', titleKey: 'error.title', detail: message.error }));
       }
     }
-    this.updateEmpty();
-    this.stick = true;
-    this.scrollToEnd();
   }
 
-  addView(id, view) {
+  // The "earlier messages" row at the top: loads the next page when it comes near the view
+  // (or is pressed: keyboard users).
+  setOlder(page) {
+    const oldest = page.messages?.[0]?.id;
+    this.oldest = oldest || null;
+    if (!page.more_before || !oldest) {
+      this.olderRow?.remove();
+      this.olderRow = null;
+      return;
+    }
+    if (!this.olderRow) {
+      this.olderRow = h('div', { class: 'log-older' },
+        h('button', { class: 'btn small', type: 'button', i18n: 'chat.load_older', onclick: () => this.loadOlder() }));
+    }
+    this.container.prepend(this.olderRow);
+    this.olderSeen.observe(this.olderRow);
+  }
+
+  loadOlder() {
+    if (!this.oldest || this.loadingOlder) return;
+    this.loadingOlder = true;
+    this.olderSeen.disconnect();
+    emit(this.container, 'metona:load-older', {
+      before: this.oldest,
+      done: () => {
+        this.loadingOlder = false;
+        if (this.olderRow) this.olderSeen.observe(this.olderRow);
+      },
+    });
+  }
+
+  addView(id, view, parent = this.container) {
     // Rounds of one answer sit next to each other (tool calls between them): one footer.
-    const before = this.views.get(this.container.lastElementChild?.dataset?.messageId);
+    const before = this.views.get(parent.lastElementChild?.dataset?.messageId);
     if (view instanceof AssistantMessage && before instanceof AssistantMessage) before.continueWith(view);
     this.views.set(id, view);
-    this.container.append(view.el);
-    this.updateEmpty();
+    parent.append(view.el);
+    if (parent === this.container) this.updateEmpty();
   }
 
   addCard(record, view) {
@@ -98,6 +161,17 @@ export class ChatLog {
 
   updateEmpty() {
     this.empty.hidden = this.container.childElementCount > 0;
+  }
+
+  // Following: only the bottom anchor may anchor scrolling. Reading (scrolled up): the
+  // engine's own anchoring keeps the view still while older messages load above it.
+  get stick() {
+    return this.following;
+  }
+
+  set stick(yes) {
+    this.following = yes;
+    this.scroller.classList.toggle('following', yes);
   }
 
   /** Around a batch of events. Nothing to do: the observers follow the output after layout. */
@@ -196,6 +270,7 @@ export class ChatLog {
   }
 
   clear() {
+    this.setOlder({});
     this.container.replaceChildren();
     this.views.clear();
     this.cards.clear();

@@ -1,7 +1,7 @@
 // Applies Core events to the page. Python pushes batches whenever it likes; we queue them and
 // apply everything once per animation frame, so a fast stream costs one render per frame.
 // A timer backs up requestAnimationFrame, which stops while the popup is hidden.
-import { store, mergeCall, bumpEpoch } from './store.js';
+import { store, mergeCall, bumpEpoch, forgetSession } from './store.js';
 import { noticeView } from './message.js';
 import { hasText } from './i18n.js';
 
@@ -127,6 +127,7 @@ function applyEvent(ctx, ev, acc) {
       store.running.delete(ev.session_id);
       acc.sessionsChanged = true;
       if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));
+      if (!here) forgetSession(ev.session_id); // reopening it reads the chat from Core
       // The server went away or has no model: the onboarding card and the header say so.
       if (ev.type === 'turn_failed' && SERVER_FAILURES.has(ev.code)) ctx.serverCheck?.();
       break;

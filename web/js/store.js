@@ -60,3 +60,22 @@ export function modelInfo(name) {
 export function isAwaiting(callId) {
   return store.approvals.some((a) => a.call_id === callId);
 }
+
+/**
+ * Drop what the page keeps for a chat that is no longer on screen and not answering (its
+ * streamed text and tool call records): reopening it reads them from Core again, and memory
+ * stays bounded by the chats in use, not by every chat since the page started.
+ */
+export function forgetSession(sessionId) {
+  const messages = new Set();
+  for (const [id, live] of store.live) {
+    if (live.session_id === sessionId) {
+      messages.add(id);
+      store.live.delete(id);
+    }
+  }
+  for (const [id, record] of store.calls) {
+    if (record.session_id === sessionId || messages.has(record.message_id)) store.calls.delete(id);
+  }
+  store.sessionWorkspace.delete(sessionId);
+}
