@@ -21,6 +21,7 @@ from bench.guards import bench_guards
 from bench.hotkey_typing import bench_hotkey_typing
 from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
+from bench.page_speed import bench_page
 from bench.provider_memory import bench_provider_memory
 from bench.shell import bench_shell
 from bench.speed_table import bench_speed, markdown
@@ -145,6 +146,7 @@ def main() -> int:
     tracemalloc.stop()  # the loop's bounds are timed untraced (tracing triples their time)
     bench_loop_bounds()
     speed = bench_speed()  # issue 13: every measure next to its peer; bench/results.json
+    bench_page()  # issue 13's page rows, in headless Chromium; merged into bench/results.json
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     bench_shell()  # the real app's two processes: idle cost, start time, hotkey to painted

@@ -11,7 +11,10 @@ const MARKER = /^ {0,3}(?:([*+-])|\d{1,9}([.)]))/;
 // An item whose marker is followed by text really is the next item: the one before it ended.
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
 // The final check lexes the whole text once; above this size it would be one long task.
-const VERIFY_LIMIT = 200_000;
+const VERIFY_LIMIT = 65_536;
+// Characters taken per call: a burst (a slow frame, a hidden popup, a long finished message)
+// is drawn over several frames instead of in one long task.
+const BUDGET = 4096;
 
 const notSpace = (token) => token.type !== 'space';
 const shown = (token) => token.type !== 'space' && token.type !== 'def';
@@ -59,7 +62,8 @@ export class MarkdownStream {
 
   reset() {
     this.el.replaceChildren();
-    this.text = '';
+    this.text = ''; // what is drawn: the text given, or a prefix of it (see BUDGET)
+    this.full = '';
     this.pos = 0; // text before this offset is committed
     this.links = {}; // committed reference definitions, first one wins (as in marked)
     this.blocks = []; // committed top-level blocks: { el, raw, start }
@@ -68,26 +72,38 @@ export class MarkdownStream {
     this.done = false;
   }
 
-  /** Show `text` (the whole text so far; it only grows). `final`: nothing more will come. */
+  /**
+   * Show `text` (the whole text so far; it only grows). `final`: nothing more will come.
+   * Returns true when part of it is still to be drawn: call again (next frame) with the same.
+   */
   setText(text, { final = false } = {}) {
     if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
-    if (this.done && text === this.text) return;
+    if (this.done && text === this.text) return false;
     if (this.done || !text.startsWith(this.text)) this.reset();
-    if (text === this.text && !final) return;
-    this.text = text;
-    if (final && !this.pos && !this.blocks.length) {
+    if (text === this.text && !final) return false;
+    this.full = text;
+    if (final && !this.pos && !this.blocks.length && text.length <= BUDGET * 2) {
+      this.text = text;
       this.renderWhole();
-      return;
+      return false;
     }
-    this.drawTail(this.advance(final));
-    if (final) {
+    let upto = text.length;
+    if (upto - this.pos > BUDGET) {
+      upto = text.lastIndexOf('\n', this.pos + BUDGET);
+      if (upto <= this.pos) upto = this.pos + BUDGET;
+    }
+    const partial = upto < text.length;
+    this.text = partial ? text.slice(0, upto) : text;
+    this.drawTail(this.advance(final && !partial));
+    if (final && !partial) {
       this.done = true;
       if (text.length <= VERIFY_LIMIT) this.verify();
     }
+    return partial;
   }
 
   finish() {
-    this.setText(this.text, { final: true });
+    return this.setText(this.full, { final: true });
   }
 
   /** A finished text in one go: one lexer pass, one sanitiser pass. */
@@ -113,11 +129,14 @@ export class MarkdownStream {
       let left = countSolid(tokens);
       let i = 0;
       // A space token is committed with the block after it: alone it may be a line's start.
+      const batch = [];
       for (; i < tokens.length; i += 1) {
         if (!final && left < 3 && !(left === 2 && this.surelyOpens(tokens, i))) break;
         if (notSpace(tokens[i])) left -= 1;
-        this.commit(tokens[i]);
+        batch.push({ token: tokens[i], start: this.pos });
+        this.pos += tokens[i].raw.length;
       }
+      this.commit(batch);
       let at = this.pos;
       let j = i;
       for (; tokens[j]?.type === 'space'; j += 1) at += tokens[j].raw.length;
@@ -144,19 +163,17 @@ export class MarkdownStream {
     return false;
   }
 
-  commit(token) {
-    const start = this.pos;
-    this.pos += token.raw.length;
-    if (token.type === 'space') return;
-    if (token.type === 'def') {
-      this.define(token);
-      return;
+  // Finished blocks, drawn in one sanitiser pass (a burst can finish many at once).
+  commit(batch) {
+    for (const { token } of batch) {
+      if (token.type === 'def') this.define(token);
+      else if (shown(token)) for (const def of nestedDefs(token)) this.define(def);
     }
-    const el = h('div', { class: 'md-block' });
-    el.append(renderTokens([token]));
-    this.place(el);
-    this.blocks.push({ el, raw: token.raw, start });
-    for (const def of nestedDefs(token)) this.define(def);
+    const done = batch.filter(({ token }) => shown(token));
+    if (!done.length) return;
+    const fragment = renderBlocks(done.map(({ token }) => token));
+    [...fragment.children].forEach((el, k) => this.blocks.push({ el, raw: done[k].token.raw, start: done[k].start }));
+    this.el.insertBefore(fragment, this.tail);
   }
 
   place(el) {
@@ -177,7 +194,7 @@ export class MarkdownStream {
       if (!uses(item.raw)) continue;
       const list = lex(item.raw, this.links)[0];
       if (list?.type !== 'list') continue;
-      const el = this.itemEl(list.items[0]);
+      const [el] = this.itemEls([list.items[0]]);
       item.el.replaceWith(el);
       Object.assign(item, { el, item: list.items[0] });
     }
@@ -231,33 +248,34 @@ export class MarkdownStream {
       const cut = items.slice(0, -1).reduce((n, item) => n + item.raw.length, 0);
       loose = lex(src.slice(0, cut), this.links)[0]?.loose || false;
     }
-    if (loose && !open.loose) {
+    if (loose && !open.loose && open.items.length) {
       open.loose = true;
-      for (const entry of open.items) {
-        const el = this.itemEl(entry.item);
-        entry.el.replaceWith(el);
-        entry.el = el;
-      }
+      const els = this.itemEls(open.items.map((entry) => entry.item));
+      open.items.forEach((entry, k) => {
+        entry.el.replaceWith(els[k]);
+        entry.el = els[k];
+      });
     }
+    open.loose = loose || open.loose;
     this.setTailNodes([]);
-    for (const item of items.slice(0, count)) {
-      const el = this.itemEl(item);
+    const done = items.slice(0, count);
+    this.itemEls(done).forEach((el, k) => {
       open.box.append(el, '\n');
-      open.items.push({ el, raw: item.raw, item });
-      this.pos += item.raw.length;
-    }
+      open.items.push({ el, raw: done[k].raw, item: done[k] });
+      this.pos += done[k].raw.length;
+    });
     if (closing) return this.close();
-    this.setTailNodes(items.slice(count).flatMap((item) => [this.itemEl(item, false), '\n']));
+    this.setTailNodes(this.itemEls(items.slice(count), false).flatMap((el) => [el, '\n']));
     return tokens.slice(1);
   }
 
-  itemEl(item, final = true) {
+  // List items drawn in one pass, as items of the open list.
+  itemEls(items, final = true) {
+    if (!items.length) return [];
     const open = this.open;
-    if (open.loose) loosen(item);
-    const token = {
-      type: 'list', raw: item.raw, ordered: open.ordered, start: open.first, loose: open.loose, items: [item],
-    };
-    return renderTokens([token], { final }).querySelector('li');
+    if (open.loose) items.forEach(loosen);
+    const token = { type: 'list', raw: '', ordered: open.ordered, start: open.first, loose: open.loose, items };
+    return [...renderTokens([token], { final }).firstElementChild.children];
   }
 
   advanceTable(final) {
@@ -269,17 +287,16 @@ export class MarkdownStream {
     const lines = table.raw.split('\n').slice(2);
     const count = closing ? table.rows.length : Math.max(table.rows.length - 1, 0);
     this.setTailNodes([]);
-    for (let i = 0; i < count; i += 1) {
-      const el = this.rowEl(table, table.rows[i]);
+    this.rowEls(table, table.rows.slice(0, count)).forEach((el, i) => {
       this.tbody().append(el, '\n');
       open.items.push({ el, raw: lines[i] });
       this.pos += lines[i].length + 1;
-    }
+    });
     if (closing) {
       this.pos = end;
       return this.close();
     }
-    const rest = table.rows.slice(count).flatMap((row) => [this.rowEl(table, row, false), '\n']);
+    const rest = this.rowEls(table, table.rows.slice(count), false).flatMap((el) => [el, '\n']);
     if (rest.length) this.tbody();
     this.setTailNodes(rest);
     return tokens.slice(1);
@@ -294,8 +311,10 @@ export class MarkdownStream {
     return open.box;
   }
 
-  rowEl(table, row, final = true) {
-    return renderTokens([{ ...table, rows: [row] }], { final }).querySelector('tbody > tr');
+  // Table rows drawn in one pass.
+  rowEls(table, rows, final = true) {
+    if (!rows.length) return [];
+    return [...renderTokens([{ ...table, rows }], { final }).querySelectorAll('tbody > tr')];
   }
 
   setTailNodes(nodes) {

@@ -97,8 +97,6 @@ export class AssistantMessage {
       // A finished message (from a snapshot) is rendered in one pass, not as a stream.
       this.shown = { content: record.content || '', thinking: record.thinking || '' };
       this.thinking.hidden = !this.shown.thinking;
-      this.md.setText(this.shown.content, { final: true });
-      this.thinkMd.setText(this.shown.thinking, { final: true });
       this.finish(record);
     }
   }
@@ -112,7 +110,6 @@ export class AssistantMessage {
         this.thinking.open = true; // show the thinking while it streams, fold it when the answer starts
         this.autoOpened = true;
       }
-      this.thinkMd.setText(thinking);
     }
     if (content && content.length > this.shown.content.length) {
       this.shown.content = content;
@@ -120,7 +117,21 @@ export class AssistantMessage {
         this.thinking.open = false;
         this.autoOpened = false;
       }
-      this.md.setText(content);
+    }
+    this.draw();
+  }
+
+  // Draws the text so far; what a burst brought beyond the renderer's budget is drawn over the
+  // next frames (never one long task), and the final pass waits until it is all drawn.
+  draw() {
+    const final = Boolean(this.finalWanted);
+    const more = this.md.setText(this.shown.content, { final })
+      | this.thinkMd.setText(this.shown.thinking, { final });
+    if (more && !this.catchUp) {
+      this.catchUp = requestAnimationFrame(() => {
+        this.catchUp = 0;
+        this.draw();
+      });
     }
   }
 
@@ -128,8 +139,8 @@ export class AssistantMessage {
     Object.assign(this.record, record, { streaming: false });
     this.el.classList.remove('streaming');
     this.el.removeAttribute('aria-busy');
-    this.md.finish();
-    this.thinkMd.finish();
+    this.finalWanted = true;
+    this.draw();
     tx(this.thinkLabel, 'msg.thought');
     if (this.autoOpened) this.thinking.open = false;
     this.el.classList.toggle('stopped', Boolean(this.record.stopped));

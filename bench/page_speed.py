@@ -1,0 +1,215 @@
+"""The page's measures of issue 13, in real headless Chromium against a real Core.
+
+* a 100k-token answer streamed through the fake Ollama, Core, the bridge and the page: frames
+  longer than 50 ms and the longest task (PerformanceObserver "longtask");
+* opening a 500-message chat from the sidebar: time to the first paint of its messages.
+
+Rows are merged into ``bench/results.json`` (other measures are kept). Numbers vary with the
+machine and its load; nothing fails on them.
+
+    python -m bench.page_speed
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.web_harness import PageHarness
+from tray_app.core.service import Core
+from tray_app.paths import AppPaths
+from tray_app.store.records import MessageRecord
+from tray_app.store.settings import Settings
+
+RESULTS = Path(__file__).with_name("results.json")
+
+# PAGE_PROFILE=1: list the renderer's and the log's calls over 30 ms (what made a long task).
+PROFILE = """async () => {
+  window.__slow = [];
+  const m = await import(new URL('js/mdstream.js', document.baseURI).href);
+  const c = await import(new URL('js/chatlog.js', document.baseURI).href);
+  const wrap = (proto, name) => {
+    const f = proto[name];
+    proto[name] = function (...a) {
+      const t = performance.now();
+      const r = f.apply(this, a);
+      const d = performance.now() - t;
+      if (d > 30) window.__slow.push([name, d | 0, this.text ? this.text.length : 0, this.pos]);
+      return r;
+    };
+  };
+  for (const n of ['setText', 'renderWhole', 'verify', 'advance', 'drawTail'])
+    wrap(m.MarkdownStream.prototype, n);
+  for (const n of ['show', 'refreshText', 'messageFinished']) wrap(c.ChatLog.prototype, n);
+}"""
+
+# Counts frames over 50 ms (requestAnimationFrame gaps) and long tasks while a test runs.
+WATCH = """
+window.__perf = { frames: 0, slow: 0, longest: 0, last: 0, on: false };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (window.__perf.on)
+    window.__perf.longest = Math.max(window.__perf.longest, e.duration);
+}).observe({ type: 'longtask', buffered: false });
+(function tick(now) {
+  const p = window.__perf;
+  if (p.on && p.last && now - p.last > 50) p.slow += 1;
+  if (p.on) p.frames += 1;
+  p.last = now;
+  requestAnimationFrame(tick);
+})(0);
+"""
+
+
+def long_answer(tokens: int = 100_000) -> str:
+    """~4 characters a token: paragraphs, a long list, a wide table, code, CJK and emoji."""
+    parts: list[str] = []
+    size = 0
+    i = 0
+    while size < tokens * 4:
+        block = i % 5
+        if block == 0:
+            text = (
+                f"Paragraph {i}: the answer goes on, 中文也在这里 😀, with `code` and **bold**.\n\n"
+            )
+        elif block == 1:
+            text = "".join(f"{n}. step {n} of list {i}\n" for n in range(1, 40)) + "\n"
+        elif block == 2:
+            rows = "".join(f"| {r} | value {r} | note {i}-{r} |\n" for r in range(40))
+            text = f"| # | value | note |\n|--:|:--|:-:|\n{rows}\n"
+        elif block == 3:
+            body = "".join(f"    x_{n} = compute({n})  # line {n}\n" for n in range(30))
+            text = f"```python\ndef block_{i}():\n{body}```\n\n"
+        else:
+            text = f"> quote {i}\n> - inside\n\n### Heading {i}\n\n"
+        parts.append(text)
+        size += len(text)
+        i += 1
+    return "".join(parts)
+
+
+def seed_chat(core: Core, messages: int = 500) -> str:
+    chats = core._chats
+    session = chats.create_session(model="qwen3:8b", workspace=None, title="Big chat")
+    for i in range(messages // 2):
+        chats.add_message(
+            MessageRecord(session_id=session.id, role="user", content=f"Question {i}?")
+        )
+        chats.add_message(
+            MessageRecord(
+                session_id=session.id,
+                role="assistant",
+                model="qwen3:8b",
+                content=f"**Answer {i}**\n\n- point one\n- two\n\n```js\nconst x = {i};\n```\n",
+            )
+        )
+    return session.id
+
+
+def measure(root: Path) -> list[dict[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    rows: list[dict[str, Any]] = []
+    with FakeOllama() as fake, sync_playwright() as playwright:
+        paths = AppPaths.under(root / "page")
+        paths.ensure()
+        settings = Settings(
+            endpoint=fake.url, default_model="qwen3:8b", allowed_dirs=[str(root)], language="en"
+        )
+        core = Core(settings=settings, paths=paths, persist_settings=False).start()
+        harness = PageHarness(core).start()
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 420, "height": 640})
+            page.add_init_script(script=harness.init_script())
+            page.add_init_script(script=WATCH)
+            page.set_default_timeout(300_000)
+            page.goto(harness.url)
+            page.wait_for_selector('#app[data-checked="true"]')
+
+            if os.environ.get("PAGE_PROFILE"):
+                page.evaluate(PROFILE)
+            text = long_answer()
+            fake.script(text_turn(text, chunk_chars=32))
+            page.evaluate("window.__perf.on = true")
+            page.fill("#prompt", "Write a very long answer")
+            page.press("#prompt", "Enter")
+            page.wait_for_selector(".msg.assistant:not(.streaming) .msg-foot", state="attached")
+            perf = page.evaluate("window.__perf.on = false, window.__perf")
+            rows.append(
+                row("page: 100k-token answer, frames over 50 ms", perf["slow"], "frames", 0)
+            )
+            rows.append(row("page: 100k-token answer, longest task", perf["longest"], "ms", 50))
+            if os.environ.get("PAGE_PROFILE"):
+                print(page.evaluate("window.__slow"))
+
+            seed_chat(core)
+            page.reload()
+            page.wait_for_selector('#app[data-checked="true"]')
+            page.click("#btn-sidebar")
+            first_paint = page.evaluate(
+                """() => new Promise((done) => {
+                  const button = [...document.querySelectorAll('#session-list .session-open')]
+                    .find((b) => b.textContent.includes('Big chat'));
+                  window.__perf.longest = 0; window.__perf.on = true;
+                  const start = performance.now();
+                  new MutationObserver((_, obs) => {
+                    if (!document.querySelector('#messages .msg')) return;
+                    obs.disconnect();
+                    requestAnimationFrame(() => setTimeout(() => done(performance.now() - start)));
+                  }).observe(document.querySelector('#messages'), { childList: true });
+                  button.click();
+                })"""
+            )
+            rows.append(row("page: open a 500-message chat, first paint", first_paint, "ms", 150))
+        finally:
+            browser.close()
+            harness.stop()
+            core.stop()
+    return rows
+
+
+def row(name: str, value: float, unit: str, target: float) -> dict[str, Any]:
+    print(f"{name:<52} {value:10.1f} {unit:<6} (target <= {target:g})")
+    return {
+        "measure": name,
+        "ours": round(value, 1),
+        "unit": unit,
+        "target": target,
+        "met": value <= target,
+    }
+
+
+def save(rows: list[dict[str, Any]]) -> None:
+    """Merge into bench/results.json: these rows replace their own earlier values only."""
+    data: dict[str, Any] = {}
+    if RESULTS.exists():
+        try:
+            data = json.loads(RESULTS.read_text(encoding="utf-8"))
+        except ValueError:
+            data = {}
+    names = {r["measure"] for r in rows}
+    kept = [r for r in data.get("page", []) if r.get("measure") not in names]
+    data["page"] = kept + rows
+    RESULTS.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def bench_page() -> list[dict[str, Any]]:
+    if not CHROMIUM.exists():
+        print(f"page    skipped: {CHROMIUM} is missing")
+        return []
+    with tempfile.TemporaryDirectory(prefix="metona-bench-page-") as tmp:
+        rows = measure(Path(os.path.realpath(tmp)))
+    save(rows)
+    return rows
+
+
+if __name__ == "__main__":
+    bench_page()
