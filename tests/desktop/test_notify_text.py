@@ -188,3 +188,17 @@ def test_a_guard_that_makes_a_call_ask_is_named_first(lang: str, budget: str, ch
         "delete_file", {}, {**preview, "changed_since_shown": True}, lang
     )
     assert body.split("\n")[1].startswith(changed)
+
+
+def test_an_mcp_call_names_the_server_the_tool_and_the_arguments() -> None:
+    preview = {
+        "kind": "mcp",
+        "server": "fs",
+        "mcp_tool": "write_file",
+        "arguments_text": '{\n  "path": "/w/\u202eexe.txt"\n}',
+        "destructive": True,
+    }
+    title, body = notify_text.describe_approval("fs__write_file", {"path": "x"}, preview, "en")
+    assert title.endswith("Fs: write file?") or "Fs: write file" in title
+    assert body.startswith('fs → write_file { "path": "/w/')
+    assert "\u202e" not in body

@@ -22,6 +22,7 @@ from tray_app.messages import (
     AnyPreview,
     CommandPreview,
     DiffPreview,
+    McpPreview,
     MovePreview,
     NewFilePreview,
     TreePreview,
@@ -196,7 +197,10 @@ def describe_approval(
     shown = read_preview(preview)
     title = visible(text(lang, "ask_title", tool=tool_name(name, lang)))
     details: list[str] = []
-    if isinstance(shown, CommandPreview):
+    if isinstance(shown, McpPreview):  # an MCP server's tool: where it goes and with what
+        compact = " ".join(shown.arguments_text.split())
+        target = shorten(visible(f"{shown.server} → {shown.mcp_tool} {compact}"))
+    elif isinstance(shown, CommandPreview):
         command = shown.command or str(args.get("command") or "")
         target = shorten(visible(command.replace("\r\n", "\n").replace("\n", " ⏎ ")))
         cwd = shown.cwd or args.get("cwd")
