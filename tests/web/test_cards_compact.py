@@ -128,3 +128,25 @@ def test_no_change_is_said_in_chinese(make_app: AppFactory, fake_ollama: FakeOll
     expect(preview).to_have_text("（无变化）")
     expect(app.page.locator("#approval-title")).to_have_text("是否允许“写入文件”？")
     app.page.click("#approval button[data-decision=deny]")
+
+
+def test_tool_failures_are_said_in_chinese(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
+    app = make_app(fake_ollama, language="zh-CN", run_command_enabled=True)
+    fake_ollama.script(
+        tool_turn([("run_command", {"command": "exit 3"})]),
+        tool_turn([("write_file", {"path": str(app.workspace / "否.txt"), "content": "x"})]),
+        text_turn("好。"),
+    )
+    app.send("运行")
+    page = app.page
+    page.click(APPROVE)
+    failed = page.locator(".tool-card").first
+    expect(failed.locator(".tc-error")).to_have_text("命令退出，退出码 3")
+    page.click("#approval button[data-decision=deny]")
+    denied = page.locator(".tool-card").nth(1)
+    expect(denied).to_have_attribute("data-status", "cancelled")
+    denied.locator(".tc-toggle").click()
+    expect(denied.locator(".tc-cancelled-note")).to_have_text("未执行：你拒绝了此操作")
+    # The model still reads the tool's English sentence.
+    assert "exited with code 3" in str(fake_ollama.chat_requests[1]["messages"][-1]["content"])
+    assert app.page_errors == []

@@ -42,6 +42,10 @@ MAX_APPROVAL_ROUNDS = 5  # a target that keeps changing after each approval is g
 PROGRESS_EVERY = 0.25  # seconds between two progress events of one call
 
 
+# Result keys only the page reads.
+PAGE_ONLY = frozenset({"code", "params"})
+
+
 class CallHandler:
     def __init__(
         self,
@@ -108,9 +112,14 @@ class CallHandler:
             session_id=self.session_id,
             turn_id=self.turn_id,
             role="tool",
-            # ``card_*`` keys (an MCP tool's images) are for the card, not the model.
+            # ``card_*`` keys (an MCP tool's images) and a failure's ``code``/``params`` (the
+            # page's translation of the sentence) are for the card, not the model.
             content=json.dumps(
-                {k: v for k, v in result.items() if not k.startswith("card_")},
+                {
+                    k: v
+                    for k, v in result.items()
+                    if not k.startswith("card_") and k not in PAGE_ONLY
+                },
                 ensure_ascii=False,
             ),
             tool_name=record.name,
@@ -221,7 +230,9 @@ class CallHandler:
             self._announce(record, "pending")  # the card shows the new diff
         result = failure(
             f"{call.name} was not run: its target kept changing after each approval "
-            f"({MAX_APPROVAL_ROUNDS} times)"
+            f"({MAX_APPROVAL_ROUNDS} times)",
+            code="target_kept_changing",
+            params={"n": MAX_APPROVAL_ROUNDS},
         )
         self._update(record, "error", result=result, decision="refused", decided_by="rule")
         self._answer(record, result)
@@ -254,7 +265,7 @@ class CallHandler:
                 )
             )
         except asyncio.CancelledError:
-            result = failure("cancelled: the user stopped the turn")
+            result = failure("cancelled: the user stopped the turn", code="stopped")
             self._update(
                 record, "cancelled", result=result, decision="cancelled", decided_by="abort"
             )
@@ -268,7 +279,7 @@ class CallHandler:
             "timeout": "no answer within the confirmation timeout; counted as denied",
             "cancelled": "cancelled",
         }[outcome.decision]
-        result = failure(f"{call.name} was not run: {why}")
+        result = failure(f"{call.name} was not run: {why}", code=f"not_run_{outcome.decision}")
         self._update(record, "cancelled", result=result)
         self._answer(record, result)
         return False
@@ -350,7 +361,10 @@ class CallHandler:
                 self._finish(record, toolbox, job.result(), started, cost)
                 raise
             note = "" if job.done() else "; it was still running and may yet finish"
-            result = failure(f"cancelled: the user stopped the turn{note}")
+            result = failure(
+                f"cancelled: the user stopped the turn{note}",
+                code="stopped_running" if note else "stopped",
+            )
             self._update(
                 record,
                 "cancelled",

@@ -195,7 +195,8 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
     policy = ctx.policy
     if not policy.run_command_enabled:
         return failure(
-            "run_command is disabled; the user can turn it on in Settings (Tools > run_command)"
+            "run_command is disabled; the user can turn it on in Settings (Tools > run_command)",
+            code="command_disabled",
         )
     blocked = check_command(args.command)
     if blocked:
@@ -274,15 +275,19 @@ def _result(outcome: RunOutcome, *, timeout_ms: int, sandboxed: bool, cwd: Path)
         "sandboxed": sandboxed,
         "cwd": str(cwd),
     }
+    # ``code`` and ``params`` let the page say the same in the user's language.
     if outcome.timed_out:
         result["error"] = (
             f"the command timed out after {timeout_ms} ms (timeout is in milliseconds); "
             "it and every process it started were killed"
         )
+        result.update(code="command_timed_out", params={"ms": timeout_ms})
     elif outcome.cancelled:
         result["error"] = "the command was cancelled; it and every process it started were killed"
+        result["code"] = "command_cancelled"
     elif code != 0:
         result["error"] = f"the command exited with code {code}"
+        result.update(code="command_exit", params={"code": code})
     return result
 
 

@@ -3,7 +3,7 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { bytes, duration, shortPath, visibleText } from './format.js';
-import { tx } from './i18n.js';
+import { t, tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
 
@@ -100,7 +100,12 @@ function commandPreview(p) {
 export function resultView(name, result, record) {
   if (!result) return null;
   if (result.success === false) {
-    const why = h('div', { class: record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error', text: result.error || '' });
+    const cls = record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error';
+    // A failure with a code is said in the page's language; any other keeps the tool's sentence.
+    const key = result.code && `tool_error.${result.code}`;
+    const why = key && t(key) !== key
+      ? h('div', { class: cls, i18n: [key, result.params || {}] })
+      : h('div', { class: cls, text: result.error || '' });
     // A command that ran and failed: what it printed is the reason.
     if (name === 'run_command' && ('stdout' in result || 'stderr' in result)) return h('div', { class: 'tc-failed' }, why, commandView(result));
     return why;
