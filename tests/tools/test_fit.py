@@ -103,6 +103,14 @@ def test_fit_result_keeps_the_json_whole_and_bounded() -> None:
         text = json.dumps(fitted, ensure_ascii=False)
         assert len(text) <= limit and json.loads(text) == fitted
         assert fitted["success"] is True
+    # What is kept is most of the room, not a token: escapes (\n, quotes) are counted as JSON.
+    long_text = {"success": True, "content": '长文🙂 "a"\n' * 30_000}
+    kept = fit_result(long_text, 16_000)["content"]
+    assert 12_000 < len(json.dumps(kept, ensure_ascii=False)) <= 16_000
+    listing = {"success": True, "entries": [{"name": f"f{i}", "size": i} for i in range(5_000)]}
+    fitted = fit_result(listing, 16_000)
+    assert len(fitted["entries"]) > 300
+    assert len(fitted["entries"]) + fitted["entries_omitted"] == 5_000
     small = {"success": True, "n": 1}
     assert fit_result(small, 1_000) is small
     many_keys = {f"k{i}": i for i in range(10_000)}

@@ -11,8 +11,8 @@ key gets a sibling ``<key>_omitted`` with the count. The work is bounded: at mos
 
 from __future__ import annotations
 
+import copy
 import json
-import math
 from typing import Any
 
 from tray_app.tools.base import ToolResult
@@ -37,14 +37,13 @@ def fit_result(result: ToolResult, limit: int) -> ToolResult:
     size = json_chars(result)
     if size <= limit:
         return result
-    out: Any = json.loads(json.dumps(result, ensure_ascii=False, default=str))  # a plain copy
+    out: Any = copy.deepcopy(result)  # containers copied, strings shared
     target = max(0, limit - MARGIN)
+    over = size - target
     for _ in range(MAX_STEPS):
+        if over <= 0 or not _shrink_largest(out, over):
+            break
         over = json_chars(out) - target
-        if over <= 0:
-            break
-        if not _shrink_largest(out, over):
-            break
     out["cut_to_fit"] = (
         f"this result was {size} characters; it was shortened to fit the {limit} the model "
         "may receive (see the *_omitted counts and the notes in the text)"
@@ -64,39 +63,46 @@ def _shrink_largest(node: dict[str, Any], over: int) -> bool:
     if found is None:
         return False
     parent, key, value, cost = found
+    share = max(0.0, (cost - over) / cost)  # the part of it that may stay, as JSON
     if isinstance(value, str):
-        keep = max(0, len(value) - over - len(cut_note(len(value))))
-        keep = min(keep, len(value) // 2) if cost > 2 * over else keep
+        keep = int(len(value) * share) - len(cut_note(len(value)))
+        keep = max(0, min(keep, len(value) - 1))
         parent[key] = value[:keep] + cut_note(len(value) - keep)
         return True
-    # A list: drop entries from the end, enough on average to cover ``over``.
+    # A list: keep its first entries, in proportion; the count of the rest goes beside it.
     assert isinstance(value, list) and isinstance(parent, dict) and isinstance(key, str)
-    per_item = max(1, cost // max(1, len(value)))
-    drop = min(len(value), max(1, math.ceil(over / per_item)))
-    parent[key] = value[: len(value) - drop]
+    keep = max(0, min(int(len(value) * share), len(value) - 1))
+    drop = len(value) - keep
+    parent[key] = value[:keep]
     counter = f"{key}_omitted"
     parent[counter] = int(parent.get(counter) or 0) + drop
     return True
 
 
 def _largest(node: Any) -> tuple[Any, Any, Any, int] | None:
-    """(parent, key, value, JSON size) of the biggest shrinkable string or dict-held list."""
+    """(parent, key, value, JSON size) of the biggest shrinkable string or dict-held list.
+    Each value is measured once per pass; small entries are not looked into."""
     best: tuple[Any, Any, Any, int] | None = None
     stack: list[Any] = [node]
     while stack:
         current = stack.pop()
         items = current.items() if isinstance(current, dict) else enumerate(current)
         for key, value in items:
+            cost = -1
             if isinstance(value, str) and len(value) >= MIN_STRING:
                 cost = json_chars(value)
-            elif isinstance(value, list) and isinstance(current, dict) and value:
-                cost = json_chars(value)
-                if max(json_chars(item) for item in value) * 2 > cost:
-                    cost = -1  # one entry is most of it: shrink inside that entry instead
-            else:
-                cost = -1
+            elif isinstance(value, list) and value:
+                sizes = [json_chars(item) for item in value]
+                total = sum(sizes) + 2 * len(sizes)
+                for item, size in zip(value, sizes, strict=True):
+                    if isinstance(item, dict | list) and size >= MIN_STRING:
+                        stack.append(item)
+                # Only a list held by a dict can be shortened with a count beside it; one
+                # entry that is most of it is shrunk inside instead.
+                if isinstance(current, dict) and max(sizes) * 2 <= total:
+                    cost = total
+            elif isinstance(value, dict):
+                stack.append(value)
             if cost > 0 and (best is None or cost > best[3]):
                 best = (current, key, value, cost)
-            if isinstance(value, dict | list):
-                stack.append(value)
     return best
