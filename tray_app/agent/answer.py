@@ -16,15 +16,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tray_app.agent.deltas import DeltaBatcher
 from tray_app.agent.notices import notice_text
 from tray_app.errors import StreamError
 from tray_app.events import (
-    ContentDelta,
     MessageFinished,
     MessageStarted,
     NoticeCode,
     Publish,
-    ThinkingDelta,
 )
 from tray_app.messages import ToolCall
 from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone
@@ -199,6 +198,7 @@ class AnswerStream:
         """Read the stream; (the done item, whether the answer was cut at its length limit)."""
         done: StreamDone | None = None
         room = self.max_chars
+        deltas = DeltaBatcher(self.publish, self.session_id, message.id)
         stream = provider.chat(request)
         try:
             async for item in stream:
@@ -207,6 +207,7 @@ class AnswerStream:
                     done = item
                     continue
                 if isinstance(item, ProviderNotice):  # the server is busy: say so while waiting
+                    deltas.flush()
                     values = dict(
                         status=item.status,
                         seconds=math.ceil(item.retry_in_s),
@@ -221,19 +222,13 @@ class AnswerStream:
                 piece = storable(item.text)
                 text = piece if len(piece) <= room else piece[:room]
                 room -= len(text)
-                if text and item.kind == "thinking":
-                    self._thinking.add(text)
-                    self.publish(
-                        ThinkingDelta(session_id=self.session_id, message_id=message.id, text=text)
-                    )
-                elif text:
-                    self._content.add(text)
-                    self.publish(
-                        ContentDelta(session_id=self.session_id, message_id=message.id, text=text)
-                    )
+                if text:
+                    (self._thinking if item.kind == "thinking" else self._content).add(text)
+                    deltas.add(item.kind, text, silence.last)
                 if len(text) < len(piece):
                     return done, True
         finally:
+            deltas.flush()  # before anything else is said about this message
             close = getattr(stream, "aclose", None)
             if close is not None:  # a cut answer closes its HTTP response now, not at GC
                 await close()
