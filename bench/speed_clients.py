@@ -112,7 +112,18 @@ def _streaming(peer: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _one_shot(peer: Path, root: Path) -> dict[str, Any]:
+def _cpu_of(command: list[str], env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of a whole child process."""
+    child = subprocess.Popen(
+        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    if status != 0:
+        raise RuntimeError(f"{command[:4]} failed: {status}")
+    return float(usage.ru_utime + usage.ru_stime)
+
+
+def _one_shot(peer: Path, root: Path) -> list[dict[str, Any]]:
     home = root / "one-shot-home"
     with FakeOllama(default_turn=text_turn("Hello! How can I help you today?")) as fake:
         env = {**os.environ, "METONA_HOME": str(home)}
@@ -134,7 +145,7 @@ def bench_clients(root: Path) -> list[dict[str, Any]]:
     if peer is None:
         print("clients: the official clients could not be installed; not compared")
         return []
-    return [*_streaming(peer), _one_shot(peer, root)]
+    return [*_streaming(peer), *_one_shot(peer, root)]
 
 
 if __name__ == "__main__":

@@ -62,6 +62,10 @@ def bench_speed() -> list[dict[str, Any]]:
     return rows
 
 
+def _ms(value: float) -> str:
+    return f"{value:,.0f} ms" if value >= 100 else f"{value:.3g} ms"
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The table for the README."""
     lines = ["| measure | ours | peer | ratio | target |", "|---|---|---|---|---|"]
@@ -74,8 +78,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             target = "—"
         verdict = "" if row.get("met") is None else (" (met)" if row["met"] else " (not met)")
         lines.append(
-            f"| {row['measure']} | {row['ours_ms']:.3g} ms | {row['peer']} "
-            f"{row['peer_ms']:.3g} ms | {row['ratio']:.2f}x | {target}{verdict} |"
+            f"| {row['measure']} | {_ms(row['ours_ms'])} | {row['peer']} "
+            f"{_ms(row['peer_ms'])} | {row['ratio']:.2f}x | {target}{verdict} |"
         )
     return "\n".join(lines)
 
