@@ -9,9 +9,8 @@
 ; Per-user install by default (no administrator rights; the dialog offers all users). Start menu
 ; entry, an uninstaller (Settings > Apps), and start at login as an unchecked task that writes
 ; the same Run value the app's own "Start at login" setting uses (tray_app/desktop/autostart.py),
-; so either can turn it off. Uninstall removes the program and that Run value; settings and chats
-; in %APPDATA%\metona-tray and %LOCALAPPDATA%\metona-tray stay (Inno Setup removes only what it
-; installed).
+; so either can turn it off. Uninstall removes the program and that Run value; settings, chats
+; and logs in %LOCALAPPDATA%\metona-tray stay (Inno Setup removes only what it installed).
 
 #ifndef AppVersion
   #define AppVersion "0.0.0"
