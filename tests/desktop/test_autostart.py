@@ -6,6 +6,8 @@ import configparser
 import plistlib
 from pathlib import Path
 
+import pytest
+
 from tray_app.desktop import autostart
 
 ARGV = ["/opt/metona/bin/python", "-m", "tray_app"]
@@ -40,7 +42,20 @@ def test_linux_entry_defaults_to_home_config_and_carries_metona_home(tmp_path: P
 def test_exec_quoting_follows_the_desktop_entry_spec() -> None:
     entry = autostart.desktop_entry(["/Apps/My App/run", "--flag=50%", 'say "hi"', "$HOME"])
     exec_line = next(line for line in entry.splitlines() if line.startswith("Exec="))
-    assert exec_line == 'Exec="/Apps/My App/run" "--flag=50%%" "say \\"hi\\"" "\\$HOME"'
+    assert exec_line == r'Exec="/Apps/My App/run" "--flag=50%%" "say \\"hi\\"" "\\$HOME"'
+
+
+def test_exec_reads_back_as_the_same_argv_through_glib(tmp_path: Path) -> None:
+    """What a desktop runs: the value string-unescaped by GLib's key file, then split."""
+    glib = pytest.importorskip("gi.repository.GLib")
+    argv = ["/opt/我的 app/run", 'say "hi"', "C:\\path\\x", "`tick`", "$HOME", "50%", "🎉"]
+    path = tmp_path / "entry.desktop"
+    path.write_text(autostart.desktop_entry(argv), encoding="utf-8")
+    keys = glib.KeyFile()
+    keys.load_from_file(str(path), glib.KeyFileFlags.NONE)
+    value = keys.get_string("Desktop Entry", "Exec").replace("%%", "%")  # the field code %%
+    ok, parsed = glib.shell_parse_argv(value)
+    assert ok and list(parsed) == argv
 
 
 def test_macos_launch_agent(tmp_path: Path) -> None:

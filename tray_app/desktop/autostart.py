@@ -48,7 +48,9 @@ def _desktop_exec(argv: list[str], env: dict[str, str]) -> str:
         return '"' + escaped.replace("$", "\\$").replace("%", "%%") + '"'
 
     prefix = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
-    return " ".join(quote(a) for a in [*prefix, *argv])
+    # A desktop file's values are string-unescaped before the Exec quoting is read, so every
+    # backslash of the quoting is itself escaped once more (the spec's two levels).
+    return " ".join(quote(a) for a in [*prefix, *argv]).replace("\\", "\\\\")
 
 
 def desktop_entry(argv: list[str], env: dict[str, str] | None = None) -> str:
