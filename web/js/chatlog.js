@@ -7,8 +7,6 @@ import { h, emit, nearBottom } from './dom.js';
 import { UserMessage, AssistantMessage, noticeView } from './message.js';
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
-
-const ANCHORING = CSS.supports('overflow-anchor', 'auto');
 import { announceAnswer } from './announce.js';
 
 export class ChatLog {
