@@ -95,14 +95,19 @@ def pieces(text: str, rng: random.Random, biggest: int) -> list[int]:
 
 def stream_corpus(page: Any, docs: list[str], seed: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    cuts = [pieces(text, rng, rng.choice([1, 3, 7, 20, 60])) for text in docs]
+    # One-character pieces on the short documents; the long ones (a wide table) in more.
+    cuts = [
+        pieces(text, rng, rng.choice([1, 3, 7, 20, 60] if len(text) < 1500 else [7, 20, 60]))
+        for text in docs
+    ]
     result: list[dict[str, Any]] = page.evaluate(STREAM_JS, {"docs": docs, "cuts": cuts})
     return result
 
 
-def test_streaming_in_random_pieces_equals_one_render(app: App) -> None:
+@pytest.mark.parametrize("first_seed", [0, 4, 8])
+def test_streaming_in_random_pieces_equals_one_render(app: App, first_seed: int) -> None:
     failures = []
-    for seed in range(12):
+    for seed in range(first_seed, first_seed + 4):
         for text, result in zip(CORPUS, stream_corpus(app.page, CORPUS, seed), strict=True):
             if not result["same"] or result["repairs"]:
                 failures.append((seed, text, result))
