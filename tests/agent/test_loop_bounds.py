@@ -331,6 +331,10 @@ class FlakyChats(MemoryChats):
         self._maybe_break("upsert_tool_call", status=record.status)
         super().upsert_tool_call(record)
 
+    def update_tool_call(self, session_id: str, call_id: str, /, **fields: Any) -> None:
+        self._maybe_break("update_tool_call", **fields)
+        super().update_tool_call(session_id, call_id, **fields)
+
 
 def test_a_bug_at_the_end_of_a_stream_finishes_the_message_and_stores_the_error(
     make_rig: Callable[..., Rig], caplog: pytest.LogCaptureFixture
@@ -383,7 +387,7 @@ def test_a_bug_between_rounds_still_stores_the_error_in_the_chat(
 def test_a_bug_while_handling_a_call_answers_that_call_and_the_turn_goes_on(
     make_rig: Callable[..., Rig], caplog: pytest.LogCaptureFixture
 ) -> None:
-    chats = FlakyChats(lambda op, info: op == "upsert_tool_call" and info["status"] == "running")
+    chats = FlakyChats(lambda op, info: op == "update_tool_call" and info["status"] == "running")
     rig = make_rig(chats=chats)
     rig.fake.script(
         tool_turn([("echo", {"text": "first"}), ("echo", {"text": HOSTILE})]),

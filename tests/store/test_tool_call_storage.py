@@ -1,4 +1,4 @@
-"""A tool call's arguments are stored once: status changes do not write them again."""
+"""A tool call's arguments are stored once: status changes write only what changed."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store import chats as chats_module
+from tray_app.store import rows as rows_module
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord
@@ -76,3 +77,51 @@ def test_sqlite_serialises_the_arguments_once_for_pending_running_success(
     assert len(written) == 1 and written[0] > 100_000  # characters
     (stored,) = sqlite_chats.tool_calls(session.id)
     assert stored.status == "success" and stored.arguments == BIG
+
+
+def test_update_writes_only_the_given_fields(chats: ChatRepository) -> None:
+    session = chats.create_session(model="m", workspace=None)
+    message = MessageRecord(session_id=session.id, role="assistant")
+    chats.add_message(message)
+    record = _call(session.id, message.id, risk="write", preview={"kind": "diff", "text": "+长"})
+    chats.upsert_tool_call(record)
+    chats.update_tool_call(session.id, "c_1", status="running", decision="approved")
+    result = {"success": True, "path": "笔记/日记🙂.md", "note": "\u202eevil"}
+    chats.update_tool_call(session.id, "c_1", status="success", result=result, undoable=True)
+    chats.update_tool_call(session.id, "c_missing", status="error")  # ignored
+    chats.update_tool_call("s_other", "c_1", status="error")  # another session's: ignored
+    (stored,) = chats.tool_calls(session.id)
+    assert stored.arguments == BIG and stored.preview == {"kind": "diff", "text": "+长"}
+    assert (stored.status, stored.decision, stored.result) == ("success", "approved", result)
+    assert stored.undoable is True and stored.risk == "write"
+    assert stored.created_at == record.created_at
+
+
+@pytest.mark.parametrize("field", ["arguments", "call_id", "session_id", "name", "created_at"])
+def test_update_refuses_what_a_call_is(chats: ChatRepository, field: str) -> None:
+    session = chats.create_session(model="m", workspace=None)
+    chats.upsert_tool_call(_call(session.id, "m_1"))
+    with pytest.raises(ValueError, match=field):
+        chats.update_tool_call(session.id, "c_1", **{field: "x"})
+    assert chats.tool_calls(session.id)[0].arguments == BIG
+
+
+def test_sqlite_updates_serialise_only_what_changed(
+    sqlite_chats: SQLiteChats, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[str] = []
+    for module in (chats_module, rows_module):
+        original = module._call_value
+
+        def counting(name: str, value: Any, original: Any = original) -> Any:
+            if value is not None and name in ("arguments", "preview", "result"):
+                written.append(name)
+            return original(name, value)
+
+        monkeypatch.setattr(module, "_call_value", counting)
+    session = sqlite_chats.create_session(model="m", workspace=None)
+    record = _call(session.id, "m_1", preview={"kind": "diff", "text": "长" * 50_000})
+    sqlite_chats.upsert_tool_call(record)
+    sqlite_chats.update_tool_call(session.id, "c_1", status="running")
+    sqlite_chats.update_tool_call(session.id, "c_1", status="success", result={"success": True})
+    assert sorted(written) == ["arguments", "preview", "result"]

@@ -88,10 +88,15 @@ class CallHandler:
         )
 
     def _update(self, record: ToolCallRecord, status: ToolStatus, **fields: Any) -> None:
+        """A new status (with its result...): only what changed is written, never the
+        arguments or the preview again (the decision may have been set on the record)."""
         record.status = status
         for key, value in fields.items():
             setattr(record, key, value)
-        self.chats.upsert_tool_call(record)
+        changed = ("status", "decision", "decided_by", *fields)
+        self.chats.update_tool_call(
+            record.session_id, record.call_id, **{name: getattr(record, name) for name in changed}
+        )
         self.publish(
             ToolCallUpdate(
                 session_id=self.session_id,
@@ -132,9 +137,21 @@ class CallHandler:
             self.on_tool_record(record)
 
     def _announce(self, record: ToolCallRecord, status: ToolStatus) -> None:
-        self._announced.add(record.call_id)
+        """The call's record, stored whole the first time; asked again, its new preview."""
         record.status = status
-        self.chats.upsert_tool_call(record)
+        if record.call_id in self._announced:
+            self.chats.update_tool_call(
+                record.session_id,
+                record.call_id,
+                status=status,
+                risk=record.risk,
+                preview=record.preview,
+                decision=record.decision,
+                decided_by=record.decided_by,
+            )
+        else:
+            self._announced.add(record.call_id)
+            self.chats.upsert_tool_call(record)
         self.publish(ToolCallEvent(session_id=self.session_id, call=record.model_copy()))
 
     async def skip(self, call: ToolCall, message_id: str, reason: str) -> None:

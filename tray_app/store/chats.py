@@ -31,6 +31,7 @@ from tray_app.store.rows import (
     _CALL_COLUMNS,
     _MESSAGE_COLUMNS,
     _SESSION_COLUMNS,
+    _call_update,
     _call_value,
     _message,
     _message_value,
@@ -261,6 +262,20 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
 
         self._guarded(record.session_id, write, lambda copy, _: copy.upsert_tool_call(record))
 
+    def update_tool_call(self, session_id: str, call_id: str, /, **fields: Any) -> None:
+        if not fields:
+            return
+        sql, values, checked = _call_update(session_id, call_id, fields)
+
+        def write() -> None:
+            with self.db.transaction() as conn:
+                conn.execute(sql, values)
+
+        def mirror(copy: MemoryChats, _: str) -> None:
+            copy.update_tool_call(session_id, call_id, **checked)
+
+        self._guarded(session_id, write, mirror)
+
     # ---- beyond the protocol ----------------------------------------------------------------
 
     def call_origins(self, call_ids: Collection[str]) -> dict[str, dict[str, str | None]]:
@@ -400,12 +415,17 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
 
     @staticmethod
     def _upsert_call(conn: sqlite3.Connection, record: ToolCallRecord) -> None:
-        state = [_call_value(name, getattr(record, name)) for name in _CALL_STATE_COLUMNS]
+        state = {name: _call_value(name, getattr(record, name)) for name in _CALL_STATE_COLUMNS}
         try:
-            updated = conn.execute(_UPDATE_CALL, (*state, record.session_id, record.call_id))
+            updated = conn.execute(
+                _UPDATE_CALL, (*state.values(), record.session_id, record.call_id)
+            )
             if updated.rowcount:
                 return
-            values = [_call_value(name, getattr(record, name)) for name in _CALL_COLUMNS]
+            values = [  # each value serialised once: the state is reused
+                state[name] if name in state else _call_value(name, getattr(record, name))
+                for name in _CALL_COLUMNS
+            ]
             conn.execute(_INSERT_CALL, values)
         except sqlite3.IntegrityError as exc:
             raise StoreError(

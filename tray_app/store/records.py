@@ -15,6 +15,11 @@ from pydantic import BaseModel, Field
 
 from tray_app.messages import ChatMessage, Role, ToolCall, ToolCallRecord
 
+#: What a call is from its start on; everything else is its state (``update_tool_call``).
+CALL_FIXED = frozenset(
+    {"call_id", "session_id", "message_id", "provider_id", "name", "arguments", "created_at"}
+)
+
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
@@ -109,6 +114,11 @@ class ChatRepository(Protocol):
     def upsert_tool_call(self, record: ToolCallRecord) -> None:
         """Insert, or update by call id; the arguments are stored once and never rewritten."""
 
+    def update_tool_call(self, session_id: str, call_id: str, /, **fields: Any) -> None:
+        """Write only the given fields of a stored call (its state as it runs: status, result,
+        preview...), so a status change does not serialise the arguments, preview and result
+        again. ``CALL_FIXED`` fields cannot change; an unknown call is ignored."""
+
     def tool_calls(
         self, session_id: str, message_ids: Collection[str] | None = None
     ) -> list[ToolCallRecord]:
@@ -199,6 +209,15 @@ class MemoryChats:
         if first is not None and first.arguments is not record.arguments:
             record = record.model_copy(update={"arguments": first.arguments})
         calls[record.call_id] = record
+
+    def update_tool_call(self, session_id: str, call_id: str, /, **fields: Any) -> None:
+        fixed = sorted(set(fields) & CALL_FIXED)
+        if fixed:
+            raise ValueError(f"cannot update tool call field(s): {', '.join(fixed)}")
+        calls = self._calls.get(session_id, {})
+        found = calls.get(call_id)
+        if found is not None:
+            calls[call_id] = found.model_copy(update=fields)
 
     def tool_calls(
         self, session_id: str, message_ids: Collection[str] | None = None

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from tray_app.messages import ToolCall, ToolCallRecord
-from tray_app.store.records import MessageRecord, SessionRecord, new_id
+from tray_app.store.records import CALL_FIXED, MessageRecord, SessionRecord, new_id
 
 _TOOL_CALLS = TypeAdapter(list[ToolCall])
 _SESSION_COLUMNS = ("id", "title", "model", "workspace", "created_at", "updated_at")
@@ -57,6 +57,22 @@ def _call_value(name: str, value: Any) -> Any:
     if name == "undoable":
         return int(bool(value))
     return value
+
+
+def _call_update(
+    session_id: str, call_id: str, fields: dict[str, Any]
+) -> tuple[str, list[Any], dict[str, Any]]:
+    """The UPDATE of the given fields of one call, its values, and the fields as validated."""
+    _reject_unknown(fields, ToolCallRecord.model_fields, "tool call", frozen=set(CALL_FIXED))
+    # Validate only the given fields, with placeholders for the required ones.
+    checked = ToolCallRecord.model_validate(
+        {"call_id": call_id, "session_id": session_id, "message_id": "", "name": "", **fields}
+    )
+    columns = list(fields)  # checked against the record's field names above
+    values = [_call_value(name, getattr(checked, name)) for name in columns]
+    assignments = ", ".join(f"{name} = ?" for name in columns)
+    sql = f"UPDATE tool_calls SET {assignments} WHERE session_id = ? AND call_id = ?"  # noqa: S608
+    return sql, [*values, session_id, call_id], {name: getattr(checked, name) for name in columns}
 
 
 def _session(row: tuple[Any, ...]) -> SessionRecord:

@@ -1,0 +1,53 @@
+"""Through the loop, Core and the real SQLite store: a call's arguments and preview are
+serialised into the store once, however many status changes follow (pending, running,
+success), and the record the store ends with equals the one the events described."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.fakes.core_rig import Rig
+from tests.fakes.ollama_server import text_turn, tool_turn
+from tray_app.store import chats as chats_module
+from tray_app.store import rows as rows_module
+
+CONTENT = "第一行 ✨\nمرحبا 🇨🇳 \u202eevil\u202c\n" + "长" * 20_000
+
+
+def test_a_written_file_serialises_arguments_and_preview_once(
+    make_rig: Callable[..., Rig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[str] = []
+    for module in (chats_module, rows_module):
+        original = module._call_value
+
+        def counting(name: str, value: Any, original: Any = original) -> Any:
+            if value is not None and name in ("arguments", "preview", "result"):
+                written.append(name)
+            return original(name, value)
+
+        monkeypatch.setattr(module, "_call_value", counting)
+    rig = make_rig(default_registry=True, sqlite=True)
+    target = rig.workspace / "笔记 👩🏽‍💻.txt"
+    arguments = {"path": str(target), "content": CONTENT}
+    rig.fake.script(tool_turn([("write_file", arguments)]), text_turn("好了"))
+    sid, turn = rig.send("写")
+    asked = rig.log.wait_type("approval_needed")
+    assert asked.arguments == arguments
+    rig.core.decide(asked.call_id, True)
+    assert rig.finish(turn).stop_reason == "done"
+    assert target.read_text(encoding="utf-8") == CONTENT
+    assert sorted(written) == ["arguments", "preview", "result"]
+
+    (stored,) = rig.core.get_session(sid)["tool_calls"]
+    (announced,) = [e.call for e in rig.log.of_type("tool_call")]
+    updates = rig.log.of_type("tool_call_update")
+    assert [u.status for u in updates] == ["running", "success"]
+    expected = announced.model_dump()
+    for update in updates:  # each update names fields of the record, under its names
+        expected.update(update.model_dump(exclude={"type", "at", "session_id", "call_id"}))
+    assert stored == expected
+    assert stored["arguments"] == arguments and stored["decided_by"] == "popup"
