@@ -119,7 +119,8 @@ class ToolCallEvent(_Event):
 
 
 class ToolCallUpdate(_Event):
-    """What changed on a call since its ``tool_call`` event, under the record's field names."""
+    """What changed on a call since its ``tool_call`` event, under the record's field names;
+    besides them only ``progress``, which lives on the page while the call runs (not stored)."""
 
     type: Literal["tool_call_update"] = "tool_call_update"
     session_id: str

@@ -38,6 +38,7 @@ export function mergeCall(update) {
     if (incoming[key] === undefined) delete incoming[key];
   }
   if (!old) {
+    if (RANK[incoming.status] === 2) delete incoming.progress;
     store.calls.set(id, incoming);
     return incoming;
   }
@@ -45,6 +46,7 @@ export function mergeCall(update) {
     for (const key of STATE) delete incoming[key];
   }
   const merged = { ...old, ...incoming };
+  if (RANK[merged.status] === 2) delete merged.progress; // live only: finished, it is the record
   store.calls.set(id, merged);
   return merged;
 }
