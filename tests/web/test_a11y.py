@@ -77,6 +77,12 @@ def test_every_view_passes_axe(make_app: AppFactory, fake_ollama: FakeOllama, th
     page.locator("#set-confirmation_mode-full_auto").click()
     expect(page.locator("#settings .risk button.danger")).to_be_enabled()
     check(page, "settings-risk", found)
+    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")
+    expect(page.locator("#settings")).to_be_hidden()
+    page.click("#btn-history")
+    expect(page.locator("#history .hist-row")).to_have_count(1)
+    check(page, "history", found)
     assert found == {}, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in found.items())
     assert app.page_errors == []
 
