@@ -126,12 +126,15 @@ class McpHost:
                 data = state.public()
                 config = manager.config(state.name)
                 trust = config.trust if config is not None else "ask"
+                off = set(config.disabled_tools) if config is not None else set()
+                data["trust"] = trust
                 data["tools"] = [
                     {
                         "name": tool.name,
                         "description": tool.description[:300],
                         "risk": risk_of(tool.annotations, trust)[0].value,
                         "read_only_hint": tool.annotations.get("readOnlyHint") is True,
+                        "enabled": tool.name not in off,
                     }
                     for tool in state.tools
                 ]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from tray_app.core.mcp_settings import prepare_servers, public_settings
 from tray_app.core.results import Json, SettingsSaved
 from tray_app.errors import InvalidSettings
 from tray_app.events import Event, SettingsUpdated
@@ -74,7 +75,7 @@ class SettingsService:
 
     def view(self) -> Json:
         """The settings for the page, with whether a key is kept and the keyring works."""
-        data = self._settings.model_dump()
+        data = public_settings(self._settings.model_dump())
         secrets = self._secrets.get()
         data["api_key_set"] = bool(secrets and secrets.get(self._settings.endpoint))
         data["keyring_usable"] = bool(secrets and secrets.usable)
@@ -86,6 +87,11 @@ class SettingsService:
         unknown = sorted(set(patch) - set(Settings.model_fields))
         if unknown:
             raise self._invalid({name: "unknown setting" for name in unknown})
+        if "mcp_servers" in patch:  # secrets kept, each changed server checked on its own
+            servers, problems = prepare_servers(patch["mcp_servers"], self._settings.mcp_servers)
+            if problems:
+                raise self._invalid(problems)
+            patch = {**patch, "mcp_servers": servers}
         try:
             updated = Settings.model_validate({**self._settings.model_dump(), **patch})
         except ValidationError as exc:
@@ -97,11 +103,14 @@ class SettingsService:
             await listener(old, updated)
         if self._persist:
             save_settings(updated, self._paths.settings_file)
-        self._publish(SettingsUpdated(settings=updated.model_dump()))
-        return {"settings": updated.model_dump()}
+        shown = public_settings(updated.model_dump())
+        self._publish(SettingsUpdated(settings=shown))
+        return {"settings": shown}
 
     def _invalid(self, errors: dict[str, str]) -> InvalidSettings:
         text = "; ".join(f"{name}: {why}" for name, why in errors.items())
         return InvalidSettings(
-            f"not saved: {text}", errors=errors, settings=self._settings.model_dump()
+            f"not saved: {text}",
+            errors=errors,
+            settings=public_settings(self._settings.model_dump()),
         )

@@ -32,6 +32,7 @@ from tray_app.errors import (
     Unsupported,
     error_code,
 )
+from tray_app.mcp_paste import parse_paste
 from tray_app.tools.builtin_rules import built_in_rules
 
 if TYPE_CHECKING:
@@ -135,6 +136,10 @@ class _Export(_Payload):
 
 class _Link(_Payload):
     url: str = Field(min_length=1, max_length=8192)
+
+
+class _McpPaste(_Payload):
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
 
 
 class _ApiKey(_Payload):
@@ -281,6 +286,17 @@ class Bridge:
         """Keep the endpoint's API key in the OS keyring (an empty key removes it)."""
 
         return self._call(_ApiKey, payload, lambda p: self._core.set_api_key(p.key))
+
+    # MCP tool servers
+
+    def mcp_status(self, payload: Any = None) -> Envelope:
+        """Each configured server: status, last error, its tools with their risk."""
+        return self._call(_Empty, payload, lambda _p: self._core.mcp_status())
+
+    def mcp_parse_import(self, payload: Any = None) -> Envelope:
+        """A pasted Claude Desktop config, checked like ``mcp import``; the page then saves
+        the merge through ``update_settings`` (so a new server needs the user's own click)."""
+        return self._call(_McpPaste, payload, lambda p: parse_paste(p.text))
 
     # undo
 

@@ -41,6 +41,7 @@ class ServerConfig(BaseModel):
     enabled: bool = True
     timeout_s: float = Field(default=60.0, gt=0.0, le=3_600.0)
     trust: Trust = "ask"
+    disabled_tools: list[str] = Field(default_factory=list)  # left out of every turn
     network: bool = True  # under the bubblewrap sandbox: may the server reach the network
     type: Literal["stdio", "http", "streamable-http", "sse"] | None = (
         None  # as other hosts write it
@@ -143,7 +144,12 @@ def parse_servers(raw: object) -> tuple[list[ServerConfig], dict[str, str]]:
 
 def read_claude_config(path: Path) -> dict[str, dict[str, Any]]:
     """The ``mcpServers`` block of a Claude Desktop config file (or a bare block)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    return claude_block(json.loads(path.read_text(encoding="utf-8")))
+
+
+def claude_block(data: object) -> dict[str, dict[str, Any]]:
+    """The valid ``mcpServers`` block of parsed Claude Desktop JSON (``mcp import``, the
+    page's paste); ValueError names the first bad server."""
     if not isinstance(data, dict):
         raise ValueError("the file does not hold a JSON object")
     block = data.get("mcpServers", data.get("mcp_servers", data))

@@ -109,7 +109,10 @@ class McpManager:
         self._disabled = {s.name: s for s in servers if not s.enabled}
         stopping = []
         for name, conn in list(self._connections.items()):
-            if wanted.get(name) != conn.config:
+            config = wanted.get(name)
+            if config is not None and _same_process(config, conn.config):
+                conn.config = config  # tool switches or trust: no restart needed
+            elif config != conn.config:
                 stopping.append(self._stop_one(name))
         if stopping:
             await asyncio.gather(*stopping)
@@ -237,3 +240,9 @@ class McpManager:
         self._thread.join(STOP_TIMEOUT)
         self._loop = None
         self._thread = None
+
+
+def _same_process(new: ServerConfig, old: ServerConfig) -> bool:
+    """Whether ``new`` differs from ``old`` only in what the tool list reads on each turn."""
+    keep = {"disabled_tools", "trust"}
+    return new.model_dump(exclude=keep) == old.model_dump(exclude=keep)

@@ -129,6 +129,8 @@ class McpTools:
             if state.status != "ready" or config is None:
                 continue
             for remote in state.tools:
+                if remote.name in config.disabled_tools:
+                    continue  # switched off in Settings: the model never sees it
                 name = tool_name(remote.server, remote.name, names)
                 names.add(name)
                 out.append(build_tool(self.manager, remote, name, config.trust))

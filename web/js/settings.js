@@ -7,6 +7,7 @@ import { dirList, toolList, hotkeyInput, builtinRules } from './settings_parts.j
 import { selectBox, radioGroup, numberField } from './controls.js';
 import { widens, CONFIRM, riskBox } from './settings_guard.js';
 import { setModal, trapTab } from './focustrap.js';
+import { mcpSection } from './settings_mcp.js';
 
 // A widening change counts only from a real user gesture made after the panel has been on
 // screen this long (like approvals: a keystroke meant for something else cannot make it).
@@ -46,6 +47,9 @@ const LAYOUT = [
     { name: 'budget_files_removed', type: 'number', min: 0, max: 1000000, step: 1 },
     { name: 'budget_written_mb', type: 'number', min: 0, max: 1000000, step: 1 },
     { name: 'budget_commands', type: 'number', min: 0, max: 100000, step: 1 },
+  ]],
+  ['settings.mcp', [
+    { name: 'mcp_servers', type: 'mcp', optional: true },
   ]],
   ['settings.folders', [
     { name: 'allowed_dirs', type: 'dirs' },
@@ -142,6 +146,7 @@ export class SettingsPanel {
     let input;
     let set;
     let root;
+    let showErrors = null;
     switch (spec.type) {
       case 'switch':
         input = h('input', { type: 'checkbox', id, role: 'switch', 'aria-describedby': help ? `${id}-help` : null,
@@ -195,6 +200,10 @@ export class SettingsPanel {
         root.append(error);
         if (spec.name === 'blocked_dirs') root.append(this.builtins = builtinRules(this.rules));
         break;
+      case 'mcp':
+        ({ root, set, showErrors } = mcpSection({ onChange: (servers, event) => save(servers, event) }));
+        root.append(error);
+        break;
       case 'hotkey':
         ({ root, set } = hotkeyInput(id, (v) => save(v)));
         root.append(help || '', error);
@@ -219,7 +228,7 @@ export class SettingsPanel {
     }
     // A field being typed in keeps what the user typed; lists and switches always refresh.
     const typing = ['text', 'number', 'password', 'textarea', 'hotkey'].includes(spec.type);
-    this.controls.set(spec.name, { root, set, error, typing });
+    this.controls.set(spec.name, { root, set, error, typing, showErrors });
     if (spec.local) set('', settings);
     return root;
   }
@@ -289,8 +298,12 @@ export class SettingsPanel {
       this.flashSaved();
       return;
     }
-    for (const [key, message] of Object.entries(result.rejected)) {
-      this.showError(key.split('.')[0], t('settings.rejected', { reason: message }));
+    const own = this.controls.get(name)?.showErrors; // a compound control places its own
+    if (own) this.showError(name, own(result.rejected) || null);
+    else {
+      for (const [key, message] of Object.entries(result.rejected)) {
+        this.showError(key.split('.')[0], t('settings.rejected', { reason: message }));
+      }
     }
     this.update(result.settings);
   }

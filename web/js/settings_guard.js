@@ -5,6 +5,7 @@
 // keystroke meant for something else) from quietly making the agent more powerful.
 import { h } from './dom.js';
 import { icon } from './icons.js';
+import { mcpWidens } from './settings_mcp.js';
 
 const added = (next, old) => (next || []).some((item) => !(old || []).includes(item));
 
@@ -20,6 +21,7 @@ const WIDENS = {
   budget_files_removed: (v, old) => v > old.budget_files_removed, // a larger damage budget
   budget_written_mb: (v, old) => v > old.budget_written_mb,
   budget_commands: (v, old) => v > old.budget_commands,
+  mcp_servers: (v, old) => mcpWidens(v, old.mcp_servers), // a server added or on, trust relaxed
 };
 
 export function widens(name, value, settings) {

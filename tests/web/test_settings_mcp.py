@@ -1,0 +1,187 @@
+"""Settings › Tool servers (MCP) in a real browser through the real bridge, against the in-repo
+MCP server: add a server with the form and see it running with its tools, switch a tool off and
+see the turn's tool list without it, a failing server shows its error, a server switched on
+only by the user's own click, secrets in the file never reach the page, a pasted Claude Desktop
+config, hostile names as text, and the zh-CN texts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn
+from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.web.conftest import App, AppFactory
+
+pytestmark = pytest.mark.web
+
+
+@pytest.fixture
+def marks(tmp_path: Path) -> Path:
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    return folder
+
+
+def open_settings(app: App) -> Any:
+    page = app.page
+    page.click("#btn-settings")
+    panel = page.locator("#settings")
+    expect(panel).to_have_attribute("data-armed", "true")
+    return panel
+
+
+def server_row(app: App, name: str) -> Any:
+    return app.page.locator(f'.mcp-server[data-name="{name}"]')
+
+
+def saved_servers(app: App) -> dict[str, Any]:
+    return dict(app.core.settings.mcp_servers)
+
+
+def test_add_a_server_see_its_tools_and_switch_one_off(
+    make_app: AppFactory, fake_ollama: FakeOllama, marks: Path
+) -> None:
+    app = make_app(fake_ollama)
+    page = app.page
+    open_settings(app)
+    expect(page.locator(".mcp-none")).to_have_text("No tool servers yet.")
+    page.click("#mcp-add")
+    page.fill("#mcp-f-name", "fake")
+    page.fill("#mcp-f-command", sys.executable)
+    page.fill("#mcp-f-args", "-m\ntests.mcp.fake_server")
+    page.fill("#mcp-f-cwd", str(ROOT))
+    page.fill("#mcp-f-env", f"FAKE_MCP_MARKS={marks}\nAPI_TOKEN=s3cret-value")
+    page.click("#mcp-save")
+    row = server_row(app, "fake")
+    expect(row.locator(".mcp-status")).to_have_text("Running", timeout=30_000)
+    entry = saved_servers(app)["fake"]
+    assert entry["args"] == ["-m", "tests.mcp.fake_server"]
+    assert entry["env"]["API_TOKEN"] == "s3cret-value"
+    # The secret written in the file never comes back to the page.
+    assert "s3cret-value" not in page.content()
+    assert app.core.get_settings()["mcp_servers"]["fake"]["env"]["API_TOKEN"] == "***"
+
+    row.locator(".mcp-tools summary").click()
+    wipe = row.locator('.mcp-tool:has(input[data-tool="wipe"])')
+    expect(wipe.locator(".mcp-risk")).to_have_text("always asks")
+    expect(row.locator('.mcp-tool:has(input[data-tool="echo"]) .mcp-risk')).to_have_text(
+        "reads, asks first"
+    )
+    wipe.click()
+    wait_for(lambda: saved_servers(app)["fake"].get("disabled_tools") == ["wipe"], 10, "saved")
+    # Saving the form again keeps the hidden secret (*** means "keep what the file has").
+    row.locator(".mcp-edit").click()
+    expect(page.locator("#mcp-f-env")).to_have_value("FAKE_MCP_MARKS=***\nAPI_TOKEN=***")
+    page.fill("#mcp-f-timeout_s", "30")
+    page.click("#mcp-save")
+    wait_for(lambda: saved_servers(app)["fake"].get("timeout_s") == 30, 10, "timeout saved")
+    assert saved_servers(app)["fake"]["env"]["API_TOKEN"] == "s3cret-value"
+    expect(page.locator(".mcp-form")).to_have_count(0)
+
+    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    fake_ollama.script(text_turn("Hello."))
+    page.click("#settings-close")
+    app.send("hi")
+    wait_for(lambda: fake_ollama.chat_requests, 15, "a chat request")
+    names = {t["function"]["name"] for t in fake_ollama.chat_requests[0]["tools"]}
+    assert "fake__echo" in names and "fake__wipe" not in names
+    assert app.page_errors == [] and app.dialogs == []
+
+
+def test_a_failing_server_shows_its_error_and_hostile_text_stays_text(
+    make_app: AppFactory, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    hostile = "<img src=x onerror=alert(1)>報告\u202e"
+    app = make_app(
+        fake_ollama,
+        mcp_servers={"broken": {"command": str(tmp_path / "no-such-program"), "args": [hostile]}},
+    )
+    open_settings(app)
+    row = server_row(app, "broken")
+    expect(row.locator(".mcp-status")).to_have_text("Failed", timeout=30_000)
+    expect(row.locator(".mcp-error-text")).to_contain_text("no-such-program")
+    expect(row.locator(".mcp-what")).to_contain_text("<img src=x onerror=alert(1)>報告")
+    assert row.locator("img").count() == 0
+    assert app.page_errors == [] and app.dialogs == []
+
+
+def test_enabling_a_server_needs_the_users_own_click(
+    make_app: AppFactory, fake_ollama: FakeOllama, marks: Path
+) -> None:
+    app = make_app(fake_ollama, mcp_servers={"fake": fake_entry(marks, enabled=False)})
+    page = app.page
+    open_settings(app)
+    row = server_row(app, "fake")
+    expect(row.locator(".mcp-status")).to_have_text("Disabled")
+    switch = row.locator("[role=switch]")
+    switch.evaluate("(el) => el.click()")  # a script's click: refused and said so
+    expect(page.locator(".mcp-field > .field-error")).to_contain_text("click or key press")
+    assert saved_servers(app)["fake"].get("enabled") is False
+    row.locator("label.switch").click()  # the user's own click
+    expect(row.locator(".mcp-status")).to_have_text("Running", timeout=30_000)
+    assert saved_servers(app)["fake"]["enabled"] is True
+    # Switching it off narrows: no extra step.
+    switch.focus()
+    page.keyboard.press("Space")
+    expect(row.locator(".mcp-status")).to_have_text("Disabled")
+    wait_for(lambda: app.core.mcp_status()[0]["status"] == "disabled", 15, "stopped")
+
+
+def test_core_refusal_shows_under_the_field(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
+    app = make_app(fake_ollama)
+    page = app.page
+    open_settings(app)
+    page.click("#mcp-add")
+    page.fill("#mcp-f-name", "remote")
+    page.select_option("#mcp-f-kind", "http")
+    page.fill("#mcp-f-url", "ftp://example.invalid/mcp")
+    page.click("#mcp-save")
+    error = page.locator('.mcp-form .field-error[data-field="url"]')
+    expect(error).to_contain_text("http://")
+    assert saved_servers(app) == {}
+    page.fill("#mcp-f-name", "bad/name")
+    page.fill("#mcp-f-url", "http://127.0.0.1:9/mcp")
+    page.click("#mcp-save")
+    expect(page.locator('.mcp-form .field-error[data-field="name"]')).to_contain_text("server name")
+    assert saved_servers(app) == {}
+
+
+def test_paste_a_claude_desktop_config(
+    make_app: AppFactory, fake_ollama: FakeOllama, marks: Path
+) -> None:
+    app = make_app(fake_ollama, mcp_servers={"old": {"command": "true", "enabled": False}})
+    page = app.page
+    open_settings(app)
+    page.locator(".mcp-paste summary").click()
+    page.fill("#mcp-paste", "{not json")
+    page.click("#mcp-import")
+    expect(page.locator(".mcp-paste .field-error")).to_contain_text("not JSON")
+    entry = {**fake_entry(marks), "env": {**fake_entry(marks)["env"], "TOKEN": "plain-secret"}}
+    page.fill("#mcp-paste", json.dumps({"mcpServers": {"fake": entry}, "other": 1}))
+    page.click("#mcp-import")
+    expect(page.locator("#mcp-paste-note")).to_contain_text("fake")
+    expect(page.locator("#mcp-paste-note")).to_contain_text("keyring:NAME")
+    expect(server_row(app, "fake").locator(".mcp-status")).to_have_text("Running", timeout=30_000)
+    servers = saved_servers(app)
+    assert set(servers) == {"old", "fake"} and servers["fake"]["env"]["TOKEN"] == "plain-secret"
+
+
+def test_zh_cn_texts(make_app: AppFactory, fake_ollama: FakeOllama, marks: Path) -> None:
+    app = make_app(fake_ollama, language="zh-CN", mcp_servers={"fake": fake_entry(marks)})
+    page = app.page
+    open_settings(app)
+    expect(page.locator("#settings h3", has_text="工具服务器（MCP）")).to_be_visible()
+    row = server_row(app, "fake")
+    expect(row.locator(".mcp-status")).to_have_text("运行中", timeout=30_000)
+    row.locator(".mcp-tools summary").click()
+    expect(row.locator('.mcp-tool:has(input[data-tool="wipe"]) .mcp-risk')).to_have_text("总是询问")
+    page.click("#mcp-add")
+    expect(page.locator(".mcp-form h4")).to_have_text("新的工具服务器")
+    expect(page.locator(".mcp-form")).to_contain_text("keyring:名称")
