@@ -16,9 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tray_app.mcp.config import KEYRING_PREFIX, MAX_SERVERS, ServerConfig
+from tray_app.errors import InvalidRequest
+from tray_app.mcp.config import KEYRING_PREFIX, MAX_SERVERS, ServerConfig, claude_block
 
 MASK = "***"
+MAX_PASTE = 200_000
 SECRET_KEYS = ("env", "headers")
 
 
@@ -110,3 +112,30 @@ def _unmask(
 
 def _same(a: object, b: object) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def parse_paste(text: str) -> dict[str, Any]:
+    """A pasted Claude Desktop config: the block ``mcp import`` takes, and the servers that
+    keep plain secrets (the page suggests the keyring). ``{"servers": block, "plain_secrets":
+    [names]}``; InvalidRequest says what is wrong."""
+    if len(text) > MAX_PASTE:
+        raise InvalidRequest("the pasted text is too long for a config")
+    try:
+        block = claude_block(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise InvalidRequest(f"not JSON: {exc.msg} (line {exc.lineno})") from None
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from None
+    if not block:
+        raise InvalidRequest("no servers in the pasted config")
+    plain = [
+        name
+        for name, entry in block.items()
+        if any(
+            isinstance(v, str) and v and not v.startswith(KEYRING_PREFIX)
+            for key in ("env", "headers")
+            if isinstance(entry.get(key), dict)
+            for v in entry[key].values()
+        )
+    ]
+    return {"servers": block, "plain_secrets": plain}

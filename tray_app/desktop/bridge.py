@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tray_app.core.mcp_settings import parse_paste
 from tray_app.errors import (
     InvalidRequest,
     InvalidSettings,
@@ -32,7 +33,6 @@ from tray_app.errors import (
     Unsupported,
     error_code,
 )
-from tray_app.mcp_paste import parse_paste
 from tray_app.tools.builtin_rules import built_in_rules
 
 if TYPE_CHECKING:
