@@ -298,6 +298,8 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
                         "turn_id": turn_id,
                         "session_title": title,
                     }
+        for copy in self.unsaved.copies.values():  # chats the disk did not take (newer)
+            found.update(copy.call_origins(wanted))
         return found
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
