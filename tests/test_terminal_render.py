@@ -126,3 +126,30 @@ def test_a_result_sized_for_the_model_says_what_arrived() -> None:
     assert result_summary(read) == "lines 1-120 of 500; next from line 121"
     listing = {"success": True, "total": 400, "entries": [], "entries_omitted": 350}
     assert result_summary(listing) == "total=400 (entries_omitted=350)"
+
+
+def test_failure_codes_are_said_in_chinese_like_the_page() -> None:
+    import json
+    from pathlib import Path
+
+    from tray_app.terminal_render import TOOL_ERROR_ZH
+
+    locales = Path(__file__).resolve().parents[1] / "web" / "locales"
+    zh = json.loads((locales / "zh-CN.json").read_text(encoding="utf-8"))
+    en = json.loads((locales / "en.json").read_text(encoding="utf-8"))
+    page = {k.removeprefix("tool_error."): v for k, v in zh.items() if k.startswith("tool_error.")}
+    assert page == TOOL_ERROR_ZH  # the terminal and the page say the same
+    assert {k for k in en if k.startswith("tool_error.")} == {f"tool_error.{k}" for k in page}
+    repeated = {
+        "success": False,
+        "error": "this call was already made twice in this turn; its result has not changed",
+        "code": "repeated",
+        "params": {"n": 2},
+    }
+    said = "未执行：本次回答中此调用已执行过 2 次，结果没有变化"
+    assert result_summary(repeated, "zh-CN") == said
+    assert result_summary(repeated, "en") == repeated["error"]
+    # Parameters a server did not send, or a code nobody knows: the tool's own sentence.
+    assert result_summary({**repeated, "params": {}}, "zh-CN") == repeated["error"]
+    unknown = {"success": False, "error": "boom 💥 \u202e", "code": "x"}
+    assert result_summary(unknown, "zh-CN") == "boom 💥 \u202e"

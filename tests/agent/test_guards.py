@@ -81,11 +81,14 @@ def test_the_same_call_a_third_time_in_a_turn_is_answered_without_running(make_r
     assert rig.finish(turn).stop_reason == "done"
     answers = tool_answers(rig, sid)
     assert [a["success"] for a in answers] == [True, True, False, True]
-    assert answers[2]["error"] == REPEATED
+    assert answers[2]["error"] == REPEATED and "code" not in answers[2]  # the model: English
     assert "第一行 🙂" in answers[0]["content"] and "第一行 🙂" in answers[3]["content"]
     stored = rig.core.get_session(sid)["tool_calls"]
     assert [c["status"] for c in stored] == ["success", "success", "cancelled", "success"]
     assert stored[2]["decision"] == "skipped" and stored[2]["decided_by"] == "rule"
+    # The card and the terminal say it in the user's language from a code and its parameters.
+    assert stored[2]["result"]["code"] == "repeated"
+    assert stored[2]["result"]["params"] == {"n": 2}
 
 
 def test_a_repeated_write_is_not_run_a_third_time(make_rig: Any) -> None:
@@ -335,3 +338,53 @@ def test_a_change_between_the_last_check_and_the_tool_read_is_asked_again(
     assert target.read_text(encoding="utf-8") == "α = 一\nβ = 改 🌀\n"
     (answer,) = tool_answers(rig, sid)
     assert answer["success"] is True
+
+
+@pytest.mark.parametrize("how", ["grant", "full_auto"])
+def test_an_unasked_write_whose_target_changed_after_preview_is_not_written_and_asks(
+    make_rig: Any, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Under a session grant (or full auto) the write runs unasked, but it is still bound to
+    what its preview (the card's diff) was made from: a change in between asks the user."""
+    real_preview = Toolbox.preview_checked
+    previews: list[str] = []
+
+    def racing_preview(self: Toolbox, call: CheckedCall) -> Any:
+        result = real_preview(self, call)
+        previews.append(str(getattr(call.args, "path", "")))
+        if previews.count(target.name) == 1 and previews[-1] == target.name:
+            # The draft's first preview (the card's diff): someone edits the file right after.
+            target.write_text("手改 ✍ \u202eevil\u202c\n", encoding="utf-8")
+        return result
+
+    monkeypatch.setattr(Toolbox, "preview_checked", racing_preview)
+    mode = "full_auto" if how == "full_auto" else "all_writes"
+    rig: Rig = make_rig(default_registry=True, confirmation_mode=mode)
+    target = rig.workspace / "草稿 📝.md"
+    target.write_text("旧\n", encoding="utf-8")
+    rig.fake.script(
+        tool_turn([("write_file", {"path": "first.txt", "content": "1"})]),
+        tool_turn([("write_file", {"path": target.name, "content": "新 ✅\n"})]),
+        text_turn("ok"),
+    )
+    sid, turn = rig.send("write both")
+    if how == "grant":
+        first = approval(rig, 1)
+        rig.core.decide(first.call_id, True, remember=True)  # don't ask again this chat
+    n = 2 if how == "grant" else 1
+    asked = approval(rig, n)
+    assert asked.name == "write_file" and asked.arguments["path"] == target.name
+    assert asked.preview["changed_since_shown"] is True
+    assert "-手改 ✍ \u202eevil\u202c" in asked.preview["text"] and "+新 ✅" in asked.preview["text"]
+    # Not written while it asks: the file keeps the hand edit.
+    assert target.read_text(encoding="utf-8") == "手改 ✍ \u202eevil\u202c\n"
+    cards = [e.call for e in rig.log.of_type("tool_call") if e.call.call_id == asked.call_id]
+    assert cards[-1].preview.get("changed_since_shown") is True
+    rig.core.decide(asked.call_id, False)
+    rig.finish(turn)
+    assert target.read_text(encoding="utf-8") == "手改 ✍ \u202eevil\u202c\n"
+    assert (rig.workspace / "first.txt").read_text() == "1"
+    answers = tool_answers(rig, sid)
+    assert answers[0]["success"] is True
+    assert answers[1]["success"] is False and "denied" in answers[1]["error"]
+    assert len(rig.log.of_type("approval_needed")) == n

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
-from tray_app.agent.guards import REPEATED, Cost, TurnGuards, budget_text, cost_of
+from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate
 from tray_app.messages import (
@@ -154,18 +154,27 @@ class CallHandler:
             self.chats.upsert_tool_call(record)
         self.publish(ToolCallEvent(session_id=self.session_id, call=record.model_copy()))
 
-    async def skip(self, call: ToolCall, message_id: str, reason: str) -> None:
-        """Answer a call without running it (the round limit was reached)."""
+    async def skip(
+        self,
+        call: ToolCall,
+        message_id: str,
+        reason: str,
+        code: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        """Answer a call without running it (a round limit, or the repeat guard); ``code`` and
+        ``params`` let the card and the terminal say ``reason`` in the user's language."""
         record = self._new_record(call, message_id)
         self._announce(record, "pending")
-        result = failure(reason)
+        page = {"code": code, **({"params": params} if params else {})} if code else {}
+        result = failure(reason, **page)
         self._update(record, "cancelled", result=result, decision="skipped", decided_by="rule")
         self._answer(record, result)
 
     async def handle(self, call: ToolCall, message_id: str) -> None:
         """Validate, check, ask if needed, run; the model always gets one answer."""
         if self.guards.repeated(call.name, call.arguments):
-            await self.skip(call, message_id, REPEATED)
+            await self.skip(call, message_id, REPEATED, "repeated", {"n": REPEAT_LIMIT})
             return
         record = self._new_record(call, message_id)
         try:
@@ -214,9 +223,15 @@ class CallHandler:
             granted=self.broker.granted(self.session_id, call.name),
         )
         if not ask:
+            # Unasked (full auto, a grant or a rule): still bound to the previewed target, so a
+            # file that changes between the preview and the tool's read is not written.
             record.decision, record.decided_by = "approved", "rule"
-            await self._run(record, toolbox, checked, cost)
-            return
+            if await self._run(record, toolbox, checked, cost, rebind=preview.binding is not None):
+                return
+            shown = await self._reshow(record, toolbox, checked, preview)
+            if shown is None:
+                return
+            preview, cost = shown
         for _ in range(MAX_APPROVAL_ROUNDS):
             if not await self._ask(call, record, tool.risk, preview):
                 return
@@ -224,27 +239,17 @@ class CallHandler:
                 await self._run(record, toolbox, checked, cost)
                 return
             # Bound to what was shown: the target is checked again just before the call runs.
-            fresh = await toolbox.preview_async(checked)
-            if fresh.binding == preview.binding:
+            fresh: AnyPreview | None = await toolbox.preview_async(checked)
+            if fresh is not None and fresh.binding == preview.binding:
                 if await self._run(record, toolbox, checked, cost, rebind=True):
                     return
                 # The tool found another target than the approved one (it changed in the
                 # moment between this check and the tool's own read): nothing was changed.
-                fresh = await toolbox.preview_async(checked)
-            if isinstance(fresh, ErrorPreview):
-                result = failure(
-                    f"{call.name} was not run: its target changed after the user approved it "
-                    f"({fresh.text or 'it cannot be done any more'})"
-                )
-                self._update(record, "error", result=result, decision="refused", decided_by="rule")
-                self._answer(record, result)
+                fresh = None
+            shown = await self._reshow(record, toolbox, checked, preview, fresh)
+            if shown is None:
                 return
-            fresh = with_facts(
-                fresh, changed_since_shown=True, approval_round=(preview.approval_round or 1) + 1
-            )
-            preview, cost, _ = self._budget(tool.risk, fresh)
-            record.preview = preview_json(preview)
-            self._announce(record, "pending")  # the card shows the new diff
+            preview, cost = shown
         result = failure(
             f"{call.name} was not run: its target kept changing after each approval "
             f"({MAX_APPROVAL_ROUNDS} times)",
@@ -253,6 +258,35 @@ class CallHandler:
         )
         self._update(record, "error", result=result, decision="refused", decided_by="rule")
         self._answer(record, result)
+
+    async def _reshow(
+        self,
+        record: ToolCallRecord,
+        toolbox: Toolbox,
+        checked: CheckedCall,
+        shown: AnyPreview,
+        fresh: AnyPreview | None = None,
+    ) -> tuple[AnyPreview, Cost] | None:
+        """The target changed after ``shown``: the new preview for the card and the next
+        question, or None when the call was answered (it cannot be done any more)."""
+        call, risk = record.name, checked.tool.risk
+        if fresh is None:
+            fresh = await toolbox.preview_async(checked)
+        if isinstance(fresh, ErrorPreview):
+            why = fresh.text or "it cannot be done any more"
+            result = failure(
+                f"{call} was not run: its target changed after the user approved it ({why})"
+            )
+            self._update(record, "error", result=result, decision="refused", decided_by="rule")
+            self._answer(record, result)
+            return None
+        fresh = with_facts(
+            fresh, changed_since_shown=True, approval_round=(shown.approval_round or 1) + 1
+        )
+        preview, cost, _ = self._budget(risk, fresh)
+        record.preview = preview_json(preview)
+        self._announce(record, "pending")  # the card shows the new diff
+        return preview, cost
 
     def _budget(self, risk: Risk, preview: AnyPreview) -> tuple[AnyPreview, Cost, bool]:
         """The call's cost, and the preview naming the budget it would go past (if any)."""
@@ -350,9 +384,9 @@ class CallHandler:
         """Run and answer the call; with ``rebind``, False (and no answer yet) when the tool
         refused because its target is not the one the user approved: ask again."""
         self._update(record, "running")
-        # Approved by the user: the tool checks once more that its target is what was shown.
+        # Asked or not, the tool checks once more that its target is what was previewed.
         binding = (record.preview or {}).get("binding")
-        bound = binding if record.decided_by != "rule" and isinstance(binding, dict) else None
+        bound = binding if isinstance(binding, dict) else None
         cancel = threading.Event()
         started = time.monotonic()
         job = asyncio.ensure_future(

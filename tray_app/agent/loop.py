@@ -341,10 +341,12 @@ class AgentTurn:
         for index, call in enumerate(calls):
             if last_round:
                 reason = "not run: the round limit was reached"
-                await self.calls.skip(call, streamed.message_id, reason)
+                await self.calls.skip(call, streamed.message_id, reason, "round_limit")
             elif index >= limit:
                 reason = f"not run: too many calls in one round (the limit is {limit})"
-                await self.calls.skip(call, streamed.message_id, reason)
+                await self.calls.skip(
+                    call, streamed.message_id, reason, "too_many_calls", {"limit": limit}
+                )
             else:
                 await self.calls.handle(call, streamed.message_id)
 
