@@ -105,7 +105,10 @@ function applyEvent(ctx, ev, acc) {
       break;
     }
     case 'tool_call_update': {
-      const { type, at, ...changes } = ev; // the event's own fields are not the call's
+      // The event's own fields are not the call's; progress is shown, never kept in the record.
+      const { type, at, progress, ...changes } = ev;
+      if (progress && ev.status === 'running') store.progress.set(ev.call_id, progress);
+      else store.progress.delete(ev.call_id);
       const record = mergeCall(changes);
       if (here) chatlog.toolCall(record);
       break;

@@ -5,6 +5,7 @@ import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { bytes, duration, middlePath, visible } from './format.js';
 import { previewView, resultView, plainBlock } from './results.js';
+import { store } from './store.js';
 
 export const TOOL_ICONS = {
   read_file: 'file',
@@ -196,7 +197,8 @@ export class ToolCard {
     if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(h('div', { class: 'tc-error', text: visible(preview.blocked) }));
     if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
     if (result) parts.push(resultView(name, result, record));
-    if (status === 'running' && record.progress) parts.push(progressView(record.progress));
+    const progress = status === 'running' ? store.progress.get(record.call_id) : null;
+    if (progress) parts.push(progressView(progress));
     if (!parts.length && status === 'running' && name === 'run_command') {
       parts.push(plainBlock(t('card.running_cmd')));
     }
