@@ -60,3 +60,22 @@ def test_mcp_approval_and_result_cards(
     expect(cards.nth(1)).to_contain_text("a red dot")
     assert (marks / "wiped").read_text(encoding="utf-8") == hostile
     assert app.dialogs == [] and app.page_errors == []
+
+
+def test_a_running_mcp_call_shows_its_progress(
+    make_app: AppFactory, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    app = make_app(fake_ollama, mcp_servers={"fake": fake_entry(marks, trust="trust_read_only")})
+    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    fake_ollama.script(tool_turn([("fake__slow", {"steps": 2})]), text_turn("Done."))
+    app.send("take your time")
+    card = app.page.locator(".tool-card")
+    expect(card.locator(".tc-progress")).to_contain_text("1 of 2")
+    expect(card.locator(".tc-progress")).to_contain_text("step 1")
+    expect(card.locator(".tc-progress progress")).to_have_attribute("value", "1")
+    (marks / "go").write_text("")
+    expect(card).to_have_attribute("data-status", "success")
+    expect(card.locator(".tc-progress")).to_have_count(0)
+    assert app.page_errors == []
