@@ -74,8 +74,11 @@ def test_add_a_server_see_its_tools_and_switch_one_off(
     expect(row.locator('.mcp-tool:has(input[data-tool="echo"]) .mcp-risk')).to_have_text(
         "reads, asks first"
     )
-    wipe.click()
+    wipe.locator("input").focus()
+    page.keyboard.press("Space")  # by keyboard; the list stays open with the focus on it
     wait_for(lambda: saved_servers(app)["fake"].get("disabled_tools") == ["wipe"], 10, "saved")
+    expect(page.locator('input[data-tool="wipe"]')).not_to_be_checked()
+    expect(page.locator('input[data-tool="wipe"]')).to_be_focused()
     # Saving the form again keeps the hidden secret (*** means "keep what the file has").
     row.locator(".mcp-edit").click()
     expect(page.locator("#mcp-f-env")).to_have_value("FAKE_MCP_MARKS=***\nAPI_TOKEN=***")
@@ -101,7 +104,10 @@ def test_a_failing_server_shows_its_error_and_hostile_text_stays_text(
     hostile = "<img src=x onerror=alert(1)>報告\u202e"
     app = make_app(
         fake_ollama,
-        mcp_servers={"broken": {"command": str(tmp_path / "no-such-program"), "args": [hostile]}},
+        mcp_servers={
+            "broken": {"command": str(tmp_path / "no-such-program"), "args": [hostile]},
+            hostile: {"command": "x", "url": "http://both"},  # invalid in the file
+        },
     )
     open_settings(app)
     row = server_row(app, "broken")
@@ -109,6 +115,15 @@ def test_a_failing_server_shows_its_error_and_hostile_text_stays_text(
     expect(row.locator(".mcp-error-text")).to_contain_text("no-such-program")
     expect(row.locator(".mcp-what")).to_contain_text("<img src=x onerror=alert(1)>報告")
     assert row.locator("img").count() == 0
+    invalid = app.page.locator(".mcp-server").nth(1)
+    expect(invalid.locator(".mcp-status")).to_have_text("Invalid")
+    expect(invalid.locator(".mcp-name")).to_contain_text("<img src=x onerror=alert(1)>報告")
+    expect(invalid.locator(".mcp-error-text")).to_contain_text("server name")
+    assert app.page.locator(".mcp-list img").count() == 0
+    # Switching the good one off still saves: the broken entry is kept as the file has it.
+    row.locator("label.switch").click()
+    wait_for(lambda: app.core.settings.mcp_servers["broken"].get("enabled") is False, 10, "off")
+    assert hostile in app.core.settings.mcp_servers
     assert app.page_errors == [] and app.dialogs == []
 
 
@@ -182,6 +197,8 @@ def test_zh_cn_texts(make_app: AppFactory, fake_ollama: FakeOllama, marks: Path)
     expect(row.locator(".mcp-status")).to_have_text("运行中", timeout=30_000)
     row.locator(".mcp-tools summary").click()
     expect(row.locator('.mcp-tool:has(input[data-tool="wipe"]) .mcp-risk')).to_have_text("总是询问")
+    row.scroll_into_view_if_needed()
+    app.screenshot("settings-mcp-zh-CN")
     page.click("#mcp-add")
     expect(page.locator(".mcp-form h4")).to_have_text("新的工具服务器")
     expect(page.locator(".mcp-form")).to_contain_text("keyring:名称")

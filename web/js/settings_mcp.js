@@ -38,6 +38,7 @@ export function mcpSection({ onChange }) {
   let status = new Map();
   let editing = null; // null, '' (a new server) or the name being edited
   let timer = null;
+  const openTools = new Set(); // servers whose tool list the user opened: kept open on refresh
   const list = h('ul', { class: 'mcp-list', 'aria-live': 'polite' });
   const formBox = h('div', { class: 'mcp-form-box' });
   const addBtn = h('button', { class: 'btn small', type: 'button', id: 'mcp-add', i18n: 'mcp.add',
@@ -107,8 +108,10 @@ export function mcpSection({ onChange }) {
         h('span', { class: `cap mcp-risk risk-${tool.risk}`,
           i18n: tool.read_only_hint && tool.risk === 'write' ? 'mcp.risk_read_asks' : RISK_KEY[tool.risk] || 'mcp.risk_write' }));
     });
-    return h('details', { class: 'mcp-tools' }, h('summary', { i18n: ['mcp.tools', { n: tools.length }] }),
-      h('div', { class: 'tool-list' }, rows));
+    const box = h('details', { class: 'mcp-tools', open: openTools.has(name) },
+      h('summary', { i18n: ['mcp.tools', { n: tools.length }] }), h('div', { class: 'tool-list' }, rows));
+    box.addEventListener('toggle', () => (box.open ? openTools.add(name) : openTools.delete(name)));
+    return box;
   }
 
   function remove(name, event) {
