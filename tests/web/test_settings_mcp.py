@@ -180,6 +180,10 @@ def test_paste_a_claude_desktop_config(
     expect(page.locator(".mcp-paste .field-error")).to_contain_text("not JSON")
     entry = {**fake_entry(marks), "env": {**fake_entry(marks)["env"], "TOKEN": "plain-secret"}}
     page.fill("#mcp-paste", json.dumps({"mcpServers": {"fake": entry}, "other": 1}))
+    page.locator("#mcp-import").evaluate("(el) => el.click()")  # a script: refused, no note
+    expect(page.locator(".mcp-field > .field-error")).to_contain_text("click or key press")
+    expect(page.locator("#mcp-paste-note")).to_be_hidden()
+    assert set(saved_servers(app)) == {"old"}
     page.click("#mcp-import")
     expect(page.locator("#mcp-paste-note")).to_contain_text("fake")
     expect(page.locator("#mcp-paste-note")).to_contain_text("keyring:NAME")

@@ -226,6 +226,7 @@ export function mcpSection({ onChange }) {
   }
 
   let pending = null; // the form's save, until Core answers
+  let refused = false; // Core refused the last change
 
   async function importPaste(event) {
     pasteError.hidden = true;
@@ -233,7 +234,10 @@ export function mcpSection({ onChange }) {
     try {
       const parsed = await call('mcp_parse_import', { text: paste.value });
       const replaced = Object.keys(parsed.servers).filter((n) => n in servers);
-      save({ ...servers, ...parsed.servers }, event);
+      const before = servers;
+      refused = false;
+      await save({ ...servers, ...parsed.servers }, event);
+      if (servers === before || refused) return; // not saved: the section says why
       const notes = [t('mcp.imported', { names: Object.keys(parsed.servers).map(visible).join(', ') })];
       if (replaced.length) notes.push(t('mcp.replaced', { names: replaced.map(visible).join(', ') }));
       if (parsed.plain_secrets.length) notes.push(t('mcp.plain_secrets', { names: parsed.plain_secrets.map(visible).join(', ') }));
@@ -295,6 +299,7 @@ export function mcpSection({ onChange }) {
 
   /** Core refused the change: errors under the form's fields (or the section). */
   const showErrors = (rejected) => {
+    refused = true;
     const other = [];
     for (const [key, message] of Object.entries(rejected)) {
       const text = t('settings.rejected', { reason: message });
