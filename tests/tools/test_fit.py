@@ -73,7 +73,7 @@ def test_a_big_listing_says_how_many_entries_were_left_out(box: Toolbox, tmp_pat
     result = run(box, "list_directory", {"path": "many"}, 4_000)
     shown = len(result["entries"])
     assert 0 < shown < 400 and result["entries_omitted"] == 400 - shown
-    assert "cut_to_fit" in result
+    assert "cut_to_fit" not in result and result["next_offset"] == shown
 
 
 def test_several_files_share_the_room_in_whole_lines(box: Toolbox, tmp_path: Path) -> None:
@@ -132,3 +132,76 @@ def test_the_model_gets_whole_json_through_the_loop(make_rig: Any) -> None:
     first, last = result["line_range"]
     assert first == 1 and 1 < last < 300 and result["next_start_line"] == last + 1
     assert result["content"] == "".join(lines[:last])
+
+
+NAMES = ["笔记 {i:04d} 🙂.txt", "\u202eevil {i:04d}.md", 'emoji 👨‍👩‍👧 {i:04d} "q" \\.txt']
+
+
+@pytest.mark.parametrize("limit", [2_000, 6_000])
+def test_a_huge_tree_is_listed_in_whole_entries_and_paged_to_the_end(
+    box: Toolbox, tmp_path: Path, limit: int
+) -> None:
+    """1,200 CJK/emoji/bidi names in nested folders: every page is whole JSON of whole entries,
+    says how many were left out, and offset=next_offset reaches every entry exactly once."""
+    root = tmp_path / "树 🌳"
+    expected: set[str] = set()
+    for d in range(4):
+        sub = root / f"目录 {d} 📁"
+        sub.mkdir(parents=True)
+        expected.add(f"目录 {d} 📁")
+        for i in range(300):
+            name = NAMES[i % 3].format(i=i)
+            (sub / name).write_text("x")
+            expected.add(f"目录 {d} 📁/{name}")
+    seen: list[str] = []
+    offset, calls = 0, 0
+    args: dict[str, Any] = {"path": root.name, "recursive": True}
+    while calls < 1_000:
+        calls += 1
+        result = run(box, "list_directory", {**args, "offset": offset}, limit)
+        assert "cut_to_fit" not in result  # sized by the tool itself, not shrunk after
+        names = [e["name"] for e in result["entries"]]
+        assert names and all(n in expected for n in names)  # whole names, none shortened
+        seen.extend(names)
+        if "next_offset" not in result:
+            break
+        assert result["entries_omitted"] > 0 or result["truncated"]
+        assert "offset=next_offset" in result["rest"]
+        assert result["next_offset"] == offset + len(names)
+        offset = result["next_offset"]
+    assert sorted(seen) == sorted(expected) and len(seen) == len(expected)
+    assert calls > 3
+
+
+def test_a_listing_that_fits_is_unchanged(box: Toolbox, tmp_path: Path) -> None:
+    (tmp_path / "a 甲.txt").write_text("x")
+    result = run(box, "list_directory", {"path": "."}, 16_000)
+    assert [e["name"] for e in result["entries"]] == ["a 甲.txt"]
+    assert not {"next_offset", "entries_omitted", "rest", "offset"} & set(result)
+
+
+def test_a_big_search_keeps_whole_files_and_lines_and_says_how_to_narrow(
+    box: Toolbox, tmp_path: Path
+) -> None:
+    folder = tmp_path / "搜索"
+    folder.mkdir()
+    for i in range(60):
+        body = "".join(f"第 {n} 行 needle 🙂 \u202e{'z' * 30}\n" for n in range(3))
+        (folder / NAMES[i % 3].format(i=i)).write_text(body, encoding="utf-8")
+    args = {"path": "搜索", "query": "needle", "search_type": "content", "max_results": 200}
+    result = run(box, "search_files", args, 3_000)
+    assert "cut_to_fit" not in result
+    kept = result["results"]
+    assert kept and result["results_omitted"] == 60 - len(kept)
+    assert all(len(f["matches"]) == 3 for f in kept)  # whole files, whole lines
+    assert result["total_matches"] == 180
+    assert result["matches_omitted"] == 180 - 3 * len(kept)
+    assert "narrower path" in result["rest"]
+    # One file with more matching lines than the room: its first whole lines.
+    line = "needle 🙂 ✓ \u202e" + "w" * 150
+    (folder / "大 big.txt").write_text(f"{line}\n" * 200, encoding="utf-8")
+    one = run(box, "search_files", {**args, "path": "搜索/大 big.txt"}, 1_500)
+    shown = one["results"][0]["matches"]
+    found = one["total_matches"]
+    assert 0 < len(shown) < found and one["matches_omitted"] == found - len(shown)
+    assert all(m["text"] == line for m in shown)

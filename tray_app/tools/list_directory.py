@@ -1,5 +1,8 @@
 """list_directory: a folder's entries with type, size and time; recursive up to a depth,
-at most ``MAX_LIST_ENTRIES``.
+at most ``MAX_LIST_ENTRIES`` and as many whole entries as fit the result's room.
+
+The walk's order is fixed (breadth first, names sorted per folder), so ``offset`` pages through
+it: what one call leaves out, the next gets with ``offset=next_offset``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
+from tray_app.tools.fit_list import fitting, room_for
 from tray_app.tools.fs_read import _folder, _hidden_from_model
 from tray_app.tools.fs_safe import (
     describe_os_error,
@@ -35,6 +39,15 @@ class ListDirectoryArgs(BaseModel):
     filter_extension: str | None = Field(
         default=None, description="Only list files with this extension, for example '.py'."
     )
+    offset: int = Field(
+        default=0,
+        description="Skip this many entries: to go on, pass next_offset from the last result.",
+    )
+
+    @field_validator("offset", mode="before")
+    @classmethod
+    def _offset(cls, value: Any) -> Any:
+        return _clamp(value, 0, 10_000_000)
 
     @field_validator("max_depth", mode="before")
     @classmethod
@@ -60,6 +73,7 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
     )
     entries: list[dict[str, Any]] = []
     truncated = False
+    skipped = 0
     try:
         for entry in walk:
             if (
@@ -67,6 +81,9 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
                 and entry.kind != "directory"
                 and not entry.name.lower().endswith(args.filter_extension)
             ):
+                continue
+            if skipped < args.offset:
+                skipped += 1
                 continue
             if len(entries) >= MAX_LIST_ENTRIES:
                 truncated = True
@@ -81,14 +98,35 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
             )
     except OSError as exc:
         return failure(describe_os_error(exc, root, what="folder"))
-    entries.sort(key=lambda e: [part.casefold() for part in str(e["name"]).split(os.sep)])
-    return {
+    result: dict[str, Any] = {
         "success": True,
         "path": str(root),
-        "entries": entries,
-        "total": len(entries),
+        "entries": [],
+        "total": 0,
         "truncated": truncated or walk.stopped is not None,
+        "offset": args.offset,
+        "entries_omitted": len(entries),
+        "next_offset": args.offset + len(entries),
+        "rest": _REST,
     }
+    room = room_for(result, "entries", ctx.result_chars)
+    # At least one entry, so that next_offset moves on (the generic fit shrinks a huge name).
+    kept = len(entries) if room is None else max(min(1, len(entries)), fitting(entries, room))
+    page = entries[:kept]  # whole entries, in the walk's order: next_offset goes on from here
+    page.sort(key=lambda e: [part.casefold() for part in str(e["name"]).split(os.sep)])
+    result.update(entries=page, total=kept, entries_omitted=len(entries) - kept)
+    result["next_offset"] = args.offset + kept
+    if not (result["entries_omitted"] or truncated):
+        del result["next_offset"], result["rest"], result["entries_omitted"]
+    if not args.offset:
+        del result["offset"]
+    return result
+
+
+_REST = (
+    "more entries than fit here: call again with offset=next_offset, or list a narrower "
+    "path, a smaller max_depth or a filter_extension"
+)
 
 
 TOOL = Tool(
@@ -96,7 +134,8 @@ TOOL = Tool(
     description=(
         "List the files and folders in a folder with their type, size and modification "
         "time. Set recursive to true to include sub-folders (up to max_depth levels). "
-        "At most 500 entries."
+        "At most 500 entries per call; when some are left out, call again with "
+        "offset=next_offset."
     ),
     args_model=ListDirectoryArgs,
     risk=Risk.READ,

@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field, field_validator
 from tray_app.tools import search_rg
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
+from tray_app.tools.fit import json_chars
+from tray_app.tools.fit_list import fitting, room_for
 from tray_app.tools.fs_read import _folder, _hidden_from_model
 from tray_app.tools.fs_safe import (
     describe_os_error,
@@ -76,7 +78,7 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
         search.run(single_file(root) if root.is_file() else walk)
     except OSError as exc:
         return failure(describe_os_error(exc, root, what="folder"))
-    return {
+    result: dict[str, Any] = {
         "success": True,
         "query": args.query,
         "search_type": args.search_type,
@@ -86,6 +88,35 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
         "files_scanned": search.scanned,
         "truncated": search.truncated or walk.stopped is not None or walk.depth_limited,
     }
+    return _fit(result, ctx.result_chars)
+
+
+_REST = (
+    "more matches than fit here: search a narrower path, a more specific query, with "
+    "file_extensions, or with a smaller max_results"
+)
+
+
+def _fit(result: dict[str, Any], limit: int | None) -> dict[str, Any]:
+    """Whole files (and whole matching lines) that fit ``limit``; the rest counted."""
+    files: list[dict[str, Any]] = result["results"]
+    facts = {**result, "results_omitted": len(files), "matches_omitted": 0, "rest": _REST}
+    room = room_for(facts, "results", limit)
+    if room is None or fitting(files, room) == len(files):
+        return result
+    kept = [*files[: fitting(files, room)]]
+    if not kept and files:  # one file's lines alone are too many: its first whole lines
+        first = files[0]
+        matches = first["matches"]
+        overhead = json_chars({**first, "matches": []}) + 32
+        kept = [{**first, "matches": matches[: max(1, fitting(matches, room - overhead))]}]
+    shown = sum(len(entry["matches"]) for entry in kept)
+    facts.update(
+        results=kept,
+        results_omitted=len(files) - len(kept),
+        matches_omitted=max(0, result["total_matches"] - shown),
+    )
+    return facts
 
 
 TOOL = Tool(
