@@ -206,3 +206,29 @@ def test_zh_cn_texts(make_app: AppFactory, fake_ollama: FakeOllama, marks: Path)
     page.click("#mcp-add")
     expect(page.locator(".mcp-form h4")).to_have_text("新的工具服务器")
     expect(page.locator(".mcp-form")).to_contain_text("keyring:名称")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_section_passes_axe(
+    make_app: AppFactory, fake_ollama: FakeOllama, marks: Path, tmp_path: Path, theme: str
+) -> None:
+    from tests.web.axe import axe_violations
+
+    app = make_app(
+        fake_ollama,
+        theme=theme,
+        mcp_servers={
+            "fake": fake_entry(marks),
+            "broken": {"command": str(tmp_path / "missing")},
+            "off": fake_entry(marks, enabled=False),
+        },
+    )
+    page = app.page
+    open_settings(app)
+    row = server_row(app, "fake")
+    expect(row.locator(".mcp-status")).to_have_text("Running", timeout=30_000)
+    expect(server_row(app, "broken").locator(".mcp-status")).to_have_text("Failed", timeout=30_000)
+    row.locator(".mcp-tools summary").click()
+    page.click("#mcp-add")
+    page.locator(".mcp-paste summary").click()
+    assert axe_violations(page, ".mcp-field") == []
