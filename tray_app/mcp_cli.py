@@ -18,6 +18,8 @@ from typing import Any, TextIO
 from tray_app.paths import AppPaths
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: How long `list`/`test` wait for the servers to be started (the SDK loads on the first).
+CONFIGURE_WAIT = 60.0
 LIST_WAIT = 20.0  # seconds `list` waits for servers still starting
 
 TEXT: dict[str, dict[str, str]] = {
@@ -38,6 +40,8 @@ TEXT: dict[str, dict[str, str]] = {
         "plain_secret": "Note: {names} hold values written in the file; keep secrets in the "
         'keyring instead ("keyring:NAME").',
         "bad_file": "Cannot import {file}: {error}",
+        "slow": "The MCP servers did not start within {seconds:g} s; the machine may be busy. "
+        "Try again, or see the logs in {folder}",
     },
     "zh-CN": {
         "none": "尚未配置 MCP 服务器。请在 {file} 的 mcp_servers 中添加，\n"
@@ -55,6 +59,8 @@ TEXT: dict[str, dict[str, str]] = {
         "replaced": "已替换现有的：{names}",
         "plain_secret": '注意：{names} 在文件中写有明文值；密钥请改存于钥匙串（"keyring:名称"）。',
         "bad_file": "无法导入 {file}：{error}",
+        "slow": "MCP 服务器未能在 {seconds:g} 秒内启动；机器可能正忙。"
+        "请重试，或查看 {folder} 中的日志",
     },
 }
 
@@ -135,7 +141,11 @@ def _run_servers(
         sandbox=lambda: bool(settings.sandbox_enabled),
     )
     try:
-        manager.configure(servers, wait=True)
+        try:
+            manager.configure(servers, wait=True, timeout=CONFIGURE_WAIT)
+        except TimeoutError:
+            print(text["slow"].format(seconds=CONFIGURE_WAIT, folder=paths.log_dir), file=out)
+            return EXIT_FAILED
         for server in servers:
             if server.enabled:
                 manager.wait_ready(server.name, min(server.timeout_s, LIST_WAIT))

@@ -94,15 +94,19 @@ class McpManager:
 
     # ---- servers ------------------------------------------------------------------------------
 
-    def configure(self, servers: list[ServerConfig], *, wait: bool = False) -> None:
+    def configure(
+        self, servers: list[ServerConfig], *, wait: bool = False, timeout: float = 60.0
+    ) -> None:
         """Start, restart or stop servers to match ``servers``; returns at once unless
-        ``wait`` (until the old servers are stopped and the new ones are starting)."""
+        ``wait`` (until the old servers are stopped and the new ones are starting, which on a
+        first call includes loading the SDK: seconds on a busy machine, hence the long bound).
+        Raises ``TimeoutError`` if that takes longer than ``timeout``."""
         if not servers and self._loop is None:
             return  # no server configured: no thread, no SDK import
         future = self._submit(self._configure(list(servers)))
         self._configuring = future
         if wait:
-            future.result(STOP_TIMEOUT + 2)
+            future.result(max(timeout, STOP_TIMEOUT + 2))
 
     async def _configure(self, servers: list[ServerConfig]) -> None:
         wanted = {s.name: s for s in servers if s.enabled}
