@@ -197,24 +197,27 @@ class X11Hotkey:
         locks = lock_masks(masks)
         root = disp.screen().root
         catchers = []
+        grabbed: list[tuple[int, int]] = []
         for code in sorted(keycodes):
             for state in lock_variants(base, locks):
                 catcher = error.CatchError(error.BadAccess)
                 root.grab_key(code, state, False, 1, 1, onerror=catcher)  # GrabModeAsync = 1
                 catchers.append(catcher)
-                self.grabbed.append((code, state))
+                grabbed.append((code, state))
         disp.sync()  # every grab's error (if any) has arrived after this round trip
         if any(c.get_error() is not None for c in catchers):
-            self._ungrab(disp)
+            self._ungrab(disp, grabbed)
             disp.sync()
             raise HotkeyTaken(self.hotkey.label())
+        self.grabbed = grabbed  # only grabs the server has confirmed
         return keycodes, base, sum(locks)
 
-    def _ungrab(self, disp: Any) -> None:
+    def _ungrab(self, disp: Any, grabs: list[tuple[int, int]] | None = None) -> None:
         root = disp.screen().root
-        for code, state in self.grabbed:
+        for code, state in self.grabbed if grabs is None else grabs:
             root.ungrab_key(code, state)
-        self.grabbed = []
+        if grabs is None:
+            self.grabbed = []
 
     def _serve(self, disp: Any, keycodes: set[int], base: int, locks: int) -> None:
         from Xlib import X
@@ -253,11 +256,18 @@ class X11Hotkey:
         if event.request not in (X.MappingKeyboard, X.MappingModifier):
             return current
         disp.refresh_keyboard_mapping(event)
-        self._ungrab(disp)
+        # Grab the new combinations before releasing the old ones, so a press while the map
+        # changes (a layout switch sends several notices) never reaches the focused app.
+        old = list(self.grabbed)
         try:
             found = self._grab(disp)
         except Exception as exc:  # taken meanwhile, or the key is gone from the layout
             log.warning("hotkey %s lost after a keyboard change: %s", self.hotkey.label(), exc)
+            self._ungrab(disp, old)
+            self.grabbed = []
+            disp.sync()
             return set(), -1, 0  # matches nothing until the next change
+        self._ungrab(disp, [grab for grab in old if grab not in self.grabbed])
+        disp.sync()
         log.info("hotkey %s grabbed again after a keyboard change", self.hotkey.label())
         return found
