@@ -58,6 +58,7 @@ from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import Secrets, SettingsService
 from tray_app.core.turn_service import TurnService
 from tray_app.core.turns import TurnFactory
+from tray_app.errors import NotFound
 from tray_app.events import DecidedBy
 from tray_app.paths import AppPaths
 from tray_app.store.records import ChatRepository, MemoryChats
@@ -283,6 +284,14 @@ class Core:
 
     def undo_change(self, change_id: str) -> Undone:
         return self._call(self._changes.undo_change, change_id)
+
+    def full_result(self, call_id: str) -> Json:
+        """The whole result of a call whose result was shortened for the model (the card's
+        "Show all"); kept in memory, bounded, so an old or restarted one is NotFound."""
+        found = self._factory.full_results.get(call_id)
+        if found is None:
+            raise NotFound("the whole result is no longer kept; ask again to see it all")
+        return dict(found)
 
     def changes(self) -> list[Json]:
         return self._call(self._changes.changes)

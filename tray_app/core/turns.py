@@ -14,6 +14,7 @@ from tray_app.errors import InvalidRequest
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool
+from tray_app.tools.full_results import FullResults
 from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.toolbox import Toolbox
 
@@ -50,6 +51,8 @@ class TurnFactory:
         self.registry = registry
         self.extra_tools = extra_tools  # run-time tools (MCP), named against the built-in ones
         self._journal: Journal | None = None
+        #: Results shortened for the model, kept whole for the card's "Show all".
+        self.full_results = FullResults()
 
     def journal(self) -> Journal:
         if self._journal is None:
@@ -98,6 +101,7 @@ class TurnFactory:
             undo_optional=settings.allow_writes_without_undo,
         )
         box.enabled = set(self.enabled_tools(settings, box.registry))
+        box.full_results = self.full_results
         return box
 
     def config(self, settings: Settings, model: str) -> TurnConfig:

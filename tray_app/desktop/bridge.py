@@ -317,6 +317,9 @@ class Bridge:
     def undo_change(self, payload: Any = None) -> Envelope:
         return self._call(_ChangeId, payload, lambda p: self._core.undo_change(p.change_id))
 
+    def full_result(self, payload: Any = None) -> Envelope:
+        return self._call(_CallId, payload, lambda p: self._core.full_result(p.call_id))
+
     # the window and the desktop
 
     def open_link(self, payload: Any = None) -> Envelope:

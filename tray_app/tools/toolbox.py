@@ -35,6 +35,7 @@ from tray_app.tools.base import (
     parse_arguments,
 )
 from tray_app.tools.fit import fit_result
+from tray_app.tools.full_results import FullResults
 from tray_app.tools.registry import ToolRegistry, default_registry
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Toolbox:
         self.undo_optional = undo_optional
         names = self.registry.names()
         self.enabled = set(names) if enabled is None else set(enabled) & set(names)
+        #: Where a result shortened for the model is kept whole for the user (Core's keeper).
+        self.full_results: FullResults | None = None
 
     def definitions(self) -> list[dict[str, Any]]:
         return [tool.definition() for tool in self.registry if tool.name in self.enabled]
@@ -172,7 +175,7 @@ class Toolbox:
         else:
             handler = cast("Handler", call.tool.handler)
             result = self._guard(call.name, lambda: handler(context, call.args))
-        return _fitted(result, result_chars)
+        return self._fitted(result, result_chars, call_id)
 
     async def run_async(
         self,
@@ -211,7 +214,7 @@ class Toolbox:
             raise
         except Exception as exc:  # the same sentences as a blocking tool's failures
             result = self._guard(call.name, _raiser(exc))
-        return await asyncio.to_thread(_fitted, result, result_chars)
+        return await asyncio.to_thread(self._fitted, result, result_chars, call_id)
 
     def execute(
         self,
@@ -275,9 +278,15 @@ class Toolbox:
             log.exception("tool %s crashed", name)
             return failure(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}")
 
-
-def _fitted(result: ToolResult, limit: int | None) -> ToolResult:
-    return result if limit is None else fit_result(result, limit)
+    def _fitted(self, result: ToolResult, limit: int | None, call_id: str | None) -> ToolResult:
+        """The result the model may receive; a shortened one is kept whole for the card."""
+        if limit is None:
+            return result
+        fitted = fit_result(result, limit)
+        keeper = self.full_results
+        if fitted is not result and call_id and keeper is not None and keeper.keep(call_id, result):
+            fitted = {**fitted, "card_full": True}  # the card offers "Show all"
+        return fitted
 
 
 async def _awaited(value: Awaitable[ToolResult]) -> ToolResult:
