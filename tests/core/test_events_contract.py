@@ -101,3 +101,16 @@ def test_a_tray_request_with_hostile_ids_round_trips_to_the_page_shape() -> None
     plain = item(back)
     assert plain["type"] == "ui_action" and plain["session_id"] == sid
     assert plain["call_id"] == "调用-1"
+
+
+def test_call_events_use_the_record_field_names() -> None:
+    """One shape for a tool call: what the events say about a call is named as in its record."""
+    from tray_app.messages import ToolCallRecord
+
+    record = set(ToolCallRecord.model_fields)
+    envelope = {"type", "at", "session_id", "call_id"}
+    assert events.ToolCallEvent.model_fields["call"].annotation is ToolCallRecord
+    update = set(events.ToolCallUpdate.model_fields) - envelope
+    assert update - record == {"progress"}, "tool_call_update fields the record does not have"
+    approval = set(events.ApprovalNeeded.model_fields) - envelope
+    assert approval - record == {"can_remember", "expires_at"}
