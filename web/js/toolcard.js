@@ -6,6 +6,7 @@ import { t } from './i18n.js';
 import { bytes, duration, middlePath, visible } from './format.js';
 import { previewView, resultView, plainBlock } from './results.js';
 import { store } from './store.js';
+import { call } from './bridge.js';
 
 export const TOOL_ICONS = {
   read_file: 'file',
@@ -197,12 +198,32 @@ export class ToolCard {
     if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(h('div', { class: 'tc-error', text: visible(preview.blocked) }));
     if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
     if (result) parts.push(resultView(name, result, record));
+    if (result?.card_full) parts.push(this.showAllButton(record));
     const progress = status === 'running' ? store.progress.get(record.call_id) : null;
     if (progress) parts.push(progressView(progress));
     if (!parts.length && status === 'running' && name === 'run_command') {
       parts.push(plainBlock(t('card.running_cmd')));
     }
     return parts.filter(Boolean);
+  }
+
+  /** The model got a shortened result; Core kept it whole for the user (``full_result``). */
+  showAllButton(record) {
+    const box = h('div', { class: 'tc-full' });
+    const button = h('button', {
+      class: 'btn small tc-show-all', type: 'button', i18n: 'card.show_all',
+      onclick: async () => {
+        button.disabled = true;
+        try {
+          const full = await call('full_result', { call_id: record.call_id });
+          box.replaceChildren(resultView(record.name, full, record) || plainBlock(JSON.stringify(full, null, 2)));
+        } catch (err) {
+          box.replaceChildren(h('div', { class: 'tc-error', i18n: 'card.full_gone' }));
+        }
+      },
+    });
+    box.append(h('span', { class: 'tc-meta warn', i18n: 'card.shortened_for_model' }), ' ', button);
+    return box;
   }
 
   undoButton(record) {
