@@ -11,8 +11,8 @@ import pytest
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tray_app.store import chats as chats_module
 from tray_app.store import rows as rows_module
+from tray_app.store import writes as writes_module
 
 CONTENT = "第一行 ✨\nمرحبا 🇨🇳 \u202eevil\u202c\n" + "长" * 20_000
 
@@ -21,7 +21,7 @@ def test_a_written_file_serialises_arguments_and_preview_once(
     make_rig: Callable[..., Rig], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     written: list[str] = []
-    for module in (chats_module, rows_module):
+    for module in (writes_module, rows_module):
         original = module._call_value
 
         def counting(name: str, value: Any, original: Any = original) -> Any:

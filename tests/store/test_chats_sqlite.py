@@ -7,7 +7,7 @@ import pytest
 from tray_app.errors import StoreError
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.paths import AppPaths
-from tray_app.store import chats as chats_module
+from tray_app.store import rows as rows_module
 from tray_app.store.chats import SQLiteChats, open_chat_store
 from tray_app.store.db import open_database
 from tray_app.store.records import MessageRecord
@@ -20,8 +20,8 @@ def reopen(app_paths: AppPaths, *, fts: bool | None = None) -> SQLiteChats:
 
 
 def test_columns_cover_every_record_field() -> None:
-    assert set(chats_module._MESSAGE_COLUMNS) == set(MessageRecord.model_fields)
-    assert set(chats_module._CALL_COLUMNS) == set(ToolCallRecord.model_fields)
+    assert set(rows_module._MESSAGE_COLUMNS) == set(MessageRecord.model_fields)
+    assert set(rows_module._CALL_COLUMNS) == set(ToolCallRecord.model_fields)
 
 
 def test_a_chat_with_its_tool_cards_comes_back_after_a_restart(app_paths: AppPaths) -> None:

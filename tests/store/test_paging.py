@@ -15,10 +15,10 @@ import pytest
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store import paged as chats_module
-from tray_app.store.chats import _INTERRUPTED_CANDIDATES, SQLiteChats, search_chats
+from tray_app.store.chats import SQLiteChats, search_chats
 from tray_app.store.db import open_database
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord
-from tray_app.store.recovery import recover_session
+from tray_app.store.recovery import INTERRUPTED_CANDIDATES, recover_session
 
 HOSTILE = "数据库 🙂 \u202eevil\u202c"
 
@@ -201,7 +201,7 @@ def _full_scans(plan: list[str]) -> list[str]:
 
 
 def test_the_repair_at_start_does_not_scan_the_tables(sqlite_chats: SQLiteChats) -> None:
-    plan = _plan(sqlite_chats.db.conn, _INTERRUPTED_CANDIDATES)
+    plan = _plan(sqlite_chats.db.conn, INTERRUPTED_CANDIDATES)
     assert _full_scans(plan) == [], plan
     assert any("messages_streaming" in step for step in plan), plan
     assert any("tool_calls_unfinished" in step for step in plan), plan

@@ -9,8 +9,8 @@ import pytest
 
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
-from tray_app.store import chats as chats_module
 from tray_app.store import rows as rows_module
+from tray_app.store import writes as writes_module
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord
@@ -58,7 +58,7 @@ def test_sqlite_serialises_the_arguments_once_for_pending_running_success(
     sqlite_chats: SQLiteChats, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     written: list[int] = []
-    original = chats_module._call_value
+    original = writes_module._call_value
 
     def counting(name: str, value: Any) -> Any:
         out = original(name, value)
@@ -66,7 +66,7 @@ def test_sqlite_serialises_the_arguments_once_for_pending_running_success(
             written.append(len(out))
         return out
 
-    monkeypatch.setattr(chats_module, "_call_value", counting)
+    monkeypatch.setattr(writes_module, "_call_value", counting)
     session = sqlite_chats.create_session(model="m", workspace=None)
     message = MessageRecord(session_id=session.id, role="assistant")
     sqlite_chats.add_message(message)
@@ -110,7 +110,7 @@ def test_sqlite_updates_serialise_only_what_changed(
     sqlite_chats: SQLiteChats, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     written: list[str] = []
-    for module in (chats_module, rows_module):
+    for module in (writes_module, rows_module):
         original = module._call_value
 
         def counting(name: str, value: Any, original: Any = original) -> Any:

@@ -19,20 +19,16 @@ from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
 from tray_app.store.owners import OwnerCheck, ProcessMark, repair_lock, sweep_dead_marks
-from tray_app.store.paged import _IDS_PER_QUERY, PagedReads
+from tray_app.store.paged import _IDS_PER_QUERY, _SELECT_MESSAGES, _SELECT_SESSIONS, PagedReads
 from tray_app.store.records import (
     ChatRepository,
     MemoryChats,
     MessageRecord,
     SessionRecord,
 )
-from tray_app.store.recovery import recover_session
+from tray_app.store.recovery import INTERRUPTED_CANDIDATES, recover_session
 from tray_app.store.rows import (
-    _CALL_COLUMNS,
-    _MESSAGE_COLUMNS,
-    _SESSION_COLUMNS,
     _call_update,
-    _call_value,
     _message,
     _message_value,
     _reject_unknown,
@@ -41,36 +37,15 @@ from tray_app.store.rows import (
 )
 from tray_app.store.search import SearchHit, search_database, search_repository
 from tray_app.store.unsaved import KeepsUnsaved, Unsaved
+from tray_app.store.writes import (
+    has_column,
+    insert_message,
+    upsert_call,
+    upsert_session,
+    write_session,
+)
 
 log = logging.getLogger(__name__)
-
-# SQL built from the constant column names above only, never from input.
-_SELECT_SESSIONS = f"SELECT {', '.join(_SESSION_COLUMNS)} FROM sessions"  # noqa: S608
-_SELECT_MESSAGES = f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages"  # noqa: S608
-
-
-def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
-    marks = ", ".join("?" for _ in columns)
-    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
-
-
-_INSERT_SESSION = _insert_sql("sessions", _SESSION_COLUMNS)
-_UPSERT_SESSION = f"{_INSERT_SESSION} ON CONFLICT (id) DO UPDATE SET " + ", ".join(
-    f"{c} = excluded.{c}" for c in _SESSION_COLUMNS if c != "id"
-)
-_INSERT_MESSAGE = _insert_sql("messages", _MESSAGE_COLUMNS)
-_INSERT_OWNED_MESSAGE = _insert_sql("messages", (*_MESSAGE_COLUMNS, "owner"))
-_INSERT_CALL = _insert_sql("tool_calls", _CALL_COLUMNS)
-# A call's arguments are written once, when it is first stored; a status change rewrites the
-# small columns only (a 256 KB argument is not serialised again at pending/running/success).
-_CALL_STATE_COLUMNS = tuple(
-    c for c in _CALL_COLUMNS if c not in ("session_id", "call_id", "arguments")
-)
-_UPDATE_CALL = (
-    "UPDATE tool_calls SET "  # noqa: S608 (constant column names)
-    + ", ".join(f"{c} = ?" for c in _CALL_STATE_COLUMNS)
-    + " WHERE session_id = ? AND call_id = ?"
-)
 
 
 def open_chat_store(
@@ -123,9 +98,7 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
         self.db = db
         self.unsaved = Unsaved()
         self.mark = mark  # this process's owner lock; its token goes into the answers it starts
-        self._insert_message_sql = _INSERT_MESSAGE
-        if not db.read_only and _has_column(db, "messages", "owner"):
-            self._insert_message_sql = _INSERT_OWNED_MESSAGE
+        self._owned_messages = not db.read_only and has_column(db, "messages", "owner")
         self.prepare_reads()
 
     # ---- sessions ---------------------------------------------------------------------------
@@ -349,7 +322,7 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
             return 0
         try:
             with self.db.errors("read"):
-                rows = self.db.conn.execute(_INTERRUPTED_CANDIDATES).fetchall()
+                rows = self.db.conn.execute(INTERRUPTED_CANDIDATES).fetchall()
             live = self.live_answers()
             repaired = sum(recover_session(self, row[0], live=live) for row in rows)
         except StoreError as exc:
@@ -361,7 +334,7 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
 
     def live_answers(self) -> set[str]:
         """Ids of unfinished assistant messages whose process still runs (``store.owners``)."""
-        if not _has_column(self.db, "messages", "owner"):
+        if not has_column(self.db, "messages", "owner"):
             return set()
         with self.db.errors("read"):
             rows = self.db.conn.execute(
@@ -398,65 +371,22 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
         return self.get_session(session_id), self.messages(session_id), self.tool_calls(session_id)
 
     def _upsert_session(self, conn: sqlite3.Connection, record: SessionRecord) -> None:
-        conn.execute(_UPSERT_SESSION, tuple(getattr(record, name) for name in _SESSION_COLUMNS))
+        upsert_session(conn, record)
 
     @staticmethod
     def _write_session(conn: sqlite3.Connection, record: SessionRecord) -> None:
-        conn.execute(_INSERT_SESSION, tuple(getattr(record, name) for name in _SESSION_COLUMNS))
+        write_session(conn, record)
 
     def _insert_message(self, conn: sqlite3.Connection, message: MessageRecord) -> None:
-        values = [_message_value(name, getattr(message, name)) for name in _MESSAGE_COLUMNS]
-        if self._insert_message_sql is _INSERT_OWNED_MESSAGE:
-            values.append(self.mark.token if self.mark is not None else None)
-        try:
-            conn.execute(self._insert_message_sql, values)
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(
-                f"Cannot save message {message.id} in session {message.session_id}: {exc}."
-            ) from exc
+        owner = self.mark.token if self.mark is not None else None
+        insert_message(conn, message, owned=self._owned_messages, owner=owner)
 
     @staticmethod
     def _upsert_call(conn: sqlite3.Connection, record: ToolCallRecord) -> None:
-        state = {name: _call_value(name, getattr(record, name)) for name in _CALL_STATE_COLUMNS}
-        try:
-            updated = conn.execute(
-                _UPDATE_CALL, (*state.values(), record.session_id, record.call_id)
-            )
-            if updated.rowcount:
-                return
-            values = [  # each value serialised once: the state is reused
-                state[name] if name in state else _call_value(name, getattr(record, name))
-                for name in _CALL_COLUMNS
-            ]
-            conn.execute(_INSERT_CALL, values)
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(
-                f"Cannot save tool call {record.call_id} in session {record.session_id}: {exc}."
-            ) from exc
-
-
-# Sessions that may hold something to repair; recover_session decides precisely. The first two
-# go through small partial indexes (schema 3), the last looks up each session's last message
-# by index: no scan of the messages or the calls.
-_INTERRUPTED_CANDIDATES = """
-SELECT session_id FROM messages
-    WHERE role = 'assistant' AND stopped = 0 AND stats LIKE '%"streaming"%'
-UNION
-SELECT session_id FROM tool_calls WHERE status IN ('pending', 'running')
-UNION
-SELECT s.id FROM sessions s
-    JOIN messages m ON m.seq = (SELECT MAX(seq) FROM messages WHERE session_id = s.id)
-    WHERE m.role = 'tool' OR (m.role = 'assistant' AND m.tool_calls != '[]')
-"""
+        upsert_call(conn, record)
 
 
 _TEXT_FIELDS = frozenset({"content", "thinking"})
-
-
-def _has_column(db: Database, table: str, column: str) -> bool:
-    with db.errors("read"):
-        rows = db.conn.execute(f"PRAGMA table_info({table})").fetchall()
-    return any(row[1] == column for row in rows)
 
 
 def search_chats(repo: ChatRepository, query: str, *, limit: int = 50) -> list[SearchHit]:

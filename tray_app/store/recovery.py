@@ -35,6 +35,20 @@ INTERRUPTED_RESULT: dict[str, Any] = {
 }
 _UNFINISHED = ("pending", "running")
 
+# SQL for SQLiteChats.mark_interrupted: sessions that may hold something to repair;
+# recover_session decides precisely. The first two go through small partial indexes (schema 3),
+# the last looks up each session's last message by index: no scan of the messages or the calls.
+INTERRUPTED_CANDIDATES = """
+SELECT session_id FROM messages
+    WHERE role = 'assistant' AND stopped = 0 AND stats LIKE '%"streaming"%'
+UNION
+SELECT session_id FROM tool_calls WHERE status IN ('pending', 'running')
+UNION
+SELECT s.id FROM sessions s
+    JOIN messages m ON m.seq = (SELECT MAX(seq) FROM messages WHERE session_id = s.id)
+    WHERE m.role = 'tool' OR (m.role = 'assistant' AND m.tool_calls != '[]')
+"""
+
 
 def recover_session(chats: ChatRepository, session_id: str, *, live: Collection[str] = ()) -> int:
     """Apply the rule to one session; return how many records changed or were added."""
