@@ -9,9 +9,9 @@ undo): then the change goes ahead and ``commit`` returns the sentence "undo is n
 ..." for the result and the card. ``commit`` stores a fingerprint of the new state; undo refuses
 when the path no longer matches it (the user changed it since, and undoing would destroy that).
 
-What undo does, by the recorded before/after states (``journal_undo.py`` checks and applies
-it, ``snapshot.py`` and ``restore.py`` do the file work; ``journal_upkeep.py`` sweeps the folder
-at start and keeps it within its budget):
+What undo does, by the recorded before/after states (``journal_undo.py`` picks, checks and
+applies it, ``snapshot.py`` and ``restore.py`` do the file work; ``journal_upkeep.py`` sweeps the
+folder at start and keeps it within its budget):
 
 =================  ===============  ==================================================
 before             after            undo
@@ -44,7 +44,7 @@ from typing import Any
 from tray_app.errors import StoreError, UndoUnavailable
 from tray_app.tools.journal_index import Entry, Index, IndexProblem, describe
 from tray_app.tools.journal_index import owner_tag as _owner_tag
-from tray_app.tools.journal_undo import settle, undo_entry
+from tray_app.tools.journal_undo import Undoing, settle
 from tray_app.tools.journal_upkeep import PENDING_TTL, adopt_legacy, make_room, sweep, trim
 from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measure
 
@@ -55,7 +55,7 @@ _STORAGE_ERRNOS = {errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", errno.ENO
 NOT_AVAILABLE = "undo is not available"
 
 
-class Journal:
+class Journal(Undoing):
     """Thread-safe, durable, size-bounded record of previous states, shared across processes."""
 
     def __init__(self, root: Path, *, max_bytes: int = 256 * 1024 * 1024) -> None:
@@ -245,93 +245,6 @@ class Journal:
                 with self._index.write():
                     self._index.delete(entry_id)
         self._drop_blobs([entry_id])
-
-    # -- undo -----------------------------------------------------------------------------
-
-    def undo_last(self) -> dict[str, Any]:
-        """Undo the newest change (in any process) that is not undone yet."""
-        query = "WHERE state = 'committed' AND noop = 0 ORDER BY seq DESC LIMIT 1"
-        return self._undo_rows(query, (), lambda rows: "nothing to undo")
-
-    def undo(self, call_id: str) -> dict[str, Any]:
-        """Undo what one tool call changed (newest first if it changed several paths)."""
-
-        def why(rows: list[Entry]) -> str:
-            reason = "it was already undone" if rows else "the journal has no change from it"
-            return f"nothing to undo for call {call_id}: {reason}"
-
-        query = "WHERE call_id = ? AND noop = 0 ORDER BY seq DESC"
-        return self._undo_rows(query, (call_id,), why)
-
-    def undo_change(self, change: str) -> dict[str, Any]:
-        """Undo one change by its number (``metona-tray changes``), entry id or tool call id.
-
-        When nothing matches, the result has ``"missing": True``.
-        """
-        change = change.strip().removeprefix("#")
-        column = "seq" if change.isdigit() else "id"
-        key: int | str = int(change) if change.isdigit() else change
-
-        def why(rows: list[Entry]) -> str:
-            if rows and rows[0].noop:
-                return f"change {change} changed nothing; {rows[0].reason}"
-            return f"change {change} was already undone"
-
-        query = f"WHERE {column} = ? AND state != 'pending'"
-        with self._lock:
-            try:
-                found = bool(self._open().read(query, (key,)))
-                if not found and column == "id":
-                    found = bool(self._open().read("WHERE call_id = ? AND noop = 0", (change,)))
-                    if found:
-                        return self.undo(change)
-            except IndexProblem as exc:
-                return {"success": False, "error": f"cannot undo: {exc}"}
-        if not found:
-            return {
-                "success": False,
-                "error": f"no change {change} in the journal",
-                "missing": True,
-            }
-        return self._undo_rows(query, (key,), why)
-
-    def _undo_rows(self, query: str, params: tuple[Any, ...], why: Any) -> dict[str, Any]:
-        """Undo the committed rows ``query`` finds, under the index's write lock throughout."""
-        done: list[Entry] = []
-        result: dict[str, Any] = {}
-        with self._lock:
-            try:
-                index = self._open()
-                with index.write():
-                    rows = index.read(query, params)
-                    todo = [e for e in rows if e.state == "committed" and not e.noop]
-                    if not todo:
-                        return {"success": False, "error": why(rows)}
-                    for entry in todo:
-                        result = undo_entry(entry, self._blob_dir(entry.id))
-                        if not result["success"]:
-                            break
-                        done.append(entry)
-                        index.update(entry)
-            except IndexProblem as exc:
-                if not done:
-                    return {"success": False, "error": f"cannot undo: {exc}"}
-                note = f"undone, but the journal could not record it: {exc}"
-                return {**result, "warning": note}
-            self._drop_blobs([e.id for e in done])
-            return result
-
-    def can_undo(self, call_id: str) -> bool:
-        """Whether an Undo button makes sense (cheap: does not look at the file system)."""
-        with self._lock:
-            try:
-                rows = self._open().read(
-                    "WHERE call_id = ? AND state = 'committed' AND noop = 0 AND reason IS NULL",
-                    (call_id,),
-                )
-            except IndexProblem:
-                return False
-            return bool(rows)
 
     def entries(self) -> list[dict[str, Any]]:
         """Newest first, for a history view; raises ``StoreError`` when it cannot be read."""

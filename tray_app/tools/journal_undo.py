@@ -1,17 +1,18 @@
 """Undo journal, undoing side: put back what one committed entry changed.
 
-``journal.py`` decides which entries (under the index's write lock); this module checks that the
-path is still as the agent's change left it (else the user changed it since, and undoing would
-destroy that) and has ``restore.py`` do the file work.
+``Undoing`` (the Journal's undo commands) picks the entries under the index's write lock;
+``undo_entry`` checks that the path is still as the agent's change left it (else the user changed
+it since, and undoing would destroy that) and has ``restore.py`` do the file work.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from tray_app.tools.journal_index import Entry
+from tray_app.tools.journal_index import Entry, Index, IndexProblem
 from tray_app.tools.restore import (
     UndoRefused,
     move_back,
@@ -113,3 +114,106 @@ def settle(entry: Entry, after: State) -> None:
         entry.reason = f"a change from {was} to {now} cannot be undone"
     if entry.reason:
         entry.kept, entry.size = False, 0
+
+
+class Undoing:
+    """The Journal's undo commands: which committed entries, under the index's write lock.
+
+    A mixin so ``journal.py`` keeps to recording and storage; it uses only what is declared here.
+    """
+
+    _lock: threading.RLock
+
+    def _open(self) -> Index:
+        raise NotImplementedError
+
+    def _blob_dir(self, entry_id: str) -> Path:
+        raise NotImplementedError
+
+    def _drop_blobs(self, entry_ids: list[str]) -> None:
+        raise NotImplementedError
+
+    def undo_last(self) -> dict[str, Any]:
+        """Undo the newest change (in any process) that is not undone yet."""
+        query = "WHERE state = 'committed' AND noop = 0 ORDER BY seq DESC LIMIT 1"
+        return self._undo_rows(query, (), lambda rows: "nothing to undo")
+
+    def undo(self, call_id: str) -> dict[str, Any]:
+        """Undo what one tool call changed (newest first if it changed several paths)."""
+
+        def why(rows: list[Entry]) -> str:
+            reason = "it was already undone" if rows else "the journal has no change from it"
+            return f"nothing to undo for call {call_id}: {reason}"
+
+        query = "WHERE call_id = ? AND noop = 0 ORDER BY seq DESC"
+        return self._undo_rows(query, (call_id,), why)
+
+    def undo_change(self, change: str) -> dict[str, Any]:
+        """Undo one change by its number (``metona-tray changes``), entry id or tool call id.
+
+        When nothing matches, the result has ``"missing": True``.
+        """
+        change = change.strip().removeprefix("#")
+        column = "seq" if change.isdigit() else "id"
+        key: int | str = int(change) if change.isdigit() else change
+
+        def why(rows: list[Entry]) -> str:
+            if rows and rows[0].noop:
+                return f"change {change} changed nothing; {rows[0].reason}"
+            return f"change {change} was already undone"
+
+        query = f"WHERE {column} = ? AND state != 'pending'"
+        with self._lock:
+            try:
+                found = bool(self._open().read(query, (key,)))
+                if not found and column == "id":
+                    found = bool(self._open().read("WHERE call_id = ? AND noop = 0", (change,)))
+                    if found:
+                        return self.undo(change)
+            except IndexProblem as exc:
+                return {"success": False, "error": f"cannot undo: {exc}"}
+        if not found:
+            return {
+                "success": False,
+                "error": f"no change {change} in the journal",
+                "missing": True,
+            }
+        return self._undo_rows(query, (key,), why)
+
+    def _undo_rows(self, query: str, params: tuple[Any, ...], why: Any) -> dict[str, Any]:
+        """Undo the committed rows ``query`` finds, under the index's write lock throughout."""
+        done: list[Entry] = []
+        result: dict[str, Any] = {}
+        with self._lock:
+            try:
+                index = self._open()
+                with index.write():
+                    rows = index.read(query, params)
+                    todo = [e for e in rows if e.state == "committed" and not e.noop]
+                    if not todo:
+                        return {"success": False, "error": why(rows)}
+                    for entry in todo:
+                        result = undo_entry(entry, self._blob_dir(entry.id))
+                        if not result["success"]:
+                            break
+                        done.append(entry)
+                        index.update(entry)
+            except IndexProblem as exc:
+                if not done:
+                    return {"success": False, "error": f"cannot undo: {exc}"}
+                note = f"undone, but the journal could not record it: {exc}"
+                return {**result, "warning": note}
+            self._drop_blobs([e.id for e in done])
+            return result
+
+    def can_undo(self, call_id: str) -> bool:
+        """Whether an Undo button makes sense (cheap: does not look at the file system)."""
+        with self._lock:
+            try:
+                rows = self._open().read(
+                    "WHERE call_id = ? AND state = 'committed' AND noop = 0 AND reason IS NULL",
+                    (call_id,),
+                )
+            except IndexProblem:
+                return False
+            return bool(rows)
