@@ -20,12 +20,34 @@ import logging
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from tray_app.core.mcp_settings import parse_paste
+from tray_app.desktop.bridge_payloads import (
+    MAX_IMAGE_B64,
+    _ApiKey,
+    _CallId,
+    _ChangeId,
+    _Decide,
+    _Edit,
+    _Empty,
+    _Export,
+    _Link,
+    _ListSessions,
+    _MaybeSession,
+    _McpPaste,
+    _Messages,
+    _NewSession,
+    _OpenSession,
+    _Pull,
+    _Send,
+    _SessionId,
+    _Settings,
+    _UpdateSession,
+)
 from tray_app.errors import (
     InvalidRequest,
     InvalidSettings,
@@ -41,109 +63,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Envelope = dict[str, Any]
-
-MAX_TEXT = 200_000  # characters in one user message
-MAX_IMAGES = 8
-MAX_IMAGE_B64 = 15_000_000  # about 11 MB per image
-
-
-# ---- payloads ---------------------------------------------------------------------------------
-
-
-class _Payload(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_max_length=MAX_TEXT)
-
-
-class _Empty(_Payload):
-    pass
-
-
-IdStr = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.:-]+$")]
-
-
-class _SessionId(_Payload):
-    session_id: IdStr
-
-
-class _OpenSession(_Payload):
-    session_id: IdStr
-    limit: int | None = Field(default=None, ge=1, le=1000)  # only the last messages
-
-
-class _Messages(_Payload):
-    session_id: IdStr
-    before: IdStr | None = None  # the oldest message the page has
-    limit: int = Field(default=50, ge=1, le=1000)
-
-
-class _MaybeSession(_Payload):
-    session_id: str | None = Field(default=None, max_length=100)
-
-
-class _NewSession(_Payload):
-    model: str | None = Field(default=None, max_length=300)
-    workspace: str | None = Field(default=None, max_length=4096)
-
-
-class _ListSessions(_Payload):
-    query: str | None = Field(default=None, max_length=200)
-
-
-class _UpdateSession(_Payload):
-    session_id: IdStr
-    title: str | None = Field(default=None, max_length=200)
-    model: str | None = Field(default=None, max_length=300)
-    workspace: str | None = Field(default=None, max_length=4096)
-
-
-class _Send(_Payload):
-    session_id: IdStr
-    text: str = Field(min_length=1)
-    images: list[str] = Field(default_factory=list, max_length=MAX_IMAGES)
-
-
-class _Edit(_Payload):
-    session_id: IdStr
-    text: str = Field(min_length=1)
-
-
-class _Decide(_Payload):
-    call_id: IdStr
-    approve: bool
-    remember: bool = False
-
-
-class _CallId(_Payload):
-    call_id: IdStr
-
-
-class _ChangeId(_Payload):
-    change_id: IdStr
-
-
-class _Pull(_Payload):
-    name: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:/@+-]+$")
-
-
-class _Settings(_Payload):
-    patch: dict[str, Any]
-
-
-class _Export(_Payload):
-    session_id: str = Field(min_length=1, max_length=200)
-    format: Literal["markdown", "json"] = "markdown"
-
-
-class _Link(_Payload):
-    url: str = Field(min_length=1, max_length=8192)
-
-
-class _McpPaste(_Payload):
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
-
-
-class _ApiKey(_Payload):
-    key: str = Field(max_length=4096)
 
 
 # ---- the bridge -------------------------------------------------------------------------------
