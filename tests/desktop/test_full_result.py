@@ -56,3 +56,28 @@ def test_the_kept_results_are_bounded() -> None:
     assert [kept.get(f"c{n}") is not None for n in range(10)] == [False] * 7 + [True] * 3
     assert not kept.keep("huge", {"content": "x" * size * 3})  # one past the bound: not kept
     assert kept.get("huge") is None and kept.get("c9") == big
+
+
+def test_a_read_that_sized_itself_offers_the_rest_too(make_rig: Any, tmp_path: Path) -> None:
+    """read_file and list_directory fit the room themselves (whole lines, whole entries); the
+    card still gets the rest: Core reads once more without the room and keeps that."""
+    rig: Rig = make_rig(default_registry=True, sqlite=True, tool_result_limit=2_000)
+    lines = [f"第 {i} 行 🙂 \u202e{'y' * 40}\n" for i in range(1, 201)]
+    (rig.workspace / "长 long.txt").write_text("".join(lines), encoding="utf-8")
+    rig.fake.script(tool_turn([("read_file", {"path": "长 long.txt"})]), text_turn("ok"))
+    sid, turn = rig.send("read")
+    assert rig.finish(turn).stop_reason == "done"
+    sent = [m for m in rig.fake.requests[1]["messages"] if m["role"] == "tool"]
+    model_got = json.loads(sent[0]["content"])
+    assert model_got["next_start_line"] < 200 and "card_full" not in model_got
+    (call,) = rig.core.get_session(sid)["tool_calls"]
+    assert call["result"]["card_full"] is True
+    bridge = Bridge(rig.core, save_file=lambda name: str(tmp_path / name))
+    whole = bridge.full_result({"call_id": call["call_id"]})["data"]
+    assert whole["content"] == "".join(lines)  # every line, for the user
+    # A small file fits: nothing is read twice, nothing is offered.
+    (rig.workspace / "小.txt").write_text("一行\n", encoding="utf-8")
+    rig.fake.script(tool_turn([("read_file", {"path": "小.txt"})]), text_turn("ok"))
+    _, turn = rig.send("read the small one", session_id=sid)
+    rig.finish(turn)
+    assert "card_full" not in rig.core.get_session(sid)["tool_calls"][-1]["result"]

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -34,7 +34,7 @@ from tray_app.tools.base import (
     failure,
     parse_arguments,
 )
-from tray_app.tools.fit import fit_result
+from tray_app.tools.fit import fit_result, json_chars
 from tray_app.tools.full_results import FullResults
 from tray_app.tools.registry import ToolRegistry, default_registry
 
@@ -175,7 +175,28 @@ class Toolbox:
         else:
             handler = cast("Handler", call.tool.handler)
             result = self._guard(call.name, lambda: handler(context, call.args))
+            if result_chars is not None and call.tool.risk is Risk.READ and _sized(result):
+                result = self._keep_whole(call.name, handler, context, call.args, result, call_id)
         return self._fitted(result, result_chars, call_id)
+
+    def _keep_whole(
+        self,
+        name: str,
+        handler: Handler,
+        context: ToolContext,
+        args: BaseModel,
+        result: ToolResult,
+        call_id: str | None,
+    ) -> ToolResult:
+        """A read that sized itself to the model's room is read once more without it (within
+        the tool's own caps), kept for the card's "Show all" when that is more."""
+        keeper = self.full_results
+        if keeper is None or not call_id:
+            return result
+        whole = self._guard(name, lambda: handler(replace(context, result_chars=None), args))
+        if json_chars(whole) <= json_chars(result) or not keeper.keep(call_id, whole):
+            return result
+        return {**result, "card_full": True}
 
     async def run_async(
         self,
@@ -287,6 +308,16 @@ class Toolbox:
         if fitted is not result and call_id and keeper is not None and keeper.keep(call_id, result):
             fitted = {**fitted, "card_full": True}  # the card offers "Show all"
         return fitted
+
+
+#: What a tool that sizes itself says when it left something out for the room.
+_SIZED_KEYS = ("entries_omitted", "results_omitted", "matches_omitted", "partial_line")
+
+
+def _sized(result: ToolResult) -> bool:
+    if any(result.get(key) for key in _SIZED_KEYS):
+        return True
+    return bool(result.get("truncated") and result.get("next_start_line"))
 
 
 async def _awaited(value: Awaitable[ToolResult]) -> ToolResult:
