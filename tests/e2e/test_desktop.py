@@ -137,6 +137,7 @@ def test_approve_a_write_from_the_notification(
     assert shot is not None
     assert not (workspace / "hello.txt").exists()
 
+    wait_for(lambda: app.state()["notified"], 15, "the app to wire the notification's buttons")
     desktop.invoke(int(note["id"]), "approve")  # the user clicks Approve
     wait_for(lambda: (workspace / "hello.txt").exists(), 15, "the approved write")
     assert (workspace / "hello.txt").read_text() == "hi there\n"

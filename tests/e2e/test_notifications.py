@@ -55,6 +55,8 @@ def test_hiding_the_popup_while_a_call_waits_announces_it_in_chinese(
     assert note["summary"] == "允许“写入文件”吗？"
     assert note["body"] == f"{workspace / '笔记.md'}\n+2 −1 行"
     assert note["actions"] == {"default": "", "approve": "批准", "deny": "拒绝", "open": "打开"}
+    # Clicked once the app has the notification's id (a click before that is not wired yet).
+    wait_for(lambda: app.state()["notified"], 15, "the app to wire the notification's buttons")
     desktop.invoke(int(note["id"]), "open")  # Open shows the popup at the card
     wait_for(lambda: app.state()["visible"], 15, "Open to show the popup")
     app.core("decide", app.core("pending_approvals")[0]["call_id"], True)  # answered there
@@ -75,6 +77,7 @@ def test_the_target_is_shown_as_it_really_is_and_deny_works(
     assert note["body"] == f"{workspace}/invoice⟨U+202E⟩fdp.exe\nnew file, 2 B"
     assert "\u202e" not in note["body"]
     assert note["actions"] == {"default": "", "approve": "Approve", "deny": "Deny", "open": "Open"}
+    wait_for(lambda: app.state()["notified"], 15, "the app to wire the notification's buttons")
     desktop.invoke(int(note["id"]), "deny")
     wait_for(lambda: app.core("status")["state"] == "idle", 20, "the turn to finish")
     calls = app.core("get_session", session["id"])["tool_calls"]

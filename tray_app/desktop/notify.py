@@ -105,6 +105,11 @@ class Notifier:
 
     # ---- life cycle ------------------------------------------------------------------------
 
+    @property
+    def shown_approvals(self) -> list[str]:
+        """Calls whose approval notification is up and answerable (its buttons are wired)."""
+        return sorted(list(self._approvals))  # a C-level copy: the notify thread adds to it
+
     def start(self, timeout: float = 5.0) -> None:
         self._thread.start()
         self._ready.wait(timeout)
