@@ -38,6 +38,9 @@ def test_one_bad_server_costs_only_itself() -> None:
     servers, errors = parse_servers(
         {
             "good": {"command": "x"},
+            "时间 工具": {"command": "x"},
+            "bidi\u202egood": {"command": "x"},
+            "zero\u200bwidth": {"command": "x"},
             "both": {"command": "x", "url": "http://127.0.0.1/"},
             "neither": {"args": []},
             "bad url": {"url": "file:///etc/passwd"},
@@ -46,8 +49,11 @@ def test_one_bad_server_costs_only_itself() -> None:
             "list": ["not", "an", "object"],
         }
     )
-    assert [s.name for s in servers] == ["good"]
-    assert set(errors) == {"both", "neither", "bad url", "bad/name", "trust", "list"}
+    assert [s.name for s in servers] == ["good", "时间 工具"]  # any script; no invisible ones
+    assert set(errors) == {
+        "both", "neither", "bad url", "bad/name", "trust", "list",
+        "bidi\u202egood", "zero\u200bwidth",
+    }  # fmt: skip
     assert "either a command" in errors["both"]
 
 
@@ -73,11 +79,11 @@ def test_a_claude_desktop_file_is_read(tmp_path: Path) -> None:
     file = tmp_path / "claude_desktop_config.json"
     file.write_text(
         json.dumps(
-            {"mcpServers": {"时间": {"command": "t"}, "fs": {"command": "npx", "args": ["-y"]}}}
+            {"mcpServers": {"时间/x": {"command": "t"}, "fs": {"command": "npx", "args": ["-y"]}}}
         ),
         encoding="utf-8",
     )
-    with pytest.raises(ValueError, match="时间"):
+    with pytest.raises(ValueError, match="时间/x"):  # a slash: no file or tool name may hold it
         read_claude_config(file)
     file.write_text(json.dumps({"mcpServers": {"fs": {"command": "npx"}}}), encoding="utf-8")
     assert read_claude_config(file) == {"fs": {"command": "npx"}}

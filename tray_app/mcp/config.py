@@ -23,7 +23,9 @@ SecretLookup = Callable[[str], "str | None"]
 
 KEYRING_PREFIX = "keyring:"
 MAX_SERVERS = 64
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
+# Letters and digits of any script (a Chinese user names servers in Chinese), spaces, '.', '_'
+# and '-': no slashes, controls, bidi or zero-width characters (\w has none of them).
+_NAME = re.compile(r"^[^\W_][\w .-]{0,63}$")
 
 
 class ServerConfig(BaseModel):
@@ -52,8 +54,8 @@ class ServerConfig(BaseModel):
     def _name_is_plain(cls, value: str) -> str:
         if not _NAME.match(value):
             raise ValueError(
-                "a server name is 1 to 64 letters, digits, spaces, '.', '_' or '-' "
-                "and starts with a letter or digit"
+                "a server name is 1 to 64 letters or digits (any script), spaces, '.', '_' "
+                "or '-', and starts with a letter or digit"
             )
         return value
 

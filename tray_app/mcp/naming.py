@@ -23,7 +23,13 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def _slug(text: str) -> str:
-    return _UNSAFE.sub("_", text).strip("_") or "x"
+    """The characters model APIs accept; a name with other scripts (``时间``) also gets a short
+    digest of itself, so two such servers or tools keep distinct, stable names."""
+    slug = _UNSAFE.sub("_", text).strip("_")
+    if text.isascii():
+        return slug or "x"
+    digest = hashlib.sha256(text.encode()).hexdigest()[:6]
+    return f"{slug}_{digest}" if slug else f"u{digest}"
 
 
 def tool_name(server: str, tool: str, taken: set[str]) -> str:
