@@ -40,6 +40,11 @@ TEXT: dict[str, dict[str, str]] = {
         "plain_secret": "Note: {names} hold values written in the file; keep secrets in the "
         'keyring instead ("keyring:NAME").',
         "bad_file": "Cannot import {file}: {error}",
+        "risk.read": "read",
+        "risk.read_asks": "read, asks",
+        "risk.write": "write",
+        "risk.destructive": "destructive",
+        "switched_off": "(switched off in Settings)",
         "slow": "The MCP servers did not start within {seconds:g} s; the machine may be busy. "
         "Try again, or see the logs in {folder}",
     },
@@ -59,6 +64,11 @@ TEXT: dict[str, dict[str, str]] = {
         "replaced": "已替换现有的：{names}",
         "plain_secret": '注意：{names} 在文件中写有明文值；密钥请改存于钥匙串（"keyring:名称"）。',
         "bad_file": "无法导入 {file}：{error}",
+        "risk.read": "只读",
+        "risk.read_asks": "只读，先询问",
+        "risk.write": "写入",
+        "risk.destructive": "破坏性",
+        "switched_off": "（已在设置中关闭）",
         "slow": "MCP 服务器未能在 {seconds:g} 秒内启动；机器可能正忙。"
         "请重试，或查看 {folder} 中的日志",
     },
@@ -121,6 +131,26 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return _run_servers(args, servers, errors, settings, paths, text, out)
 
 
+def _tool_row(tool: Any, config: Any) -> dict[str, Any]:
+    """A tool as listed: the risk it is treated with, whether it asks although the server says
+    it only reads, and whether the user switched it off in Settings."""
+    from tray_app.mcp.naming import risk_of
+
+    risk, asks_though_read_only = risk_of(tool.annotations, config.trust)
+    return {
+        "name": tool.name,
+        "risk": risk.value,
+        "read_only_asks": asks_though_read_only,
+        "switched_off": tool.name in config.disabled_tools,
+    }
+
+
+def _tool_line(tool: dict[str, Any], text: dict[str, str]) -> str:
+    key = "risk.read_asks" if tool.get("read_only_asks") else f"risk.{tool['risk']}"
+    line = text["tool"].format(risk=text.get(key, tool["risk"]), name=tool["name"])
+    return line + (" " + text["switched_off"] if tool.get("switched_off") else "")
+
+
 def _run_servers(
     args: argparse.Namespace,
     servers: list[Any],
@@ -131,7 +161,6 @@ def _run_servers(
     out: TextIO,
 ) -> int:
     from tray_app.mcp.manager import McpManager
-    from tray_app.mcp.naming import risk_of
 
     secrets = _secret_lookup()
     manager = McpManager(
@@ -159,10 +188,7 @@ def _run_servers(
             {
                 **state.public(),
                 "trust": config.trust,
-                "tools": [
-                    {"name": t.name, "risk": risk_of(t.annotations, config.trust)[0].value}
-                    for t in state.tools
-                ],
+                "tools": [_tool_row(t, config) for t in state.tools],
             }
         )
     for name, why in errors.items():
@@ -191,7 +217,7 @@ def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO) -> None:
     if row.get("error"):
         print(text["error"].format(error=row["error"]), file=out)
     for tool in row["tools"]:
-        print(text["tool"].format(risk=tool["risk"], name=tool["name"]), file=out)
+        print(_tool_line(tool, text), file=out)
     if row["status"] == "ready" and not row["tools"]:
         print(text["no_tools"], file=out)
 
@@ -202,7 +228,7 @@ def _report_test(
     if row["status"] == "ready":
         print(text["ok"].format(name=row["name"], count=len(row["tools"])), file=out)
         for tool in row["tools"]:
-            print(text["tool"].format(risk=tool["risk"], name=tool["name"]), file=out)
+            print(_tool_line(tool, text), file=out)
         return EXIT_OK
     error = row.get("error") or row["status"]
     seconds = min(server.timeout_s, LIST_WAIT)

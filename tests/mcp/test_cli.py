@@ -75,6 +75,15 @@ def test_import_a_claude_desktop_config_then_list_and_test(
     text = cli("list")
     assert "fake  [stdio, ready, trust: ask]" in text.stdout
     assert "destructive  wipe" in text.stdout
+    assert "read, asks   echo" in text.stdout  # it only reads, but the server is not trusted
+
+    stored["fake"]["disabled_tools"] = ["picture"]  # what the Settings switch writes
+    settings_file(metona_home).write_text(json.dumps({"mcp_servers": stored}), encoding="utf-8")
+    listed = json.loads(cli("list", "--json").stdout)
+    tools = {t["name"]: t for r in listed if r["name"] == "fake" for t in r["tools"]}
+    assert tools["picture"]["switched_off"] and not tools["echo"]["switched_off"]
+    assert tools["echo"]["read_only_asks"] and not tools["wipe"]["read_only_asks"]
+    assert "picture (switched off in Settings)" in cli("list").stdout
 
     tested = cli("test", "fake")
     assert tested.returncode == 0 and "fake: started, 11 tools listed, stopped." in tested.stdout
