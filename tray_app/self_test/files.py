@@ -30,19 +30,12 @@ OTHER_OS = {
     "darwin": ("_windows", "_x11", "_portal", "_linux"),
     "win32": ("_macos", "_x11", "_portal", "_linux"),
 }
-#: Libraries the desktop app loads by name at run time, per system (``gi`` ones: name, version).
-DESKTOP_LIBRARIES = {
-    "linux": ["webview", "webview.platforms.gtk", "desktop_notifier", "dbus_fast", "Xlib", "PIL"],
-    "darwin": ["webview", "webview.platforms.cocoa", "desktop_notifier", "PIL"],
-    "win32": ["webview", "webview.platforms.winforms", "desktop_notifier", "PIL"],
-}
 #: Third-party modules the app imports only on another system.
 OTHER_OS_LIBRARIES = {
     "linux": ("AppKit", "Foundation", "PyObjCTools", "objc", "Quartz", "winrt", "clr", "win32"),
     "darwin": ("gi", "Xlib", "dbus_fast", "winrt", "clr", "win32"),
     "win32": ("gi", "Xlib", "dbus_fast", "AppKit", "Foundation", "PyObjCTools", "objc", "Quartz"),
 }
-GI_LIBRARIES = [("Gtk", "3.0"), ("WebKit2", "4.1"), ("AyatanaAppIndicator3", "0.1")]
 LOCALES = ("en", "zh-CN")
 PLURAL_RE = re.compile(r"_(zero|one|two|few|many|other)$")  # plural forms differ by language
 
@@ -113,29 +106,13 @@ def check_dependencies(*, display: bool) -> str:
 
 
 def check_desktop_libraries() -> str:
-    """The GUI libraries and, on Linux, the GObject typelibs the popup and tray load."""
-    failed = []
-    libraries = DESKTOP_LIBRARIES.get(_platform(), [])
-    for name in libraries:
-        try:
-            importlib.import_module(name)
-        except Exception as exc:
-            failed.append(f"{name} ({type(exc).__name__}: {exc})")
-    if _platform() == "linux":
-        try:
-            import gi
+    """The GUI libraries the popup and tray load (checked where the GUI code lives)."""
+    from tray_app.desktop.libraries import load_failures
 
-            for namespace, version in GI_LIBRARIES:
-                try:
-                    gi.require_version(namespace, version)
-                    importlib.import_module(f"gi.repository.{namespace}")
-                except Exception as exc:
-                    failed.append(f"{namespace} {version} ({type(exc).__name__}: {exc})")
-        except ImportError as exc:
-            failed.append(f"gi ({exc})")
+    loaded, failed = load_failures(_platform())
     if failed:
         raise Missing("cannot load " + "; ".join(failed))
-    return f"{len(libraries) + (len(GI_LIBRARIES) if _platform() == 'linux' else 0)} libraries load"
+    return f"{loaded} libraries load"
 
 
 def check_ripgrep() -> str:
