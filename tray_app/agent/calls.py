@@ -20,6 +20,7 @@ from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
 from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
+from tray_app.agent.progress import progress_reporter
 from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate
 from tray_app.messages import (
@@ -32,14 +33,13 @@ from tray_app.messages import (
     with_facts,
 )
 from tray_app.store.records import ChatRepository, MessageRecord, new_id
-from tray_app.tools.base import ProgressFn, Risk, ToolResult, failure
+from tray_app.tools.base import Risk, ToolResult, failure
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 log = logging.getLogger(__name__)
 
 TOOL_STOP_GRACE = 5.0  # seconds a cancelled tool gets to clean up (kill its process tree)
 MAX_APPROVAL_ROUNDS = 5  # a target that keeps changing after each approval is given up on
-PROGRESS_EVERY = 0.25  # seconds between two progress events of one call
 
 
 # Result keys only the page reads.
@@ -343,35 +343,6 @@ class CallHandler:
             return "tools are disabled"
         return self.toolbox.check(call.name, call.arguments)
 
-    def _progress_reporter(self, record: ToolCallRecord) -> ProgressFn:
-        """Publishes a running call's progress on its card, at most every PROGRESS_EVERY s
-        (a server decides how often it reports; the page must not be flooded)."""
-        last = [0.0]
-
-        def report(done: float, total: float | None, message: str | None) -> None:
-            now = time.monotonic()
-            final = total is not None and done >= total
-            if now - last[0] < PROGRESS_EVERY and not final:
-                return
-            last[0] = now
-            self.publish(
-                ToolCallUpdate(
-                    session_id=self.session_id,
-                    call_id=record.call_id,
-                    status="running",
-                    undoable=record.undoable,
-                    decision=record.decision,
-                    decided_by=record.decided_by,
-                    progress={
-                        "done": done,
-                        "total": total,
-                        "message": (message or "")[:200] or None,
-                    },
-                )
-            )
-
-        return report
-
     async def _run(
         self,
         record: ToolCallRecord,
@@ -395,7 +366,7 @@ class CallHandler:
                 call_id=record.call_id,
                 cancel=cancel,
                 bound=bound,
-                progress=self._progress_reporter(record),
+                progress=progress_reporter(self.publish, self.session_id, record),
                 result_chars=self.result_room() if self.result_room is not None else None,
             )
         )
