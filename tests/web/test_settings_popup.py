@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -77,3 +78,26 @@ def test_focus_loss_and_unload_settings_work(
     app.core.update_settings({"hide_on_focus_loss": True, "popup_unload_after_s": 3600})
     expect(switch).to_be_checked()
     expect(unload).to_have_value("3600")
+
+
+def test_a_late_reply_does_not_undo_a_newer_change(make_app: AppFactory, fake_ollama: object) -> None:
+    """The page saves a switch; before Core's reply reaches the page, the tray changes the same
+    setting. The reply (older) lands after the event (newer): the panel keeps the newer value."""
+    app = make_app(fake_ollama)
+    page = app.page
+    page.click("#btn-settings")
+    expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
+    switch = page.locator("#set-hide_on_focus_loss")
+    expect(switch).to_be_checked()
+
+    def late_reply(route: Any) -> None:
+        answer = route.fetch()  # Core has saved the page's change (switch off)
+        app.core.update_settings({"hide_on_focus_loss": True})  # then the tray turns it back on
+        expect(switch).to_be_checked()  # the tray's change has reached the page
+        route.fulfill(response=answer)  # only now does the page hear its own, older, reply
+
+    page.route("**/api/update_settings", late_reply)
+    page.locator("label[for=set-hide_on_focus_loss]").click()
+    expect(page.locator("#settings-saved")).to_be_visible()
+    expect(switch).to_be_checked()
+    assert app.core.settings.hide_on_focus_loss is True

@@ -183,14 +183,26 @@ function closeSettings() {
   $('#btn-settings').focus();
 }
 
+// Settings events arrive in Core's order, but a call's reply travels apart from them: a reply
+// that lands after a newer event (a change made in the tray meanwhile) must not undo it.
+let settingsEvents = 0;
+
+function settingsEvent(settings) {
+  settingsEvents += 1;
+  settingsUpdated(settings);
+}
+
 async function saveSettings(patch) {
+  const seen = settingsEvents;
+  const current = (replied) => (settingsEvents === seen ? replied : store.settings);
   try {
     const result = await call('update_settings', { patch });
-    settingsUpdated(result.settings);
-    return { settings: result.settings, rejected: null };
+    const settings = current(result.settings);
+    settingsUpdated(settings);
+    return { settings, rejected: null };
   } catch (err) {
     if (err.code === 'invalid_settings' && err.details) {
-      return { settings: err.details.settings, rejected: err.details.errors || {} };
+      return { settings: current(err.details.settings), rejected: err.details.errors || {} };
     }
     actions.fail(err);
     return null;
@@ -343,7 +355,7 @@ async function boot() {
     chatlog: ui.chatlog,
     sessionUpdated: (s, deleted) => actions.sessionUpdated(s, deleted),
     modelsUpdated,
-    settingsUpdated,
+    settingsUpdated: settingsEvent,
     pullProgress,
     stateChanged,
     approvalsChanged,
