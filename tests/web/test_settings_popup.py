@@ -80,7 +80,9 @@ def test_focus_loss_and_unload_settings_work(
     expect(unload).to_have_value("3600")
 
 
-def test_a_late_reply_does_not_undo_a_newer_change(make_app: AppFactory, fake_ollama: object) -> None:
+def test_a_late_reply_does_not_undo_a_newer_change(
+    make_app: AppFactory, fake_ollama: object
+) -> None:
     """The page saves a switch; before Core's reply reaches the page, the tray changes the same
     setting. The reply (older) lands after the event (newer): the panel keeps the newer value."""
     app = make_app(fake_ollama)
