@@ -160,10 +160,12 @@ def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]
         sqlite: bool = False,
         chats: Any = None,
         tools: list[Tool] | None = None,
+        secrets: Any = None,
         **settings_fields: Any,
     ) -> Rig:
         """``openai``: a FakeOpenAI instead of a FakeOllama; ``sqlite``: the real chat store;
-        ``chats``: a given ChatRepository; ``tools``: more tools besides the test tools."""
+        ``chats``: a given ChatRepository; ``tools``: more tools besides the test tools;
+        ``secrets``: a SecretStore factory (the keyring)."""
         fake: FakeServer = (FakeOpenAI() if openai else FakeOllama()).start()
         workspace = tmp_path / "work"
         workspace.mkdir(exist_ok=True)
@@ -192,6 +194,7 @@ def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]
             chats=chats,
             persist_settings=False,
             tool_registry=registry,
+            secrets=secrets,
         ).start()
         log = EventLog(core)
         made.append((core, log, fake))
