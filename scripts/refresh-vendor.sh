@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Refreshes web/vendor/ from the npm registry: marked, DOMPurify, highlight.js and axe-core (the
-# accessibility checker the browser tests run; the page never loads it) at the pinned
-# versions below. Reproducible: the same versions give the same files (npm checks each tarball
-# against the registry's integrity hash). Change a version here, run this, review, commit.
+# Refreshes web/vendor/ (marked, DOMPurify, highlight.js: shipped with the page) and
+# tests/web/vendor/ (axe-core, the accessibility checker the browser tests run; never shipped)
+# from the npm registry at the pinned versions below. Reproducible: the same versions give the
+# same files (npm checks each tarball against the registry's integrity hash). Change a version here, run this, review, commit.
 # The files are shipped as they are: the page has no build step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,7 @@ HIGHLIGHT=11.12.0   # @highlightjs/cdn-assets: the official prebuilt ES module b
 AXE=4.14.1
 
 out=web/vendor
+tests_out=tests/web/vendor
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -36,17 +37,24 @@ cp "$work/dompurify/package/LICENSE-MPL" "$out/LICENSE-MPL.dompurify"
 strip_map "$work/highlightjs/package/es/highlight.min.js" "$out/highlight.min.js"
 cp "$work/highlightjs/package/LICENSE" "$out/LICENSE.highlightjs"
 # axe.min.js starts with its licence header (/*! axe v… MPL-2.0 */): kept as it is.
-cp "$work/axe-core/package/axe.min.js" "$out/axe.min.js"
-cp "$work/axe-core/package/LICENSE" "$out/LICENSE.axe-core"
+mkdir -p "$tests_out"
+rm -f "$tests_out"/*
+cp "$work/axe-core/package/axe.min.js" "$tests_out/axe.min.js"
+cp "$work/axe-core/package/LICENSE" "$tests_out/LICENSE.axe-core"
 
 {
     echo "# Vendored by scripts/refresh-vendor.sh from the npm registry. Do not edit by hand."
     echo "marked $MARKED lib/marked.esm.js MIT"
     echo "dompurify $DOMPURIFY dist/purify.es.mjs MPL-2.0 OR Apache-2.0"
     echo "@highlightjs/cdn-assets $HIGHLIGHT es/highlight.min.js BSD-3-Clause"
-    echo "axe-core $AXE axe.min.js MPL-2.0 (tests only)"
     echo "# sha256 of the shipped files"
-    ( cd "$out" && sha256sum marked.esm.js purify.es.mjs highlight.min.js axe.min.js )
+    ( cd "$out" && sha256sum marked.esm.js purify.es.mjs highlight.min.js )
 } > "$out/VERSIONS"
-echo "web/vendor refreshed:"
-cat "$out/VERSIONS"
+{
+    echo "# Vendored by scripts/refresh-vendor.sh from the npm registry. Do not edit by hand."
+    echo "axe-core $AXE axe.min.js MPL-2.0 (browser tests only, not shipped)"
+    echo "# sha256"
+    ( cd "$tests_out" && sha256sum axe.min.js )
+} > "$tests_out/VERSIONS"
+echo "web/vendor and tests/web/vendor refreshed:"
+cat "$out/VERSIONS" "$tests_out/VERSIONS"
