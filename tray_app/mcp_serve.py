@@ -2,34 +2,69 @@
 
 Another MCP client (an editor, another agent) gets the built-in tools with everything around
 them: the sandbox policy, previews, the approval rules, budgets, the undo journal and the audit
-log. Each client connection is a chat of its own ("MCP client"), so its calls appear in the
-popup's chat list. stdin/stdout carry the protocol, so nobody can be asked in this terminal:
-a call that needs asking is approved only as far as ``--yes`` (writes) or ``--yes-all``
-(everything but a change that makes something run later) allow, and is denied otherwise with a
-sentence saying so — the client's model reads it like any refusal.
+log. stdin/stdout carry the protocol, so nobody can be asked in this terminal:
+
+- while Metona Tray runs, each call is forwarded to it over the instance socket
+  (``desktop/mcp_link.py``) and its Core runs it: a call that needs asking shows its card in
+  the popup and a notification with Approve / Deny, like the app's own calls, and the chat,
+  the journal and the audit log have one writer. ``--yes`` / ``--yes-all`` still approve what
+  they allow without asking.
+- when it does not run, this process runs the call on a Core of its own; a call that needs
+  asking is approved only as far as the flags allow and is otherwise refused with a sentence
+  saying so (the client's model reads it like any refusal). Reads never need asking.
+
+Each process records its calls in a chat of its own ("MCP client"). The choice is made per
+call, so opening the app while this runs moves the next call there.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tray_app.desktop.instance import InstanceError
+from tray_app.desktop.mcp_link import POLL, SESSION_TITLE, AppGone, AppLink, approve
 from tray_app.events import ApprovalNeeded
 from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool
 
 if TYPE_CHECKING:
+    from tray_app.core.bootstrap import RunningApp
     from tray_app.core.service import Core
+    from tray_app.store.settings import Settings
 
-SESSION_TITLE = "MCP client"
 NOT_ASKED = (
-    "{name} was not run: it needs approval and `metona-tray mcp serve` has no one to ask "
-    "(start it with --yes to allow writes, or --yes-all for everything)"
+    "{name} was not run: it needs approval and Metona Tray is not running to ask. Open Metona "
+    "Tray to approve it there, or start `metona-tray mcp serve` with --yes to allow writes, or "
+    "--yes-all for everything"
 )
+APP_GONE = (
+    "{name}: Metona Tray quit before the call finished, so whether it ran is not known here; "
+    "its chat 'MCP client' and `metona-tray changes` say"
+)
+#: stderr, where the client's log shows it (English and Simplified Chinese).
+TEXT = {
+    "en": {
+        "app": "metona-tray mcp serve: calls go to the running Metona Tray, which asks you "
+        "in its popup and notifications",
+        "alone": "metona-tray mcp serve: Metona Tray is not running, so nobody can be asked; "
+        "calls that need approval are refused unless --yes / --yes-all allow them "
+        "(open Metona Tray to be asked)",
+    },
+    "zh-CN": {
+        "app": "metona-tray mcp serve：调用交给正在运行的 Metona Tray，"
+        "由它在弹窗和通知中征求你的同意",
+        "alone": "metona-tray mcp serve：Metona Tray 未运行，无人可以询问；"
+        "需要批准的调用将被拒绝，除非 --yes / --yes-all 允许"
+        "（打开 Metona Tray 即可在其中批准）",
+    },
+}
 
 
 def annotations_for(tool: Tool) -> dict[str, Any]:
@@ -42,38 +77,9 @@ def annotations_for(tool: Tool) -> dict[str, Any]:
     }
 
 
-def approve(event: ApprovalNeeded, *, yes: bool, yes_all: bool) -> bool:
-    """The flags' answer to an approval (a persistence risk is never approved here)."""
-    preview = event.preview or {}
-    if preview.get("persistence") or preview.get("budget"):
-        return False
-    if yes_all:
-        return True
-    return yes and event.risk == Risk.WRITE.value and not preview.get("deletes")
-
-
-def _decider(core: Core, session_id: str, args: argparse.Namespace) -> threading.Event:
-    """Answers this session's approvals from the flags, in a thread of its own."""
-    stop = threading.Event()
-    sub = core.bus.subscribe()
-
-    def run() -> None:
-        while not stop.is_set():
-            event = sub.get(timeout=0.2)
-            if not isinstance(event, ApprovalNeeded) or event.session_id != session_id:
-                continue
-            ok = approve(event, yes=args.yes, yes_all=args.yes_all)
-            core.decide(event.call_id, ok, by="rule")
-        sub.close()
-
-    threading.Thread(target=run, name="metona-mcp-serve", daemon=True).start()
-    return stop
-
-
-def _tools(core: Core) -> list[Tool]:
+def _tools(settings: Settings) -> list[Tool]:
     from tray_app.tools.registry import builtin_tools
 
-    settings = core.settings
     return [
         tool
         for tool in builtin_tools()
@@ -83,36 +89,119 @@ def _tools(core: Core) -> list[Tool]:
     ]
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    from tray_app.core.bootstrap import start_app
+class LocalCalls:
+    """The calls when no app runs: a Core of this process, started on the first such call,
+    whose approvals the flags answer (in a thread of their own)."""
 
-    app = start_app(AppPaths.from_env(), persist_settings=False, mcp="off")
-    core = app.core
-    stop: threading.Event | None = None
+    def __init__(self, paths: AppPaths, args: argparse.Namespace) -> None:
+        self.paths, self.args = paths, args
+        self._lock = threading.Lock()
+        self._app: RunningApp | None = None
+        self._session_id = ""
+        self._stop = threading.Event()
+
+    def _core(self) -> tuple[Core, str]:
+        from tray_app.core.bootstrap import start_app
+
+        with self._lock:
+            if self._app is None:
+                app = start_app(self.paths, persist_settings=False, mcp="off")
+                session = app.core.new_session(workspace=self.args.workspace)
+                self._session_id = str(session["id"])
+                app.core.update_session(self._session_id, title=SESSION_TITLE)
+                self._app = app
+                threading.Thread(
+                    target=self._decide, args=(app.core,), name="metona-mcp-serve", daemon=True
+                ).start()
+            return self._app.core, self._session_id
+
+    def _decide(self, core: Core) -> None:
+        with core.bus.subscribe(lambda e: isinstance(e, ApprovalNeeded)) as sub:
+            while not self._stop.is_set():
+                event = sub.get(timeout=POLL)
+                if isinstance(event, ApprovalNeeded) and event.session_id == self._session_id:
+                    ok = approve(event, yes=self.args.yes, yes_all=self.args.yes_all)
+                    core.decide(event.call_id, ok, by="rule")
+
+    def run(self, name: str, arguments: dict[str, Any], cancelled: threading.Event) -> Any:
+        core, session_id = self._core()
+        future = core.start_tool(session_id, name, arguments)
+        while True:
+            try:
+                result = future.result(timeout=POLL)
+                break
+            except concurrent.futures.TimeoutError:
+                if cancelled.is_set():
+                    future.cancel()  # the client cancelled: the call stops like a stopped turn
+                    return {"success": False, "error": f"{name} was cancelled"}
+        denied = "was not run: the user denied"
+        if isinstance(result, dict) and denied in str(result.get("error", "")):
+            return {**result, "error": NOT_ASKED.format(name=name)}
+        return result
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._app is not None:
+            self._app.close()
+
+
+class Calls:
+    """Each call to the running app if there is one, else to ``LocalCalls``."""
+
+    def __init__(self, paths: AppPaths, args: argparse.Namespace, language: str) -> None:
+        workspace = str(Path(args.workspace).resolve()) if args.workspace else None
+        self.link = AppLink(paths.runtime_dir, args.yes, args.yes_all, workspace)
+        self.local = LocalCalls(paths, args)
+        self.text = TEXT["zh-CN" if language == "zh-CN" else "en"]
+        self._mode = ""
+
+    def say_mode(self, mode: str) -> None:
+        """One line on stderr whenever who runs the calls changes (and at the start)."""
+        if mode != self._mode:
+            self._mode = mode
+            print(self.text[mode], file=sys.stderr, flush=True)
+
+    def run(self, name: str, arguments: dict[str, Any], cancelled: threading.Event) -> Any:
+        try:
+            result = self.link.call(name, arguments, cancelled)
+        except AppGone:
+            self.say_mode("alone")
+            return {"success": False, "error": APP_GONE.format(name=name)}
+        except InstanceError:
+            self.say_mode("alone")
+            return self.local.run(name, arguments, cancelled)
+        self.say_mode("app")
+        return result
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from tray_app.core.turns import resolve_language
+    from tray_app.store.settings import load_settings
+
+    paths = AppPaths.from_env()
+    settings = load_settings(paths.settings_file)
+    calls = Calls(paths, args, resolve_language(settings.language))
+    calls.say_mode("app" if calls.link.running() else "alone")
     try:
-        session = core.new_session(workspace=args.workspace)
-        session_id = str(session["id"])
-        core.update_session(session_id, title=SESSION_TITLE)
-        stop = _decider(core, session_id, args)
-        asyncio.run(_serve(core, session_id, args))
+        asyncio.run(_serve(calls, _tools(settings)))
     except KeyboardInterrupt:
         pass
     except Exception as exc:
         print(f"metona-tray mcp serve: {exc}", file=sys.stderr)
         return 1
     finally:
-        if stop is not None:
-            stop.set()
-        app.close()
+        calls.local.close()
     return 0
 
 
-async def _serve(core: Core, session_id: str, args: argparse.Namespace) -> None:
+async def _serve(calls: Calls, listed: list[Tool]) -> None:
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    tools = {tool.name: tool for tool in _tools(core)}
+    tools = {tool.name: tool for tool in listed}
+    # Calls wait for a person: more of them may wait at once than the default pool has threads.
+    pool = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="metona-mcp-call")
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(
@@ -132,16 +221,15 @@ async def _serve(core: Core, session_id: str, args: argparse.Namespace) -> None:
         if name not in tools:
             text = f"unknown tool {name!r}"
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
-        future = core.start_tool(session_id, name, arguments)
+        cancelled = threading.Event()
+        loop = asyncio.get_running_loop()
         try:
-            result = await asyncio.wrap_future(future)
+            result = await loop.run_in_executor(pool, calls.run, name, arguments, cancelled)
         except asyncio.CancelledError:
-            future.cancel()  # the client cancelled: the call stops like a stopped turn
+            cancelled.set()  # the client cancelled: the call stops where it runs
             raise
-        if not result.get("success") and "was not run: the user denied" in str(
-            result.get("error", "")
-        ):
-            result = {**result, "error": NOT_ASKED.format(name=name)}
+        if not isinstance(result, dict):
+            result = {"success": False, "error": f"{name} returned no result"}
         text = json.dumps(result, ensure_ascii=False)
         return types.CallToolResult(
             content=[types.TextContent(text=text)],
@@ -150,5 +238,8 @@ async def _serve(core: Core, session_id: str, args: argparse.Namespace) -> None:
         )
 
     server: Server[Any] = Server("metona-tray", on_list_tools=list_tools, on_call_tool=call_tool)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

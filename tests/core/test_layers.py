@@ -36,7 +36,7 @@ ALLOWED: dict[str, set[str]] = {
     "terminal": {"core", "store", "terminal_render", "tools"},
     "terminal_render": {"core"},
     "mcp_cli": {"core", "mcp", "store", "mcp_serve"},
-    "mcp_serve": {"core", "tools"},
+    "mcp_serve": {"core", "desktop", "store", "tools"},
     "changes_cli": {"core", "store", "tools"},
     "core": {"agent", "providers", "tools", "store", "mcp"},
     "agent": {"providers", "tools", "store"},

@@ -41,8 +41,11 @@ from tray_app.desktop.instance import SingleInstance, forward
 from tray_app.paths import AppPaths
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from tray_app.core.bootstrap import RunningApp
     from tray_app.core.service import Core
+    from tray_app.desktop.mcp_link import McpCallHost
     from tray_app.events import UiActionName
 
 log = logging.getLogger(__name__)
@@ -76,6 +79,7 @@ class DesktopApp:
         self.exit_code = 0
         self.running: RunningApp | None = None
         self.core: Core
+        self.mcp_calls: McpCallHost  # `mcp serve`'s calls (desktop/mcp_link.py)
 
     # ---- start -----------------------------------------------------------------------------
 
@@ -91,7 +95,7 @@ class DesktopApp:
         from tray_app.desktop.tray import Tray
 
         self.tray = Tray(self)  # the icon first; Core comes after it is up
-        self.instance.serve(self._on_command)
+        self.instance.serve(self._on_command, conversations={"mcp_call": self._on_mcp_call})
         self.tray.start()
         self._install_signal_handlers()  # after pystray, which resets SIGINT
         log.info("desktop app starting (tray backend %s)", self.tray.backend)
@@ -121,6 +125,7 @@ class DesktopApp:
         from tray_app.core.bootstrap import start_app
         from tray_app.desktop.bridge import Bridge, bridge_commands
         from tray_app.desktop.hotkey import HotkeyManager
+        from tray_app.desktop.mcp_link import McpCallHost
         from tray_app.desktop.notify import Notifier
         from tray_app.desktop.window import Popup, UiPump
 
@@ -161,6 +166,7 @@ class DesktopApp:
         )  # fmt: skip
         self.hotkeys = HotkeyManager(self.popup.toggle)
         self.tray.attach(self.core)
+        self.mcp_calls = McpCallHost(lambda: self.core, self.quitting.is_set)
         self.started.set()
         log.info("core started (page %s)", index)
 
@@ -324,9 +330,17 @@ class DesktopApp:
             return {"ok": True}
         if command == "hotkey_status":  # for doctor: registered, or taken by another app
             return {"ok": True, "status": self.hotkeys.status()}
+        if command == "mcp_open":  # `metona-tray mcp serve` asks through this app
+            return self.mcp_calls.open_session(request)
         if self.test_hooks:
             return test_hooks.answer(self, command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}
+
+    def _on_mcp_call(self, request: dict[str, Any], conn: Connection) -> dict[str, Any]:
+        """One tool call forwarded by ``mcp serve``; holds ``conn`` until it ends."""
+        if not self.started.wait(START_WAIT) or self.quitting.is_set():
+            return {"ok": False, "code": "stopped", "error": "Metona Tray is not running"}
+        return self.mcp_calls.call(request, conn)
 
     # ---- quit ------------------------------------------------------------------------------
 

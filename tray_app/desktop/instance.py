@@ -9,9 +9,11 @@ Authentication: a random key in ``instance.key`` (mode 0600, inside the 0700 run
 is the ``authkey`` of ``multiprocessing.connection``, whose HMAC challenge runs both ways
 before any command is read. Messages are JSON bytes (``send_bytes``), never pickles.
 
-Commands: ``show``, ``toggle``, ``hide``, ``quit``, ``ping``; with ``METONA_TEST_HOOKS=1`` in
-the first instance's environment, also the test-only commands handled by ``app.py``
-(documented there). Windows path (named pipe, ``msvcrt`` lock) is untested here.
+Commands: ``show``, ``toggle``, ``hide``, ``quit``, ``ping``, ``mcp_open``; with
+``METONA_TEST_HOOKS=1`` in the first instance's environment, also the test-only commands handled
+by ``app.py`` (documented there). A *conversation* (``mcp_call``, ``desktop/mcp_link.py``) keeps
+its connection while it runs: its handler may read more messages (a cancel) before it answers.
+Windows path (named pipe, ``msvcrt`` lock) is untested here.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 1_000_000
 UNIX_PATH_MAX = 100  # sun_path is 104-108 bytes depending on the OS; keep a margin
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
+#: A command that holds its connection while it runs (it may read a cancel from it).
+Conversation = Callable[[dict[str, Any], Connection], dict[str, Any]]
 
 
 class InstanceError(RuntimeError):
@@ -135,7 +139,7 @@ class SingleInstance:
             os.chmod(self.key_path, 0o600)
         return key
 
-    def serve(self, handler: Handler) -> None:
+    def serve(self, handler: Handler, conversations: dict[str, Conversation] | None = None) -> None:
         """Start answering second launches on a daemon thread; needs the lock."""
         if self._lock_handle is None:
             raise RuntimeError("serve() needs the instance lock")
@@ -148,11 +152,14 @@ class SingleInstance:
         if self.family == "AF_UNIX":
             os.chmod(self.address, 0o600)
         self._thread = threading.Thread(
-            target=self._accept_loop, args=(handler,), name="metona-instance", daemon=True
+            target=self._accept_loop,
+            args=(handler, dict(conversations or {})),
+            name="metona-instance",
+            daemon=True,
         )
         self._thread.start()
 
-    def _accept_loop(self, handler: Handler) -> None:
+    def _accept_loop(self, handler: Handler, conversations: dict[str, Conversation]) -> None:
         listener = self._listener
         assert listener is not None
         while not self._stopping.is_set():
@@ -170,17 +177,21 @@ class SingleInstance:
                 conn.close()
                 return
             threading.Thread(
-                target=self._answer, args=(conn, handler), name="metona-instance-conn", daemon=True
+                target=self._answer,
+                args=(conn, handler, conversations),
+                name="metona-instance-conn",
+                daemon=True,
             ).start()
 
     @staticmethod
-    def _answer(conn: Connection, handler: Handler) -> None:
+    def _answer(conn: Connection, handler: Handler, conversations: dict[str, Conversation]) -> None:
         with conn:
             try:
                 request = json.loads(conn.recv_bytes(MAX_MESSAGE))
                 if not isinstance(request, dict) or not isinstance(request.get("command"), str):
                     raise ValueError("a request is a JSON object with a command")
-                reply = handler(request)
+                talk = conversations.get(request["command"])
+                reply = talk(request, conn) if talk is not None else handler(request)
             except Exception as exc:
                 log.warning("instance command failed: %s", exc)
                 reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
@@ -204,6 +215,33 @@ class SingleInstance:
             self.key_path.unlink()
 
     # ---- the client (second launch) --------------------------------------------------------
+
+    def connect(self, request: dict[str, Any], *, timeout: float = 10.0) -> Connection:
+        """Open a connection to the running instance and send ``request`` on it; the caller
+        reads the answer (and owns the connection). ``InstanceError`` when nobody answers."""
+        try:
+            key = bytes.fromhex(self.key_path.read_text().strip())
+        except (OSError, ValueError) as exc:
+            raise InstanceError(f"cannot read the instance key ({exc})") from exc
+        opened: list[Connection] = []
+        error: list[BaseException] = []
+
+        def dial() -> None:
+            try:
+                conn = Client(self.address, self.family, authkey=key)
+                conn.send_bytes(json.dumps(request).encode())
+                opened.append(conn)
+            except BaseException as exc:
+                error.append(exc)
+
+        worker = threading.Thread(target=dial, name="metona-instance-dial", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            raise InstanceError(f"the running instance did not answer within {timeout:g} s")
+        if error:
+            raise InstanceError(f"cannot reach the running instance ({error[0]})") from error[0]
+        return opened[0]
 
     def send(self, request: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any]:
         """Send one command to the running instance and return its reply."""

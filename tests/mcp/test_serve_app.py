@@ -1,0 +1,220 @@
+"""``metona-tray mcp serve`` asks through the running app (issue [mcp] #12, item 7).
+
+The SDK's own client drives ``mcp serve`` as a real subprocess; the "app" is a headless Core
+behind the real instance socket with the app's own ``mcp_call`` host (``desktop/mcp_link.py``),
+so approvals wait for the person in the app. tests/e2e/test_mcp_serve.py does the same with the
+whole desktop app under Xvfb and its notifications.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.mcp.conftest import ROOT, wait_for
+from tray_app.core.bootstrap import RunningApp, start_app
+from tray_app.desktop.instance import SingleInstance
+from tray_app.desktop.mcp_link import McpCallHost
+from tray_app.paths import AppPaths
+
+pytestmark = pytest.mark.timeout(120)
+
+NAME = "报告 \u202etxt.exe 📄.md"  # CJK, a bidi override and an emoji in one file name
+
+
+@dataclass
+class HeadlessApp:
+    running: RunningApp
+    instance: SingleInstance
+    quitting: threading.Event
+
+    def pending(self) -> list[dict[str, Any]]:
+        return list(self.running.core.pending_approvals())
+
+    def quit(self) -> None:
+        """Like the app's Quit: the socket stops, then Core (which ends what still runs)."""
+        if not self.quitting.is_set():
+            self.quitting.set()
+            self.instance.release()
+            self.running.close(1.5)
+
+
+@pytest.fixture
+def work(tmp_path: Path, metona_home: Path) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    config = metona_home / "config" / "settings.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    settings = {"allowed_dirs": [str(folder)], "confirmation_mode": "all_writes"}
+    config.write_text(json.dumps(settings), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def app(metona_home: Path, work: Path) -> Iterator[HeadlessApp]:
+    paths = AppPaths.under(metona_home)
+    running = start_app(paths, mcp="off")
+    instance = SingleInstance(paths.runtime_dir)
+    assert instance.acquire()
+    quitting = threading.Event()
+    host = McpCallHost(lambda: running.core, quitting.is_set)
+
+    def answer(request: dict[str, Any]) -> dict[str, Any]:
+        if request["command"] == "ping":
+            return {"ok": True}
+        if request["command"] == "mcp_open":
+            return host.open_session(request)
+        return {"ok": False, "error": "unknown command"}
+
+    instance.serve(answer, conversations={"mcp_call": host.call})
+    headless = HeadlessApp(running, instance, quitting)
+    try:
+        yield headless
+    finally:
+        headless.quit()
+
+
+@pytest.fixture
+def errlog(tmp_path: Path) -> Iterator[IO[str]]:
+    """Where `mcp serve` writes its stderr (the SDK hands it a real file)."""
+    with open(tmp_path / "serve.err", "w", encoding="utf-8") as handle:
+        yield handle
+
+
+@contextlib.asynccontextmanager
+async def serve(home: Path, work: Path, errlog: IO[str], *flags: str) -> AsyncIterator[Client]:
+    env = {
+        "METONA_HOME": str(home),
+        "PYTHONPATH": str(ROOT),
+        "HOME": os.environ.get("HOME", str(home)),
+    }
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tray_app", "mcp", "serve", "--workspace", str(work), *flags],
+        env=env,
+    )
+    async with Client(stdio_client(params, errlog=errlog)) as client:
+        yield client
+
+
+async def until(check: Any, what: str, timeout: float = 60.0) -> Any:
+    """Wait on a condition without blocking the loop the MCP client runs on."""
+    return await asyncio.to_thread(wait_for, check, timeout, what)
+
+
+async def test_an_approved_write_lands_in_the_app_and_undoes(
+    app: HeadlessApp, metona_home: Path, work: Path, tmp_path: Path, errlog: IO[str]
+) -> None:
+    async with serve(metona_home, work, errlog) as client:
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": NAME, "content": "新内容 ✓\n"})
+        )
+        pending = await until(app.pending, "the write to wait in the app")
+        assert pending[0]["name"] == "write_file"
+        assert pending[0]["arguments"]["path"] == NAME
+        assert not (work / NAME).exists()  # nothing is written before the person says so
+        app.running.core.decide(pending[0]["call_id"], True, by="notification")
+        wrote = await call
+        assert wrote.is_error is False, wrote.content
+        assert (work / NAME).read_text(encoding="utf-8") == "新内容 ✓\n"
+
+        read = await client.call_tool("read_file", {"path": NAME})  # reads never ask
+        assert read.is_error is False and read.structured_content["content"] == "新内容 ✓\n"
+    assert "running Metona Tray" in (tmp_path / "serve.err").read_text(encoding="utf-8")
+
+    core = app.running.core
+    sessions = [s for s in core.list_sessions() if s["title"] == "MCP client"]
+    assert len(sessions) == 1  # the app's chat, written by the app alone
+    calls = core.get_session(sessions[0]["id"])["tool_calls"]
+    assert [(c["name"], c["status"]) for c in calls] == [
+        ("write_file", "success"),
+        ("read_file", "success"),
+    ]
+    assert calls[0]["decided_by"] == "notification"
+    assert calls[0]["undoable"] is True
+    core.undo(calls[0]["call_id"])
+    assert not (work / NAME).exists()
+
+
+async def test_a_denied_call_is_a_tool_error_and_the_flags_still_approve(
+    app: HeadlessApp, metona_home: Path, work: Path, tmp_path: Path, errlog: IO[str]
+) -> None:
+    (work / "keep.txt").write_text("keep\n")
+    async with serve(metona_home, work, errlog, "--yes") as client:
+        wrote = await client.call_tool("write_file", {"path": "by-flag.md", "content": "ok"})
+        assert wrote.is_error is False, wrote.content  # --yes approves writes: not asked
+        assert (work / "by-flag.md").read_text() == "ok"
+
+        call = asyncio.create_task(client.call_tool("delete_file", {"path": "keep.txt"}))
+        pending = await until(app.pending, "the delete to wait in the app")
+        assert pending[0]["name"] == "delete_file"  # --yes does not cover deletes: asked
+        app.running.core.decide(pending[0]["call_id"], False, by="popup")
+        refused = await call
+    assert refused.is_error is True
+    assert "denied" in refused.content[0].text
+    assert (work / "keep.txt").exists()
+
+
+async def test_a_cancelled_call_stops_waiting_in_the_app(
+    app: HeadlessApp, metona_home: Path, work: Path, tmp_path: Path, errlog: IO[str]
+) -> None:
+    async with serve(metona_home, work, errlog) as client:
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": "never.md", "content": "x"})
+        )
+        await until(app.pending, "the write to wait in the app")
+        call.cancel()  # the client gives up: the SDK sends notifications/cancelled
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        await until(lambda: app.pending() == [], "the card to go away in the app")
+        # the server still answers after a cancel
+        listed = await client.list_tools()
+        assert "write_file" in {t.name for t in listed.tools}
+    assert not (work / "never.md").exists()
+
+
+async def test_the_app_quitting_mid_call_fails_the_call_cleanly(
+    app: HeadlessApp, metona_home: Path, work: Path, tmp_path: Path, errlog: IO[str]
+) -> None:
+    async with serve(metona_home, work, errlog) as client:
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": "late.md", "content": "x"})
+        )
+        await until(app.pending, "the write to wait in the app")
+        await asyncio.to_thread(app.quit)
+        failed = await asyncio.wait_for(call, 60)
+        assert failed.is_error is True
+        assert "Metona Tray quit" in failed.content[0].text
+        # Without the app, reads still work here and a write says how to get it approved.
+        (work / "读我.txt").write_text("你好 \u202e", encoding="utf-8")
+        read = await client.call_tool("read_file", {"path": "读我.txt"})
+        assert read.is_error is False and read.structured_content["content"] == "你好 \u202e"
+        refused = await client.call_tool("write_file", {"path": "late.md", "content": "x"})
+        assert refused.is_error is True
+        assert "Open Metona Tray to approve it" in refused.content[0].text
+    assert not (work / "late.md").exists()
+    assert "not running" in (tmp_path / "serve.err").read_text(encoding="utf-8")
+
+
+async def test_without_the_app_serve_says_so_and_refuses_what_needs_asking(
+    metona_home: Path, work: Path, tmp_path: Path, errlog: IO[str]
+) -> None:
+    async with serve(metona_home, work, errlog) as client:
+        refused = await client.call_tool("write_file", {"path": NAME, "content": "x"})
+    assert refused.is_error is True
+    assert "Open Metona Tray to approve it there" in refused.content[0].text
+    assert not (work / NAME).exists()
+    err = (tmp_path / "serve.err").read_text(encoding="utf-8")
+    assert "Metona Tray is not running" in err

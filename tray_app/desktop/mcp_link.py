@@ -1,0 +1,205 @@
+"""``metona-tray mcp serve`` through the running app: the protocol on the instance socket.
+
+Why: the app is where the user can be asked (the popup's card, the notification's Approve /
+Deny) and it is the one writer of the chat, the undo journal and the audit log. So while the
+app runs, ``mcp serve`` runs no Core of its own; it forwards each tool call here and the app's
+Core runs it with its approval broker (``Core.start_tool``), exactly like a call its own model
+makes.
+
+Protocol (JSON messages on the authenticated, user-only instance socket, one connection each):
+
+- ``{"command": "mcp_open", "workspace"}`` → ``{"ok", "session_id"}``: the app makes the chat
+  ("MCP client") the calls are recorded in, and owns it; only chats opened so are served.
+- ``{"command": "mcp_call", "session_id", "name", "arguments", "yes", "yes_all"}`` keeps its
+  connection until the call ends and answers ``{"ok": true, "result"}``. Meanwhile the client
+  may send ``{"cancel": true}`` or just close: either stops the call like a stopped turn.
+  Failures: ``{"ok": false, "code": "unknown_session" | "invalid" | "cancelled" | "stopped"}``.
+  ``yes``/``yes_all`` approve what the flags allow (``approve``); anything else is asked.
+- The client sees the connection close without an answer when the app quits mid-call.
+
+Messages are bounded (``MAX_REQUEST`` in, ``MAX_REPLY`` out); the app reads nothing else.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.errors import MetonaError
+from tray_app.events import ApprovalNeeded, Event
+from tray_app.tools.base import Risk
+
+if TYPE_CHECKING:
+    from tray_app.core.service import Core
+
+log = logging.getLogger(__name__)
+
+SESSION_TITLE = "MCP client"
+MAX_REQUEST = 1_000_000  # a call's arguments (the instance socket's own bound)
+MAX_REPLY = 16_000_000  # a call's result; tools shorten what they return long before this
+MAX_SESSIONS = 256  # chats opened by `mcp serve` processes that the app still serves
+MAX_CANCEL = 1024  # the only message a client sends during a call
+POLL = 0.25  # seconds between looks at the client while a call runs (cancel, gone)
+CONNECT_WAIT = 10.0
+
+
+def approve(event: ApprovalNeeded, *, yes: bool, yes_all: bool) -> bool:
+    """The flags' answer to an approval (a persistence risk or a spent budget never)."""
+    preview = event.preview or {}
+    if preview.get("persistence") or preview.get("budget"):
+        return False
+    if yes_all:
+        return True
+    return yes and event.risk == Risk.WRITE.value and not preview.get("deletes")
+
+
+# ---- the app's side ----------------------------------------------------------------------------
+
+
+class McpCallHost:
+    """Answers ``mcp_open`` and ``mcp_call`` in the app (instance-socket threads)."""
+
+    def __init__(self, core: Callable[[], Core], quitting: Callable[[], bool]) -> None:
+        self._core = core
+        self._quitting = quitting  # while the app quits, a call's failure is the quitting
+        self._lock = threading.Lock()
+        self._sessions: OrderedDict[str, None] = OrderedDict()
+
+    def open_session(self, request: dict[str, Any]) -> dict[str, Any]:
+        workspace = request.get("workspace")
+        if workspace is not None and not isinstance(workspace, str):
+            return {"ok": False, "code": "invalid", "error": "workspace must be a path"}
+        core = self._core()
+        session = core.new_session(workspace=workspace)
+        session_id = str(session["id"])
+        core.update_session(session_id, title=SESSION_TITLE)
+        with self._lock:
+            self._sessions[session_id] = None
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+        return {"ok": True, "session_id": session_id}
+
+    def call(self, request: dict[str, Any], conn: Connection) -> dict[str, Any]:
+        session_id, name = request.get("session_id"), request.get("name")
+        arguments = request.get("arguments")
+        if not (isinstance(name, str) and isinstance(arguments, dict)):
+            return {"ok": False, "code": "invalid", "error": "a call has a name and arguments"}
+        with self._lock:
+            known = isinstance(session_id, str) and session_id in self._sessions
+        if not known:
+            return {"ok": False, "code": "unknown_session", "error": "open a session first"}
+        assert isinstance(session_id, str)
+        yes, yes_all = request.get("yes") is True, request.get("yes_all") is True
+        core = self._core()
+
+        def ours(event: Event) -> bool:
+            return isinstance(event, ApprovalNeeded) and event.session_id == session_id
+
+        with core.bus.subscribe(ours) as approvals:
+            future = core.start_tool(session_id, name, arguments)
+            future.add_done_callback(lambda _done: approvals.wake())
+            while not future.done():
+                event = approvals.get(timeout=POLL)
+                if isinstance(event, ApprovalNeeded) and approve(event, yes=yes, yes_all=yes_all):
+                    with contextlib.suppress(MetonaError):  # answered elsewhere meanwhile
+                        core.decide(event.call_id, True, by="rule")
+                if not future.done() and _client_gone(conn):
+                    future.cancel()  # the MCP client cancelled, or its process ended
+                    return {"ok": False, "code": "cancelled", "error": f"{name} was cancelled"}
+        try:
+            return {"ok": True, "result": future.result()}
+        except (concurrent.futures.CancelledError, Exception) as exc:
+            if self._quitting() or isinstance(exc, concurrent.futures.CancelledError):
+                error = f"{name} was stopped: Metona Tray quit before it finished"
+            else:  # a bug, logged by the core
+                error = f"{name} failed in Metona Tray: {type(exc).__name__}"
+            return {"ok": False, "code": "stopped", "error": error}
+
+
+def _client_gone(conn: Connection) -> bool:
+    """True when the client sent a cancel (or anything) or closed its end."""
+    try:
+        if not conn.poll(0):
+            return False
+        conn.recv_bytes(MAX_CANCEL)
+    except (EOFError, OSError):
+        return True
+    return True  # the only message a client sends during a call is a cancel
+
+
+# ---- the `mcp serve` side ----------------------------------------------------------------------
+
+
+class AppGone(Exception):
+    """The app closed the connection before the call ended (it quit, or crashed)."""
+
+
+@dataclass
+class AppLink:
+    """``mcp serve``'s line to the running app; ``InstanceError`` when no app answers."""
+
+    runtime_dir: Path
+    yes: bool = False
+    yes_all: bool = False
+    workspace: str | None = None
+    session_id: str | None = None
+
+    def __post_init__(self) -> None:
+        self._instance = SingleInstance(self.runtime_dir)
+
+    def running(self) -> bool:
+        try:
+            return bool(self._instance.send({"command": "ping"}, timeout=CONNECT_WAIT).get("ok"))
+        except InstanceError:
+            return False
+
+    def _open(self) -> str:
+        request = {"command": "mcp_open", "workspace": self.workspace}
+        reply = self._instance.send(request, timeout=60.0)
+        if not reply.get("ok"):
+            raise InstanceError(str(reply.get("error") or "the app refused the session"))
+        self.session_id = str(reply["session_id"])
+        return self.session_id
+
+    def call(self, name: str, arguments: dict[str, Any], cancelled: threading.Event) -> Any:
+        """The tool's result from the app. ``InstanceError`` before anything was sent (no app
+        runs: the caller may run it elsewhere); ``AppGone`` when the app quit mid-call."""
+        if len(json.dumps(arguments)) > MAX_REQUEST - 4096:
+            return {"success": False, "error": f"{name} was not run: its arguments exceed 1 MB"}
+        reply = self._call_once(self.session_id or self._open(), name, arguments, cancelled)
+        if reply.get("code") == "unknown_session":  # the app was restarted meanwhile
+            reply = self._call_once(self._open(), name, arguments, cancelled)
+        if reply.get("ok"):
+            return reply.get("result")
+        error = str(reply.get("error") or reply.get("code") or "failed")
+        return {"success": False, "error": error}
+
+    def _call_once(
+        self, session_id: str, name: str, arguments: dict[str, Any], cancelled: threading.Event
+    ) -> dict[str, Any]:
+        request = {
+            "command": "mcp_call", "session_id": session_id, "name": name,
+            "arguments": arguments, "yes": self.yes, "yes_all": self.yes_all,
+        }  # fmt: skip
+        conn = self._instance.connect(request, timeout=CONNECT_WAIT)
+        with conn:
+            try:
+                while not conn.poll(POLL):
+                    if cancelled.is_set():
+                        with contextlib.suppress(OSError):
+                            conn.send_bytes(b'{"cancel": true}')
+                        return {"ok": False, "code": "cancelled", "error": f"{name} was cancelled"}
+                reply = json.loads(conn.recv_bytes(MAX_REPLY))
+            except (EOFError, OSError) as exc:
+                raise AppGone(str(exc)) from exc
+        return reply if isinstance(reply, dict) else {"ok": False, "error": "a malformed answer"}
