@@ -4,6 +4,10 @@ Recursive listing, search and the recursive-delete check all use it. Breadth fir
 cap stops the walk the shallow entries, which matter most, are already in. It stops at a time
 budget and on cancellation, skips folders it already visited (bind-mount loops), and reads at
 most ``max_dir_entries`` names of any one folder. ``stopped`` says why it stopped early.
+
+A folder is read into a ``Listing`` (names sorted, the name filter applied, kinds from the
+listing's own type): iterating the walk builds an ``Entry`` per name, while a name search reads
+the listings (``Walk.listings``) and builds entries only for its hits.
 """
 
 from __future__ import annotations
@@ -71,6 +75,47 @@ class Entry:
         return f"Entry({self.rel!r}, {self.kind})"
 
 
+class Listing:
+    """One folder as the walk read it: the names it keeps (walk order) and their kinds.
+
+    Entries are built on demand: a name search over 20,000 files builds only its hits and the
+    folders (``Walk.listings``), instead of an object per name.
+    """
+
+    __slots__ = ("depth", "folder", "infos", "items", "kinds", "names", "prefix", "subfolders")
+
+    def __init__(self, folder: str, prefix: str, depth: int) -> None:
+        self.folder = folder
+        self.prefix = prefix  # the folder's path below the root, with a trailing separator
+        self.depth = depth  # of the entries: 1 = directly inside the root
+        self.names: list[str] = []
+        self.kinds: list[str] = []
+        self.items: list[os.DirEntry[str]] = []
+        self.infos: list[os.stat_result | None] = []
+        # The folders the walk goes into next; None: every directory kept here. A consumer
+        # that filters entries itself (``Walk.__iter__`` with a per-entry ``skip``) sets it.
+        self.subfolders: list[Entry] | None = None
+
+    def entry(self, index: int) -> Entry:
+        name, item = self.names[index], self.items[index]
+        kind, info = self.kinds[index], self.infos[index]
+        return Entry(item.path, self.prefix + name, name, self.depth, kind, info, item)
+
+    def entries(self) -> list[Entry]:
+        prefix, depth = self.prefix, self.depth
+        return [
+            Entry(item.path, prefix + name, name, depth, kind, info, item)
+            for name, kind, item, info in zip(
+                self.names, self.kinds, self.items, self.infos, strict=True
+            )
+        ]
+
+    def folders(self) -> list[Entry]:
+        if self.subfolders is not None:
+            return self.subfolders
+        return [self.entry(i) for i, kind in enumerate(self.kinds) if kind == "directory"]
+
+
 class Walk:
     """Iterate the entries below ``root`` (not the root itself)."""
 
@@ -90,6 +135,11 @@ class Walk:
         self.max_depth = max_depth
         self.include_hidden = include_hidden
         self.skip = skip
+        # A filter that decides by folder and name (``walk_filter.HiddenFromModel``) runs on
+        # the names, before any entry is built or any name is stat'ed.
+        self.keep_names: Callable[[str, list[str]], list[str]] | None = getattr(
+            skip, "keep_names", None
+        )
         budget = DEFAULT_TIME_BUDGET if time_budget is None else time_budget
         self.deadline = time.monotonic() + budget
         self.cancel = cancel
@@ -101,31 +151,39 @@ class Walk:
         self.unreadable = 0  # folders that could not be read (skipped)
 
     def __iter__(self) -> Iterator[Entry]:
+        skip = None if self.keep_names is not None else self.skip
+        for listing in self.listings():
+            entries = listing.entries()
+            if skip is not None:
+                entries = [entry for entry in entries if not skip(entry)]
+            listing.subfolders = [entry for entry in entries if entry.kind == "directory"]
+            # Handed out in slices, the clock and the cancel flag read between them (a read per
+            # entry costs as much as the rest of the walk); ``listings`` read them for the first.
+            for start in range(0, len(entries), _SLICE):
+                if start and self.should_stop():
+                    return
+                yield from entries[start : start + _SLICE]
+
+    def listings(self) -> Iterator[Listing]:
+        """The folders in walk order, each read, name-filtered and sorted. The walk goes into
+        a folder's subfolders once its consumer is done with it; it stops (``stopped``) before
+        a folder with entries when the time is up or the call was cancelled."""
         root_info = os.lstat(self.root)
         visited = {(root_info.st_dev, root_info.st_ino)}
-        queue: deque[tuple[Path, str, int]] = deque([(self.root, "", 1)])
+        queue: deque[tuple[str, str, int]] = deque([(os.fspath(self.root), "", 1)])
         while queue:
             folder, rel, depth = queue.popleft()
             try:
-                entries = self._read(folder, rel, depth)
+                listing = self._read(folder, rel, depth)
             except OSError:
-                if folder == self.root:
+                if depth == 1:
                     raise
                 self.unreadable += 1
                 continue
-            if self.skip is not None:
-                skip = self.skip
-                keep = getattr(skip, "keep", None)  # a filter that takes a whole folder at once
-                entries = keep(entries) if keep else [e for e in entries if not skip(e)]
-            # Handed out in slices, the clock and the cancel flag read between them (a read per
-            # entry costs as much as the rest of the walk).
-            for start in range(0, len(entries), _SLICE):
-                if self._should_stop():
-                    return
-                yield from entries[start : start + _SLICE]
-            for entry in entries:
-                if entry.kind != "directory":
-                    continue
+            if listing.names and self.should_stop():
+                return
+            yield listing
+            for entry in listing.folders():
                 if depth >= self.max_depth:
                     self.depth_limited = True
                     continue
@@ -139,44 +197,63 @@ class Walk:
                     continue
                 if info.st_ino:  # DirEntry.stat() on Windows leaves st_ino at 0
                     visited.add(ident)
-                queue.append((entry.path, entry.rel, depth + 1))
+                queue.append((entry.path_str, entry.rel, depth + 1))
             if self.stopped:
                 return
 
-    def _should_stop(self) -> bool:
+    def should_stop(self) -> bool:
         if self.cancel is not None and self.cancel.is_set():
             self.stopped = "cancelled"
         elif time.monotonic() > self.deadline:
             self.stopped = "time"
         return self.stopped is not None
 
-    def _read(self, folder: Path, rel: str, depth: int) -> list[Entry]:
-        found: list[Entry] = []
-        hidden = self.include_hidden
-        prefix = rel + os.sep if rel else ""
+    def _read(self, folder: str, rel: str, depth: int) -> Listing:
+        listing = Listing(folder, rel + os.sep if rel else "", depth)
         with os.scandir(folder) as it:
             items = {item.name: item for item in itertools.islice(it, self.max_dir_entries + 1)}
         if len(items) > self.max_dir_entries:
             self.stopped = "folder too large"
             items.popitem()
-        names = list(items) if hidden else [n for n in items if not n.startswith(".")]
+        names = list(items) if self.include_hidden else [n for n in items if not n.startswith(".")]
+        if self.keep_names is not None:
+            names = self.keep_names(folder, names)
         names.sort()  # two C-level sorts: by folded name, ties by name (stable)
         names.sort(key=str.casefold)
+        chosen = [items[name] for name in names]
+        try:  # in bulk; one by one only when an entry vanished or could not be stat'ed
+            if self.stat_entries:
+                stats = [item.stat(follow_symlinks=False) for item in chosen]
+                kinds = [kind_of(info.st_mode) for info in stats]
+                infos: list[os.stat_result | None] = [*stats]
+            else:
+                kinds = ["file" if i.is_file(follow_symlinks=False) else _kind(i) for i in chosen]
+                infos = [None] * len(chosen)
+        except OSError:
+            return self._read_one_by_one(listing, names, chosen)
+        listing.names, listing.kinds, listing.items, listing.infos = names, kinds, chosen, infos
+        return listing
+
+    def _read_one_by_one(
+        self, listing: Listing, names: list[str], items: list[os.DirEntry[str]]
+    ) -> Listing:
         info: os.stat_result | None
-        for name in names:
-            item = items[name]
+        for name, item in zip(names, items, strict=True):
             try:
                 if self.stat_entries:
-                    st = item.stat(follow_symlinks=False)
-                    info, kind = st, kind_of(st.st_mode)
+                    info = item.stat(follow_symlinks=False)
+                    kind = kind_of(info.st_mode)
                 elif item.is_file(follow_symlinks=False):
                     info, kind = None, "file"
                 else:
                     info, kind = None, _kind(item)
-            except OSError:
+            except OSError:  # gone since the listing
                 continue
-            found.append(Entry(item.path, prefix + name, name, depth, kind, info, item))
-        return found
+            listing.names.append(name)
+            listing.kinds.append(kind)
+            listing.items.append(item)
+            listing.infos.append(info)
+        return listing
 
 
 def _kind(item: os.DirEntry[str]) -> str:

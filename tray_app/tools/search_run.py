@@ -10,9 +10,7 @@ same counters and caps as without rg, so both engines give the same results, cou
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import threading
 import time
 from collections import deque
@@ -22,14 +20,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tray_app.tools import search_rg
 from tray_app.tools.fs_safe import NotReadable, looks_binary, read_regular
-from tray_app.tools.fs_walk import Entry, is_regular
+from tray_app.tools.fs_walk import Entry, Walk, is_regular
+from tray_app.tools.search_names import MAX_NAME_FILES, NameMatcher, name_hit, names_by_listing
 from tray_app.tools.text_codec import detect_bom
 
 if TYPE_CHECKING:
     from tray_app.tools.search_files import SearchFilesArgs
 
 MAX_SCAN_FILES = 1000  # files whose content is searched
-MAX_NAME_FILES = 20_000  # files whose name is checked (cheap: no read)
 MAX_SEARCH_FILE_BYTES = 500 * 1024
 MAX_MATCHES_PER_FILE = 10
 MATCH_TEXT_CHARS = 200
@@ -39,40 +37,6 @@ MATCH_TEXT_CHARS = 200
 RG_BATCH = 1000
 
 Kind = Literal["folder", "skip", "name", "none", "content"]
-
-
-class NameMatcher:
-    """Globs (``*.ts``) on names; plain text matches part of a name. Answers are cached per
-    name (one walk meets ``index.js`` or ``__init__.py`` in many folders)."""
-
-    def __init__(self, query: str, case_sensitive: bool) -> None:
-        pattern = query.strip()
-        while pattern.startswith(("**/", "*/")):
-            pattern = pattern.split("/", 1)[1]
-        self.on_path = "/" in pattern
-        self.glob = any(ch in pattern for ch in "*?[")
-        self.case_sensitive = case_sensitive
-        self.pattern = pattern if case_sensitive else pattern.casefold()
-        self.regex = re.compile(fnmatch.translate(self.pattern)) if self.glob else None
-        self.seen: dict[str, bool] = {}
-
-    def __call__(self, entry: Entry) -> bool:
-        if self.on_path:
-            return self._test(entry.rel.replace(os.sep, "/"))
-        name = entry.name
-        hit = self.seen.get(name)
-        if hit is None:
-            hit = self._test(name)
-            if len(self.seen) < 100_000:
-                self.seen[name] = hit
-        return hit
-
-    def _test(self, subject: str) -> bool:
-        if not self.case_sensitive:
-            subject = subject.casefold()
-        if self.regex is not None:
-            return self.regex.match(subject) is not None
-        return self.pattern in subject
 
 
 def line_matches(text: str, query: str, case_sensitive: bool) -> list[dict[str, Any]]:
@@ -181,8 +145,8 @@ class Search:
 
     def _run_direct(self, entries: Iterable[Entry]) -> None:
         """Without rg: visit each entry as it comes (names only, or Python reads)."""
-        if not self.by_content:
-            self._run_names(entries)
+        if not self.by_content and isinstance(entries, Walk):
+            names_by_listing(self, entries)
             return
         limit = self.args.max_results
         for entry in entries:
@@ -194,22 +158,6 @@ class Search:
                 self.truncated = True
                 return
             self.visit(entry, self.classify(entry), None)
-
-    def _run_names(self, entries: Iterable[Entry]) -> None:
-        """Names only: ``classify`` and ``visit`` folded into one loop (20,000 entries)."""
-        limit, matcher, exts = self.args.max_results, self.matcher, self.exts
-        for entry in entries:
-            if self.total_matches >= limit or self.scanned >= MAX_NAME_FILES:
-                self.truncated = True
-                return
-            kind = entry.kind
-            if kind == "directory":
-                if not exts and matcher(entry):
-                    self.add(name_hit(entry), 1)
-            elif kind == "file" and not (exts and not entry.name.lower().endswith(exts)):
-                self.scanned += 1
-                if matcher(entry):
-                    self.add(name_hit(entry), 1)
 
     def _run_batched(self, entries: Iterable[Entry]) -> None:
         """Classify entries into batches; rg works on each batch (in a thread) while the walk
@@ -368,15 +316,6 @@ class _Either(threading.Event):
 
     def is_set(self) -> bool:
         return super().is_set() or (self.other is not None and self.other.is_set())
-
-
-def name_hit(entry: Entry) -> dict[str, Any]:
-    """A name match: line 0 means "the name matched", not a line of the file."""
-    return {
-        "path": entry.path_str,
-        "type": entry.kind,
-        "matches": [{"line": 0, "text": entry.name, "column": 0}],
-    }
 
 
 def single_file(path: Path) -> list[Entry]:

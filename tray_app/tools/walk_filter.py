@@ -66,26 +66,26 @@ class HiddenFromModel:
             return False
         if verdict == "secret":
             return True
-        return self.policy.is_secret_entry(entry.path) or self.policy.is_blocked(entry.path)
+        return self._check(entry.path)
 
-    def keep(self, entries: list[Entry]) -> list[Entry]:
-        """The entries not hidden: ``__call__`` over a whole folder, one call per folder."""
+    def keep_names(self, folder: str, names: list[str]) -> list[str]:
+        """The names in ``folder`` not hidden: ``__call__`` over a whole folder's names, before
+        the walk builds or stats anything (``fs_walk.Walk`` calls it when it is the skip)."""
         if self.everything:
             return []
         verdicts, kept = self.verdicts, []
-        for entry in entries:
-            name = entry.name
+        for name in names:
             verdict = verdicts.get(name, _UNSEEN)
             if verdict is _UNSEEN:
                 verdict = self._verdict(name)
                 if len(verdicts) < 100_000:
                     verdicts[name] = verdict
-            if verdict is None or (verdict == "check" and not self._check(entry)):
-                kept.append(entry)
+            if verdict is None or (verdict == "check" and not self._check(Path(folder, name))):
+                kept.append(name)
         return kept
 
-    def _check(self, entry: Entry) -> bool:
-        return self.policy.is_secret_entry(entry.path) or self.policy.is_blocked(entry.path)
+    def _check(self, path: Path) -> bool:
+        return self.policy.is_secret_entry(path) or self.policy.is_blocked(path)
 
     def _verdict(self, name: str) -> str | None:
         folded = fold(name)
