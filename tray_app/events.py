@@ -216,6 +216,14 @@ class StateChanged(_Event):
     pending: int = 0
 
 
+class McpStatus(_Event):
+    """The MCP servers' status, last errors or tool lists changed: Settings › Tool servers
+    redraws from it instead of asking. ``servers`` is what ``Core.mcp_status`` answers."""
+
+    type: Literal["mcp_status"] = "mcp_status"
+    servers: list[dict[str, Any]]
+
+
 class UiAction(_Event):
     """A request from the tray menu or a notification click to the page; never from Core.
 
@@ -246,6 +254,7 @@ Event = Annotated[
     | PullProgressEvent
     | UndoApplied
     | StateChanged
+    | McpStatus
     | UiAction,
     Field(discriminator="type"),
 ]

@@ -22,6 +22,7 @@ from tray_app.errors import InvalidRequest, NotFound, SandboxViolation
 from tray_app.events import (
     ApprovalNeeded,
     Event,
+    McpStatus,
     TurnFailed,
     TurnFinished,
 )
@@ -146,6 +147,8 @@ class ChatRunner:
             self.err.write("that question is no longer waiting (timed out or stopped)\n")
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, McpStatus):
+            return  # for Settings' live list; `mcp list` shows it here
         if self.json:
             self.out.write(event.model_dump_json() + "\n")
             self.out.flush()

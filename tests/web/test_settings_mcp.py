@@ -232,3 +232,34 @@ def test_the_section_passes_axe(
     page.click("#mcp-add")
     page.locator(".mcp-paste summary").click()
     assert axe_violations(page, ".mcp-field") == []
+
+
+def test_status_and_tool_changes_are_pushed_not_polled(
+    make_app: AppFactory, fake_ollama: FakeOllama, marks: Path
+) -> None:
+    import threading
+
+    name = "远程-服务"
+    app = make_app(fake_ollama, mcp_servers={name: fake_entry(marks)})
+    asked: list[int] = []
+    real = app.core.mcp_status
+
+    def counted() -> list[dict[str, Any]]:
+        asked.append(1)
+        return real()
+
+    app.core.mcp_status = counted  # type: ignore[method-assign]
+    open_settings(app)
+    row = server_row(app, name)
+    expect(row.locator(".mcp-status")).to_have_text("Running", timeout=30_000)
+    expect(row.locator(".mcp-tools summary")).to_have_text("11 tools")
+    wait_for(lambda: asked, 10, "the page's one question when the section opened")
+    before = len(asked)
+    manager = app.core._mcp.manager  # the server's own tool changes its list
+    assert manager is not None
+    assert manager.call(name, "grow", {}, cancel=threading.Event())["isError"] is False
+    expect(row.locator(".mcp-tools summary")).to_have_text("12 tools", timeout=30_000)
+    row.locator(".mcp-tools summary").click()
+    expect(row.locator('input[data-tool="late"]')).to_be_attached()
+    assert len(asked) == before == 1  # the change came as an event: the page never asked
+    assert app.page_errors == [] and app.dialogs == []

@@ -5,16 +5,23 @@ MCP servers never loads the SDK. ``start`` says when servers start: ``"start"`` 
 app: in the background when Core starts; a turn takes the tools of the servers ready at that
 moment), ``"first_turn"`` (the terminal chat: at its first turn, which waits for them, once,
 at most ``FIRST_TURN_WAIT``), ``"off"`` (commands that run no turn: sessions, export, undo).
+
+Every change of a server's status, last error or tools is published as one ``mcp_status`` event
+(a burst on the manager's loop -- tools listed, then ready -- becomes one event; an unchanged
+status none), so the page never polls.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from tray_app.events import McpStatus, Publish
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Tool
 
@@ -37,6 +44,7 @@ class McpHost:
         secret: Callable[[str], str | None],
         *,
         start: McpStart = "start",
+        publish: Publish | None = None,
     ) -> None:
         self._paths = paths
         self._settings = settings
@@ -49,6 +57,10 @@ class McpHost:
         self._waited = False
         self._roots = list(settings().allowed_dirs)
         self._lock = threading.Lock()
+        self._publish = publish
+        self._push_lock = threading.Lock()
+        self._push_queued = False
+        self._pushed = "[]"  # the last status published, as JSON: an unchanged one is not sent
 
     @property
     def manager(self) -> McpManager | None:
@@ -79,6 +91,7 @@ class McpHost:
             for name, why in self._errors.items():
                 log.warning("MCP server %s ignored: %s", name, why)
             if not servers and self._manager is None:
+                self._push()  # no server runs, but the invalid ones are shown
                 return
             if self._manager is None:
                 from tray_app.mcp.manager import McpManager
@@ -89,9 +102,39 @@ class McpHost:
                     secrets=self._secret,
                     roots=lambda: list(self._settings().allowed_dirs),
                     sandbox=lambda: self._settings().sandbox_enabled,
+                    on_change=self._changed,
                 )
                 self._tools = McpTools(self._manager)
             self._manager.configure(servers, wait=wait)
+        self._push()  # servers that are invalid now (or no longer) change no connection
+
+    def _changed(self) -> None:
+        """A server changed (on the manager's loop): one event once this burst is over."""
+        if self._publish is None:
+            return
+        with self._push_lock:
+            if self._push_queued:
+                return
+            self._push_queued = True
+        try:
+            asyncio.get_running_loop().call_soon(self._push)
+        except RuntimeError:  # not on a loop after all: at once
+            self._push()
+
+    def _push(self) -> None:
+        if self._publish is None:
+            return
+        with self._push_lock:
+            self._push_queued = False
+            servers = self.status()
+            shown = json.dumps(servers, sort_keys=True, default=str)
+            if shown == self._pushed:
+                return
+            self._pushed = shown
+        try:
+            self._publish(McpStatus(servers=servers))
+        except Exception:
+            log.exception("publishing the MCP status failed")
 
     def tools(self, taken: set[str]) -> list[Tool]:
         """The ready servers' tools, named so that none clashes with ``taken``."""

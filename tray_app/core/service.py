@@ -106,6 +106,7 @@ class Core:
             lambda: self._settings.current,
             keyring.lookup,
             start=mcp,
+            publish=publish,
         )
         self._settings.listen(self._mcp_follow)
         self._factory = TurnFactory(paths, tool_registry, extra_tools=self._mcp.tools)

@@ -367,6 +367,7 @@ async function boot() {
     reloadSoon,
     resync: requestResync,
     uiAction,
+    mcpStatus: (servers) => ui.settings.mcpStatus(servers),
     serverCheck: () => checkServer(),
   });
   await whenReady();

@@ -156,6 +156,9 @@ function applyEvent(ctx, ev, acc) {
     case 'state_changed':
       ctx.stateChanged(ev);
       break;
+    case 'mcp_status': // a tool server started, failed or listed new tools (events.McpStatus)
+      ctx.mcpStatus?.(ev.servers);
+      break;
     case 'ui_action': // from the tray menu or a notification click (events.UiAction)
       ctx.uiAction(ev);
       break;

@@ -147,6 +147,7 @@ export class SettingsPanel {
     let set;
     let root;
     let showErrors = null;
+    let status = null;
     switch (spec.type) {
       case 'switch':
         input = h('input', { type: 'checkbox', id, role: 'switch', 'aria-describedby': help ? `${id}-help` : null,
@@ -201,7 +202,7 @@ export class SettingsPanel {
         if (spec.name === 'blocked_dirs') root.append(this.builtins = builtinRules(this.rules));
         break;
       case 'mcp':
-        ({ root, set, showErrors } = mcpSection({ onChange: (servers, event) => save(servers, event) }));
+        ({ root, set, showErrors, status } = mcpSection({ onChange: (servers, event) => save(servers, event) }));
         root.append(error);
         break;
       case 'hotkey':
@@ -228,7 +229,7 @@ export class SettingsPanel {
     }
     // A field being typed in keeps what the user typed; lists and switches always refresh.
     const typing = ['text', 'number', 'password', 'textarea', 'hotkey'].includes(spec.type);
-    this.controls.set(spec.name, { root, set, error, typing, showErrors });
+    this.controls.set(spec.name, { root, set, error, typing, showErrors, status });
     if (spec.local) set('', settings);
     return root;
   }
@@ -335,6 +336,11 @@ export class SettingsPanel {
     this.savedNote.classList.add('show');
     clearTimeout(this.savedTimer);
     this.savedTimer = setTimeout(() => this.savedNote.classList.remove('show'), 1500);
+  }
+
+  /** The MCP servers' live status (an mcp_status event). */
+  mcpStatus(servers) {
+    this.controls.get('mcp_servers')?.status?.(servers);
   }
 
   setModels(models) {

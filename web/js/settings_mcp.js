@@ -1,6 +1,6 @@
-// Settings › Tool servers (MCP): each configured server with its live status and last error, an
-// enable switch, its tools with their risk and a switch each, add / edit / remove, and a pasted
-// Claude Desktop config. Every change is one whole new `mcp_servers` value saved through
+// Settings › Tool servers (MCP): each configured server with its live status (pushed by Core as
+// mcp_status events) and last error, an enable switch, its tools with their risk and a switch
+// each, add / edit / remove, and a pasted Claude Desktop config. Every change is one whole new `mcp_servers` value saved through
 // update_settings like any setting (so settings_guard decides which changes need the user's own
 // click); secrets the file holds arrive masked as *** and *** sent back keeps them.
 // Names, commands, errors and tool texts come from servers and files: set as text only.
@@ -9,7 +9,6 @@ import { t } from './i18n.js';
 import { call } from './bridge.js';
 import { visible } from './format.js';
 
-const POLL_MS = 1500;
 const STATUS_KEY = { ready: 'mcp.status_running', starting: 'mcp.status_starting', failed: 'mcp.status_failed',
   stopped: 'mcp.status_stopped', disabled: 'mcp.status_disabled', invalid: 'mcp.status_invalid' };
 const RISK_KEY = { read: 'mcp.risk_read', write: 'mcp.risk_write', destructive: 'mcp.risk_destructive' };
@@ -37,7 +36,6 @@ export function mcpSection({ onChange }) {
   let servers = {};
   let status = new Map();
   let editing = null; // null, '' (a new server) or the name being edited
-  let timer = null;
   const openTools = new Set(); // servers whose tool list the user opened: kept open on refresh
   const list = h('ul', { class: 'mcp-list', 'aria-live': 'polite' });
   const formBox = h('div', { class: 'mcp-form-box' });
@@ -249,24 +247,35 @@ export function mcpSection({ onChange }) {
     }
   }
 
-  // ---- live status --------------------------------------------------------------------------
+  // ---- live status ---------------------------------------------------------------------------
+  // Core pushes an mcp_status event on every change; the page asks only when the section is
+  // (re)built, and an answer older than an event that came meanwhile is dropped.
 
-  async function poll() {
-    timer = null;
-    if (!root.isConnected || root.closest('[hidden]')) return; // the panel closed: stop
+  let pushed = 0; // mcp_status events seen
+
+  function showStatus(rows) {
+    const fresh = new Map((Array.isArray(rows) ? rows : []).map((r) => [r.name, r]));
+    if (JSON.stringify([...fresh]) === JSON.stringify([...status])) return;
+    status = fresh;
+    if (!list.contains(document.activeElement) || document.activeElement === document.body) render();
+    else renderKeepingFocus();
+  }
+
+  async function fetchStatus() {
+    const seen = pushed;
     try {
       const rows = await call('mcp_status');
-      const fresh = new Map(rows.map((r) => [r.name, r]));
-      if (JSON.stringify([...fresh]) !== JSON.stringify([...status])) {
-        status = fresh;
-        if (!list.contains(document.activeElement) || document.activeElement === document.body) render();
-        else renderKeepingFocus();
-      }
+      if (seen === pushed) showStatus(rows);
     } catch {
-      // a busy bridge: try again at the next tick
+      // a busy bridge: the next event brings the status
     }
-    schedule();
   }
+
+  /** An mcp_status event from Core. */
+  const pushedStatus = (rows) => {
+    pushed += 1;
+    showStatus(rows);
+  };
 
   function renderKeepingFocus() {
     const active = document.activeElement;
@@ -281,11 +290,6 @@ export function mcpSection({ onChange }) {
     target?.focus();
   }
 
-  function schedule() {
-    clearTimeout(timer);
-    timer = setTimeout(poll, POLL_MS);
-  }
-
   const set = (value) => {
     servers = value && typeof value === 'object' ? value : {};
     if (pending && pending.name in servers) {
@@ -293,8 +297,7 @@ export function mcpSection({ onChange }) {
       pending = null;
     }
     renderKeepingFocus();
-    clearTimeout(timer);
-    timer = setTimeout(poll, 0);
+    fetchStatus();
   };
 
   /** Core refused the change: errors under the form's fields (or the section). */
@@ -315,7 +318,7 @@ export function mcpSection({ onChange }) {
     return other.join(' ');
   };
 
-  return { root, set, showErrors };
+  return { root, set, showErrors, status: pushedStatus };
 }
 
 const stable = (value) => JSON.stringify(value, (k, v) => (v && typeof v === 'object' && !Array.isArray(v)
