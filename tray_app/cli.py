@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tray_app import __version__
+
+if TYPE_CHECKING:  # argparse is imported where a parser is built: ``--toggle`` needs none
+    import argparse
+
+    SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 NO_DISPLAY_HELP = """\
 metona-tray: no graphical display found, so the tray app cannot start here.
@@ -24,13 +28,15 @@ Use the terminal mode instead, with the same agent, tools and approvals:
 
 def command_name() -> str:
     """How to type this command here: its bare name when on PATH, else the path it ran from."""
+    import shutil
+
     invoked = sys.argv[0] if sys.argv and sys.argv[0] else "metona-tray"
     if os.path.basename(invoked) != "metona-tray" or shutil.which("metona-tray"):
         return "metona-tray"
     return invoked
 
 
-def _chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _chat_parser(sub: SubParsers) -> None:
     chat = sub.add_parser("chat", help="chat in the terminal (no PROMPT: interactive)")
     chat.add_argument("prompt", nargs="*", help="the message to send; omit for a chat session")
     chat.add_argument("--model", help="model name, e.g. qwen3:8b (default: from settings)")
@@ -58,6 +64,8 @@ def _chat_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def bounded_int(field: str) -> Callable[[str], int]:
     """An argparse type for an int setting: the message names the range the setting accepts."""
 
+    import argparse
+
     def parse(text: str) -> int:
         from tray_app.store.settings import int_bounds
 
@@ -75,7 +83,54 @@ def bounded_int(field: str) -> Callable[[str], int]:
     return parse
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _doctor_parser(sub: SubParsers) -> None:
+    doctor = sub.add_parser("doctor", help="check the model server and the desktop set-up")
+    doctor.add_argument("--json", action="store_true", help="machine-readable report")
+    doctor.add_argument("--endpoint", help="server URL to check (default: from settings)")
+
+
+def _sessions_parser(sub: SubParsers) -> None:
+    sessions = sub.add_parser("sessions", help="list stored chats")
+    sessions.add_argument("query", nargs="?", help="only chats whose title or text matches")
+
+
+def _export_parser(sub: SubParsers) -> None:
+    export = sub.add_parser("export", help="write a stored chat as Markdown or JSON")
+    export.add_argument("session", metavar="ID", help="the chat's id (see `metona-tray sessions`)")
+    export.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+
+
+def _changes_parsers(sub: SubParsers) -> None:
+    from tray_app.changes_cli import add_parsers
+
+    add_parsers(sub)
+
+
+def _mcp_parsers(sub: SubParsers) -> None:
+    from tray_app.mcp_cli import add_parsers
+
+    add_parsers(sub)
+
+
+# Each command's parser, in the order ``--help`` lists them ("changes" adds "undo" too).
+SUBCOMMANDS: dict[str, Callable[[SubParsers], None]] = {
+    "chat": _chat_parser,
+    "doctor": _doctor_parser,
+    "sessions": _sessions_parser,
+    "export": _export_parser,
+    "changes": _changes_parsers,
+    "undo": _changes_parsers,
+    "mcp": _mcp_parsers,
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``command`` only that command's: ``metona-tray chat ...``
+    parses the same either way, and a one-shot chat need not build (and import) the other
+    commands' parsers."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="metona-tray",
         description="A tray chat with a local model that works on your files, with approval.",
@@ -90,22 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="check that this installation is whole (in a temporary folder) and exit",
     )
     sub = parser.add_subparsers(dest="command")
-    _chat_parser(sub)
-    doctor = sub.add_parser("doctor", help="check the model server and the desktop set-up")
-    doctor.add_argument("--json", action="store_true", help="machine-readable report")
-    doctor.add_argument("--endpoint", help="server URL to check (default: from settings)")
-    sessions = sub.add_parser("sessions", help="list stored chats")
-    sessions.add_argument("query", nargs="?", help="only chats whose title or text matches")
-    export = sub.add_parser("export", help="write a stored chat as Markdown or JSON")
-    export.add_argument("session", metavar="ID", help="the chat's id (see `metona-tray sessions`)")
-    export.add_argument("--format", choices=["markdown", "json"], default="markdown")
-    export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
-    from tray_app.changes_cli import add_parsers as add_changes_parsers
-
-    add_changes_parsers(sub)
-    from tray_app.mcp_cli import add_parsers as add_mcp_parsers
-
-    add_mcp_parsers(sub)
+    if command in SUBCOMMANDS:
+        SUBCOMMANDS[command](sub)
+    else:
+        for add in dict.fromkeys(SUBCOMMANDS.values()):
+            add(sub)
     return parser
 
 
@@ -154,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given in ([], ["--toggle"]):  # the launch the hotkey and the autostart use: no parser
         return run_desktop(toggle=bool(given))
-    parser = build_parser()
+    parser = build_parser(given[0] if given else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
