@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop.instance import InstanceError
+from tray_app.desktop.instance import InstanceError, InstanceTimeout
 from tray_app.desktop.mcp_link import POLL, SESSION_TITLE, AppGone, AppLink, approve
 from tray_app.events import ApprovalNeeded
 from tray_app.paths import AppPaths
@@ -47,6 +47,10 @@ NOT_ASKED = (
 APP_GONE = (
     "{name}: Metona Tray quit before the call finished, so whether it ran is not known here; "
     "its chat 'MCP client' and `metona-tray changes` say"
+)
+NO_ANSWER = (
+    "{name} was not run: Metona Tray is running but did not answer in time (the machine may be "
+    "busy); try again"
 )
 #: stderr, where the client's log shows it (English and Simplified Chinese).
 TEXT = {
@@ -167,6 +171,8 @@ class Calls:
         except AppGone:
             self.say_mode("alone")
             return {"success": False, "error": APP_GONE.format(name=name)}
+        except InstanceTimeout:  # it runs but is stuck: running the call here too could
+            return {"success": False, "error": NO_ANSWER.format(name=name)}  # do it twice
         except InstanceError:
             self.say_mode("alone")
             return self.local.run(name, arguments, cancelled)

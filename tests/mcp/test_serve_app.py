@@ -8,6 +8,7 @@ whole desktop app under Xvfb and its notifications.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -16,6 +17,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,8 +27,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.conftest import ROOT, wait_for
 from tray_app.core.bootstrap import RunningApp, start_app
+from tray_app.desktop import mcp_link
 from tray_app.desktop.instance import SingleInstance
 from tray_app.desktop.mcp_link import McpCallHost
+from tray_app.mcp_serve import Calls
 from tray_app.paths import AppPaths
 
 pytestmark = pytest.mark.timeout(120)
@@ -218,3 +222,54 @@ async def test_without_the_app_serve_says_so_and_refuses_what_needs_asking(
     assert not (work / NAME).exists()
     err = (tmp_path / "serve.err").read_text(encoding="utf-8")
     assert "Metona Tray is not running" in err
+
+
+async def test_huge_arguments_go_through_and_too_huge_ones_are_refused_clearly(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    content = "汉字\u202e🙂\n" * 100_000  # 500 K characters, 2.4 MB as JSON on the socket
+    async with serve(metona_home, work, errlog, "--yes") as client:
+        wrote = await client.call_tool("write_file", {"path": "大.txt", "content": content})
+        assert wrote.is_error is False, wrote.content
+        assert (work / "大.txt").read_text(encoding="utf-8") == content
+        too_big = await client.call_tool(
+            "write_file", {"path": "x.txt", "content": "x" * 17_000_000}
+        )
+        assert too_big.is_error is True
+        assert "arguments exceed 16 MB" in too_big.content[0].text
+        info = await client.call_tool("get_file_info", {"path": "大.txt"})
+        assert info.is_error is False, info.content  # the app still answers
+    assert not (work / "x.txt").exists()
+
+
+def test_an_app_that_does_not_answer_is_not_bypassed(
+    metona_home: Path,
+    work: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A stuck app may still act on a call it receives late: running it here as well could
+    do it twice, so the call fails and nothing runs here (not even with --yes)."""
+    monkeypatch.setattr(mcp_link, "CONNECT_WAIT", 0.5)
+    monkeypatch.setattr(mcp_link, "OPEN_WAIT", 0.5)
+    paths = AppPaths.under(metona_home)
+    paths.ensure()
+    stuck = SingleInstance(paths.runtime_dir)
+    assert stuck.acquire()
+    listener = Listener(stuck.address, stuck.family, authkey=stuck._new_key())  # never accepts
+    args = argparse.Namespace(workspace=str(work), yes=True, yes_all=False)
+    calls = Calls(paths, args, "en")
+    try:
+        assert calls.link.running()  # there, though busy
+        failed = calls.run("write_file", {"path": NAME, "content": "x"}, threading.Event())
+        calls.link.session_id = "s-opened-before"  # and once the chat exists, the call itself
+        failed_later = calls.run("write_file", {"path": NAME, "content": "x"}, threading.Event())
+    finally:
+        calls.local.close()
+        listener.close()
+        stuck.release()
+    for result in (failed, failed_later):
+        assert result["success"] is False
+        assert "did not answer in time" in result["error"]
+    assert calls.local._app is None  # no Core of its own was started to run it
+    assert not (work / NAME).exists()

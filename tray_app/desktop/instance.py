@@ -35,7 +35,7 @@ from typing import IO, Any
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE = 1_000_000
+MAX_MESSAGE = 16_000_000  # a forwarded tool call carries a file's content (mcp_link.py)
 UNIX_PATH_MAX = 100  # sun_path is 104-108 bytes depending on the OS; keep a margin
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 #: A command that holds its connection while it runs (it may read a cancel from it).
@@ -44,6 +44,10 @@ Conversation = Callable[[dict[str, Any], Connection], dict[str, Any]]
 
 class InstanceError(RuntimeError):
     """Another instance holds the lock but cannot be reached."""
+
+
+class InstanceTimeout(InstanceError):
+    """The instance is there but did not answer in time (it may still act on the request)."""
 
 
 def socket_address(runtime_dir: Path) -> tuple[str, str]:
@@ -225,20 +229,27 @@ class SingleInstance:
             raise InstanceError(f"cannot read the instance key ({exc})") from exc
         opened: list[Connection] = []
         error: list[BaseException] = []
+        lock, abandoned = threading.Lock(), threading.Event()
 
         def dial() -> None:
             try:
                 conn = Client(self.address, self.family, authkey=key)
-                conn.send_bytes(json.dumps(request).encode())
-                opened.append(conn)
+                with lock:
+                    if abandoned.is_set():  # too late: closing tells the instance to drop it
+                        conn.close()
+                        return
+                    conn.send_bytes(json.dumps(request).encode())
+                    opened.append(conn)
             except BaseException as exc:
                 error.append(exc)
 
         worker = threading.Thread(target=dial, name="metona-instance-dial", daemon=True)
         worker.start()
         worker.join(timeout)
-        if worker.is_alive():
-            raise InstanceError(f"the running instance did not answer within {timeout:g} s")
+        with lock:
+            if not opened and not error:
+                abandoned.set()
+                raise InstanceTimeout(f"the running instance did not answer within {timeout:g} s")
         if error:
             raise InstanceError(f"cannot reach the running instance ({error[0]})") from error[0]
         return opened[0]
@@ -265,7 +276,7 @@ class SingleInstance:
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
-            raise InstanceError(f"the running instance did not answer within {timeout:g} s")
+            raise InstanceTimeout(f"the running instance did not answer within {timeout:g} s")
         if error:
             raise InstanceError(f"cannot reach the running instance ({error[0]})") from error[0]
         return result

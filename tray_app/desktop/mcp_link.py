@@ -34,7 +34,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.desktop.instance import (
+    MAX_MESSAGE,
+    InstanceError,
+    InstanceTimeout,
+    SingleInstance,
+)
 from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded, Event
 from tray_app.tools.base import Risk
@@ -45,12 +50,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SESSION_TITLE = "MCP client"
-MAX_REQUEST = 1_000_000  # a call's arguments (the instance socket's own bound)
+MAX_REQUEST = MAX_MESSAGE  # a call's arguments: the instance socket's own bound
 MAX_REPLY = 16_000_000  # a call's result; tools shorten what they return long before this
 MAX_SESSIONS = 256  # chats opened by `mcp serve` processes that the app still serves
 MAX_CANCEL = 1024  # the only message a client sends during a call
 POLL = 0.25  # seconds between looks at the client while a call runs (cancel, gone)
-CONNECT_WAIT = 10.0
+CONNECT_WAIT = 10.0  # seconds to reach the app
+OPEN_WAIT = 60.0  # ... and for it to open the chat (it may still be starting)
 
 
 def approve(event: ApprovalNeeded, *, yes: bool, yes_all: bool) -> bool:
@@ -110,12 +116,12 @@ class McpCallHost:
             future.add_done_callback(lambda _done: approvals.wake())
             while not future.done():
                 event = approvals.get(timeout=POLL)
-                if isinstance(event, ApprovalNeeded) and approve(event, yes=yes, yes_all=yes_all):
-                    with contextlib.suppress(MetonaError):  # answered elsewhere meanwhile
-                        core.decide(event.call_id, True, by="rule")
                 if not future.done() and _client_gone(conn):
                     future.cancel()  # the MCP client cancelled, or its process ended
                     return {"ok": False, "code": "cancelled", "error": f"{name} was cancelled"}
+                if isinstance(event, ApprovalNeeded) and approve(event, yes=yes, yes_all=yes_all):
+                    with contextlib.suppress(MetonaError):  # answered elsewhere meanwhile
+                        core.decide(event.call_id, True, by="rule")
         try:
             return {"ok": True, "result": future.result()}
         except (concurrent.futures.CancelledError, Exception) as exc:
@@ -160,12 +166,14 @@ class AppLink:
     def running(self) -> bool:
         try:
             return bool(self._instance.send({"command": "ping"}, timeout=CONNECT_WAIT).get("ok"))
+        except InstanceTimeout:
+            return True  # there, but busy
         except InstanceError:
             return False
 
     def _open(self) -> str:
         request = {"command": "mcp_open", "workspace": self.workspace}
-        reply = self._instance.send(request, timeout=60.0)
+        reply = self._instance.send(request, timeout=OPEN_WAIT)
         if not reply.get("ok"):
             raise InstanceError(str(reply.get("error") or "the app refused the session"))
         self.session_id = str(reply["session_id"])
@@ -174,8 +182,12 @@ class AppLink:
     def call(self, name: str, arguments: dict[str, Any], cancelled: threading.Event) -> Any:
         """The tool's result from the app. ``InstanceError`` before anything was sent (no app
         runs: the caller may run it elsewhere); ``AppGone`` when the app quit mid-call."""
-        if len(json.dumps(arguments)) > MAX_REQUEST - 4096:
-            return {"success": False, "error": f"{name} was not run: its arguments exceed 1 MB"}
+        if len(json.dumps(arguments)) > MAX_REQUEST - 4096:  # as sent: JSON, ASCII only
+            limit = MAX_REQUEST // 1_000_000
+            return {
+                "success": False,
+                "error": f"{name} was not run: its arguments exceed {limit} MB",
+            }
         reply = self._call_once(self.session_id or self._open(), name, arguments, cancelled)
         if reply.get("code") == "unknown_session":  # the app was restarted meanwhile
             reply = self._call_once(self._open(), name, arguments, cancelled)
