@@ -140,11 +140,48 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
         # What the model received of a long file, as the model was told.
         first, last, going_on = line_range[0], line_range[1], result["next_start_line"]
         return f"lines {first}-{last} of {total}; next from line {going_on}"
+    if "total_matches" in result and ("offset" in result or "next_offset" in result):
+        return search_page(result, language)
     for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines", "read"):
         if key in result:
             omitted = [f"{k}={v}" for k, v in result.items() if k.endswith("_omitted")]
             return f"{key}={result[key]}{note}" + (f" ({', '.join(omitted)})" if omitted else "")
     return "ok" + note
+
+
+SEARCH_PAGE = {
+    "en": {
+        "range": "matches {a}-{b}",
+        "of": " of {k}",
+        "none": "no matches after {n}",
+        "next": "; next from offset {n}",
+    },
+    "zh-CN": {
+        "range": "第 {a}-{b} 处匹配",
+        "of": "（共 {k} 处）",
+        "none": "第 {n} 处之后没有匹配",
+        "next": "；下一页从 offset {n} 开始",
+    },
+}
+
+
+def search_page(result: dict[str, Any], language: str = "en") -> str:
+    """A page of a longer search, as the model was told: which matches, of how many when the
+    search saw them all, and where the next page starts."""
+    words = SEARCH_PAGE["zh-CN" if language.lower().startswith("zh") else "en"]
+    offset = int(result.get("offset") or 0)
+    results = result.get("results")
+    files = results if isinstance(results, list) else []
+    shown = sum(len(r.get("matches") or []) for r in files if isinstance(r, dict))
+    if not shown:
+        text = words["none"].format(n=offset)
+    else:
+        text = words["range"].format(a=offset + 1, b=offset + shown)
+        if not result.get("truncated"):
+            text += words["of"].format(k=offset + int(result.get("total_matches") or shown))
+    if result.get("next_offset") is not None:
+        text += words["next"].format(n=result["next_offset"])
+    return text
 
 
 def preview_summary(preview: Mapping[str, Any] | AnyPreview) -> str:

@@ -19,6 +19,7 @@ from tray_app.tools.fs_walk import Walk
 from tray_app.tools.search_run import Search, single_file
 
 SEARCH_MAX_DEPTH = 32
+MAX_OFFSET = 100_000  # the search keeps the matches it skips: bounded
 
 
 class SearchFilesArgs(BaseModel):
@@ -40,6 +41,16 @@ class SearchFilesArgs(BaseModel):
     file_extensions: list[str] | None = Field(
         default=None, description="Only search files with these extensions, e.g. ['.ts', '.js']."
     )
+
+    offset: int = Field(
+        default=0,
+        description="Skip this many matches: to go on, pass next_offset from the last result.",
+    )
+
+    @field_validator("offset", mode="before")
+    @classmethod
+    def _offset(cls, value: Any) -> Any:
+        return _clamp(value, 0, MAX_OFFSET)
 
     @field_validator("search_type", mode="before")
     @classmethod
@@ -78,29 +89,56 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
         search.run(single_file(root) if root.is_file() else walk)
     except OSError as exc:
         return failure(describe_os_error(exc, root, what="folder"))
+    page = _page(search.results, args.offset)
+    shown = sum(len(entry["matches"]) for entry in page)
     result: dict[str, Any] = {
         "success": True,
         "query": args.query,
         "search_type": args.search_type,
-        "results": search.results,
-        "total_files": len(search.results),
-        "total_matches": search.total_matches,
+        "results": page,
+        "total_files": len(page),
+        "total_matches": shown,
         "files_scanned": search.scanned,
         "truncated": search.truncated or walk.stopped is not None or walk.depth_limited,
     }
-    return _fit(result, ctx.result_chars)
+    if args.offset:
+        result["offset"] = args.offset
+    if search.truncated and search.total_matches >= search.limit:  # the page is full: go on
+        result["next_offset"] = args.offset + shown
+    return _fit(result, ctx.result_chars, args.offset)
+
+
+def _page(results: list[dict[str, Any]], offset: int) -> list[dict[str, Any]]:
+    """The results after the first ``offset`` matches, in the walk's order (a file's lines may
+    fall on both sides of the cut)."""
+    page, skip = [], offset
+    for entry in results:
+        count = len(entry["matches"])
+        if skip >= count:
+            skip -= count
+            continue
+        page.append({**entry, "matches": entry["matches"][skip:]} if skip else entry)
+        skip = 0
+    return page
 
 
 _REST = (
-    "more matches than fit here: search a narrower path, a more specific query, with "
-    "file_extensions, or with a smaller max_results"
+    "more matches than fit here: call again with offset=next_offset, or search a narrower "
+    "path, a more specific query, with file_extensions, or with a smaller max_results"
 )
 
 
-def _fit(result: dict[str, Any], limit: int | None) -> dict[str, Any]:
-    """Whole files (and whole matching lines) that fit ``limit``; the rest counted."""
+def _fit(result: dict[str, Any], limit: int | None, offset: int) -> dict[str, Any]:
+    """Whole files (and whole matching lines) that fit ``limit``; the rest counted, and where
+    the next call goes on (``next_offset``)."""
     files: list[dict[str, Any]] = result["results"]
-    facts = {**result, "results_omitted": len(files), "matches_omitted": 0, "rest": _REST}
+    facts = {
+        **result,
+        "results_omitted": len(files),
+        "matches_omitted": 0,
+        "next_offset": offset + result["total_matches"],
+        "rest": _REST,
+    }
     room = room_for(facts, "results", limit)
     if room is None or fitting(files, room) == len(files):
         return result
@@ -115,6 +153,7 @@ def _fit(result: dict[str, Any], limit: int | None) -> dict[str, Any]:
         results=kept,
         results_omitted=len(files) - len(kept),
         matches_omitted=max(0, result["total_matches"] - shown),
+        next_offset=offset + shown,
     )
     return facts
 
@@ -124,7 +163,8 @@ TOOL = Tool(
     description=(
         "Find files below a folder by name (a glob such as '*.py') or lines of text inside "
         "files (plain text, not a regular expression). Returns matching files with line "
-        "numbers; line 0 means the file name matched."
+        "numbers; line 0 means the file name matched. When more matches follow, call again "
+        "with offset=next_offset."
     ),
     args_model=SearchFilesArgs,
     risk=Risk.READ,

@@ -62,7 +62,7 @@ def names_by_listing(search: Search, walk: Walk) -> None:
     """Names only, folder by folder, an entry built only for a hit (20,000 names, a few
     hits). A folder that cannot reach a cap is counted and matched in bulk; the one that
     may goes name by name, so the caps cut where they would entry by entry."""
-    limit, named, exts = search.args.max_results, search.matcher.named, search.exts
+    limit, named, exts = search.limit, search.matcher.named, search.exts
     for listing in walk.listings():
         names, kinds, prefix = listing.names, listing.kinds, listing.prefix
         if exts:
@@ -90,7 +90,7 @@ def names_by_listing(search: Search, walk: Walk) -> None:
 
 def _one_by_one(search: Search, listing: Listing) -> bool:
     """One folder of ``names_by_listing`` name by name; False once a cap stopped it."""
-    limit, named, exts = search.args.max_results, search.matcher.named, search.exts
+    limit, named, exts = search.limit, search.matcher.named, search.exts
     prefix, kinds = listing.prefix, listing.kinds
     for index, name in enumerate(listing.names):
         if search.total_matches >= limit or search.scanned >= MAX_NAME_FILES:

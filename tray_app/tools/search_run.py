@@ -118,6 +118,8 @@ class Search:
         deadline: float | None = None,
     ) -> None:
         self.args = args
+        # Matches to find: the ones a page skips (``offset``) and the page itself.
+        self.limit = args.offset + args.max_results
         self.by_name = args.search_type in ("filename", "both")
         self.by_content = args.search_type in ("content", "both")
         self.matcher = NameMatcher(args.query, args.case_sensitive)
@@ -148,7 +150,7 @@ class Search:
         if not self.by_content and isinstance(entries, Walk):
             names_by_listing(self, entries)
             return
-        limit = self.args.max_results
+        limit = self.limit
         for entry in entries:
             if (
                 self.total_matches >= limit
@@ -192,7 +194,7 @@ class Search:
                     inflight.append(self._launch(pending, candidates))
                     pending, candidates, argv_chars = [], [], 0
                 last = (
-                    self.total_matches >= self.args.max_results
+                    self.total_matches >= self.limit
                     or read >= MAX_SCAN_FILES
                     or scanned >= MAX_NAME_FILES
                 )
@@ -253,7 +255,7 @@ class Search:
         files rg says may match (None: rg could not answer, read them all)."""
         for entry, kind in pending:
             if (
-                self.total_matches >= self.args.max_results
+                self.total_matches >= self.limit
                 or self.read >= MAX_SCAN_FILES
                 or self.scanned >= MAX_NAME_FILES
             ):
@@ -283,7 +285,7 @@ class Search:
         if text is None:
             return
         matches = line_matches(text, self.args.query, self.args.case_sensitive)
-        room = self.args.max_results - self.total_matches
+        room = self.limit - self.total_matches
         if len(matches) > room:
             matches, self.truncated = matches[:room], True
         if matches:

@@ -165,7 +165,17 @@ function searchView(r, root) {
   }
   return h('div', {}, foldable(h('ul', { class: 'hits' }, rows), rows.length),
     h('div', { class: 'tc-meta' }, h('span', { i18n: ['card.hits', { files: r.total_files ?? 0, n: r.total_matches ?? 0 }] }),
-      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+      searchPage(r, rows.length), r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+}
+
+// A page of a longer search (offset / next_offset): which matches these are, and of how many
+// when the search saw them all (not truncated).
+function searchPage(r, shown) {
+  const offset = Number(r.offset) || 0;
+  if (!shown || (!offset && r.next_offset == null)) return null;
+  const range = { a: offset + 1, b: offset + shown };
+  if (r.truncated) return h('span', { class: 'page', i18n: ['card.search_page', range] });
+  return h('span', { class: 'page', i18n: ['card.search_page_of', { ...range, k: offset + (Number(r.total_matches) || shown) }] });
 }
 
 function commandView(r) {
