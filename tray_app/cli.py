@@ -183,10 +183,10 @@ def forward_to_running_app(toggle: bool) -> int | None:
     """A second launch or ``--toggle`` only talks to the running app over its instance socket,
     importing nothing of the core or the GUI (~0.05 s instead of ~0.4 s). None: none runs."""
     from tray_app.desktop.instance import InstanceError, forward_if_running
-    from tray_app.paths import AppPaths
+    from tray_app.runtime_dir import runtime_dir
 
     try:
-        return forward_if_running(AppPaths.from_env().runtime_dir, "toggle" if toggle else "show")
+        return forward_if_running(runtime_dir(), "toggle" if toggle else "show")
     except (InstanceError, OSError):
         return None  # the app's own start reports what is wrong with the runtime folder
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
-APP_NAME = "metona-tray"
-HOME_ENV = "METONA_HOME"
+from tray_app.runtime_dir import APP_NAME, RUNTIME_SUBDIR, home_root, runtime_dir
 
 
 @dataclass(frozen=True)
@@ -28,17 +27,15 @@ class AppPaths:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> AppPaths:
-        env = os.environ if environ is None else environ
-        home = env.get(HOME_ENV)
-        if home:
-            root = Path(home).expanduser().absolute()
+        root = home_root(environ)
+        if root is not None:
             return cls.under(root)
         return cls(
             config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
             data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
             log_dir=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
             cache_dir=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
-            runtime_dir=Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False)),
+            runtime_dir=runtime_dir(environ),
         )
 
     @classmethod
@@ -49,7 +46,7 @@ class AppPaths:
             data_dir=root / "data",
             log_dir=root / "logs",
             cache_dir=root / "cache",
-            runtime_dir=root / "run",
+            runtime_dir=root / RUNTIME_SUBDIR,
         )
 
     @property

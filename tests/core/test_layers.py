@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tray_app"
 
 #: Modules every layer may import: the bottom of the tree.
-BOTTOM = {"errors", "paths", "logs", "events", "messages", "atomic", ""}
+BOTTOM = {"errors", "paths", "runtime_dir", "logs", "events", "messages", "atomic", ""}
 #: What each top-level module or package of ``tray_app`` may import besides ``BOTTOM``.
 ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},

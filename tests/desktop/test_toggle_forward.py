@@ -66,6 +66,11 @@ def test_the_forward_imports_nothing_of_the_core(
     heavy = {m for m in modules if m.startswith(("tray_app.core", "tray_app.store", "httpx"))}
     heavy |= {m for m in modules if m in ("tray_app.desktop.app", "pydantic", "webview", "gi")}
     assert heavy == set()
+    # Nor what only the first instance or the other commands use: the path stays this short so
+    # that a busy machine does not make the hotkey's --toggle slow (``make bench`` times it).
+    light = {"argparse", "logging", "dataclasses", "inspect", "secrets", "tray_app.paths"}
+    assert modules & light == set()
+    assert "platformdirs" not in modules  # METONA_HOME names the folder: no per-OS lookup
 
 
 def test_with_no_app_running_nothing_is_forwarded(home: Path) -> None:

@@ -21,25 +21,34 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
-import secrets
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
-from typing import IO, Any
+from typing import TYPE_CHECKING
 
-log = logging.getLogger(__name__)
+# ``--toggle`` and a second launch import this module and little else (``forward_if_running``):
+# what only the first instance needs (logging, secrets, typing) is imported where it is used.
+if TYPE_CHECKING:
+    import logging
+    from collections.abc import Callable
+    from typing import IO, Any
+
+    Handler = Callable[[dict[str, Any]], dict[str, Any]]
+    #: A command that holds its connection while it runs (it may read a cancel from it).
+    Conversation = Callable[[dict[str, Any], Connection], dict[str, Any]]
 
 MAX_MESSAGE = 16_000_000  # a forwarded tool call carries a file's content (mcp_link.py)
 UNIX_PATH_MAX = 100  # sun_path is 104-108 bytes depending on the OS; keep a margin
-Handler = Callable[[dict[str, Any]], dict[str, Any]]
-#: A command that holds its connection while it runs (it may read a cancel from it).
-Conversation = Callable[[dict[str, Any], Connection], dict[str, Any]]
+
+
+def _log() -> logging.Logger:
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 class InstanceError(RuntimeError):
@@ -135,6 +144,8 @@ class SingleInstance:
     # ---- the server (first instance) -------------------------------------------------------
 
     def _new_key(self) -> bytes:
+        import secrets
+
         key = secrets.token_bytes(32)
         fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -172,10 +183,10 @@ class SingleInstance:
             except (OSError, EOFError) as exc:
                 if self._stopping.is_set():
                     return
-                log.warning("instance socket: refused a connection (%s)", exc)
+                _log().warning("instance socket: refused a connection (%s)", exc)
                 continue
             except Exception as exc:  # AuthenticationError and friends
-                log.warning("instance socket: refused a connection (%s)", exc)
+                _log().warning("instance socket: refused a connection (%s)", exc)
                 continue
             if self._stopping.is_set():
                 conn.close()
@@ -197,7 +208,7 @@ class SingleInstance:
                 talk = conversations.get(request["command"])
                 reply = talk(request, conn) if talk is not None else handler(request)
             except Exception as exc:
-                log.warning("instance command failed: %s", exc)
+                _log().warning("instance command failed: %s", exc)
                 reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
             with contextlib.suppress(OSError):
                 conn.send_bytes(json.dumps(reply, default=str).encode())

@@ -1,0 +1,27 @@
+"""``--toggle`` finds the running app's socket through ``tray_app.runtime_dir`` alone; it must
+name the very folder the app itself uses (``AppPaths``), with and without ``METONA_HOME``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tray_app.paths import AppPaths
+from tray_app.runtime_dir import runtime_dir
+
+
+@pytest.mark.parametrize("home", ["~/家 🙂/\u202eeht", "/tmp/metona home"])
+def test_the_toggle_and_the_app_agree_under_metona_home(home: str) -> None:
+    env = {"METONA_HOME": home, "HOME": "/home/someone"}
+    assert runtime_dir(env) == AppPaths.from_env(env).runtime_dir
+    assert runtime_dir(env).name == "run"
+
+
+def test_the_toggle_and_the_app_agree_on_the_per_os_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("METONA_HOME", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "运行"))
+    assert runtime_dir() == AppPaths.from_env().runtime_dir
+    assert str(tmp_path) in str(runtime_dir())

@@ -1,0 +1,29 @@
+"""The runtime folder (instance socket, key and lock) on its own, without the rest of
+``tray_app.paths``: ``metona-tray --toggle`` and a second launch need this one folder, and must
+stay fast when the machine is busy, so they load neither dataclasses nor the other folders."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+APP_NAME = "metona-tray"
+HOME_ENV = "METONA_HOME"
+RUNTIME_SUBDIR = "run"
+
+
+def home_root(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The one folder ``METONA_HOME`` puts everything under, or None (the per-OS folders)."""
+    home = (os.environ if environ is None else environ).get(HOME_ENV)
+    return Path(home).expanduser().absolute() if home else None
+
+
+def runtime_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the running app keeps its instance socket: the same folder ``AppPaths`` names."""
+    root = home_root(environ)
+    if root is not None:
+        return root / RUNTIME_SUBDIR
+    import platformdirs
+
+    return Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
