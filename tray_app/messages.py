@@ -31,10 +31,67 @@ class ChatMessage(BaseModel):
     role: Role
     content: str = ""
     thinking: str = ""
-    images: list[str] = Field(default_factory=list)  # base64, only sent to vision models
+    #: Base64 images, only sent to vision models: a user's attachments, or the images a tool
+    #: returned (on its ``tool`` message; each provider puts them where its models see them).
+    images: list[str] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_name: str | None = None
     tool_call_id: str | None = None
+
+
+# ---- images: what the model is told about one it is not shown ---------------------------------
+
+_IMAGE_MAGIC = (
+    ("iVBOR", "image/png"),
+    ("/9j/", "image/jpeg"),
+    ("R0lG", "image/gif"),
+    ("UklGR", "image/webp"),
+)
+
+
+def image_mime(data: str) -> str:
+    """The type of a base64 image, sniffed from its first bytes (PNG when unknown)."""
+    return next((mime for prefix, mime in _IMAGE_MAGIC if data.startswith(prefix)), "image/png")
+
+
+def image_bytes(data: str) -> int:
+    """The decoded size of a base64 string, from its length (no decoding)."""
+    return max(0, len(data) * 3 // 4 - data[-2:].count("="))
+
+
+def image_size_text(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{round(size / 1024)} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def image_note(data: str, why: str) -> str:
+    """``[image: image/png, 12 KB, not shown to this model]``: the model knows one was there."""
+    return f"[image: {image_mime(data)}, {image_size_text(image_bytes(data))}, {why}]"
+
+
+MAX_RESULT_IMAGES = 4  # images of one tool result that travel on its tool message
+MAX_RESULT_IMAGE_CHARS = 6 * 1024 * 1024  # base64 characters of one image (4 MB decoded)
+_IMAGE_TYPES = frozenset(mime for _, mime in _IMAGE_MAGIC)
+
+
+def tool_result_images(result: Mapping[str, Any]) -> list[str]:
+    """The images a tool returned (``card_images``: ``mime_type`` and base64 ``data``) for its
+    tool message: a vision model is shown them, any other is told they were there
+    (``agent/history.py``). Image types only, bounded in number and size."""
+    images = result.get("card_images") if result.get("success") else None
+    if not isinstance(images, list):
+        return []
+    return [
+        image["data"]
+        for image in images
+        if isinstance(image, Mapping)
+        and image.get("mime_type") in _IMAGE_TYPES
+        and isinstance(image.get("data"), str)
+        and 0 < len(image["data"]) <= MAX_RESULT_IMAGE_CHARS
+    ][:MAX_RESULT_IMAGES]
 
 
 # ---- previews: what an approval shows, one model per ``kind`` ---------------------------------

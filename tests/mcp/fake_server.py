@@ -23,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp.types import (
     EmbeddedResource,
+    ImageContent,
     ResourceLink,
     TextContent,
     TextResourceContents,
@@ -76,6 +77,20 @@ def picture() -> list[Any]:
         Image(data=PNG, format="png").to_image_content(),
         TextContent(type="text", text="a red dot"),
     ]
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def pictures(count: int, kilobytes: int = 0, caption: str = "") -> list[Any]:
+    """``count`` PNGs, each padded to ``kilobytes`` KB (a hostile server's huge images), told
+    apart by their last byte; a PDF and a caption beside them."""
+    images = [
+        Image(data=PNG + b"\0" * (kilobytes * 1024) + bytes([n % 256]), format="png")
+        for n in range(count)
+    ]
+    pdf = ImageContent(
+        type="image", data=base64.b64encode(b"%PDF-1.7").decode(), mimeType="application/pdf"
+    )
+    return [*(i.to_image_content() for i in images), pdf, TextContent(type="text", text=caption)]
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))

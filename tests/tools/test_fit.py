@@ -205,3 +205,14 @@ def test_a_big_search_keeps_whole_files_and_lines_and_says_how_to_narrow(
     found = one["total_matches"]
     assert 0 < len(shown) < found and one["matches_omitted"] == found - len(shown)
     assert all(m["text"] == line for m in shown)
+
+
+def test_a_results_images_are_not_cut_nor_counted_as_the_models_text() -> None:
+    image = {"mime_type": "image/png", "bytes": 300_000, "data": "iVBOR" + "A" * 400_000}
+    result = {"success": True, "content": "红点 🔴", "card_images": [image]}
+    assert fit_result(result, 1_000) is result  # the text fits: nothing to do
+    long = {**result, "content": HOSTILE * 5_000}
+    fitted = fit_result(long, 2_000)
+    assert fitted["card_images"] == [image]  # whole, the data intact
+    text = {k: v for k, v in fitted.items() if k != "card_images"}
+    assert len(json.dumps(text, ensure_ascii=False)) <= 2_000 and "cut_to_fit" in fitted

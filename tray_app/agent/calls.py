@@ -30,6 +30,7 @@ from tray_app.messages import (
     ToolCallRecord,
     ToolStatus,
     preview_json,
+    tool_result_images,
     with_facts,
 )
 from tray_app.store.records import ChatRepository, MessageRecord, new_id
@@ -117,8 +118,8 @@ class CallHandler:
             session_id=self.session_id,
             turn_id=self.turn_id,
             role="tool",
-            # ``card_*`` keys (an MCP tool's images) and a failure's ``code``/``params`` (the
-            # page's translation of the sentence) are for the card, not the model.
+            # ``card_*`` keys and a failure's ``code``/``params`` (the page's translation of the
+            # sentence) are for the card, not the text; a result's images go on ``images``.
             content=json.dumps(
                 {
                     k: v
@@ -129,6 +130,7 @@ class CallHandler:
             ),
             tool_name=record.name,
             tool_call_id=record.provider_id,
+            images=tool_result_images(result),
         )
         self.chats.add_message(message)
         if self.on_message is not None:

@@ -25,7 +25,7 @@ from tray_app.agent.context import (
     message_tokens,
     shrink_message,
 )
-from tray_app.messages import ChatMessage
+from tray_app.messages import ChatMessage, image_note
 from tray_app.store.records import MessageRecord
 
 
@@ -87,9 +87,10 @@ class TurnHistory:
 
     @property
     def has_images(self) -> bool:
-        """Whether the current turn attached images (before a non-vision model drops them)."""
+        """Whether the user attached images to the current turn (before a non-vision model
+        drops them); a tool's images are noted in its result instead (``_convert``)."""
         self._absorb()
-        return any(r.images for r in self._image_sources)
+        return any(r.images for r in self._image_sources if r.role == "user")
 
     def add(self, record: MessageRecord) -> None:
         """A message the turn stored (an answer once finished, a tool result)."""
@@ -135,11 +136,16 @@ class TurnHistory:
 
     def _convert(self, record: MessageRecord, *, keep_thinking: bool) -> ChatMessage:
         message = record.to_chat_message()
-        if message.images and not self.vision:
+        images = message.images
+        if images and not self.vision:
             message = message.model_copy(update={"images": []})
-        return shrink_message(
+        message = shrink_message(
             message, tool_result_limit=self.tool_result_limit, keep_thinking=keep_thinking
         )
+        if images and not self.vision and message.role == "tool":
+            notes = "\n".join(image_note(data, "not shown to this model") for data in images)
+            message = message.model_copy(update={"content": f"{message.content}\n{notes}"})
+        return message
 
     def _absorb(self) -> None:
         """Convert what was added since the last request (each record exactly once)."""
@@ -166,7 +172,8 @@ class TurnHistory:
                 stub = self._stubs.get(index)
                 if stub is None:
                     text = omitted_result(len(entry.message.content))
-                    stub = _Entry.of(entry.message.model_copy(update={"content": text}))
+                    update = {"content": text, "images": []}  # its images go with it
+                    stub = _Entry.of(entry.message.model_copy(update=update))
                     self._stubs[index] = stub
                 used += stub.tokens - entry.tokens
                 entries[index] = stub

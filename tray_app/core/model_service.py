@@ -34,7 +34,12 @@ def default_provider_factory(
     store = secrets() if settings.provider == "openai" else None
     if store is not None:
         api_key = store.get(settings.endpoint)
-    return make_provider(settings.provider, settings.endpoint, api_key=api_key)
+    return make_provider(
+        settings.provider,
+        settings.endpoint,
+        api_key=api_key,
+        vision_models=settings.vision_models,
+    )
 
 
 class ModelService:
@@ -66,7 +71,11 @@ class ModelService:
         self._provider = None
 
     async def _settings_changed(self, old: Settings, new: Settings) -> None:
-        if (old.provider, old.endpoint) != (new.provider, new.endpoint):
+        if (old.provider, old.endpoint, old.vision_models) != (
+            new.provider,
+            new.endpoint,
+            new.vision_models,
+        ):
             await self.reset()
 
     async def _read_models(self) -> ModelList:

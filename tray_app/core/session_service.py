@@ -28,7 +28,7 @@ from tray_app.core.turns import TurnFactory
 from tray_app.errors import InvalidRequest, NotFound
 from tray_app.events import Event, SessionUpdated
 from tray_app.store.chats import search_chats
-from tray_app.store.records import ChatRepository, SessionRecord
+from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 from tray_app.store.recovery import recover_session
 
 MAX_PAGE = 1000
@@ -38,6 +38,15 @@ EDITABLE = frozenset({"title", "model", "workspace"})
 def page_size(limit: int) -> int:
     """A page has 1..MAX_PAGE rows whatever the caller asked."""
     return max(1, min(int(limit), MAX_PAGE))
+
+
+def message_data(record: MessageRecord) -> dict[str, Any]:
+    """A message for the page. A tool message's images are the ones its card already has
+    (``card_images`` of its call): not sent twice."""
+    data = record.model_dump()
+    if record.role == "tool":
+        data["images"] = []
+    return data
 
 
 def session_data(record: SessionRecord) -> SessionData:
@@ -110,7 +119,7 @@ class SessionService:
             calls = self.chats.tool_calls(session_id, [m.id for m in messages])
         return {
             "session": session_data(session),
-            "messages": [m.model_dump() for m in messages],
+            "messages": [message_data(m) for m in messages],
             "tool_calls": [c.model_dump() for c in calls],
             "more_before": more,
             "running": session_id in self._active,
@@ -127,7 +136,7 @@ class SessionService:
             )
         calls = self.chats.tool_calls(session_id, [m.id for m in messages])
         return {
-            "messages": [m.model_dump() for m in messages],
+            "messages": [message_data(m) for m in messages],
             "tool_calls": [c.model_dump() for c in calls],
             "more_before": more,
         }

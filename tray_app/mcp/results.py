@@ -2,9 +2,12 @@
 
 Works on the wire JSON (``model_dump(by_alias=True, mode="json")``), so it does not depend on
 the SDK's classes. Text, embedded text resources, resource links and ``structuredContent`` go
-to the model, bounded; images go on the card only (``card_images``, which the call handler
-keeps out of the model's message), and the model is told they are there. ``isError`` makes the
-result a failure for the model, with the server's own words.
+to the model, bounded. Images (PNG, JPEG, GIF, WebP; at most ``MAX_IMAGES`` of
+``MAX_IMAGE_BYTES`` each) are ``card_images``: the card shows them, and the call handler puts
+them on the tool message's ``images`` rather than in its text, so only a vision model is
+shown them and any other gets a note (``messages.tool_result_images``, ``agent/history.py``).
+The text lists them (``images``: type and size) either way. ``isError`` makes the result a
+failure for the model, with the server's own words.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ MAX_STRUCTURED = 100_000  # characters of structuredContent as JSON
 MAX_IMAGES = 4
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
 MAX_ITEMS = 200  # content blocks looked at
-CARD_KEYS = ("card_images",)  # kept on the card and in the store, never sent to the model
+CARD_KEYS = ("card_images",)  # kept on the card and in the store, never in the model's text
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 

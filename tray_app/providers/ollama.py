@@ -45,6 +45,7 @@ from tray_app.providers.base import (
 )
 from tray_app.providers.think_tags import ThinkTagSplitter
 from tray_app.providers.tool_calls import NamedToolCalls
+from tray_app.providers.tool_images import wire_messages
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def encode_message(message: ChatMessage) -> dict[str, Any]:
 def encode_request(request: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": [encode_message(m) for m in request.messages],
+        "messages": [encode_message(m) for m in wire_messages(request.messages)],
         "stream": True,
     }
     if request.think is not None:

@@ -7,8 +7,10 @@ as ``<think>`` tags in the content. How tool-call ids are kept paired: ``openai_
 
 Capabilities cannot be asked for: ``model_info`` reports ``completion`` and ``tools`` for every
 model, except that a model which refused tools once (HTTP 400 "does not support tools") is
-reported without ``tools`` from then on, so the caller can degrade to plain chat. Vision and
-thinking are never claimed; reasoning the server streams is shown anyway.
+reported without ``tools`` from then on, so the caller can degrade to plain chat. Vision is
+claimed only for the models the user named (the ``vision_models`` setting): sending images to
+a model that cannot see them fails the request on most servers. Thinking is never claimed;
+reasoning the server streams is shown anyway.
 
 The stream ends at ``data: [DONE]``. After a ``finish_reason`` only the usage event is still
 worth waiting for, and only ``AFTER_FINISH_WAIT`` seconds: a server that finished the answer but
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from contextlib import aclosing
 from typing import Any
 
@@ -153,8 +155,10 @@ class OpenAIProvider:
         api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        vision_models: Iterable[str] = (),
     ) -> None:
         self.endpoint = endpoint.strip().rstrip("/")
+        self._vision = frozenset(name.strip() for name in vision_models if name.strip())
         base = self.endpoint.removesuffix("/v1")
         self._api = f"{base}/v1"
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -277,8 +281,11 @@ class OpenAIProvider:
         ]
 
     async def model_info(self, model: str) -> ModelInfo:
-        """Assumed, not asked: ``completion`` and ``tools`` unless the model refused tools."""
+        """Assumed, not asked: ``completion`` and ``tools`` unless the model refused tools;
+        ``vision`` when the user named the model in ``vision_models``."""
         capabilities = ["completion"] if model in self._without_tools else ["completion", "tools"]
+        if model in self._vision:
+            capabilities.append("vision")
         return ModelInfo(name=model, capabilities=capabilities)
 
     def invalidate(self, model: str | None = None) -> None:

@@ -18,24 +18,17 @@ from typing import Any
 
 import httpx
 
-from tray_app.messages import ChatMessage
+from tray_app.messages import ChatMessage, image_mime
 from tray_app.providers._lines import MAX_LINE_BYTES, iter_lines, line_too_long
 from tray_app.providers.base import ChatRequest
-
-_IMAGE_MAGIC = {
-    "iVBOR": "image/png",
-    "/9j/": "image/jpeg",
-    "R0lG": "image/gif",
-    "UklGR": "image/webp",
-}
+from tray_app.providers.tool_images import wire_messages
 
 
 def image_url(image: str) -> str:
     """A data URL for a base64 image (the mime type sniffed from its first bytes)."""
     if image.startswith(("data:", "http://", "https://")):
         return image
-    mime = next((m for prefix, m in _IMAGE_MAGIC.items() if image.startswith(prefix)), "image/png")
-    return f"data:{mime};base64,{image}"
+    return f"data:{image_mime(image)};base64,{image}"
 
 
 def encode_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
@@ -86,7 +79,7 @@ def encode_request(request: ChatRequest) -> dict[str, Any]:
     """``think``, ``num_ctx`` and ``keep_alive`` have no OpenAI equivalent and are left out."""
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": encode_messages(request.messages),
+        "messages": encode_messages(wire_messages(request.messages)),
         "stream": True,
         "stream_options": {"include_usage": True},
     }

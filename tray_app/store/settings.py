@@ -60,6 +60,9 @@ class Settings(BaseModel):
     max_tool_calls_per_round: int = Field(default=16, ge=1, le=1_000)
     waiting_notice_s: float = Field(default=20.0, ge=0.1, le=3_600.0)  # silence before a notice
     system_prompt: str = ""
+    # Models of an OpenAI-compatible server that can see images: such a server cannot be asked,
+    # so none is assumed to (Ollama says so itself). Names as the server lists them.
+    vision_models: list[str] = Field(default_factory=list, max_length=1_000)
 
     # Tools and sandbox
     tools_enabled: bool = True

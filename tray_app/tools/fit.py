@@ -33,7 +33,13 @@ def cut_note(omitted: int) -> str:
 
 def fit_result(result: ToolResult, limit: int) -> ToolResult:
     """``result`` if its JSON fits ``limit`` characters, else a copy shrunk to fit, with
-    ``cut_to_fit`` saying so. Never cuts inside the JSON; always returns a dict that fits."""
+    ``cut_to_fit`` saying so. Never cuts inside the JSON; always returns a dict that fits.
+    ``card_*`` keys (a tool's images) are not the model's text: kept whole and not counted."""
+    card = {k: v for k, v in result.items() if k.startswith("card_")}
+    if card:
+        text = {k: v for k, v in result.items() if k not in card}
+        fitted = fit_result(text, limit)
+        return result if fitted is text else {**fitted, **card}
     size = json_chars(result)
     if size <= limit:
         return result
