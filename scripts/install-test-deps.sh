@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond .venv, in one apt run, as root and only when missing:
 #   tools  bubblewrap                      run_command's sandbox (tests/tools/test_shell_sandbox.py)
-#   web    chromium, CJK + Latin fonts     the page in Debian's Chromium via Playwright (tests/web);
+#   web    chromium, CJK + Latin + emoji   the page in Debian's Chromium via Playwright (tests/web);
 #                                          nothing downloads a browser
 #   gui    xvfb xauth xdotool x11-utils    the desktop end to end under Xvfb (tests/e2e), which start
 #          trayer dbus openbox             their own X server, D-Bus session, window manager, tray
@@ -28,7 +28,7 @@ if [[ ! -x "$npm_cache/node_modules/.bin/mcp-server-filesystem" ]]; then
     fi
 fi
 
-test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon)
+test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation fonts-noto-color-emoji xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon)
 
 if [[ $(uname -s) != Linux ]]; then
     echo "tests/e2e and the sandbox tests are Linux-only here; they will be skipped" >&2

@@ -5,11 +5,14 @@ They are looked at by people; the test only checks the views are in the state pi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory
+from tests.mcp.conftest import fake_entry, wait_for
+from tests.web.conftest import AppFactory, open_card
 
 pytestmark = pytest.mark.web
 
@@ -59,6 +62,8 @@ def test_screenshots(make_app: AppFactory, theme: str, lang: str) -> None:
         )
         tag = f"{theme}-{lang}"
         page = app.page
+        expect(page.locator("#log-empty")).to_be_visible()
+        app.screenshot(f"{tag}-empty")
         app.send("Turn on debug logging" if lang == "en" else "打开调试日志")
         expect(page.locator("#approval button.btn.primary")).to_be_enabled()
         expect(page.locator(".tool-card[data-status=success]")).to_have_count(2)
@@ -131,3 +136,90 @@ def test_screenshots_onboarding_wide_and_zoomed(make_app: AppFactory, theme: str
         wide = make_app(fake, theme=theme, viewport=(900, 640))
         expect(wide.page.locator("#sidebar")).to_be_visible()
         wide.screenshot(f"{theme}-en-wide")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_screenshots_of_tools_commands_mcp_and_export(
+    make_app: AppFactory, tmp_path: Path, theme: str, lang: str
+) -> None:
+    """The views the first test does not reach: an edit's diff (approval and card), a command
+    outside the sandbox, a failed command, an MCP result, Settings' tool servers, export."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    zh = lang == "zh-CN"
+    with FakeOllama() as fake:
+        app = make_app(
+            fake,
+            theme=theme,
+            language=lang,
+            viewport=POPUP,
+            run_command_enabled=True,
+            sandbox_enabled=False,
+            mcp_servers={"weather": fake_entry(marks, trust="trust_read_only")},
+        )
+        wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+        target = app.workspace / ("设置 ⚙.ini" if zh else "settings ⚙.ini")
+        target.write_text("".join(f"key{n} = {n}\n" for n in range(12)), encoding="utf-8")
+        new = "key6 = 六 🎉" if zh else "key6 = six 🎉"
+        fake.script(
+            tool_turn(
+                [
+                    (
+                        "edit_file",
+                        {"path": str(target), "edits": [{"old_text": "key6 = 6", "new_text": new}]},
+                    )
+                ]
+            ),
+            tool_turn([("run_command", {"command": "cat 'missing \u202etxt.md' && echo 完成"})]),
+            tool_turn([("weather__weather", {"city": "北京 🌧" if zh else "Zürich 🌧"})]),
+            text_turn("完成。" if zh else "Done."),
+        )
+        tag = f"{theme}-{lang}"
+        page = app.page
+        app.send("把第 7 行改成六，然后检查" if zh else "Set line 7 to six, then check it")
+        approve = page.locator("#approval button[data-decision=approve]")
+        expect(page.locator("#approval .ap-preview .d-add")).to_be_visible()
+        expect(approve).to_be_enabled()  # the buttons arm after a moment: pictured armed
+        page.evaluate("document.activeElement.blur()")
+        app.screenshot(f"{tag}-edit-approval")
+        approve.click()
+        expect(page.locator("#approval .ap-facts")).to_contain_text(
+            "未使用沙箱" if zh else "Not sandboxed"
+        )
+        expect(approve).to_be_enabled()
+        page.evaluate("document.activeElement.blur()")
+        app.screenshot(f"{tag}-command-approval")
+        approve.click()
+        expect(page.locator(".msg.assistant .content").last).to_have_text(
+            "完成。" if zh else "Done."
+        )
+        cards = page.locator(".tool-card")
+        edit, command, weather = cards.nth(0), cards.nth(1), cards.nth(2)
+        expect(command).to_have_attribute("data-status", "error")
+        open_card(edit)
+        edit.scroll_into_view_if_needed()
+        page.evaluate("document.activeElement.blur()")
+        app.screenshot(f"{tag}-edit-card")
+        open_card(command)
+        command.scroll_into_view_if_needed()
+        page.evaluate("document.activeElement.blur()")
+        app.screenshot(f"{tag}-command-failed")
+        open_card(weather)
+        weather.scroll_into_view_if_needed()
+        page.evaluate("document.activeElement.blur()")
+        app.screenshot(f"{tag}-mcp-card")
+        page.click("#btn-settings")
+        expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
+        row = page.locator('.mcp-server[data-name="weather"]')
+        expect(row.locator(".mcp-status")).to_have_text("运行中" if zh else "Running")
+        row.scroll_into_view_if_needed()
+        app.screenshot(f"{tag}-settings-mcp")
+        page.keyboard.press("Escape")
+        expect(page.locator("#settings")).to_be_hidden()
+        page.click("#btn-sidebar")
+        session = page.locator(".session").first
+        session.locator(".session-export").click()
+        expect(session.locator("button", has_text="JSON")).to_be_visible()
+        app.screenshot(f"{tag}-export")
+        assert app.page_errors == []

@@ -57,6 +57,23 @@ function facts(call, p) {
   return rows;
 }
 
+/** A value as text with a break opportunity after each path separator, so a long path wraps
+ * at a folder boundary instead of inside a name (copied, it is the same text). Only up to a
+ * bound: a longer value wraps anywhere rather than becoming thousands of nodes. */
+function wrapsAtSeparators(text) {
+  if (text.length > 2048) return [text];
+  const parts = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '/' || text[i] === '\\') {
+      parts.push(text.slice(start, i + 1), h('wbr'));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
 export class ApprovalPanel {
   constructor(el, { onDecide, sessionTitle }) {
     this.el = el;
@@ -123,7 +140,7 @@ export class ApprovalPanel {
       h('header', { class: 'ap-head' }, icon('alert'), this.title, this.queueLabel),
       h('dl', { class: 'ap-facts', id: 'approval-facts' }, facts(call, p).map(([key, value, isKey, cls]) => h('div', { class: 'kv' },
         h('dt', { class: 'k', i18n: key }),
-        h('dd', isKey ? { class: cls || 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) }))),
+        isKey ? h('dd', { class: cls || 'v', i18n: value }) : h('dd', { class: valueClass(key), title: visible(value) }, wrapsAtSeparators(visible(value))))),
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       persistenceWarning(p),
       guardWarning(p),
