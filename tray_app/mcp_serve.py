@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tray_app.desktop.instance import InstanceError, InstanceTimeout
-from tray_app.desktop.mcp_link import POLL, SESSION_TITLE, AppGone, AppLink, approve
+from tray_app.desktop.mcp_link import POLL, SESSION_TITLE, AppGone, AppLink, AppRefused, approve
+from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded
 from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool
@@ -110,9 +111,13 @@ class LocalCalls:
         with self._lock:
             if self._app is None:
                 app = start_app(self.paths, persist_settings=False, mcp="off")
-                session = app.core.new_session(workspace=self.args.workspace)
-                self._session_id = str(session["id"])
-                app.core.update_session(self._session_id, title=SESSION_TITLE)
+                try:
+                    session = app.core.new_session(workspace=self.args.workspace)
+                    self._session_id = str(session["id"])
+                    app.core.update_session(self._session_id, title=SESSION_TITLE)
+                except BaseException:
+                    app.close()
+                    raise
                 self._app = app
                 threading.Thread(
                     target=self._decide, args=(app.core,), name="metona-mcp-serve", daemon=True
@@ -173,9 +178,14 @@ class Calls:
             return {"success": False, "error": APP_GONE.format(name=name)}
         except InstanceTimeout:  # it runs but is stuck: running the call here too could
             return {"success": False, "error": NO_ANSWER.format(name=name)}  # do it twice
+        except AppRefused as exc:
+            return {"success": False, "error": f"{name} was not run: Metona Tray said: {exc}"}
         except InstanceError:
             self.say_mode("alone")
-            return self.local.run(name, arguments, cancelled)
+            try:
+                return self.local.run(name, arguments, cancelled)
+            except MetonaError as exc:  # e.g. --workspace is outside the allowed folders
+                return {"success": False, "error": f"{name} was not run: {exc}"}
         self.say_mode("app")
         return result
 

@@ -273,3 +273,27 @@ def test_an_app_that_does_not_answer_is_not_bypassed(
         assert "did not answer in time" in result["error"]
     assert calls.local._app is None  # no Core of its own was started to run it
     assert not (work / NAME).exists()
+
+
+async def test_a_workspace_that_is_no_folder_is_a_clear_tool_error_with_or_without_the_app(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    missing = work / "没有 \u202e folder"
+    async with serve(metona_home, missing, errlog) as client:
+        with_app = await client.call_tool("read_file", {"path": "a.txt"})
+        await asyncio.to_thread(app.quit)
+        without = await client.call_tool("read_file", {"path": "a.txt"})
+    for result in (with_app, without):
+        assert result.is_error is True
+        assert "is not a folder" in result.content[0].text, result.content
+
+
+async def test_stderr_speaks_the_users_language(
+    metona_home: Path, work: Path, errlog: IO[str], tmp_path: Path
+) -> None:
+    config = metona_home / "config" / "settings.json"
+    settings = json.loads(config.read_text(encoding="utf-8"))
+    config.write_text(json.dumps({**settings, "language": "zh-CN"}), encoding="utf-8")
+    async with serve(metona_home, work, errlog) as client:
+        assert (await client.list_tools()).tools
+    assert "Metona Tray 未运行" in (tmp_path / "serve.err").read_text(encoding="utf-8")

@@ -150,6 +150,10 @@ class AppGone(Exception):
     """The app closed the connection before the call ended (it quit, or crashed)."""
 
 
+class AppRefused(Exception):
+    """The app answered but would not open the chat (a workspace outside its folders)."""
+
+
 @dataclass
 class AppLink:
     """``mcp serve``'s line to the running app; ``InstanceError`` when no app answers."""
@@ -175,7 +179,7 @@ class AppLink:
         request = {"command": "mcp_open", "workspace": self.workspace}
         reply = self._instance.send(request, timeout=OPEN_WAIT)
         if not reply.get("ok"):
-            raise InstanceError(str(reply.get("error") or "the app refused the session"))
+            raise AppRefused(str(reply.get("error") or "the app refused the session"))
         self.session_id = str(reply["session_id"])
         return self.session_id
 
