@@ -24,6 +24,7 @@ const LAYOUT = [
     { name: 'endpoint', type: 'text', inputmode: 'url', pattern: 'https?://.+' },
     { name: 'api_key', type: 'password', local: true },
     { name: 'default_model', type: 'model' },
+    { name: 'vision_models', type: 'names', optional: true },
   ]],
   ['settings.generation', [
     { name: 'think', type: 'switch' },
@@ -189,6 +190,12 @@ export class SettingsPanel {
         set = (v) => { input.value = v ?? ''; };
         root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
         break;
+      case 'names': // a list of names, one a line
+        input = h('textarea', { id, class: 'input', rows: 2, spellcheck: 'false', 'aria-describedby': help ? `${id}-help` : null,
+          onchange: () => save(input.value.split('\n').map((name) => name.trim()).filter(Boolean)) });
+        set = (v) => { input.value = (v || []).join('\n'); };
+        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
+        break;
       case 'tools':
         ({ root, set } = toolList(FILE_TOOLS, (disabled, event) => save(disabled, event)));
         root.append(error);
@@ -228,7 +235,7 @@ export class SettingsPanel {
       }
     }
     // A field being typed in keeps what the user typed; lists and switches always refresh.
-    const typing = ['text', 'number', 'password', 'textarea', 'hotkey'].includes(spec.type);
+    const typing = ['text', 'number', 'password', 'textarea', 'names', 'hotkey'].includes(spec.type);
     this.controls.set(spec.name, { root, set, error, typing, showErrors, status });
     if (spec.local) set('', settings);
     return root;
