@@ -297,3 +297,23 @@ async def test_stderr_speaks_the_users_language(
     async with serve(metona_home, work, errlog) as client:
         assert (await client.list_tools()).tools
     assert "Metona Tray 未运行" in (tmp_path / "serve.err").read_text(encoding="utf-8")
+
+
+async def test_deleting_the_mcp_client_chat_in_the_app_starts_a_new_one(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    (work / "a.txt").write_text("一\n", encoding="utf-8")
+    core = app.running.core
+
+    def mcp_chats() -> list[str]:
+        return [s["id"] for s in core.list_sessions() if s["title"] == "MCP client"]
+
+    async with serve(metona_home, work, errlog) as client:
+        assert (await client.call_tool("read_file", {"path": "a.txt"})).is_error is False
+        [first] = mcp_chats()
+        core.delete_session(first)  # the person deletes the chat in the popup
+        again = await client.call_tool("read_file", {"path": "a.txt"})
+    assert again.is_error is False, again.content
+    [second] = mcp_chats()
+    assert second != first
+    assert [c["name"] for c in core.get_session(second)["tool_calls"]] == ["read_file"]

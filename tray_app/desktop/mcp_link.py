@@ -40,7 +40,7 @@ from tray_app.desktop.instance import (
     InstanceTimeout,
     SingleInstance,
 )
-from tray_app.errors import MetonaError
+from tray_app.errors import MetonaError, NotFound
 from tray_app.events import ApprovalNeeded, Event
 from tray_app.tools.base import Risk
 
@@ -124,6 +124,10 @@ class McpCallHost:
                         core.decide(event.call_id, True, by="rule")
         try:
             return {"ok": True, "result": future.result()}
+        except NotFound:  # the person deleted the chat: the client opens a new one
+            with self._lock:
+                self._sessions.pop(session_id, None)
+            return {"ok": False, "code": "unknown_session", "error": "the chat was deleted"}
         except (concurrent.futures.CancelledError, Exception) as exc:
             if self._quitting() or isinstance(exc, concurrent.futures.CancelledError):
                 error = f"{name} was stopped: Metona Tray quit before it finished"
@@ -193,7 +197,7 @@ class AppLink:
                 "error": f"{name} was not run: its arguments exceed {limit} MB",
             }
         reply = self._call_once(self.session_id or self._open(), name, arguments, cancelled)
-        if reply.get("code") == "unknown_session":  # the app was restarted meanwhile
+        if reply.get("code") == "unknown_session":  # the app restarted, or the chat was deleted
             reply = self._call_once(self._open(), name, arguments, cancelled)
         if reply.get("ok"):
             return reply.get("result")
