@@ -26,6 +26,7 @@ from tray_app.agent.context import (
     shrink_message,
 )
 from tray_app.messages import ChatMessage, image_note
+from tray_app.providers.tool_images import cap_images
 from tray_app.store.records import MessageRecord
 
 
@@ -46,6 +47,20 @@ def omitted_result(characters: int) -> str:
     return f"[an earlier tool result of {characters} characters, left out to fit the context]"
 
 
+def _hold_newest_images(entries: list[_Entry]) -> list[int]:
+    """Keep only the images a request can carry (the newest: ``cap_images``); older ones
+    become the note the request would carry instead, so a turn full of screenshots does not
+    hold them all in memory. The indexes of the entries replaced."""
+    messages = [e.message for e in entries]
+    capped = cap_images(messages)
+    changed = [
+        i for i, (old, new) in enumerate(zip(messages, capped, strict=True)) if new is not old
+    ]
+    for index in changed:
+        entries[index] = _Entry.of(capped[index])
+    return changed
+
+
 def useful(record: MessageRecord) -> bool:
     """An answer that failed or was stopped before saying anything is not sent back."""
     return record.role != "assistant" or bool(record.content or record.tool_calls)
@@ -64,7 +79,7 @@ class TurnHistory:
     _pending: list[MessageRecord] = field(default_factory=list)  # added, not yet converted
     _stubs: dict[int, _Entry] = field(default_factory=dict)  # index in _current -> stubbed
     _lean: dict[int, _Entry] = field(default_factory=dict)  # index -> thinking dropped
-    _image_sources: list[MessageRecord] = field(default_factory=list)
+    _user_images: bool = False  # the user attached images to the current turn
 
     @classmethod
     def load(
@@ -77,6 +92,7 @@ class TurnHistory:
             for r in records[:start]
             if useful(r)
         ]
+        _hold_newest_images(earlier)
         history._earlier = earlier
         history._spans = [
             (a, b, sum(e.tokens for e in earlier[a:b]))
@@ -90,7 +106,7 @@ class TurnHistory:
         """Whether the user attached images to the current turn (before a non-vision model
         drops them); a tool's images are noted in its result instead (``_convert``)."""
         self._absorb()
-        return any(r.images for r in self._image_sources if r.role == "user")
+        return self._user_images
 
     def add(self, record: MessageRecord) -> None:
         """A message the turn stored (an answer once finished, a tool result)."""
@@ -149,12 +165,17 @@ class TurnHistory:
 
     def _absorb(self) -> None:
         """Convert what was added since the last request (each record exactly once)."""
+        images = False
         for record in self._pending:
-            if record.images:
-                self._image_sources.append(record)
+            images = images or bool(record.images)
+            self._user_images = self._user_images or bool(record.images and record.role == "user")
             if useful(record):
                 self._current.append(_Entry.of(self._convert(record, keep_thinking=True)))
         self._pending.clear()
+        if images and self.vision:
+            for index in _hold_newest_images(self._current):
+                self._stubs.pop(index, None)
+                self._lean.pop(index, None)
 
     def _fit_current(self, room: int) -> tuple[list[ChatMessage], int]:
         """The current turn's messages, old tool results stubbed and old thinking dropped
