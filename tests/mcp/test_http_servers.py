@@ -11,7 +11,7 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,55 +21,13 @@ from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
 from tests.mcp.conftest import ROOT, wait_for
 from tests.mcp.http_keyring import BACKEND, FileKeyring
+from tests.mcp.http_serve import Served, serve
+from tray_app.errors import InvalidRequest
 from tray_app.store.secrets import SecretStore
 
 TOKEN = "Bearer s3cr3t-token-42"
 HOSTILE = "日本語 \u202eexe.txt 🌍 <b>x</b>"
-SERVE_WAIT = 60.0  # a loaded CI machine imports the SDK and uvicorn slowly
-
-
-class Served:
-    def __init__(self, url: str, marks: Path) -> None:
-        self.url = url
-        self.marks = marks
-
-    def requests(self) -> list[str]:
-        log = self.marks / "requests"
-        return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
-    """Start ``tests/mcp/fake_http_server.py MODE`` and wait until it listens."""
-    running: list[subprocess.Popen[bytes]] = []
-
-    def start(mode: str, *extra: str) -> Served:
-        marks = tmp_path / f"marks-{mode}-{len(running)}"
-        marks.mkdir()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.mcp.fake_http_server", mode, str(marks), *extra],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=(marks / "stderr").open("wb"),
-        )
-        running.append(proc)
-        port = wait_for(
-            lambda: (marks / "port").exists() and (marks / "port").read_text(),
-            SERVE_WAIT,
-            f"the {mode} server to listen",
-        )
-        path = {"http": "/mcp", "sse": "/sse"}.get(mode, "/mcp")
-        return Served(f"http://127.0.0.1:{port}{path}", marks)
-
-    yield start
-    for proc in running:
-        proc.terminate()
-    for proc in running:
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+__all__ = ["serve"]  # the fixture, imported
 
 
 @pytest.fixture
@@ -232,3 +190,45 @@ def test_mcp_list_and_test_reach_a_remote_server_with_a_keyring_header(
     assert failed.returncode == 1 and "ConnectError" in failed.stdout
     assert {line.split()[1] for line in served.requests()} == {"/mcp"}
     assert all(f"auth={TOKEN}" in line for line in served.requests())
+
+
+def test_a_secret_set_for_a_server_restarts_it_and_is_never_echoed(
+    make_rig: Any, serve: Callable[..., Served], keyring_file: Path
+) -> None:
+    served = serve("http")
+    store = SecretStore(FileKeyring())
+    rig: Rig = make_rig(
+        default_registry=True, secrets=lambda: store, mcp_servers={"远程": entry(served, "http")}
+    )
+    row = wait_for(
+        lambda: status_of(rig, "远程").get("status") == "failed" and status_of(rig, "远程"),
+        60,
+        "failed",
+    )
+    assert "远程-token" in row["error"]  # the reference is not in the keyring yet
+
+    saved = rig.core.set_mcp_secret("远程-token", TOKEN)
+    assert saved == {"reference": "keyring:远程-token", "stored_in_keyring": True, "warning": None}
+    assert TOKEN not in json.dumps(saved)
+    assert FileKeyring().get_password("metona-tray", "mcp:远程-token") == TOKEN
+    # The server was waiting to retry (backoff): it starts again at once with the secret.
+    wait_for(lambda: status_of(rig, "远程").get("status") == "ready", 60, "ready")
+    assert any(f"auth={TOKEN}" in line for line in served.requests())
+
+    rig.core.set_mcp_secret("远程-token", "Bearer second")  # a new value: the server restarts
+    wait_for(lambda: any("auth=Bearer second" in line for line in served.requests()), 60, "again")
+
+    for name, secret in [
+        ("a/b", "x"),
+        ("\u202eevil", "x"),
+        ("ok", "line\nX-Evil: 1"),
+        ("ok", "x" * 9000),
+    ]:
+        with pytest.raises(InvalidRequest):
+            rig.core.set_mcp_secret(name, secret)
+    rig.core.set_mcp_secret("emoji 名", "密钥 🔑 \u202e")  # an env value may be any text
+    assert FileKeyring().get_password("metona-tray", "mcp:emoji 名") == "密钥 🔑 \u202e"
+    rig.core.set_mcp_secret("emoji 名", None)
+    assert FileKeyring().get_password("metona-tray", "mcp:emoji 名") is None
+    assert all(TOKEN not in json.dumps(s) for s in rig.core.mcp_status())
+    assert TOKEN not in json.dumps(rig.core.get_settings(), ensure_ascii=False)

@@ -127,6 +127,7 @@ def make_app(browser: Any, app_paths: AppPaths, workspace: Path) -> Iterator[App
         scale: float = 1,
         locale: str = "en-US",
         wait: bool = True,
+        secrets: Any = None,
         **overrides: Any,
     ) -> App:
         values: dict[str, Any] = {
@@ -137,7 +138,7 @@ def make_app(browser: Any, app_paths: AppPaths, workspace: Path) -> Iterator[App
             "theme": "light",
         }
         values.update(overrides)
-        core = Core(settings=Settings(**values), paths=app_paths).start()
+        core = Core(settings=Settings(**values), paths=app_paths, secrets=secrets).start()
         harness = PageHarness(core).start()
         context = browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},

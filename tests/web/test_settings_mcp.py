@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,13 @@ from playwright.sync_api import expect
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.mcp.http_keyring import FileKeyring
+from tests.mcp.http_serve import Served, serve
 from tests.web.conftest import App, AppFactory
+from tray_app.store.secrets import SecretStore
 
 pytestmark = pytest.mark.web
+__all__ = ["serve"]  # the fixture, imported
 
 
 @pytest.fixture
@@ -206,6 +211,7 @@ def test_zh_cn_texts(make_app: AppFactory, fake_ollama: FakeOllama, marks: Path)
     page.click("#mcp-add")
     expect(page.locator(".mcp-form h4")).to_have_text("新的工具服务器")
     expect(page.locator(".mcp-form")).to_contain_text("keyring:名称")
+    expect(page.locator(".mcp-secret summary")).to_have_text("把密钥存入系统密钥环")
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -262,4 +268,55 @@ def test_status_and_tool_changes_are_pushed_not_polled(
     row.locator(".mcp-tools summary").click()
     expect(row.locator('input[data-tool="late"]')).to_be_attached()
     assert len(asked) == before == 1  # the change came as an event: the page never asked
+    assert app.page_errors == [] and app.dialogs == []
+
+
+def test_a_header_secret_typed_in_the_popup_goes_to_the_keyring_only(
+    make_app: AppFactory,
+    fake_ollama: FakeOllama,
+    serve: Callable[..., Served],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("METONA_TEST_KEYRING", str(tmp_path / "keyring.json"))
+    store = SecretStore(FileKeyring())
+    served = serve("http")
+    token = "Bearer 7f3a-secret-token"
+    name = "远程 服务"
+    app = make_app(fake_ollama, secrets=lambda: store)
+    page = app.page
+    open_settings(app)
+    page.click("#mcp-add")
+    page.fill("#mcp-f-name", name)
+    page.select_option("#mcp-f-kind", "http")
+    page.fill("#mcp-f-url", served.url)
+    page.fill("#mcp-f-headers", "X-Tenant: t-1\nauthorization: ***")
+    page.locator(".mcp-secret summary").click()
+    page.click("#mcp-secret-store")  # nothing typed yet
+    expect(page.locator("#mcp-secret-error")).to_have_text(
+        "A header name is letters, digits, - and _."
+    )
+    page.fill("#mcp-secret-key", "Authorization")
+    page.fill("#mcp-secret-value", "密钥 🔑 \u202e")  # a header cannot carry it: said at once
+    page.click("#mcp-secret-store")
+    expect(page.locator("#mcp-secret-error")).to_contain_text("plain ASCII")
+    assert store.get(f"mcp:{name}.Authorization") is None
+    page.fill("#mcp-secret-value", token)
+    page.click("#mcp-secret-store")
+    reference = f"keyring:{name}.Authorization"
+    expect(page.locator("#mcp-secret-note")).to_have_text(
+        f"Stored. Authorization now refers to {reference}."
+    )
+    expect(page.locator("#mcp-secret-value")).to_have_value("")
+    expect(page.locator("#mcp-f-headers")).to_have_value(
+        f"X-Tenant: t-1\nAuthorization: {reference}"
+    )
+    assert store.get(f"mcp:{name}.Authorization") == token
+    page.click("#mcp-save")
+    row = server_row(app, name)
+    expect(row.locator(".mcp-status")).to_have_text("Running", timeout=30_000)
+    assert saved_servers(app)[name]["headers"] == {"X-Tenant": "t-1", "Authorization": reference}
+    assert any(f"auth={token} tenant=t-1" in line for line in served.requests())
+    assert token not in page.content()
+    assert token not in page.evaluate("JSON.stringify(localStorage) + document.body.innerText")
     assert app.page_errors == [] and app.dialogs == []

@@ -21,14 +21,17 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from tray_app.errors import InvalidRequest, Unsupported
 from tray_app.events import McpStatus, Publish
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Tool
 
 if TYPE_CHECKING:
+    from tray_app.core.results import McpSecretSaved
     from tray_app.mcp.manager import McpManager
     from tray_app.mcp.tools import McpTools
     from tray_app.paths import AppPaths
+    from tray_app.store.secrets import SecretStore
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,7 @@ class McpHost:
         *,
         start: McpStart = "start",
         publish: Publish | None = None,
+        store: Callable[[], SecretStore | None] = lambda: None,
     ) -> None:
         self._paths = paths
         self._settings = settings
@@ -58,6 +62,7 @@ class McpHost:
         self._roots = list(settings().allowed_dirs)
         self._lock = threading.Lock()
         self._publish = publish
+        self._store = store
         self._push_lock = threading.Lock()
         self._push_queued = False
         self._pushed = "[]"  # the last status published, as JSON: an unchanged one is not sent
@@ -185,6 +190,37 @@ class McpHost:
         for name, why in self._errors.items():
             out.append({"name": name, "status": "invalid", "error": why, "tools": []})
         return out
+
+    def set_secret(self, name: str, secret: str | None) -> McpSecretSaved:
+        """Keep ``secret`` for ``keyring:NAME`` (empty: remove it) and restart the servers
+        that use it. The secret is never returned, logged or written to the settings file."""
+        from tray_app.mcp.config import (
+            KEYRING_PREFIX,
+            check_secret,
+            check_secret_name,
+            keyring_user,
+        )
+
+        try:
+            check_secret_name(name)
+            if secret:
+                check_secret(secret)
+        except ValueError as exc:
+            raise InvalidRequest(str(exc)) from None
+        store = self._store()
+        if store is None:
+            raise Unsupported("no secret store is available here")
+        if secret:
+            store.set(keyring_user(name), secret)
+        else:
+            store.delete(keyring_user(name))
+        if self._manager is not None:
+            self._manager.restart_using(name)
+        return {
+            "reference": f"{KEYRING_PREFIX}{name}",
+            "stored_in_keyring": store.usable,
+            "warning": None if store.usable else store.reason,
+        }
 
     def stop(self) -> None:
         if self._manager is not None:

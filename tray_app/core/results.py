@@ -105,6 +105,14 @@ class ApiKeySaved(TypedDict):
     warning: str | None
 
 
+class McpSecretSaved(TypedDict):
+    """A secret for an MCP server kept (never sent back): the reference to write instead."""
+
+    reference: str  # "keyring:NAME"
+    stored_in_keyring: bool  # False: kept for this session only (no usable keyring)
+    warning: str | None
+
+
 class Undone(TypedDict, total=False):
     """What an undo put back (``tools.journal_undo``)."""
 

@@ -39,6 +39,7 @@ from tray_app.core.results import (
     Deleted,
     Exported,
     Json,
+    McpSecretSaved,
     MessagePage,
     ModelList,
     PullStarted,
@@ -107,6 +108,7 @@ class Core:
             keyring.lookup,
             start=mcp,
             publish=publish,
+            store=keyring.get,
         )
         self._settings.listen(self._mcp_follow)
         self._factory = TurnFactory(paths, tool_registry, extra_tools=self._mcp.tools)
@@ -274,6 +276,11 @@ class Core:
     def mcp_status(self) -> list[Json]:
         """The MCP servers: status, last error, tools with their risk (any thread)."""
         return self._mcp.status()
+
+    def set_mcp_secret(self, name: str, secret: str | None) -> McpSecretSaved:
+        """Keep a secret a server's ``env``/``headers`` refer to as ``keyring:NAME`` (an empty
+        one removes it); servers that use it restart. Off the core loop: the keyring may be slow."""
+        return self._mcp.set_secret(name, secret)
 
     # ---- changes ----------------------------------------------------------------------------
 

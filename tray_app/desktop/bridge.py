@@ -39,6 +39,7 @@ from tray_app.desktop.bridge_payloads import (
     _ListSessions,
     _MaybeSession,
     _McpPaste,
+    _McpSecret,
     _Messages,
     _NewSession,
     _OpenSession,
@@ -216,6 +217,13 @@ class Bridge:
         """A pasted Claude Desktop config, checked like ``mcp import``; the page then saves
         the merge through ``update_settings`` (so a new server needs the user's own click)."""
         return self._call(_McpPaste, payload, lambda p: parse_paste(p.text))
+
+    def set_mcp_secret(self, payload: Any = None) -> Envelope:
+        """Keep a server's env or header secret in the OS keyring; the answer carries only the
+        ``keyring:NAME`` reference the page writes in its place, never the secret."""
+        return self._call(
+            _McpSecret, payload, lambda p: self._core.set_mcp_secret(p.name, p.secret or None)
+        )
 
     # undo
 

@@ -111,3 +111,8 @@ class _McpPaste(_Payload):
 
 class _ApiKey(_Payload):
     key: str = Field(max_length=4096)
+
+
+class _McpSecret(_Payload):
+    name: str = Field(min_length=1, max_length=128)
+    secret: str = Field(max_length=8192)  # empty: remove it

@@ -96,6 +96,30 @@ def _mask(value: str) -> str:
     return value if value.startswith(KEYRING_PREFIX) or not value else "***"
 
 
+# What may follow ``keyring:`` when the popup stores a secret: letters and digits of any script,
+# spaces, '.', '_' and '-' (a server's name, a dot, a variable or header name).
+_SECRET_NAME = re.compile(r"^[^\W_][\w .-]{0,127}$")
+MAX_SECRET = 8192
+
+
+def check_secret_name(name: str) -> None:
+    """ValueError unless ``name`` is a plain keyring reference name."""
+    if not _SECRET_NAME.match(name):
+        raise ValueError(
+            "a keyring name is 1 to 128 letters or digits (any script), spaces, '.', '_' or "
+            "'-', and starts with a letter or digit"
+        )
+
+
+def check_secret(secret: str) -> None:
+    """ValueError for a secret that cannot be an env value or a header: too long, or with
+    control characters (a line break in a header would start another header)."""
+    if len(secret) > MAX_SECRET:
+        raise ValueError(f"a secret is at most {MAX_SECRET} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in secret):
+        raise ValueError("a secret cannot contain line breaks or other control characters")
+
+
 def keyring_user(name: str) -> str:
     """The keyring username a ``keyring:NAME`` reference is stored under."""
     return f"mcp:{name}"

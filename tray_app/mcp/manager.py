@@ -144,6 +144,22 @@ class McpManager:
             task.cancel()
             await asyncio.wait({task}, timeout=STOP_TIMEOUT)
 
+    def restart_using(self, secret: str) -> None:
+        """Restart the servers whose ``env`` or ``headers`` refer to ``keyring:secret`` (its
+        value changed); a failed one that waits to retry starts again at once."""
+        if self._loop is None:
+            return
+
+        async def again() -> None:
+            names = [n for n, c in self._connections.items() if secret in c.config.secret_names()]
+            if not names:
+                return
+            configs = [c.config for c in self._connections.values()]
+            await asyncio.gather(*(self._stop_one(n) for n in names))
+            await self._configure([*configs, *self._disabled.values()])
+
+        self._submit(again())
+
     def wait_ready(self, name: str, timeout: float) -> bool:
         """Block until the server is connected with its tools listed (CLI, tests)."""
         if self._configuring is not None:

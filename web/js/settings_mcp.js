@@ -8,6 +8,7 @@ import { h } from './dom.js';
 import { t } from './i18n.js';
 import { call } from './bridge.js';
 import { visible } from './format.js';
+import { secretBox } from './settings_mcp_secret.js';
 
 const STATUS_KEY = { ready: 'mcp.status_running', starting: 'mcp.status_starting', failed: 'mcp.status_failed',
   stopped: 'mcp.status_stopped', disabled: 'mcp.status_disabled', invalid: 'mcp.status_invalid' };
@@ -160,6 +161,7 @@ export function mcpSection({ onChange }) {
     const stdio = h('div', { class: 'mcp-stdio' }, field('command', f.command), field('args', f.args, 'mcp.args_help'),
       field('env', f.env, 'mcp.secret_help'), field('cwd', f.cwd));
     const http = h('div', { class: 'mcp-http' }, field('url', f.url), field('headers', f.headers, 'mcp.headers_help'));
+    const secrets = secretBox({ kind: () => f.kind.value, serverName: () => f.name.value.trim(), env: f.env, headers: f.headers });
     const showKind = () => { stdio.hidden = f.kind.value !== 'stdio'; http.hidden = f.kind.value !== 'http'; };
     f.kind.addEventListener('change', showKind);
     showKind();
@@ -167,7 +169,7 @@ export function mcpSection({ onChange }) {
     errors[''] = formError;
     const form = h('form', { class: 'mcp-form', 'aria-labelledby': 'mcp-form-title', novalidate: true },
       h('h4', { id: 'mcp-form-title', i18n: name ? ['mcp.edit_title', { name: visible(name) }] : 'mcp.add_title' }),
-      field('name', f.name), field('kind', f.kind), stdio, http,
+      field('name', f.name), field('kind', f.kind), stdio, http, secrets.root,
       field('timeout_s', f.timeout_s), field('trust', f.trust, 'mcp.trust_help'),
       h('div', { class: 'field' }, h('label', { class: 'check', for: 'mcp-f-enabled' }, f.enabled, ' ', h('span', { i18n: 'mcp.enabled' }))),
       formError,
