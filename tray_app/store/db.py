@@ -13,9 +13,10 @@ built. It is prepared at open; where FTS5 is missing, search falls back to LIKE.
 Failures to open become ``StoreError`` with a sentence for the user; the file is never reset.
 Before anything writes to an existing file, ``PRAGMA quick_check`` runs on a read-only
 connection: a damaged file (even one bad page) is refused and left byte for byte as it was,
-and no checkpoint ever copies a left-over WAL into it. A folder that cannot be written (a
-read-only mount) is reported as such; ``read_only=True`` still reads such a file, for the
-commands that only list or export.
+and no checkpoint ever copies a left-over WAL into it. The check is skipped only for a file
+exactly as this app's last clean close left it (``store.verified``). A folder that cannot be
+written (a read-only mount) is reported as such; ``read_only=True`` still reads such a file,
+for the commands that only list or export.
 
 Threads: the app opens the store on the main thread and hands it to the core thread, so the
 connection is made with ``check_same_thread=False``; a lock around every statement group keeps
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from tray_app.errors import StoreError
 from tray_app.store.fts import prepare_fts
+from tray_app.store.verified import stamp, unchanged_since_close
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +163,8 @@ class Database:
     def close(self) -> None:
         with self._lock:
             self.conn.close()
+            if not self.read_only:
+                stamp(self.path)  # the next open may skip the whole-file check (store.verified)
 
 
 def open_database(
@@ -182,7 +186,7 @@ def open_database(
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"Cannot create the folder for the chat history {path}: {exc}.") from exc
-    if path.exists() and path.stat().st_size > 0:
+    if path.exists() and path.stat().st_size > 0 and not unchanged_since_close(path):
         check_integrity(path, busy_timeout=busy_timeout)
     if not os.access(path.parent, os.W_OK):
         raise StoreError(
@@ -263,7 +267,8 @@ def _open_read_only(path: Path, busy_timeout: float, known: int) -> Database:
     """Read a file whose folder cannot be written (a read-only mount): no lock, no repair."""
     if not path.exists():
         raise StoreError(f"There is no chat history yet at {path}.")
-    check_integrity(path, busy_timeout=busy_timeout)
+    if not unchanged_since_close(path):
+        check_integrity(path, busy_timeout=busy_timeout)
     conn: sqlite3.Connection | None = None
     for immutable in (False, True):  # a reader of a WAL file needs a -shm it may not create
         try:
