@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import ROOT, fake_entry, wait_for
 from tests.mcp.fake_server import PNG
 from tray_app.mcp.results import MAX_IMAGES
 from tray_app.providers.tool_images import MAX_REQUEST_IMAGES
@@ -154,3 +157,38 @@ def test_hostile_sizes_are_bounded_per_result_and_per_request(make_rig: Any, mar
     assert ollama_images(request)[-2:] == [png(0), png(1)]
     noted = "\n".join(m["content"] for m in request["messages"])
     assert noted.count("left out: this request already has") == 2
+
+
+def test_the_real_cli_shows_a_vision_model_the_tools_image(
+    fake_ollama: Any, metona_home: Path, tmp_path: Path
+) -> None:
+    """``metona-tray chat`` as a subprocess: the user's path outside the popup."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = metona_home / "config" / "settings.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    entry = fake_entry(marks, trust="trust_read_only")
+    config.write_text(json.dumps({"mcp_servers": {"fake": entry}}), encoding="utf-8")
+    fake_ollama.add_model(VISION, ["completion", "tools", "vision"])
+    env = dict(os.environ, METONA_HOME=str(metona_home), NO_COLOR="1", PYTHONPATH=str(ROOT))
+    env.pop("DISPLAY", None)
+    for model in (VISION, "qwen3:8b"):
+        fake_ollama.script(
+            tool_turn([("fake__pictures", {"count": 1, "caption": HOSTILE})]), text_turn("红点")
+        )
+        command = [sys.executable, "-m", "tray_app", "chat", "--model", model]
+        done = subprocess.run(
+            [*command, "--endpoint", fake_ollama.url, "看看图"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+        assert "红点" in done.stdout.decode("utf-8")
+    seen, blind = fake_ollama.chat_requests[1], fake_ollama.chat_requests[3]
+    assert ollama_images(seen) == [png(0)] and seen["messages"][-1]["role"] == "user"
+    assert ollama_images(blind) == [] and "iVBOR" not in json.dumps(blind)
+    assert blind["messages"][-1]["content"].endswith(
+        "[image: image/png, 71 B, not shown to this model]"
+    )
