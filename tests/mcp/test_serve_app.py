@@ -30,6 +30,7 @@ from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.desktop import mcp_link
 from tray_app.desktop.instance import SingleInstance
 from tray_app.desktop.mcp_link import McpCallHost
+from tray_app.events import ApprovalNeeded
 from tray_app.mcp_serve import Calls
 from tray_app.paths import AppPaths
 
@@ -156,10 +157,14 @@ async def test_a_denied_call_is_a_tool_error_and_the_flags_still_approve(
     app: HeadlessApp, metona_home: Path, work: Path, tmp_path: Path, errlog: IO[str]
 ) -> None:
     (work / "keep.txt").write_text("keep\n")
+    asked = app.running.core.bus.subscribe(lambda e: isinstance(e, ApprovalNeeded))
     async with serve(metona_home, work, errlog, "--yes") as client:
         wrote = await client.call_tool("write_file", {"path": "by-flag.md", "content": "ok"})
         assert wrote.is_error is False, wrote.content  # --yes approves writes: not asked
         assert (work / "by-flag.md").read_text() == "ok"
+        # ... not even for a moment: no card or notification appears only to be answered
+        assert asked.drain() == []
+        asked.close()
 
         call = asyncio.create_task(client.call_tool("delete_file", {"path": "keep.txt"}))
         pending = await until(app.pending, "the delete to wait in the app")

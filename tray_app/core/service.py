@@ -236,6 +236,10 @@ class Core:
     ) -> Decided:
         return self._call(self._turns.decide, call_id, approve, remember, by)
 
+    def grant_tools(self, session_id: str, tools: list[str]) -> None:
+        """Don't ask again in this chat for writes by ``tools`` (``mcp serve --yes``)."""
+        self._call(self._turns.grant, session_id, list(tools))
+
     def pending_approvals(self) -> list[Json]:
         return self._call(self._turns.pending)
 

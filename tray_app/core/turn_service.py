@@ -271,6 +271,13 @@ class TurnService:
 
     # ---- approvals and state ----------------------------------------------------------------
 
+    def grant(self, session_id: str, tools: list[str]) -> None:
+        """Writes by these tools run unasked in this chat, like "don't ask again" (``mcp
+        serve --yes``); deletes, persistence and spent budgets still ask."""
+        self._sessions.require(session_id)
+        for name in tools:
+            self._broker.grant(session_id, name)
+
     def decide(self, call_id: str, approve: bool, remember: bool, by: DecidedBy) -> Decided:
         """Answer a waiting call; ``NotFound`` when it no longer waits (answered elsewhere,
         timed out, its turn stopped)."""

@@ -8,8 +8,9 @@ makes.
 
 Protocol (JSON messages on the authenticated, user-only instance socket, one connection each):
 
-- ``{"command": "mcp_open", "workspace"}`` → ``{"ok", "session_id"}``: the app makes the chat
-  ("MCP client") the calls are recorded in, and owns it; only chats opened so are served.
+- ``{"command": "mcp_open", "workspace", "yes", "yes_all"}`` → ``{"ok", "session_id"}``: the
+  app makes the chat ("MCP client") the calls are recorded in, and owns it; only chats opened
+  so are served. With a flag, plain writes are granted for the chat (never asked).
 - ``{"command": "mcp_call", "session_id", "name", "arguments", "yes", "yes_all"}`` keeps its
   connection until the call ends and answers ``{"ok": true, "result"}``. Meanwhile the client
   may send ``{"cancel": true}`` or just close: either stops the call like a stopped turn.
@@ -89,6 +90,10 @@ class McpCallHost:
         session = core.new_session(workspace=workspace)
         session_id = str(session["id"])
         core.update_session(session_id, title=SESSION_TITLE)
+        if request.get("yes") is True or request.get("yes_all") is True:
+            # Plain writes then run unasked, so no card or notification shows for a moment
+            # only to be answered by the flags; what else they allow is answered in ``call``.
+            core.grant_tools(session_id, _write_tools())
         with self._lock:
             self._sessions[session_id] = None
             while len(self._sessions) > MAX_SESSIONS:
@@ -136,6 +141,12 @@ class McpCallHost:
             return {"ok": False, "code": "stopped", "error": error}
 
 
+def _write_tools() -> list[str]:
+    from tray_app.tools.registry import builtin_tools
+
+    return [tool.name for tool in builtin_tools() if tool.risk is Risk.WRITE]
+
+
 def _client_gone(conn: Connection) -> bool:
     """True when the client sent a cancel (or anything) or closed its end."""
     try:
@@ -180,7 +191,10 @@ class AppLink:
             return False
 
     def _open(self) -> str:
-        request = {"command": "mcp_open", "workspace": self.workspace}
+        request = {
+            "command": "mcp_open", "workspace": self.workspace,
+            "yes": self.yes, "yes_all": self.yes_all,
+        }  # fmt: skip
         reply = self._instance.send(request, timeout=OPEN_WAIT)
         if not reply.get("ok"):
             raise AppRefused(str(reply.get("error") or "the app refused the session"))
