@@ -213,3 +213,38 @@ def test_per_round_work_does_not_grow_with_the_turn(
     per_round = [b - a for a, b in itertools.pairwise(marks)]
     # Between two requests: the answer, its result, the system prompt and at most a few stubs.
     assert len(per_round) == ROUNDS - 1 and max(per_round) <= 6, per_round
+
+
+def test_the_room_for_a_result_is_not_recounted_every_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tokens_left`` (the room a result may take) once re-estimated every old result of the
+    turn in every round: 100 rounds meant ~5,000 estimates. Now each message is estimated as
+    it arrives, and the sums are kept."""
+    chats = CountingChats()
+    session = chats.create_session(model="m", workspace=None)
+    _long_chat(chats, session.id, 50)
+    counts = {"estimates": 0}
+    real_estimate = history.estimate_tokens
+
+    def counting_estimate(text: str) -> int:
+        counts["estimates"] += 1
+        return real_estimate(text)
+
+    marks: list[int] = []
+    real_chat = ToolCallingProvider.chat
+
+    def marking_chat(self: ToolCallingProvider, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        marks.append(counts["estimates"])
+        return real_chat(self, request)
+
+    monkeypatch.setattr(history, "estimate_tokens", counting_estimate)
+    monkeypatch.setattr(ToolCallingProvider, "chat", marking_chat)
+    reason, provider = _run_turn(chats, session.id, tmp_path)
+    assert reason == "max_rounds"
+    per_round = [b - a for a, b in itertools.pairwise(marks)]
+    assert len(per_round) == ROUNDS - 1 and max(per_round) <= 4, per_round
+    # and the room is still right: the newest result is whole, every request fits
+    last = provider.requests[-1].messages
+    assert RESULT in [m for m in last if m.role == "tool"][-1].content
+    assert sum(message_tokens(m) for m in last) <= NUM_CTX

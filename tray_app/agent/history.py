@@ -41,6 +41,13 @@ class _Entry:
     def of(cls, message: ChatMessage) -> _Entry:
         return cls(message, message_tokens(message))
 
+    def as_stub(self) -> int:
+        """What the message costs once stubbed, as ``tokens_left`` counts an old tool result;
+        other messages are never stubbed and cost what they cost."""
+        if self.message.role != "tool":
+            return self.tokens
+        return MESSAGE_OVERHEAD + estimate_tokens(omitted_result(len(self.message.content)))
+
 
 def omitted_result(characters: int) -> str:
     """What the model sees instead of an old tool result that no longer fits."""
@@ -80,6 +87,12 @@ class TurnHistory:
     _stubs: dict[int, _Entry] = field(default_factory=dict)  # index in _current -> stubbed
     _lean: dict[int, _Entry] = field(default_factory=dict)  # index -> thinking dropped
     _user_images: bool = False  # the user attached images to the current turn
+    # Kept as the turn grows, so a round costs the same at round 100 as at round 2: the sums
+    # of the current turn's estimates, whole (``_sum_whole``) and with tool results counted
+    # as stubs (``_sum_stubbed``), over its first i messages; and its newest assistant message.
+    _sum_whole: list[int] = field(default_factory=lambda: [0])
+    _sum_stubbed: list[int] = field(default_factory=lambda: [0])
+    _last_ask: int = 0
 
     @classmethod
     def load(
@@ -135,17 +148,8 @@ class TurnHistory:
         the current turn's older tool results count as the stubs they become when room is
         needed (``_fit_current``); the results of the newest round are kept whole."""
         self._absorb()
-        last_ask = max(
-            (i for i, e in enumerate(self._current) if e.message.role == "assistant"), default=0
-        )
-        used = 0
-        for index, entry in enumerate(self._current):
-            if index < last_ask and entry.message.role == "tool":
-                used += MESSAGE_OVERHEAD + estimate_tokens(
-                    omitted_result(len(entry.message.content))
-                )
-            else:
-                used += entry.tokens
+        ask = self._last_ask
+        used = self._sum_stubbed[ask] + self._sum_whole[-1] - self._sum_whole[ask]
         return int(num_ctx * BUDGET_SHARE) - used
 
     # ---- inside ----------------------------------------------------------------------------
@@ -170,23 +174,36 @@ class TurnHistory:
             images = images or bool(record.images)
             self._user_images = self._user_images or bool(record.images and record.role == "user")
             if useful(record):
-                self._current.append(_Entry.of(self._convert(record, keep_thinking=True)))
+                entry = _Entry.of(self._convert(record, keep_thinking=True))
+                if entry.message.role == "assistant":
+                    self._last_ask = len(self._current)
+                self._current.append(entry)
+                self._sum_whole.append(self._sum_whole[-1] + entry.tokens)
+                self._sum_stubbed.append(self._sum_stubbed[-1] + entry.as_stub())
         self._pending.clear()
         if images and self.vision:
-            for index in _hold_newest_images(self._current):
+            changed = _hold_newest_images(self._current)
+            for index in changed:
                 self._stubs.pop(index, None)
                 self._lean.pop(index, None)
+            if changed:  # older images became notes: the sums from there on change
+                self._resum(min(changed))
+
+    def _resum(self, start: int) -> None:
+        del self._sum_whole[start + 1 :], self._sum_stubbed[start + 1 :]
+        for entry in self._current[start:]:
+            self._sum_whole.append(self._sum_whole[-1] + entry.tokens)
+            self._sum_stubbed.append(self._sum_stubbed[-1] + entry.as_stub())
 
     def _fit_current(self, room: int) -> tuple[list[ChatMessage], int]:
         """The current turn's messages, old tool results stubbed and old thinking dropped
         (oldest first) until they fit ``room``; the choice is the same in every round."""
         entries = list(self._current)
-        used = sum(e.tokens for e in entries)
+        used = self._sum_whole[-1]
+        if used <= room:
+            return [e.message for e in entries], used
         # The newest round's results are what the model just asked for: never stubbed.
-        last_ask = max(
-            (i for i, e in enumerate(entries) if e.message.role == "assistant"), default=0
-        )
-        for index, entry in enumerate(entries[:last_ask]):
+        for index, entry in enumerate(entries[: self._last_ask]):
             if used <= room:
                 break
             if entry.message.role == "tool":
