@@ -132,7 +132,7 @@ def test_failure_codes_are_said_in_chinese_like_the_page() -> None:
     import json
     from pathlib import Path
 
-    from tray_app.terminal_render import TOOL_ERROR_ZH
+    from tray_app.terminal_errors import TOOL_ERROR_ZH
 
     locales = Path(__file__).resolve().parents[1] / "web" / "locales"
     zh = json.loads((locales / "zh-CN.json").read_text(encoding="utf-8"))
@@ -152,4 +152,5 @@ def test_failure_codes_are_said_in_chinese_like_the_page() -> None:
     # Parameters a server did not send, or a code nobody knows: the tool's own sentence.
     assert result_summary({**repeated, "params": {}}, "zh-CN") == repeated["error"]
     unknown = {"success": False, "error": "boom 💥 \u202e", "code": "x"}
-    assert result_summary(unknown, "zh-CN") == "boom 💥 \u202e"
+    # (a direction control from a server is written out: it must not reorder the line)
+    assert result_summary(unknown, "zh-CN") == "boom 💥 ⟨U+202E⟩"

@@ -32,6 +32,8 @@ for each: ``command_error.<code>``); ``error_code`` looks a raised error up in i
 
 from __future__ import annotations
 
+from tray_app.tool_errors import CodedError
+
 
 class MetonaError(Exception):
     """Base class of every error the app raises on purpose."""
@@ -92,13 +94,17 @@ class LineTooLong(StreamError):
     """A line (or SSE event) grew past the limit: reading on would cost memory without bound."""
 
 
-class SandboxViolation(MetonaError):
-    """A path or command is outside what the sandbox policy allows."""
+class SandboxViolation(MetonaError, CodedError):
+    """A path or command is outside what the sandbox policy allows; ``code`` and ``params``
+    (``tool_errors``) let the card say why in the user's language."""
 
 
-class UndoUnavailable(MetonaError):
+class UndoUnavailable(MetonaError, CodedError):
     """The undo journal cannot keep a copy (its folder is full, read-only or locked); the tool
     refuses before touching anything. ``str(err)`` is meant for the model and the user."""
+
+    def __init__(self, message: str, *, tool: str, reason: str) -> None:
+        super().__init__(message, code="undo_unavailable", tool=tool, reason=reason)
 
 
 class StoreError(MetonaError):

@@ -212,9 +212,13 @@ class NoPreview(_Preview):
 
 
 class ErrorPreview(_Preview):
-    """The call cannot run; ``text`` says why. It is refused without asking."""
+    """The call cannot run; ``text`` says why (in English, for the model), ``code`` and
+    ``params`` (``tool_errors``) let the card say it in the user's language. It is refused
+    without asking."""
 
     kind: Literal["error"]
+    code: str | None = None  # a str, not the Literal: an older record's code still reads
+    params: dict[str, Any] | None = None
 
 
 class OtherPreview(_Preview):

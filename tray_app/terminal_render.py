@@ -33,6 +33,7 @@ from tray_app.messages import (
     TreePreview,
     read_preview,
 )
+from tray_app.terminal_errors import failure_text, shown
 
 STATUS_MARK = {
     "pending": "…",
@@ -66,11 +67,13 @@ def notice_text(event: Notice, language: str) -> str:
 
 
 def key_args(args: dict[str, Any]) -> str:
+    """The arguments worth a glance; a model's control or direction characters written out."""
     parts = []
     for key in KEY_ARGS:
         if key in args:
             value = str(args[key])
-            parts.append(f"{key}={value if len(value) <= 80 else value[:77] + '...'}")
+            value = value if len(value) <= 80 else value[:77] + "..."
+            parts.append(f"{key}={shown(value)}")
     return " ".join(parts)
 
 
@@ -84,38 +87,6 @@ def undo_note(result: dict[str, Any], language: str = "en") -> str:
     label = UNDO_UNAVAILABLE["zh-CN" if language.lower().startswith("zh") else "en"]
     why = str(result.get("undoNote") or "").removeprefix(UNDO_UNAVAILABLE["en"]).lstrip(": ")
     return f" ({label}: {why})" if why else f" ({label})"
-
-
-#: A failure with a ``code`` (``tools.base.failure``) in Chinese; in English the tool's own
-#: sentence is shown. The page has the same texts (web/locales ``tool_error.*``; a test keeps
-#: them equal).
-TOOL_ERROR_ZH = {
-    "stopped": "已取消：你停止了回答",
-    "stopped_running": "已取消：你停止了回答；它当时仍在运行，可能仍会完成",
-    "not_run_denied": "未执行：你拒绝了此操作",
-    "not_run_timeout": "未执行：确认超时未回应，视为拒绝",
-    "not_run_cancelled": "未执行：已取消",
-    "target_kept_changing": "未执行：每次确认后目标都发生了变化（{n} 次）",
-    "command_exit": "命令退出，退出码 {code}",
-    "command_timed_out": "命令在 {ms} 毫秒后超时；它和它启动的所有进程都已停止",
-    "command_cancelled": "命令已取消；它和它启动的所有进程都已停止",
-    "command_disabled": "运行命令已关闭（设置 › 工具 › run_command）",
-    "repeated": "未执行：本次回答中此调用已执行过 {n} 次，结果没有变化",
-    "round_limit": "未执行：本次回答已达到工具轮数上限",
-    "too_many_calls": "未执行：一轮中的调用过多（上限为 {limit} 个）",
-}
-
-
-def failure_text(result: Mapping[str, Any], language: str = "en") -> str:
-    """A failed call's reason in the terminal's language."""
-    template = TOOL_ERROR_ZH.get(str(result.get("code")))
-    if template is not None and language.lower().startswith("zh"):
-        params = result.get("params")
-        try:
-            return template.format(**(params if isinstance(params, dict) else {}))
-        except (KeyError, IndexError, ValueError):
-            pass  # parameters that do not fit: the tool's own sentence
-    return str(result.get("error", "failed"))
 
 
 def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:

@@ -15,7 +15,17 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tray_app"
 
 #: Modules every layer may import: the bottom of the tree.
-BOTTOM = {"errors", "paths", "runtime_dir", "logs", "events", "messages", "atomic", ""}
+BOTTOM = {
+    "errors",
+    "tool_errors",
+    "paths",
+    "runtime_dir",
+    "logs",
+    "events",
+    "messages",
+    "atomic",
+    "",
+}
 #: What each top-level module or package of ``tray_app`` may import besides ``BOTTOM``.
 ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
@@ -34,7 +44,8 @@ ALLOWED: dict[str, set[str]] = {
     "desktop": {"core", "store", "tools"},
     "doctor": {"desktop", "providers", "store", "tools"},
     "terminal": {"core", "store", "terminal_render", "tools"},
-    "terminal_render": {"core"},
+    "terminal_render": {"core", "terminal_errors"},
+    "terminal_errors": set(),
     "mcp_cli": {"core", "mcp", "store", "mcp_serve"},
     "mcp_serve": {"core", "desktop", "store", "tools"},
     "changes_cli": {"core", "store", "tools"},

@@ -3,6 +3,7 @@ the language the settings choose."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from tray_app.desktop import notify_text
 from tray_app.desktop.tray import TrayState, reduce_state
-from tray_app.desktop.tray_text import TRAY_TEXT, tray_text, tray_title
+from tray_app.desktop.tray_text import TRAY_TEXT, start_language, tray_text, tray_title
 from tray_app.events import SettingsUpdated, StateChanged
 
 ROOT = Path(__file__).resolve().parents[2] / "tray_app" / "desktop"
@@ -52,3 +53,26 @@ def test_the_menu_follows_the_language_setting() -> None:
     assert tray_title(english.state, english.pending, english.language) == (
         "Metona Tray: 1 approval waiting"
     )
+
+
+def test_the_first_menu_speaks_the_settings_language_before_core_starts(tmp_path: Path) -> None:
+    """Read from the settings file at start (Core is not running yet): the user's language."""
+    settings = tmp_path / "settings.json"
+    english_env = {"LANG": "en_US.UTF-8"}
+    settings.write_text(json.dumps({"language": "zh-CN", "endpoint": "x"}), encoding="utf-8")
+    assert start_language(settings, english_env) == "zh-CN"
+    settings.write_text(json.dumps({"language": "system"}), encoding="utf-8")
+    assert start_language(settings, {"LANG": "zh_CN.UTF-8"}) == "zh-CN"
+    assert start_language(settings, english_env) == "en"
+    # No file, a broken one, a hostile one: the system's language, never an error.
+    assert start_language(tmp_path / "missing.json", {"LC_ALL": "zh_TW"}) == "zh-CN"
+    for junk in (b"\xff\xfe{", b"[" * 100_000, b'{"language": "de"}', b'{"language": ["zh-CN"]}'):
+        settings.write_bytes(junk)
+        assert start_language(settings, english_env) == "en"
+    settings.write_bytes(b'{"language": "zh-CN", "pad": "' + b"x" * (2 * 1024 * 1024) + b'"}')
+    assert start_language(settings, english_env) == "en"  # not the app's file: not read whole
+
+
+def test_the_desktop_app_reads_the_start_language_from_its_settings_file() -> None:
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "Tray(self, language=start_language(self.paths.settings_file))" in source

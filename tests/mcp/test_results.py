@@ -50,7 +50,14 @@ def test_is_error_is_a_failure_with_the_servers_words() -> None:
         server="s",
         tool="t",
     )
-    assert result == {"success": False, "error": "no such city", "server": "s"}
+    assert result == {
+        "success": False,
+        "error": "no such city",
+        "server": "s",
+        # for the card: whose words they are, in the user's language (the model gets none)
+        "code": "mcp_reported_error",
+        "params": {"server": "s", "tool": "t", "detail": "no such city"},
+    }
     empty = convert({"content": [], "isError": True}, server="s", tool="t")
     assert "reported an error" in empty["error"]
 

@@ -13,6 +13,7 @@ import binascii
 import hashlib
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -109,7 +110,26 @@ def run_cases(
                 problems.append(f"{label}: preview leaks {leaks(shown, hidden)}")
             elif value.get("success") is False and shown.get("kind") not in ("error", "none"):
                 problems.append(f"{label}: refused, yet the preview would ask: {shown}")
+            elif shown.get("kind") == "error":
+                problems += [f"{label}: preview {p}" for p in uncoded(shown)]
     return problems
+
+
+_ENGLISH = json.loads(
+    (Path(__file__).resolve().parents[2] / "web/locales/en.json").read_text(encoding="utf-8")
+)
+
+
+def uncoded(failed: dict[str, Any]) -> list[str]:
+    """A failure the card could not say in the user's language: no known ``code``, or
+    ``params`` without a value its text names (the page would show ``{path}``)."""
+    code = failed.get("code")
+    template = _ENGLISH.get(f"tool_error.{code}")
+    if not isinstance(template, str):
+        return [f"a failure without a known code: {_short(failed)}"]
+    params = failed.get("params") or {}
+    missing = set(re.findall(r"\{(\w+)\}", template)) - set(params)
+    return [f"{code} lacks the params {sorted(missing)}: {_short(failed)}"] if missing else []
 
 
 def _judge(world: World, case: Case, result: Any, took: float, hidden: list[str]) -> list[str]:
@@ -130,6 +150,8 @@ def _judge(world: World, case: Case, result: Any, took: float, hidden: list[str]
         out.append(f"a failure without an error sentence: {result}")
     if isinstance(error, str) and "unexpectedly" in error:
         out.append(f"a handler crashed: {error}")
+    if result["success"] is False:
+        out += uncoded(result)
     if case.expect == "deny" and result["success"]:
         out.append(f"expected a refusal, got {_short(result)}")
     if case.expect == "ok" and not result["success"]:

@@ -16,7 +16,7 @@ from tray_app.tools.base import Risk, ToolContext
 from tray_app.tools.external import MAX_ARGUMENT_KEYS, external_tool
 from tray_app.tools.registry import ToolRegistry, builtin_tools, default_registry
 from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.toolbox import Toolbox
+from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 ROOT = Path(__file__).resolve().parents[2] / "tray_app"
 NAMES = [tool.name for tool in builtin_tools()]
@@ -35,7 +35,9 @@ def _tray_imports(path: Path) -> set[str]:
 
 def test_the_declarations_import_no_tool_and_only_the_toolbox_imports_the_registry() -> None:
     assert {
-        name for name in _tray_imports(ROOT / "tools/base.py") if not name.endswith(".errors")
+        name
+        for name in _tray_imports(ROOT / "tools/base.py")
+        if not name.endswith(".errors") and not name.startswith("tray_app.tool_errors")
     } <= {"tray_app.tools.journal", "tray_app.tools.sandbox"} | {
         f"tray_app.tools.{m}.{c}" for m, c in (("journal", "Journal"), ("sandbox", "SandboxPolicy"))
     }  # type-checking only
@@ -151,19 +153,24 @@ def test_an_async_external_tool_is_awaited_or_given_a_loop(tmp_path: Path) -> No
     box = _box(tmp_path, tool)
     assert box.execute("a__b", {"title": "同步"}) == {"success": True, "n": "同步"}
     checked = box.check("a__b", {"title": "异步"})
-    assert not isinstance(checked, str)
+    assert isinstance(checked, CheckedCall)
     assert asyncio.run(box.run_async(checked)) == {"success": True, "n": "异步"}
     failing = box.check("a__b", {"title": "x", "fail": True})
-    assert not isinstance(failing, str)
+    assert isinstance(failing, CheckedCall)
     result = asyncio.run(box.run_async(failing))
     assert result["success"] is False and "Input/output error" in result["error"]
 
 
 def test_check_refuses_unknown_disabled_and_hostile_arguments(tmp_path: Path) -> None:
     box = _box(tmp_path, external_tool(name="t", description="d", schema=SCHEMA, call=_echo))
-    assert box.check("nope", {}) == "unknown tool 'nope'"
+    unknown = box.check("nope", {})
+    assert not isinstance(unknown, CheckedCall)
+    assert (unknown["error"], unknown["code"]) == ("unknown tool 'nope'", "unknown_tool")
     box.enabled = set()
-    assert box.check("t", {"title": "x"}) == "tool 't' is not enabled"
+    off = box.check("t", {"title": "x"})
+    assert not isinstance(off, CheckedCall)
+    assert (off["error"], off["code"]) == ("tool 't' is not enabled", "tool_not_enabled")
     box.enabled = {"t"}
     deep = "[" * 100_000 + "]" * 100_000
-    assert isinstance(box.check("t", deep), str)
+    nested = box.check("t", deep)
+    assert not isinstance(nested, CheckedCall) and nested["code"] == "invalid_arguments"

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
 from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
@@ -34,6 +34,7 @@ from tray_app.messages import (
     with_facts,
 )
 from tray_app.store.records import ChatRepository, MessageRecord, new_id
+from tray_app.tool_errors import TOOL_ERROR_CODES, ToolErrorCode
 from tray_app.tools.base import Risk, ToolResult, failure
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
@@ -45,6 +46,27 @@ MAX_APPROVAL_ROUNDS = 5  # a target that keeps changing after each approval is g
 
 # Result keys only the page reads.
 PAGE_ONLY = frozenset({"code", "params"})
+
+
+def _tools_disabled() -> ToolResult:
+    return failure("tools are disabled", code="tools_disabled")
+
+
+#: A call the user did not let run: the model's words and the card's code, by decision.
+_NOT_RUN: dict[str, tuple[str, ToolErrorCode]] = {
+    "denied": ("the user denied this call", "not_run_denied"),
+    "timeout": ("no answer within the confirmation timeout; counted as denied", "not_run_timeout"),
+    "cancelled": ("cancelled", "not_run_cancelled"),
+}
+
+
+def _refused(name: str, preview: ErrorPreview) -> ToolResult:
+    """The failure for a call whose preview says it cannot run, with the preview's code."""
+    text = preview.text or "refused by the sandbox policy"
+    code = preview.code
+    if code in TOOL_ERROR_CODES:
+        return failure(text, code=cast("ToolErrorCode", code), params=preview.params)
+    return failure(text, code="failed_unexpectedly", params={"tool": name, "detail": text})
 
 
 class CallHandler:
@@ -161,15 +183,14 @@ class CallHandler:
         call: ToolCall,
         message_id: str,
         reason: str,
-        code: str | None = None,
+        code: ToolErrorCode,
         params: dict[str, Any] | None = None,
     ) -> None:
         """Answer a call without running it (a round limit, or the repeat guard); ``code`` and
         ``params`` let the card and the terminal say ``reason`` in the user's language."""
         record = self._new_record(call, message_id)
         self._announce(record, "pending")
-        page = {"code": code, **({"params": params} if params else {})} if code else {}
-        result = failure(reason, **page)
+        result = failure(reason, code=code, params=params)
         self._update(record, "cancelled", result=result, decision="skipped", decided_by="rule")
         self._answer(record, result)
 
@@ -191,7 +212,9 @@ class CallHandler:
                 self._announce(record, "pending")
             result = failure(
                 f"{call.name} failed inside the app ({type(exc).__name__}); "
-                "the details are in the app's log file"
+                "the details are in the app's log file",
+                code="failed_inside_app",
+                params={"tool": call.name, "error": type(exc).__name__},
             )
             self._update(record, "error", result=result)
             self._answer(record, result)
@@ -199,9 +222,9 @@ class CallHandler:
     async def _handle(self, call: ToolCall, record: ToolCallRecord) -> None:
         toolbox = self.toolbox
         checked = self._check(call)
-        if isinstance(checked, str) or toolbox is None:
+        if not isinstance(checked, CheckedCall) or toolbox is None:
             self._announce(record, "pending")
-            result = failure(checked if isinstance(checked, str) else "tools are disabled")
+            result = checked if not isinstance(checked, CheckedCall) else _tools_disabled()
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
@@ -213,7 +236,7 @@ class CallHandler:
         record.preview = preview_json(preview)
         self._announce(record, "pending")
         if isinstance(preview, ErrorPreview):
-            result = failure(preview.text or "refused by the sandbox policy")
+            result = _refused(call.name, preview)
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
@@ -277,7 +300,8 @@ class CallHandler:
         if isinstance(fresh, ErrorPreview):
             why = fresh.text or "it cannot be done any more"
             result = failure(
-                f"{call} was not run: its target changed after the user approved it ({why})"
+                f"{call} was not run: its target changed after the user approved it ({why})",
+                code="target_changed",
             )
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
@@ -327,22 +351,22 @@ class CallHandler:
         record.decision, record.decided_by = outcome.decision, outcome.by
         if outcome.decision == "approved":
             return True
-        why = {
-            "denied": "the user denied this call",
-            "timeout": "no answer within the confirmation timeout; counted as denied",
-            "cancelled": "cancelled",
-        }[outcome.decision]
-        result = failure(f"{call.name} was not run: {why}", code=f"not_run_{outcome.decision}")
+        why, code = _NOT_RUN[outcome.decision]
+        result = failure(f"{call.name} was not run: {why}", code=code)
         self._update(record, "cancelled", result=result)
         self._answer(record, result)
         return False
 
-    def _check(self, call: ToolCall) -> CheckedCall | str:
+    def _check(self, call: ToolCall) -> CheckedCall | ToolResult:
         """The call checked once (known, enabled, arguments parsed), or why it cannot run."""
         if call.arguments_error:
-            return f"invalid arguments for {call.name}: {call.arguments_error}"
+            return failure(
+                f"invalid arguments for {call.name}: {call.arguments_error}",
+                code="invalid_arguments",
+                params={"tool": call.name, "detail": call.arguments_error},
+            )
         if self.toolbox is None:
-            return "tools are disabled"
+            return _tools_disabled()
         return self.toolbox.check(call.name, call.arguments)
 
     async def _run(

@@ -35,6 +35,7 @@ from tray_app.events import (
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
+from tray_app.tools.base import failure
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +248,7 @@ class TurnService:
         )
         await handler.handle(call, message.id)
         if not records or records[-1].result is None:
-            return {"success": False, "error": f"{name} was not run"}
+            return failure(f"{name} was not run", code="not_run", params={"tool": name})
         return dict(records[-1].result)
 
     def abort(self, session_id: str | None) -> Stopped:

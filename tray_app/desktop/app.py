@@ -93,8 +93,10 @@ class DesktopApp:
 
     def _run(self) -> int:
         from tray_app.desktop.tray import Tray
+        from tray_app.desktop.tray_text import start_language
 
-        self.tray = Tray(self)  # the icon first; Core comes after it is up
+        # The icon first; Core comes after it is up. The menu speaks the settings' language now.
+        self.tray = Tray(self, language=start_language(self.paths.settings_file))
         self.instance.serve(self._on_command, conversations={"mcp_call": self._on_mcp_call})
         self.tray.start()
         self._install_signal_handlers()  # after pystray, which resets SIGINT

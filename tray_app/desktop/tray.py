@@ -101,7 +101,9 @@ def reduce_state(state: TrayState, events: list[Event]) -> TrayState:
 
 
 class Tray:
-    def __init__(self, actions: TrayActions, core: CoreApi | None = None) -> None:
+    def __init__(
+        self, actions: TrayActions, core: CoreApi | None = None, *, language: str = "en"
+    ) -> None:
         self.backend = linux_backend() if sys.platform.startswith("linux") else sys.platform
         if sys.platform.startswith("linux"):
             os.environ["PYSTRAY_BACKEND"] = self.backend  # read by pystray at import
@@ -112,11 +114,15 @@ class Tray:
         self._core_ready = threading.Event()
         self._actions = actions
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metona-tray-action")
-        self.state = TrayState()
+        # Until Core runs, the language read cheaply from the settings file (``start_language``).
+        self.state = TrayState(language=language)
         if core is not None:
             self._take(core)
         self.icon: Any = pystray.Icon(
-            "metona-tray", tray_image(), tray_title("idle", 0), menu=self._menu()
+            "metona-tray",
+            tray_image(),
+            tray_title("idle", 0, self.state.language),
+            menu=self._menu(),
         )
         self.ready = False
 

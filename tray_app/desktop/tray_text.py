@@ -4,6 +4,11 @@ complete (tests/desktop/test_tray_text.py)."""
 
 from __future__ import annotations
 
+import json
+import locale
+import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 TRAY_TEXT: dict[str, dict[str, str]] = {
@@ -65,3 +70,34 @@ def tray_title(state: str, pending: int, lang: str = "en") -> str:
     if state in ("working", "error"):
         return tray_text(lang, f"title_{state}")
     return tray_text(lang, "title_idle")
+
+
+#: A settings file larger than this is not the app's (it writes a few KB): not read at start.
+MAX_SETTINGS_BYTES = 1024 * 1024
+
+
+def start_language(settings_file: Path, env: Mapping[str, str] = os.environ) -> str:
+    """The UI language before Core has started, so the first menu is already in the user's
+    language: the ``language`` of the settings file, read as plain JSON (nothing of Core,
+    pydantic or the store is imported before the icon). Anything unreadable means "system".
+    Core's settings take over when it starts (``Tray.attach``)."""
+    try:
+        with open(settings_file, "rb") as handle:
+            data = handle.read(MAX_SETTINGS_BYTES + 1)
+        raw = json.loads(data) if len(data) <= MAX_SETTINGS_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        raw = None
+    chosen = raw.get("language") if isinstance(raw, dict) else None
+    if isinstance(chosen, str) and chosen in TRAY_TEXT:
+        return chosen
+    return _system_language(env)
+
+
+def _system_language(env: Mapping[str, str]) -> str:
+    """``core.turns.system_language`` without importing Core (the same order of variables)."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = env.get(name)
+        if value:
+            return "zh-CN" if value.lower().startswith("zh") else "en"
+    code = locale.getlocale()[0] or ""
+    return "zh-CN" if code.lower().startswith("zh") else "en"

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from tray_app.tools.base import ToolResult
+from tray_app.tools.base import ToolResult, failure
 
 MAX_TEXT = 200_000  # characters of text for the model (the loop cuts to its own limit after)
 MAX_STRUCTURED = 100_000  # characters of structuredContent as JSON
@@ -72,11 +72,10 @@ def convert(raw: Mapping[str, Any], *, server: str, tool: str) -> ToolResult:
             )
     text = _cut("\n".join(texts), MAX_TEXT)
     if raw.get("isError"):
-        return {
-            "success": False,
-            "error": text or f"{tool} on {server} reported an error without a message",
-            "server": server,
-        }
+        why = text or f"{tool} on {server} reported an error without a message"
+        # The server's own words: the card says whose they are in the user's language.
+        params = {"server": server, "tool": tool, "detail": text}
+        return failure(why, code="mcp_reported_error", params=params, server=server)
     result: ToolResult = {"success": True, "server": server, "content": text}
     structured = _without_media(raw.get("structuredContent"))
     if structured is not None:

@@ -60,20 +60,34 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
         except TimeoutError:
             config = manager.config(server)
             limit = config.timeout_s if config is not None else 0
-            return failure(f"{server} did not answer {original} within {limit:g} s; cancelled")
+            return failure(
+                f"{server} did not answer {original} within {limit:g} s; cancelled",
+                code="mcp_timed_out",
+                params={"server": server, "tool": original, "seconds": limit},
+            )
         except RuntimeError as exc:
-            result = failure(str(exc), server=server)
             if str(exc).startswith("cancelled"):
-                result["cancelled"] = True
-            return result
+                params = {"server": server, "tool": original}
+                return failure(
+                    str(exc), code="mcp_cancelled", params=params, server=server, cancelled=True
+                )
+            params = {"server": server, "tool": original, "detail": str(exc)}
+            return failure(str(exc), code="mcp_call_failed", params=params, server=server)
         except Exception as exc:  # the SDK's MCPError, a broken connection, a bad result
             if _connection_closed(exc):
                 return failure(
                     f"the MCP server {server} stopped while running {original} (it is being "
                     "started again); the call may or may not have done its work",
+                    code="mcp_server_stopped",
+                    params={"server": server, "tool": original},
                     server=server,
                 )
-            return failure(f"{server} could not run {original}: {describe_error(exc)}")
+            detail = describe_error(exc)
+            return failure(
+                f"{server} could not run {original}: {detail}",
+                code="mcp_call_failed",
+                params={"server": server, "tool": original, "detail": detail},
+            )
         return convert(raw, server=server, tool=original)
 
     def preview(_ctx: ToolContext, args: ExternalArgs) -> ToolResult:

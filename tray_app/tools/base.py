@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from tray_app.tool_errors import CodedError, ToolErrorCode, clean_params
+
 if TYPE_CHECKING:
     from tray_app.tools.journal import Journal
     from tray_app.tools.sandbox import SandboxPolicy
@@ -156,8 +158,26 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def failure(message: str, **extra: Any) -> ToolResult:
-    return {"success": False, "error": message, **extra}
+def failure(
+    message: str,
+    *,
+    code: ToolErrorCode,
+    params: Mapping[str, object] | None = None,
+    **extra: Any,
+) -> ToolResult:
+    """A failed call: ``message`` in English for the model; ``code`` and ``params``
+    (``tool_errors``) for the card and the terminal, which say it in the user's language."""
+    result: ToolResult = {"success": False, "error": message, "code": code}
+    if params:
+        result["params"] = clean_params(params)
+    result.update(extra)
+    return result
+
+
+def coded_failure(exc: CodedError, *, message: str | None = None, **more: object) -> ToolResult:
+    """The failure for a raised ``CodedError`` (a sandbox refusal, an encoding problem...);
+    ``message`` replaces its sentence and ``more`` adds to its params (the path it was about)."""
+    return failure(message or str(exc), code=exc.code, params={**exc.params, **more})
 
 
 def parse_arguments(raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -175,9 +195,10 @@ def parse_arguments(raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
     return dict(raw)
 
 
-def describe_validation_error(name: str, exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
+    """What is wrong with the arguments: each bad field and pydantic's words for it."""
     parts = []
     for err in exc.errors()[:5]:
         where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
-    return f"invalid arguments for {name}: " + "; ".join(parts)
+    return "; ".join(parts)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tray_app.tools.base import ToolResult, failure
+
 HASH_MAX_BYTES = 64 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
@@ -78,6 +80,16 @@ def changed_text(path: Path | str) -> str:
     return (
         f"{path} changed after the user approved this call; nothing was changed. Call again "
         "to show the user the new diff"
+    )
+
+
+def changed_failure(path: Path | str) -> ToolResult:
+    """The answer of a tool whose target is not the one the user approved (asked again)."""
+    return failure(
+        changed_text(path),
+        code="changed_after_approval",
+        params={"path": path},
+        changed_since_approval=True,
     )
 
 

@@ -13,10 +13,10 @@ from tray_app.errors import SandboxViolation
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
-    describe_os_error,
     kind_of,
+    os_failure,
 )
-from tray_app.tools.fs_write import _left_behind, _why, make_parents
+from tray_app.tools.fs_write import change_failed, make_parents
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.undo_steps import commit_change, discard_change, record_change
 
@@ -35,9 +35,13 @@ def plan_create(policy: SandboxPolicy, args: CreateDirectoryArgs) -> tuple[Path,
     except FileNotFoundError:
         return target, False
     except OSError as exc:
-        return failure(describe_os_error(exc, target, what="folder"))
+        return os_failure(exc, target, what="folder")
     if not stat.S_ISDIR(info.st_mode):
-        return failure(f"{target} already exists and is a {kind_of(info.st_mode)}, not a folder")
+        return failure(
+            f"{target} already exists and is a {kind_of(info.st_mode)}, not a folder",
+            code="exists_not_folder",
+            params={"path": target},
+        )
     return target, True
 
 
@@ -54,7 +58,7 @@ def create_directory(ctx: ToolContext, args: CreateDirectoryArgs) -> ToolResult:
         make_parents(ctx.policy, target, created)
     except (OSError, SandboxViolation) as exc:
         discard_change(ctx, entry)
-        return failure(_why(exc, target, "folder") + _left_behind(created))
+        return change_failed(exc, target, "folder", created)
     return commit_change(ctx, entry, {"success": True, "path": str(target), "created": True})
 
 

@@ -17,10 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.binding import (
+    changed_failure,
     changed_since_approval,
-    changed_text,
     file_binding,
     tree_binding,
 )
@@ -29,6 +30,7 @@ from tray_app.tools.fs_safe import (
     describe_os_error,
     human_size,
     kind_of,
+    os_failure,
 )
 from tray_app.tools.fs_walk import Entry, Walk
 from tray_app.tools.previews import TREE_MAX_LINES, _bounded
@@ -67,12 +69,14 @@ def plan_delete(policy: SandboxPolicy, args: DeleteFileArgs) -> DeletePlan | Too
     if policy.is_allowed_root_or_ancestor(target):
         return failure(
             f"{target} is an allowed folder, the home folder or the workspace (or holds one); "
-            "it cannot be deleted"
+            "it cannot be deleted",
+            code="delete_protected",
+            params={"path": target},
         )
     try:
         info = os.lstat(target)
     except OSError as exc:
-        return failure(describe_os_error(exc, target, what="file or folder"))
+        return os_failure(exc, target, what="file or folder")
     kind = kind_of(info.st_mode)
     if kind != "directory":
         size = info.st_size if stat.S_ISREG(info.st_mode) else 0
@@ -82,11 +86,13 @@ def plan_delete(policy: SandboxPolicy, args: DeleteFileArgs) -> DeletePlan | Too
             with os.scandir(target) as it:
                 not_empty = any(True for _ in it)
         except OSError as exc:
-            return failure(describe_os_error(exc, target, what="folder"))
+            return os_failure(exc, target, what="folder")
         if not_empty:
             return failure(
                 f"{target} is a folder that is not empty; call delete_file again with "
-                "recursive=true to delete it with everything inside"
+                "recursive=true to delete it with everything inside",
+                code="delete_folder_not_empty",
+                params={"path": target},
             )
         return DeletePlan(target=target, kind=kind, info=info, entries=[], size=0)
     return _plan_tree(policy, target, info)
@@ -103,30 +109,42 @@ def _plan_tree(
         for entry in walk:
             problem = _tree_problem(policy, entry)
             if problem:
-                return failure(f"{target} cannot be deleted: {problem}")
+                code, why = problem
+                return failure(
+                    f"{target} cannot be deleted: {why}",
+                    code=code,
+                    params={"path": target, "entry": entry.rel},
+                )
             entries.append(entry)
             if stat.S_ISREG(entry.info.st_mode):
                 size += entry.info.st_size
             if len(entries) > DELETE_MAX_ITEMS:
                 return failure(
                     f"{target} holds more than {DELETE_MAX_ITEMS:,} items; too many to check "
-                    "and delete safely"
+                    "and delete safely",
+                    code="delete_too_many",
+                    params={"path": target, "limit": DELETE_MAX_ITEMS},
                 )
     except OSError as exc:
-        return failure(describe_os_error(exc, target, what="folder"))
+        return os_failure(exc, target, what="folder")
     if walk.stopped or walk.depth_limited or walk.unreadable:
         reason = walk.stopped or ("it is too deep" if walk.depth_limited else "unreadable folders")
-        return failure(f"{target} cannot be checked completely ({reason}); not deleted")
+        return failure(
+            f"{target} cannot be checked completely ({reason}); not deleted",
+            code="delete_unchecked",
+            params={"path": target},
+        )
     return DeletePlan(target=target, kind="directory", info=info, entries=entries, size=size)
 
 
-def _tree_problem(policy: SandboxPolicy, entry: Entry) -> str | None:
+def _tree_problem(policy: SandboxPolicy, entry: Entry) -> tuple[ToolErrorCode, str] | None:
     if policy.is_secret_entry(entry.path):
-        return f"it contains {entry.rel!r}, which looks like a secret file"
+        return "delete_holds_secret", f"it contains {entry.rel!r}, which looks like a secret file"
     if policy.is_blocked(entry.path):
-        return f"it contains the protected folder {entry.path}"
+        return "delete_holds_blocked", f"it contains the protected folder {entry.path}"
     if stat.S_ISREG(entry.info.st_mode) and entry.info.st_nlink > 1:
-        return f"it contains {entry.rel!r}, which has {entry.info.st_nlink} hard links"
+        links = entry.info.st_nlink
+        return "delete_holds_hard_link", f"it contains {entry.rel!r}, which has {links} hard links"
     return None
 
 
@@ -142,7 +160,7 @@ def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
     if not isinstance(plan, DeletePlan):
         return plan
     if ctx.bound is not None and changed_since_approval(ctx.bound, delete_binding(plan)):
-        return failure(changed_text(plan.target), changed_since_approval=True)
+        return changed_failure(plan.target)
     entry = record_change(ctx, "delete_file", plan.target)
     trashed = False
     try:
@@ -160,11 +178,13 @@ def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
             commit_change(ctx, entry, {})  # listed in the changes, as a change undo cannot reverse
             return failure(
                 f"{message}; part of {plan.target} was deleted before the error, and undo "
-                "cannot bring back a partly deleted folder"
+                "cannot bring back a partly deleted folder",
+                code="delete_partly_done",
+                params={"path": plan.target},
             )
         else:
             discard_change(ctx, entry)
-            return failure(message)
+            return os_failure(exc, plan.target, what="file or folder")
     result = {"success": True, "path": str(plan.target), "deleted": True, "trashed": trashed}
     return commit_change(ctx, entry, result)
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP, _clamp
 from tray_app.tools.fs_read import _folder, _hidden_from_model
-from tray_app.tools.fs_safe import describe_os_error
+from tray_app.tools.fs_safe import os_failure
 from tray_app.tools.fs_walk import Entry, Walk, is_regular
 
 MAX_TREE_ENTRIES = 500
@@ -91,7 +91,7 @@ def directory_tree(ctx: ToolContext, args: DirectoryTreeArgs) -> ToolResult:
             folders.get(os.path.dirname(entry.rel), top).append(node)
             count += 1
     except OSError as exc:
-        return failure(describe_os_error(exc, root, what="folder"))
+        return os_failure(exc, root, what="folder")
     _mark_unopened(top, args.max_depth)
     return {
         "success": True,

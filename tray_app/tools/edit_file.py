@@ -21,16 +21,17 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
 from tray_app.atomic import atomic_write
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
-from tray_app.tools.binding import bytes_binding, changed_since_approval, changed_text
+from tray_app.tool_errors import CodedError
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.binding import bytes_binding, changed_failure, changed_since_approval
 from tray_app.tools.edit_match import Match, NoMatch, apply_all
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
     NotReadable,
-    describe_os_error,
     human_size,
     kind_of,
     looks_binary,
+    os_failure,
     read_regular,
 )
 from tray_app.tools.fs_write import TEMP_PREFIX, TEMP_SUFFIX
@@ -116,25 +117,33 @@ def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResul
     try:
         data, info = read_regular(target, MAX_EDIT_BYTES)
     except NotReadable as exc:
-        return failure(str(exc))
+        return coded_failure(exc)
     except OSError as exc:
-        return failure(describe_os_error(exc, target))
+        return os_failure(exc, target)
     if len(data) > MAX_EDIT_BYTES:
         return failure(
-            f"{target} is larger than {human_size(MAX_EDIT_BYTES)}; edit_file stops there"
+            f"{target} is larger than {human_size(MAX_EDIT_BYTES)}; edit_file stops there",
+            code="edit_too_large",
+            params={"path": target, "max_size": MAX_EDIT_BYTES},
         )
     if (
         detect_bom(data) is None
         and args.encoding in (None, "utf-8", "latin1")
         and looks_binary(data)
     ):
-        return failure(f"{target} looks like a binary file; edit_file edits text files")
+        return failure(
+            f"{target} looks like a binary file; edit_file edits text files",
+            code="edit_binary",
+            params={"path": target},
+        )
     try:
         text, fmt = decode(data, args.encoding)
     except EncodingProblem as exc:
-        return failure(
-            f"{target} is {exc}; edit_file detects UTF-8 and UTF-16, for other text name its "
-            "encoding (such as latin1 or cp1252)"
+        return coded_failure(
+            exc,
+            message=f"{target} is {exc}; edit_file detects UTF-8 and UTF-16, for other text "
+            "name its encoding (such as latin1 or cp1252)",
+            path=target,
         )
     # A file with CRLF endings only is edited with \n (what the model writes) and written back
     # with CRLF; a file that mixes endings is edited as it is.
@@ -145,16 +154,24 @@ def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResul
     try:
         changed, matches = apply_all(work, edits)
     except NoMatch as exc:
-        return failure(f"{target} was not changed: {exc}")
+        return coded_failure(exc, message=f"{target} was not changed: {exc}", path=target)
     if changed == work:
-        return failure(f"{target} was not changed: the edits leave the text as it is")
+        return failure(
+            f"{target} was not changed: the edits leave the text as it is",
+            code="edit_no_change",
+            params={"path": target},
+        )
     after = changed.replace("\n", "\r\n") if crlf else changed
     try:
         new_data = encode(after, fmt)
     except EncodingProblem as exc:
-        return failure(f"{target} was not changed: {exc}")
+        return coded_failure(exc, message=f"{target} was not changed: {exc}", path=target)
     if len(new_data) > MAX_EDIT_BYTES:
-        return failure(f"{target} would grow past {human_size(MAX_EDIT_BYTES)}; not changed")
+        return failure(
+            f"{target} would grow past {human_size(MAX_EDIT_BYTES)}; not changed",
+            code="edit_would_grow",
+            params={"path": target, "max_size": MAX_EDIT_BYTES},
+        )
     return EditPlan(target, info, fmt, text, after, new_data, matches, bytes_binding(info, data))
 
 
@@ -206,21 +223,21 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
     if args.dry_run:
         return result
     if changed_since_approval(ctx.bound, plan.binding):
-        return failure(changed_text(plan.target), changed_since_approval=True)
+        return changed_failure(plan.target)
     entry = record_change(ctx, "edit_file", plan.target)
     try:
         _still_same(plan)
         atomic_write(plan.target, plan.data, like=plan.info, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     except _Changed as exc:
         discard_change(ctx, entry)
-        return failure(str(exc))
+        return coded_failure(exc)
     except OSError as exc:
         discard_change(ctx, entry)
-        return failure(describe_os_error(exc, plan.target))
+        return os_failure(exc, plan.target)
     return commit_change(ctx, entry, {**result, "bytesWritten": len(plan.data)})
 
 
-class _Changed(Exception):
+class _Changed(CodedError):
     pass
 
 
@@ -229,7 +246,11 @@ def _still_same(plan: EditPlan) -> None:
     try:
         now = os.lstat(plan.target)
     except OSError as exc:
-        raise _Changed(f"{plan.target} changed while it was being edited; not changed") from exc
+        raise _Changed(
+            f"{plan.target} changed while it was being edited; not changed",
+            code="changed_while_editing",
+            path=plan.target,
+        ) from exc
     then = plan.info
     if not stat.S_ISREG(now.st_mode) or (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns) != (
         then.st_ino,
@@ -240,7 +261,9 @@ def _still_same(plan: EditPlan) -> None:
         kind = kind_of(now.st_mode)
         raise _Changed(
             f"{plan.target} changed while it was being edited (it is now a {kind} of "
-            f"{human_size(now.st_size)}); not changed, read it again"
+            f"{human_size(now.st_size)}); not changed, read it again",
+            code="changed_while_editing",
+            path=plan.target,
         )
 
 

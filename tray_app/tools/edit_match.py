@@ -14,6 +14,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from tray_app.tool_errors import CodedError
+
 SHOW_PLACES = 5
 NEAREST_CONTEXT = 2
 NEAREST_MAX_LINES = 20_000  # lines compared when looking for the nearest text
@@ -22,8 +24,8 @@ NEAREST_CANDIDATES = 50  # lines compared closely, of those sharing the most wor
 _WORD = re.compile(r"\w+")
 
 
-class NoMatch(ValueError):
-    """``str()`` says why, for the model."""
+class NoMatch(CodedError, ValueError):
+    """``str()`` says why, for the model; the catcher adds the file's ``path`` to the params."""
 
 
 @dataclass(frozen=True)
@@ -55,21 +57,26 @@ def _positions(text: str, needle: str) -> list[int]:
 def find(text: str, old: str, new: str) -> Match:
     """The single place ``old`` applies in ``text``; ``NoMatch`` otherwise."""
     if not old:
-        raise NoMatch("old_text is empty; copy the lines to replace from the file")
+        raise NoMatch(
+            "old_text is empty; copy the lines to replace from the file", code="edit_old_text_empty"
+        )
     places = _positions(text, old)
     if len(places) == 1:
         start = places[0]
         return Match(start, start + len(old), new, _line_of(text, start), "exact")
     if len(places) > 1:
-        raise NoMatch(_too_many(len(places), [_line_of(text, p) for p in places]))
+        raise _too_many(len(places), [_line_of(text, p) for p in places])
     return _by_lines(text, old, new)
 
 
-def _too_many(count: int, lines: list[int]) -> str:
+def _too_many(count: int, lines: list[int]) -> NoMatch:
     shown = ", ".join(str(n) for n in lines[:SHOW_PLACES]) + (", …" if count > SHOW_PLACES else "")
-    return (
+    return NoMatch(
         f"old_text matches {count} places (lines {shown}); it must match exactly one: "
-        "include more of the surrounding lines"
+        "include more of the surrounding lines",
+        code="edit_many_matches",
+        n=count,
+        lines=shown,
     )
 
 
@@ -89,7 +96,10 @@ def _by_lines(text: str, old: str, new: str) -> Match:
     while wanted and not wanted[0]:
         wanted.pop(0)
     if not wanted:
-        raise NoMatch("old_text holds only whitespace; copy the lines to replace from the file")
+        raise NoMatch(
+            "old_text holds only whitespace; copy the lines to replace from the file",
+            code="edit_old_text_blank",
+        )
     squashed = [_squash(line) for line in file_lines]
     hits = [
         i
@@ -97,9 +107,9 @@ def _by_lines(text: str, old: str, new: str) -> Match:
         if squashed[i] == wanted[0] and squashed[i : i + len(wanted)] == wanted
     ]
     if len(hits) > 1:
-        raise NoMatch(_too_many(len(hits), [i + 1 for i in hits]))
+        raise _too_many(len(hits), [i + 1 for i in hits])
     if not hits:
-        raise NoMatch(_nearest(file_lines, squashed, wanted))
+        raise _nearest(file_lines, squashed, wanted)
     first = hits[0]
     chosen = file_lines[first : first + len(wanted)]
     start = sum(len(line) for line in file_lines[:first])
@@ -131,10 +141,10 @@ def _reindent(new: str, old_base: str, file_base: str) -> str:
     return "\n".join(out)
 
 
-def _nearest(file_lines: list[str], squashed: list[str], wanted: list[str]) -> str:
+def _nearest(file_lines: list[str], squashed: list[str], wanted: list[str]) -> NoMatch:
     """The error for no match: the file's lines most like the first line asked for."""
     if not file_lines:
-        return "old_text was not found: the file is empty"
+        return NoMatch("old_text was not found: the file is empty", code="edit_no_match_empty_file")
     target = wanted[0]
     # Cheap first: the lines sharing the most words with the one asked for; then difflib's
     # ratio on those few only (it costs too much on every line of a long file).
@@ -161,9 +171,12 @@ def _nearest(file_lines: list[str], squashed: list[str], wanted: list[str]) -> s
         if len(line) > LINE_SHOW_CHARS:
             line = line[:LINE_SHOW_CHARS] + " …"
         shown.append(f"{number + 1}: {line}")
-    return (
+    return NoMatch(
         "old_text was not found (not exactly, nor with whitespace ignored). The nearest lines "
-        f"in the file ({low + 1}-{high}):\n" + "\n".join(shown)
+        f"in the file ({low + 1}-{high}):\n" + "\n".join(shown),
+        code="edit_no_match",
+        first=low + 1,
+        last=high,
     )
 
 
@@ -175,7 +188,7 @@ def apply_all(text: str, edits: list[tuple[str, str]]) -> tuple[str, list[Match]
             match = find(text, old, new)
         except NoMatch as exc:
             prefix = f"edit {number} of {len(edits)}: " if len(edits) > 1 else ""
-            raise NoMatch(prefix + str(exc)) from None
+            raise NoMatch(prefix + str(exc), code=exc.code, **exc.params) from None
         text = text[: match.start] + match.replacement + text[match.end :]
         matches.append(match)
     return text, matches

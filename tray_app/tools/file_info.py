@@ -13,15 +13,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
     NotReadable,
-    describe_os_error,
     human_size,
     iso_time,
     kind_of,
     looks_binary,
+    os_failure,
     read_regular,
 )
 from tray_app.tools.text_codec import EncodingProblem, decode, detect_bom
@@ -38,7 +38,7 @@ def get_file_info(ctx: ToolContext, args: GetFileInfoArgs) -> ToolResult:
     try:
         info = os.lstat(path)
     except OSError as exc:
-        return failure(describe_os_error(exc, path, what="file or folder"))
+        return os_failure(exc, path, what="file or folder")
     result: dict[str, Any] = {
         "success": True,
         "path": str(path),

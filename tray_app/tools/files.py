@@ -27,8 +27,8 @@ from tray_app.tools import (
     search_files,
     write_file,
 )
-from tray_app.tools.base import Handler, Tool, ToolContext, ToolResult, failure
-from tray_app.tools.fs_safe import describe_os_error, printable
+from tray_app.tools.base import Handler, Tool, ToolContext, ToolResult, coded_failure
+from tray_app.tools.fs_safe import os_failure, printable
 
 
 def _printable(handler: Handler) -> Handler:
@@ -39,9 +39,9 @@ def _printable(handler: Handler) -> Handler:
         try:
             result = handler(ctx, args)
         except SandboxViolation as exc:
-            result = failure(str(exc))
+            result = coded_failure(exc)
         except OSError as exc:
-            result = failure(describe_os_error(exc, exc.filename or "", what="file or folder"))
+            result = os_failure(exc, exc.filename or "", what="file or folder")
         cleaned: ToolResult = printable(result)
         return cleaned
 

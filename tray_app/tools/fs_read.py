@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tray_app.tools.base import ToolResult, failure
 from tray_app.tools.fs_safe import (
-    describe_os_error,
     kind_of,
+    os_failure,
 )
 from tray_app.tools.fs_walk import Entry
 from tray_app.tools.sandbox import Access, SandboxPolicy
@@ -29,9 +29,15 @@ def _folder(policy: SandboxPolicy, raw: str, access: Access) -> Path | ToolResul
     try:
         mode = os.lstat(path).st_mode
     except OSError as exc:
-        return failure(describe_os_error(exc, path, what="folder"))
+        return os_failure(exc, path, what="folder")
     if stat.S_ISDIR(mode) or (access == "search" and stat.S_ISREG(mode)):
         return path
     if stat.S_ISREG(mode):
-        return failure(f"{path} is a file, not a folder; use read_file to read it")
-    return failure(f"{path} is a {kind_of(mode)}, not a folder")
+        return failure(
+            f"{path} is a file, not a folder; use read_file to read it",
+            code="not_a_folder_file",
+            params={"path": path},
+        )
+    return failure(
+        f"{path} is a {kind_of(mode)}, not a folder", code="not_a_folder", params={"path": path}
+    )

@@ -13,6 +13,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from tray_app.tool_errors import CodedError, ToolErrorCode
+from tray_app.tools.base import ToolResult, failure
+
 READ_CHUNK = 64 * 1024
 BINARY_SNIFF = 8 * 1024
 
@@ -25,7 +28,7 @@ _OPEN_FLAGS = (
 )
 
 
-class NotReadable(Exception):
+class NotReadable(CodedError):
     """The path exists but is not a regular file we will read; ``str()`` is for the model."""
 
 
@@ -54,28 +57,38 @@ def open_regular(path: Path) -> tuple[int, os.stat_result]:
     """
     before = os.lstat(path)
     if not stat.S_ISREG(before.st_mode):
-        raise NotReadable(_not_regular(path, before.st_mode))
+        raise _not_regular(path, before.st_mode)
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise NotReadable(f"{path} changed into a symbolic link; not read") from exc
+            raise NotReadable(
+                f"{path} changed into a symbolic link; not read", code="became_link", path=path
+            ) from exc
         raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotReadable(_not_regular(path, info.st_mode))
+            raise _not_regular(path, info.st_mode)
     except BaseException:
         os.close(fd)
         raise
     return fd, info
 
 
-def _not_regular(path: Path, mode: int) -> str:
+def _not_regular(path: Path, mode: int) -> NotReadable:
     kind = kind_of(mode)
     if kind == "directory":
-        return f"{path} is a folder, not a file; use list_directory"
-    return f"{path} is a {kind}, not a regular file; only regular files are read"
+        return NotReadable(
+            f"{path} is a folder, not a file; use list_directory",
+            code="not_a_file_folder",
+            path=path,
+        )
+    return NotReadable(
+        f"{path} is a {kind}, not a regular file; only regular files are read",
+        code="not_a_regular_file",
+        path=path,
+    )
 
 
 def read_capped(fd: int, limit: int) -> bytes:
@@ -150,6 +163,43 @@ _ERRNO_WORDS = {
     errno.EBUSY: "it is in use",
     errno.EXDEV: "it is on another device",
 }
+
+
+#: The code of an OS error by its errno (``tool_errors``); any other is ``os_error``.
+_ERRNO_CODES: dict[int, ToolErrorCode] = {
+    errno.EACCES: "permission_denied",
+    errno.EPERM: "not_permitted",
+    errno.EISDIR: "is_a_folder",
+    errno.ENOTDIR: "not_a_folder_on_path",
+    errno.ELOOP: "too_many_links",
+    errno.ENAMETOOLONG: "name_too_long",
+    errno.ENOSPC: "disk_full",
+    errno.EROFS: "read_only_disk",
+    errno.ENOTEMPTY: "folder_not_empty",
+    errno.EEXIST: "already_exists",
+    errno.EBUSY: "in_use",
+    errno.EXDEV: "other_device",
+}
+_NOT_FOUND: dict[str, ToolErrorCode] = {"file": "file_not_found", "folder": "folder_not_found"}
+
+
+def os_error_code(
+    exc: OSError, path: Path | str, *, what: str = "file"
+) -> tuple[ToolErrorCode, dict[str, object]]:
+    """The code and params of ``describe_os_error``'s sentence."""
+    where = exc.filename if isinstance(exc.filename, str) and exc.filename else str(path)
+    if exc.errno == errno.ENOENT:
+        return _NOT_FOUND.get(what, "path_not_found"), {"path": where}
+    code = _ERRNO_CODES.get(exc.errno or -1)
+    if code is None:
+        return "os_error", {"path": where, "reason": exc.strerror or str(exc)}
+    return code, {"path": where}
+
+
+def os_failure(exc: OSError, path: Path | str, *, what: str = "file", **extra: Any) -> ToolResult:
+    """The coded failure for an OS error on ``path`` (``describe_os_error``'s sentence)."""
+    code, params = os_error_code(exc, path, what=what)
+    return failure(describe_os_error(exc, path, what=what), code=code, params=params, **extra)
 
 
 def describe_os_error(exc: OSError, path: Path | str, *, what: str = "file") -> str:

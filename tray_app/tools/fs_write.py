@@ -16,7 +16,8 @@ import os
 from pathlib import Path
 
 from tray_app.errors import SandboxViolation
-from tray_app.tools.fs_safe import describe_os_error
+from tray_app.tools.base import ToolResult, failure
+from tray_app.tools.fs_safe import describe_os_error, os_error_code
 from tray_app.tools.sandbox import SandboxPolicy
 
 TEMP_PREFIX = ".metona-"
@@ -26,12 +27,29 @@ TEMP_SUFFIX = ".tmp"
 # ---- write_file ------------------------------------------------------------------------------
 
 
-def _why(exc: OSError | SandboxViolation, target: Path, what: str) -> str:
-    return describe_os_error(exc, target, what=what) if isinstance(exc, OSError) else str(exc)
+def change_failed(
+    exc: OSError | SandboxViolation, target: Path, what: str, created: list[Path]
+) -> ToolResult:
+    """The failure of a write that may have made folders on the way: they are removed, and any
+    that stay are named, so the result is true."""
+    left = _left_behind(created)
+    if isinstance(exc, OSError):
+        code, params = os_error_code(exc, target, what=what)
+        why = describe_os_error(exc, target, what=what)
+    else:
+        code, params, why = exc.code, dict(exc.params), str(exc)
+    if not left:
+        return failure(why, code=code, params=params)
+    folders = ", ".join(left)
+    return failure(
+        f"{why} (the folder {folders} was created and is still there)",
+        code="folders_left_behind",
+        params={"path": target, "folders": folders},
+    )
 
 
-def _left_behind(created: list[Path]) -> str:
-    """Remove the folders a failed call created; name any that stay, so the result is true."""
+def _left_behind(created: list[Path]) -> list[str]:
+    """Remove the folders a failed call created; the ones that stay."""
     left = []
     for folder in reversed(created):
         try:
@@ -40,7 +58,7 @@ def _left_behind(created: list[Path]) -> str:
             continue
         except OSError:
             left.append(str(folder))
-    return f" (the folder {', '.join(left)} was created and is still there)" if left else ""
+    return left
 
 
 def make_parents(

@@ -117,7 +117,7 @@ class Journal(Undoing):
                 self._forget(entry.id)
                 log.warning("journal: %s of %s: no undo copy: %s", tool, path, why)
                 if required:
-                    raise UndoUnavailable(_refusal(tool, why)) from exc
+                    raise UndoUnavailable(_refusal(tool, why), tool=tool, reason=why) from exc
                 self._ghosts[entry.id] = f"{NOT_AVAILABLE}: {why}"
                 return entry.id
             self._mine[entry.id] = entry.time
@@ -149,7 +149,9 @@ class Journal(Undoing):
                 self._mine.pop(entry_id, None)
                 self._forget(entry_id)
                 if required:
-                    raise UndoUnavailable(_refusal(tool, str(exc))) from exc
+                    raise UndoUnavailable(
+                        _refusal(tool, str(exc)), tool=tool, reason=str(exc)
+                    ) from exc
                 self._ghosts[entry_id] = f"{NOT_AVAILABLE}: {exc}"
             return entry_id
 

@@ -12,13 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
 from tray_app.tools.fit_list import fitting, room_for
 from tray_app.tools.fs_read import _folder, _hidden_from_model
 from tray_app.tools.fs_safe import (
-    describe_os_error,
     iso_time,
+    os_failure,
 )
 from tray_app.tools.fs_walk import Walk, is_regular
 
@@ -97,7 +97,7 @@ def list_directory(ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
                 }
             )
     except OSError as exc:
-        return failure(describe_os_error(exc, root, what="folder"))
+        return os_failure(exc, root, what="folder")
     result: dict[str, Any] = {
         "success": True,
         "path": str(root),

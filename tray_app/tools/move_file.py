@@ -20,10 +20,11 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
-from tray_app.tools.binding import changed_since_approval, changed_text, file_binding
+from tray_app.tool_errors import CodedError
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.binding import changed_failure, changed_since_approval, file_binding
 from tray_app.tools.file_args import PATH_HELP
-from tray_app.tools.fs_safe import describe_os_error, human_size, kind_of
+from tray_app.tools.fs_safe import human_size, kind_of, os_failure
 from tray_app.tools.fs_write import make_parents
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.undo_steps import commit_change, discard_change
@@ -60,12 +61,14 @@ def plan_move(policy: SandboxPolicy, args: MoveFileArgs) -> MovePlan | ToolResul
     if policy.is_allowed_root_or_ancestor(source):
         return failure(
             f"{source} is an allowed folder, the home folder or the workspace (or holds one); "
-            "it cannot be moved"
+            "it cannot be moved",
+            code="move_protected",
+            params={"path": source},
         )
     try:
         info = os.lstat(source)
     except OSError as exc:
-        return failure(describe_os_error(exc, source, what="file or folder"))
+        return os_failure(exc, source, what="file or folder")
     destination = policy.resolve(args.destination, access="delete")
     there = _lstat(destination)
     into = there is not None and (
@@ -77,17 +80,31 @@ def plan_move(policy: SandboxPolicy, args: MoveFileArgs) -> MovePlan | ToolResul
         destination = policy.resolve(str(destination / source.name), access="delete")
         there = _lstat(destination)
     if destination == source:
-        return failure(f"{source} is already at {destination}; nothing to move")
+        return failure(
+            f"{source} is already at {destination}; nothing to move",
+            code="move_same_place",
+            params={"path": source, "destination": destination},
+        )
     if stat.S_ISDIR(info.st_mode) and _inside(destination, source):
-        return failure(f"{source} cannot be moved into itself ({destination})")
+        return failure(
+            f"{source} cannot be moved into itself ({destination})",
+            code="move_into_itself",
+            params={"path": source, "destination": destination},
+        )
     if there is not None and not _same_entry(there, info):
         if stat.S_ISDIR(there.st_mode):
-            return failure(f"{destination} is an existing folder; move_file never replaces one")
+            return failure(
+                f"{destination} is an existing folder; move_file never replaces one",
+                code="move_onto_folder",
+                params={"destination": destination},
+            )
         if not args.overwrite:
             return failure(
                 f"{destination} already exists ({kind_of(there.st_mode)}, "
                 f"{human_size(there.st_size)}); call move_file again with overwrite=true to "
-                "replace it (the file there is deleted)"
+                "replace it (the file there is deleted)",
+                code="move_destination_exists",
+                params={"destination": destination, "size": there.st_size},
             )
     elif there is not None:
         there = None  # the same file under another case: a rename on a case-blind disk
@@ -149,7 +166,7 @@ def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
     if not isinstance(plan, MovePlan):
         return plan
     if ctx.bound is not None and changed_since_approval(ctx.bound, move_binding(plan)):
-        return failure(changed_text(plan.source), changed_since_approval=True)
+        return changed_failure(plan.source)
     entry = None
     if ctx.journal is not None:  # before anything changes: a refusal leaves no folder behind
         entry = ctx.journal.record_move(
@@ -163,20 +180,22 @@ def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
         make_parents(ctx.policy, plan.destination.parent)
     except OSError as exc:
         discard_change(ctx, entry)
-        return failure(describe_os_error(exc, plan.destination.parent, what="folder"))
+        return os_failure(exc, plan.destination.parent, what="folder")
     try:
         _rename(plan)
     except _Taken as exc:
         discard_change(ctx, entry)
-        return failure(str(exc))
+        return coded_failure(exc)
     except OSError as exc:
         discard_change(ctx, entry)
         if exc.errno == errno.EXDEV:
             return failure(
                 f"{plan.source} and {plan.destination} are on different disks; move_file only "
-                "moves within one (copy with read_file and write_file instead)"
+                "moves within one (copy with read_file and write_file instead)",
+                code="move_other_disk",
+                params={"path": plan.source, "destination": plan.destination},
             )
-        return failure(describe_os_error(exc, plan.source, what="file or folder"))
+        return os_failure(exc, plan.source, what="file or folder")
     return commit_change(
         ctx,
         entry,
@@ -191,8 +210,9 @@ def move_file(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
     )
 
 
-class _Taken(Exception):
-    pass
+class _Taken(CodedError):
+    def __init__(self, message: str, destination: Path) -> None:
+        super().__init__(message, code="move_destination_appeared", destination=destination)
 
 
 def _rename(plan: MovePlan) -> None:
@@ -200,7 +220,10 @@ def _rename(plan: MovePlan) -> None:
     if plan.replaces is not None:
         now = _lstat(plan.destination)
         if now is None or not _same_entry(now, plan.replaces) or stat.S_ISDIR(now.st_mode):
-            raise _Taken(f"{plan.destination} changed since it was checked; nothing was moved")
+            raise _Taken(
+                f"{plan.destination} changed since it was checked; nothing was moved",
+                plan.destination,
+            )
         os.rename(plan.source, plan.destination)
         return
     now, then = _lstat(plan.destination), _lstat(plan.source)
@@ -211,7 +234,9 @@ def _rename(plan: MovePlan) -> None:
         try:  # link() refuses an existing name: no window between check and rename
             os.link(plan.source, plan.destination, follow_symlinks=False)
         except FileExistsError as exc:
-            raise _Taken(f"{plan.destination} appeared meanwhile; nothing was moved") from exc
+            raise _Taken(
+                f"{plan.destination} appeared meanwhile; nothing was moved", plan.destination
+            ) from exc
         except OSError as exc:
             if exc.errno == errno.EXDEV:
                 raise
@@ -220,7 +245,7 @@ def _rename(plan: MovePlan) -> None:
             os.unlink(plan.source)
             return
     if os.path.lexists(plan.destination):
-        raise _Taken(f"{plan.destination} appeared meanwhile; nothing was moved")
+        raise _Taken(f"{plan.destination} appeared meanwhile; nothing was moved", plan.destination)
     os.rename(plan.source, plan.destination)
 
 

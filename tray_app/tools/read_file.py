@@ -8,14 +8,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
 from tray_app.tools.file_args import PATH_HELP, _clamp, _encoding
 from tray_app.tools.fit import cut_note, json_chars
 from tray_app.tools.fs_safe import (
     NotReadable,
-    describe_os_error,
     human_size,
     looks_binary,
+    os_failure,
     read_regular,
     split_lines,
 )
@@ -65,18 +65,23 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
     try:
         data, info = read_regular(path, MAX_READ_BYTES)
     except NotReadable as exc:
-        return failure(str(exc))
+        return coded_failure(exc)
     except OSError as exc:
-        return failure(describe_os_error(exc, path))
+        return os_failure(exc, path)
     if len(data) > MAX_READ_BYTES:
         size = max(info.st_size, len(data))
         return failure(
             f"file too large: {path} is {human_size(size)}; read_file reads files up to 1 MB "
-            "(use search_files to find lines in it)"
+            "(use search_files to find lines in it)",
+            code="file_too_large",
+            params={"path": path, "size": size, "max_size": MAX_READ_BYTES},
         )
     if args.encoding == "base64":
         if args.start_line is not None or args.end_line is not None:
-            return failure("start_line and end_line need a text encoding (such as utf-8 or latin1)")
+            return failure(
+                "start_line and end_line need a text encoding (such as utf-8 or latin1)",
+                code="lines_need_text",
+            )
         return {
             "success": True,
             "path": str(path),
@@ -94,12 +99,14 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
     ):
         return failure(
             f"{path} looks like a binary file ({human_size(len(data))}); "
-            "read it with encoding base64 if you really need its bytes"
+            "read it with encoding base64 if you really need its bytes",
+            code="binary_file",
+            params={"path": path, "size": len(data)},
         )
     try:
         text, fmt = decode(data, args.encoding)
     except EncodingProblem as exc:
-        return failure(f"{path} is {exc}")
+        return coded_failure(exc, message=f"{path} is {exc}", path=path)
     return _text_result(path, text, len(data), args, fmt, room=ctx.result_chars)
 
 
@@ -118,9 +125,17 @@ def _text_result(
     total = len(lines)
     start = args.start_line or 1
     if args.end_line is not None and args.end_line < start:
-        return failure(f"end_line ({args.end_line}) is before start_line ({start})")
+        return failure(
+            f"end_line ({args.end_line}) is before start_line ({start})",
+            code="lines_reversed",
+            params={"start": start, "end": args.end_line},
+        )
     if total and start > total:
-        return failure(f"start_line {start} is past the end of {path}, which has {total} lines")
+        return failure(
+            f"start_line {start} is past the end of {path}, which has {total} lines",
+            code="start_past_end",
+            params={"path": path, "start": start, "n": total},
+        )
     if args.end_line is not None:
         end = min(args.end_line, total)
     else:

@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from tray_app.errors import SandboxViolation
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
 from tray_app.tools.file_args import PATH_HELP
-from tray_app.tools.fs_safe import describe_os_error, split_lines
+from tray_app.tools.fs_safe import os_failure, split_lines
 from tray_app.tools.read_file import ReadFileArgs, read_file
 
 MAX_FILES = 20
@@ -53,22 +53,19 @@ def read_multiple_files(ctx: ToolContext, args: ReadMultipleFilesArgs) -> ToolRe
             left -= _cost(str(one.get("content", "")))
         results.append(one)
     failed = sum(1 for r in results if not r.get("success"))
-    return {
-        "success": failed < len(results),
-        "files": results,
-        "read": len(results) - failed,
-        "failed": failed,
-        **({"error": "none of the files could be read"} if failed == len(results) else {}),
-    }
+    counts: dict[str, Any] = {"files": results, "read": len(results) - failed, "failed": failed}
+    if failed == len(results):
+        return failure("none of the files could be read", code="none_readable", **counts)
+    return {"success": True, **counts}
 
 
 def _read_one(ctx: ToolContext, raw: str) -> dict[str, Any]:
     try:
         result = read_file(ctx, ReadFileArgs(path=raw))
     except SandboxViolation as exc:
-        result = failure(str(exc))
+        result = coded_failure(exc)
     except OSError as exc:
-        result = failure(describe_os_error(exc, exc.filename or raw))
+        result = os_failure(exc, exc.filename or raw)
     if not result.get("success"):
         return {"path": raw, "success": False, "error": result.get("error", "failed")}
     if result.get("truncated") and result.get("line_range"):

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Literal
 
 from tray_app.errors import SandboxViolation
+from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.path_rules import (
     CONTROL_CHAR,
     HOME_SECRET_DIRS,
@@ -78,6 +79,14 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: The code of a refusal by the kind of folder that blocks it (``_add_blocked``'s labels).
+_BLOCKED_CODES: dict[str, ToolErrorCode] = {
+    "the system folder": "path_in_system_folder",
+    "the credential folder": "path_in_credential_folder",
+    "the blocked folder": "path_in_blocked_folder",
+    "the app's own folder": "path_in_app_folder",
+}
 
 Access = Literal["read", "write", "delete", "list", "search", "cwd"]
 _MODIFYING = frozenset({"write", "delete"})
@@ -177,9 +186,11 @@ class SandboxPolicy:
             roots = ", ".join(str(r) for r in self.allowed_roots) or "none are set"
             if real == plain:
                 message = f"{self._describe(raw, plain)} is outside the allowed folders"
+                code: ToolErrorCode = "path_outside"
             else:
                 message = f"{raw!r} leads through a symbolic link outside the allowed folders"
-            raise SandboxViolation(f"{message} ({roots})")
+                code = "path_link_outside"
+            raise SandboxViolation(f"{message} ({roots})", code=code, path=raw, roots=roots)
         self._check_names(real.parts, raw)
         self._check_blocked(plain, raw)
         self._check_blocked(real, raw)
@@ -282,27 +293,46 @@ class SandboxPolicy:
 
     def _check_raw(self, raw: object) -> None:
         if not isinstance(raw, str):
-            raise SandboxViolation("the path must be a string")
+            raise SandboxViolation("the path must be a string", code="path_not_text")
         if not raw.strip():
-            raise SandboxViolation("the path is empty; give a file or folder path")
+            raise SandboxViolation(
+                "the path is empty; give a file or folder path", code="path_empty"
+            )
         if len(raw) > MAX_PATH_CHARS:
-            raise SandboxViolation(f"the path is longer than {MAX_PATH_CHARS} characters")
+            raise SandboxViolation(
+                f"the path is longer than {MAX_PATH_CHARS} characters",
+                code="path_too_long",
+                limit=MAX_PATH_CHARS,
+            )
         if CONTROL_CHAR.search(raw):
             raise SandboxViolation(
-                f"the path {raw!r} contains a control character (such as NUL or a newline)"
+                f"the path {raw!r} contains a control character (such as NUL or a newline)",
+                code="path_control_char",
+                path=raw,
             )
         try:
             os.fsencode(raw)
         except UnicodeError:
             raise SandboxViolation(
-                f"the path {raw!r} contains characters that cannot be part of a file name"
+                f"the path {raw!r} contains characters that cannot be part of a file name",
+                code="path_bad_chars",
+                path=raw,
             ) from None
         if URL_SCHEME.match(raw):
-            raise SandboxViolation(f"{raw!r} is a URL; the file tools take local paths only")
+            raise SandboxViolation(
+                f"{raw!r} is a URL; the file tools take local paths only",
+                code="path_is_url",
+                path=raw,
+            )
         if os.name == "nt":
             problem = _windows_path_problem(raw)
             if problem:
-                raise SandboxViolation(f"the path {raw!r} is refused: {problem}")
+                raise SandboxViolation(
+                    f"the path {raw!r} is refused: {problem}",
+                    code="path_windows_refused",
+                    path=raw,
+                    problem=problem,
+                )
         self._check_names(_split_raw(raw), raw)
 
     def _check_names(self, parts: Iterable[str], raw: str) -> None:
@@ -310,13 +340,18 @@ class SandboxPolicy:
         if _secret_pair(parts):
             raise SandboxViolation(
                 f"{raw!r} refers to a configuration file that holds credentials "
-                "(.kube/config, .docker/config.json); access to it is not allowed"
+                "(.kube/config, .docker/config.json); access to it is not allowed",
+                code="path_secret_config",
+                path=raw,
             )
         for part in parts:
             if self.is_sensitive_name(part):
                 raise SandboxViolation(
                     f"{raw!r} refers to {part!r}, which looks like a secret file "
-                    "(keys, passwords, .env); access to it is not allowed"
+                    "(keys, passwords, .env); access to it is not allowed",
+                    code="path_secret_name",
+                    path=raw,
+                    name=part,
                 )
 
     def _check_blocked(self, path: Path, raw: str) -> None:
@@ -324,7 +359,10 @@ class SandboxPolicy:
         if hit is not None:
             folder, label = hit
             raise SandboxViolation(
-                f"{self._describe(raw, path)} is inside {label} {folder}; access is not allowed"
+                f"{self._describe(raw, path)} is inside {label} {folder}; access is not allowed",
+                code=_BLOCKED_CODES[label],
+                path=raw,
+                folder=str(folder),
             )
 
     def _check_git(self, plain: Path, real: Path, raw: str) -> None:
@@ -332,7 +370,9 @@ class SandboxPolicy:
             if any(_fold(p) == ".git" for p in parts):
                 raise SandboxViolation(
                     f"{self._describe(raw, real)} is inside a .git folder; changing files there "
-                    "is not allowed (hooks and config there can run code)"
+                    "is not allowed (hooks and config there can run code)",
+                    code="path_in_git",
+                    path=raw,
                 )
 
     @staticmethod
@@ -344,7 +384,10 @@ class SandboxPolicy:
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             raise SandboxViolation(
                 f"{real} has {info.st_nlink} hard links; it is not used because its other "
-                "names may be outside the allowed folders"
+                "names may be outside the allowed folders",
+                code="path_hard_links",
+                path=str(real),
+                n=info.st_nlink,
             )
 
     def _realpath(self, path: str, raw: str) -> Path:
@@ -362,7 +405,9 @@ class SandboxPolicy:
             rest = os.path.normpath(os.path.join(*reversed(missing)))
             if rest == os.pardir or rest.startswith(os.pardir + os.sep):
                 raise SandboxViolation(
-                    f"{raw!r} uses '..' after a part that is not an existing folder"
+                    f"{raw!r} uses '..' after a part that is not an existing folder",
+                    code="path_climbs",
+                    path=raw,
                 )
             if rest != os.curdir:
                 real = os.path.join(real, rest)
@@ -379,7 +424,11 @@ class SandboxPolicy:
         for prefix in [*reversed(path.parents), path]:
             if os.path.islink(prefix):  # islink never raises
                 where = f" at {prefix}" if self._inside_allowed(prefix) else ""
-                raise SandboxViolation(f"{raw!r} runs into a symbolic link loop{where}")
+                raise SandboxViolation(
+                    f"{raw!r} runs into a symbolic link loop{where}",
+                    code="path_link_loop",
+                    path=raw,
+                )
 
 
 def _secret_pair(parts: Sequence[str]) -> bool:

@@ -7,13 +7,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from tray_app.tools import search_rg
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
 from tray_app.tools.fit import json_chars
 from tray_app.tools.fit_list import fitting, room_for
 from tray_app.tools.fs_read import _folder, _hidden_from_model
 from tray_app.tools.fs_safe import (
-    describe_os_error,
+    os_failure,
 )
 from tray_app.tools.fs_walk import Walk
 from tray_app.tools.search_run import Search, single_file
@@ -88,7 +88,7 @@ def search_files(ctx: ToolContext, args: SearchFilesArgs) -> ToolResult:
     try:
         search.run(single_file(root) if root.is_file() else walk)
     except OSError as exc:
-        return failure(describe_os_error(exc, root, what="folder"))
+        return os_failure(exc, root, what="folder")
     page = _page(search.results, args.offset)
     shown = sum(len(entry["matches"]) for entry in page)
     result: dict[str, Any] = {

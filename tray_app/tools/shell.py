@@ -200,15 +200,33 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
         )
     blocked = check_command(args.command)
     if blocked:
-        return failure(f"{blocked}. The command was not run.", blocked=True)
+        return failure(
+            f"{blocked}. The command was not run.",
+            code="command_blocked",
+            params={"reason": blocked},
+            blocked=True,
+        )
     cwd = policy.resolve(args.cwd or str(policy.workspace), access="cwd")
     if not cwd.is_dir():
-        return failure(f"cwd {cwd} is not a directory. The command was not run.")
+        return failure(
+            f"cwd {cwd} is not a directory. The command was not run.",
+            code="command_cwd_not_folder",
+            params={"path": cwd},
+        )
     plan = plan_sandbox(policy)
     if plan.refusal:
-        return failure(f"{plan.refusal}. The command was not run.", sandboxed=True)
+        return failure(
+            f"{plan.refusal}. The command was not run.",
+            code="command_sandbox_refused",
+            params={"reason": plan.refusal},
+            sandboxed=True,
+        )
     if ctx.cancel.is_set():
-        return failure("cancelled before the command started", cancelled=True)
+        return failure(
+            "cancelled before the command started",
+            code="command_cancelled_before_start",
+            cancelled=True,
+        )
     timeout_ms = clamp_timeout(args.timeout)
     env = scrub_env(os.environ)
     workspace = Path(policy.workspace)
@@ -255,6 +273,8 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
         detail = outcome.stderr.strip() or f"bwrap exited with code {outcome.returncode}"
         return failure(
             f"the sandbox could not be set up ({detail}). The command was not run.",
+            code="command_sandbox_failed",
+            params={"reason": detail},
             sandboxed=True,
         )
     return _result(outcome, timeout_ms=timeout_ms, sandboxed=plan.sandboxed, cwd=cwd)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
+from tray_app.tool_errors import CodedError
+
 # Longest first: the UTF-32 LE mark starts with the UTF-16 LE one.
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "utf-32le"),
@@ -34,8 +36,9 @@ ALIASES = {
 }
 
 
-class EncodingProblem(ValueError):
-    """The bytes are not text in the asked or detected encoding; ``str()`` is for the model."""
+class EncodingProblem(CodedError, ValueError):
+    """The bytes are not text in the asked or detected encoding; ``str()`` is for the model
+    (the catcher adds the file's ``path`` to the params)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def decode(data: bytes, requested: str | None = None) -> tuple[str, TextFormat]:
             # bytes decode to nonsense CJK. "utf-16-le" names the codec outright.
             raise EncodingProblem(
                 "not UTF-16 text (no byte-order mark and no zero bytes); read it without an "
-                "encoding to detect it, or name utf-16-le or utf-16-be"
+                "encoding to detect it, or name utf-16-le or utf-16-be",
+                code="not_utf16",
             )
         text = _decode(data, "utf-16-le", "utf-16")
         return text, TextFormat(codec="utf-16-le", label="utf-16le", newline=newline_of(text))
@@ -131,9 +135,13 @@ def _decode(data: bytes, codec: str, label: str) -> str:
     try:
         return data.decode(codec)
     except UnicodeDecodeError as exc:
-        hint = "latin1 or base64" if label.startswith("utf") else "utf-8 or base64"
+        other = "latin1" if label.startswith("utf") else "utf-8"
         raise EncodingProblem(
-            f"not valid {label} text (byte {exc.start}); try encoding {hint}"
+            f"not valid {label} text (byte {exc.start}); try encoding {other} or base64",
+            code="invalid_text",
+            encoding=label,
+            byte=exc.start,
+            other=other,
         ) from None
 
 
@@ -144,7 +152,10 @@ def encode(text: str, fmt: TextFormat) -> bytes:
     except UnicodeEncodeError as exc:
         bad = text[exc.start : exc.end]
         raise EncodingProblem(
-            f"the text has characters ({bad[:10]!r}) that are not valid in {fmt.label.upper()}"
+            f"the text has characters ({bad[:10]!r}) that are not valid in {fmt.label.upper()}",
+            code="unencodable_text",
+            chars=bad[:10],
+            encoding=fmt.label.upper(),
         ) from None
 
 
@@ -174,7 +185,9 @@ def chosen_format(existing: TextFormat | None, requested: str | None) -> TextFor
         return existing or UTF8
     name = normalize_name(requested)
     if name == "base64":
-        raise EncodingProblem("base64 is for reading binary files; writes take text")
+        raise EncodingProblem(
+            "base64 is for reading binary files; writes take text", code="base64_is_for_reading"
+        )
     if existing is not None and name in (existing.codec, existing.label):
         return existing
     if name == "utf-16":

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from tray_app.errors import SandboxViolation, UndoUnavailable
 from tray_app.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
+from tray_app.tool_errors import CodedError
 from tray_app.tools.base import (
     AsyncHandler,
     Handler,
@@ -30,11 +30,13 @@ from tray_app.tools.base import (
     Tool,
     ToolContext,
     ToolResult,
+    coded_failure,
     describe_validation_error,
     failure,
     parse_arguments,
 )
 from tray_app.tools.fit import fit_result, json_chars
+from tray_app.tools.fs_safe import os_error_code
 from tray_app.tools.full_results import FullResults
 from tray_app.tools.registry import ToolRegistry, default_registry
 
@@ -89,26 +91,33 @@ class Toolbox:
 
     # -- checking, once -----------------------------------------------------------------------
 
-    def check(self, name: str, args: Mapping[str, Any] | str | None) -> CheckedCall | str:
-        """The call with its parsed arguments, or a sentence saying why it cannot run."""
+    def check(self, name: str, args: Mapping[str, Any] | str | None) -> CheckedCall | ToolResult:
+        """The call with its parsed arguments, or the failure saying why it cannot run."""
         tool = self.registry.get(name) if isinstance(name, str) else None
         if tool is None:
-            return f"unknown tool {name!r}"
+            return failure(f"unknown tool {name!r}", code="unknown_tool", params={"name": name})
         if name not in self.enabled:
-            return f"tool {name!r} is not enabled"
+            return failure(
+                f"tool {name!r} is not enabled", code="tool_not_enabled", params={"name": name}
+            )
         try:
             return CheckedCall(tool, tool.args_model.model_validate(parse_arguments(args)))
         except ValidationError as exc:
-            return describe_validation_error(name, exc)
+            detail = describe_validation_error(exc)
         except RecursionError:  # json.loads of "[[[[..." nested thousands deep
-            return f"invalid arguments for {name}: the JSON is nested too deeply"
+            detail = "the JSON is nested too deeply"
         except Exception as exc:  # whatever the model sent, the call must be answered
-            return f"invalid arguments for {name}: {type(exc).__name__}: {exc}"
+            detail = f"{type(exc).__name__}: {exc}"
+        return failure(
+            f"invalid arguments for {name}: {detail}",
+            code="invalid_arguments",
+            params={"tool": name, "detail": detail},
+        )
 
     def validate(self, name: str, args: Mapping[str, Any] | str | None) -> BaseModel | str:
         """The parsed arguments, or a sentence saying why the call cannot run."""
         checked = self.check(name, args)
-        return checked if isinstance(checked, str) else checked.args
+        return checked.args if isinstance(checked, CheckedCall) else str(checked["error"])
 
     # -- previews -----------------------------------------------------------------------------
 
@@ -121,7 +130,8 @@ class Toolbox:
         show = tool.preview
         result = self._guard(name, lambda: show(context, call.args))
         if result.get("success") is False:
-            return ErrorPreview(tool=name, kind="error", text=str(result.get("error", "")))
+            text = str(result.get("error", ""))
+            return ErrorPreview(tool=name, kind="error", text=text, **_page_of(result))
         if tool.risk is not Risk.READ and "persistence" not in result:
             warning = self._persistence(result)
             if warning is not None:
@@ -131,7 +141,10 @@ class Toolbox:
         except ValidationError as exc:  # a tool's bug: refuse the call, keep the turn
             log.error("tool %s made a preview of the wrong shape: %s", name, exc)
             text = f"{name} failed unexpectedly: its preview is not valid"
-            return ErrorPreview(tool=name, kind="error", text=text)
+            params = {"tool": name, "detail": "its preview is not valid"}
+            return ErrorPreview(
+                tool=name, kind="error", text=text, code="failed_unexpectedly", params=params
+            )
 
     async def preview_async(self, call: CheckedCall) -> AnyPreview:
         """``preview_checked`` in a worker thread (previews read the disk)."""
@@ -140,8 +153,8 @@ class Toolbox:
     def preview(self, name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Check and preview in one step, as the JSON the page receives (tests, benches)."""
         checked = self.check(name, args)
-        if isinstance(checked, str):
-            return {"tool": name, "kind": "error", "text": checked}
+        if not isinstance(checked, CheckedCall):
+            return {"tool": name, "kind": "error", "text": checked["error"], **_page_of(checked)}
         return preview_json(self.preview_checked(checked))
 
     # -- running ------------------------------------------------------------------------------
@@ -248,8 +261,8 @@ class Toolbox:
     ) -> ToolResult:
         """Check and run in one step (tests, the red-team corpus). Blocking."""
         checked = self.check(name, args)
-        if isinstance(checked, str):
-            return failure(checked)
+        if not isinstance(checked, CheckedCall):
+            return checked
         return self.run_checked(checked, call_id=call_id, cancel=cancel, bound=bound)
 
     # -- helpers ------------------------------------------------------------------------------
@@ -290,14 +303,20 @@ class Toolbox:
     def _guard(name: str, run: Callable[[], ToolResult]) -> ToolResult:
         try:
             return run()
-        except (SandboxViolation, UndoUnavailable) as exc:
-            return failure(str(exc))
+        except CodedError as exc:  # a sandbox refusal, no undo copy, an unreadable file...
+            return coded_failure(exc)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
-            return failure(f"{name} failed{where}: {exc.strerror or exc}")
+            code, params = os_error_code(exc, "")
+            return failure(f"{name} failed{where}: {exc.strerror or exc}", code=code, params=params)
         except Exception as exc:  # a bug must not end the turn; it is logged in full
             log.exception("tool %s crashed", name)
-            return failure(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}")
+            detail = f"{type(exc).__name__}: {exc}"
+            return failure(
+                f"{name} failed unexpectedly: {detail}",
+                code="failed_unexpectedly",
+                params={"tool": name, "detail": detail},
+            )
 
     def _fitted(self, result: ToolResult, limit: int | None, call_id: str | None) -> ToolResult:
         """The result the model may receive; a shortened one is kept whole for the card."""
@@ -308,6 +327,11 @@ class Toolbox:
         if fitted is not result and call_id and keeper is not None and keeper.keep(call_id, result):
             fitted = {**fitted, "card_full": True}  # the card offers "Show all"
         return fitted
+
+
+def _page_of(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A failure's ``code`` and ``params``, for an error preview (the card translates it)."""
+    return {key: result[key] for key in ("code", "params") if key in result}
 
 
 #: What a tool that sizes itself says when it left something out for the room.

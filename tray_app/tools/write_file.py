@@ -16,22 +16,22 @@ from pydantic import BaseModel, Field, field_validator
 
 from tray_app.atomic import atomic_write
 from tray_app.errors import SandboxViolation
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
 from tray_app.tools.binding import (
+    changed_failure,
     changed_since_approval,
-    changed_text,
     file_binding,
 )
 from tray_app.tools.file_args import PATH_HELP, _encoding
 from tray_app.tools.fs_safe import (
     NotReadable,
-    describe_os_error,
     human_size,
     kind_of,
     looks_binary,
+    os_failure,
     read_regular,
 )
-from tray_app.tools.fs_write import TEMP_PREFIX, TEMP_SUFFIX, _left_behind, _why, make_parents
+from tray_app.tools.fs_write import TEMP_PREFIX, TEMP_SUFFIX, change_failed, make_parents
 from tray_app.tools.previews import DIFF_MAX_BYTES, NEW_FILE_LINES, _bounded, diff_text
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.text_codec import (
@@ -80,28 +80,38 @@ class WritePlan:
 def plan_write(policy: SandboxPolicy, args: WriteFileArgs) -> WritePlan | ToolResult:
     target = policy.resolve(args.path, access="write")
     if args.path.endswith(("/", os.sep)):
-        return failure(f"{args.path!r} ends with a separator; give the path of a file to write")
+        return failure(
+            f"{args.path!r} ends with a separator; give the path of a file to write",
+            code="ends_with_separator",
+            params={"path": args.path},
+        )
     try:
         old: os.stat_result | None = os.lstat(target)
     except FileNotFoundError:
         old = None
     except OSError as exc:
-        return failure(describe_os_error(exc, target))
+        return os_failure(exc, target)
     if old is not None and not stat.S_ISREG(old.st_mode):
         kind = kind_of(old.st_mode)
         article = "a folder" if kind == "directory" else f"a {kind}"
-        return failure(f"{target} is {article}; write_file only writes regular files")
+        return failure(
+            f"{target} is {article}; write_file only writes regular files",
+            code="not_writable_kind",
+            params={"path": target},
+        )
     try:
         fmt = chosen_format(existing_format(target) if old is not None else None, args.encoding)
         # A CRLF file stays CRLF even when the model wrote \n; other content is kept as sent.
         content = with_newlines(args.content, "\r\n") if fmt.newline == "\r\n" else args.content
         data = encode(content, fmt)
     except EncodingProblem as exc:
-        return failure(f"cannot write {target}: {exc}")
+        return coded_failure(exc, message=f"cannot write {target}: {exc}", path=target)
     if len(data) > MAX_WRITE_BYTES:
         return failure(
             f"content too large for {target}: {human_size(len(data))}; "
-            "write_file writes at most 5 MB"
+            "write_file writes at most 5 MB",
+            code="content_too_large",
+            params={"path": target, "size": len(data), "max_size": MAX_WRITE_BYTES},
         )
     return WritePlan(target=target, data=data, old=old, fmt=fmt)
 
@@ -120,7 +130,7 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     if not isinstance(plan, WritePlan):
         return plan
     if ctx.bound is not None and changed_since_approval(ctx.bound, file_binding(plan.target)):
-        return failure(changed_text(plan.target), changed_since_approval=True)
+        return changed_failure(plan.target)
     entry = record_change(ctx, "write_file", plan.target)
     created: list[Path] = []
     try:
@@ -128,7 +138,7 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
         atomic_write(plan.target, plan.data, like=plan.old, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     except (OSError, SandboxViolation) as exc:
         discard_change(ctx, entry)
-        return failure(_why(exc, plan.target, "folder or file") + _left_behind(created))
+        return change_failed(exc, plan.target, "folder or file", created)
     result: ToolResult = {
         "success": True,
         "path": str(plan.target),

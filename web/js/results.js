@@ -3,7 +3,7 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { bytes, duration, shortPath, visibleText } from './format.js';
-import { t, tx } from './i18n.js';
+import { hasText, tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
 
@@ -82,7 +82,7 @@ export function previewView(preview, status = 'pending') {
     case 'command': return commandPreview(preview);
     case 'mcp': return mcpPreview(preview, plainBlock);
     case 'path': return h('div', { class: 'kv' }, h('span', { i18n: preview.exists ? 'card.folder_exists' : 'card.folder_new' }));
-    case 'error': return h('div', { class: 'tc-error', text: preview.text || '' });
+    case 'error': return failureLine(preview.code, preview.params, preview.text, 'tc-error');
     default: return preview.text ? plainBlock(preview.text) : null;
   }
 }
@@ -96,16 +96,32 @@ function commandPreview(p) {
     p.blocked ? h('div', { class: 'tc-error', text: p.blocked }) : null);
 }
 
+/** A failure's parameters as the page shows them: paths and server text with bidi and
+ * invisible characters made visible, byte counts (``size``, ``max_size``) in units. */
+function shownParams(params) {
+  const out = {};
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return out;
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value === 'number') out[key] = key.endsWith('size') ? bytes(value) : value;
+    else out[key] = visibleText(value);
+  }
+  return out;
+}
+
+/** Why a call failed, in the page's language: ``tool_error.<code>`` with its parameters; a code
+ * this page does not know (an older or newer record) keeps the tool's English sentence. */
+export function failureLine(code, params, english, cls) {
+  const key = typeof code === 'string' && code ? `tool_error.${code}` : '';
+  if (key && hasText(key)) return h('div', { class: cls, i18n: [key, shownParams(params)] });
+  return h('div', { class: cls, text: visibleText(english || '') });
+}
+
 /** The result view fit for each tool. */
 export function resultView(name, result, record) {
   if (!result) return null;
   if (result.success === false) {
     const cls = record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error';
-    // A failure with a code is said in the page's language; any other keeps the tool's sentence.
-    const key = result.code && `tool_error.${result.code}`;
-    const why = key && t(key) !== key
-      ? h('div', { class: cls, i18n: [key, result.params || {}] })
-      : h('div', { class: cls, text: result.error || '' });
+    const why = failureLine(result.code, result.params, result.error, cls);
     // A command that ran and failed: what it printed is the reason.
     if (name === 'run_command' && ('stdout' in result || 'stderr' in result)) return h('div', { class: 'tc-failed' }, why, commandView(result));
     return why;

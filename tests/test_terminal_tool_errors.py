@@ -1,0 +1,100 @@
+"""``metona-tray chat`` as a subprocess in a Chinese locale against fake Ollama: a missing file,
+a blocked path and an edit that matches nothing are reported in Chinese, a hostile file name
+has its direction control written out, and the model still receives English."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+
+HOSTILE = "报告\u202egpj.exe 🎉"
+
+
+def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang: str) -> str:
+    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(home), NO_COLOR="1")
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        env.pop(name, None)
+    env["LANG"] = lang
+    home.mkdir(exist_ok=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tray_app",
+            "chat",
+            "--model",
+            "qwen3:8b",
+            "--endpoint",
+            fake.url,
+            "--workspace",
+            str(workspace),
+        ],
+        input="看看这些文件\n/exit\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=90,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stderr
+
+
+def _script(fake: FakeOllama, workspace: Path) -> None:
+    (workspace / "笔记.txt").write_text("第一行\n第二行\n", encoding="utf-8")
+    fake.script(
+        tool_turn(
+            [
+                ("read_file", {"path": f"{HOSTILE}.txt"}),
+                ("read_file", {"path": "/etc/hostname"}),
+                (
+                    "edit_file",
+                    {"path": "笔记.txt", "edits": [{"old_text": "第三行", "new_text": "新"}]},
+                ),
+            ]
+        ),
+        text_turn("好的。"),
+    )
+
+
+def test_tool_failures_are_said_in_chinese_in_a_chinese_terminal(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    _script(fake_ollama, workspace)
+    stderr = _chat(fake_ollama, metona_home, tmp_path / "home", workspace, "zh_CN.UTF-8")
+    failed = [line for line in stderr.splitlines() if line.startswith("[tool] ✗")]
+    assert len(failed) == 3, stderr
+    assert "找不到文件：" in failed[0] and "⟨U+202E⟩" in failed[0] and "🎉" in failed[0]
+    assert "\u202e" not in stderr and "\x1b" not in stderr  # nothing rewrites the terminal
+    assert "位于系统文件夹 /etc 内，不允许访问" in failed[1], failed[1]
+    assert "未更改：找不到要替换的文本" in failed[2], failed[2]
+    sent = [
+        json.loads(m["content"])
+        for m in fake_ollama.chat_requests[1]["messages"]
+        if m["role"] == "tool"
+    ]
+    assert sent[0]["error"].startswith("file not found: ")  # the model's text stays English
+    assert all("code" not in r and "params" not in r for r in sent)
+
+
+def test_an_english_terminal_prints_the_tools_sentence(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    _script(fake_ollama, workspace)
+    stderr = _chat(fake_ollama, metona_home, tmp_path / "home", workspace, "en_US.UTF-8")
+    failed = [line for line in stderr.splitlines() if line.startswith("[tool] ✗")]
+    assert len(failed) == 3, stderr
+    assert "file not found: " in failed[0] and "⟨U+202E⟩" in failed[0]
+    assert "is inside the system folder /etc" in failed[1]
+    assert "old_text was not found" in failed[2]
+    assert "\u202e" not in stderr and "\x1b" not in stderr

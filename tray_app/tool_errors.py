@@ -1,0 +1,177 @@
+"""The codes of every tool failure: one table, so the page and the terminal can say each in the
+user's language.
+
+A failed call answers the model with an English sentence (``{"success": false, "error": ...}``:
+the model's text must not change language with the UI) and carries, for the card and the
+terminal only, a ``code`` from ``ToolErrorCode`` and its ``params`` (the facts the sentence
+names: paths, sizes, counts). ``web/locales/*.json`` hold ``tool_error.<code>`` in English and
+Chinese and ``terminal_errors.py`` the terminal's Chinese; ``tests/test_tool_errors.py`` fails on
+a code without a text, on a ``failure()`` or coded raise without a code, and on a failure path
+that comes back uncoded.
+
+This sits at the bottom of the package (beside ``errors.py``) because ``SandboxViolation`` and
+the agent's own refusals carry these codes too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal, get_args
+
+ToolErrorCode = Literal[
+    # The agent's refusals and the user's decisions (agent/calls.py).
+    "stopped",
+    "stopped_running",
+    "not_run_denied",
+    "not_run_timeout",
+    "not_run_cancelled",
+    "target_kept_changing",
+    "target_changed",
+    "repeated",
+    "round_limit",
+    "too_many_calls",
+    "failed_inside_app",
+    "tools_disabled",
+    "not_run",
+    # Checking a call (tools/toolbox.py).
+    "unknown_tool",
+    "tool_not_enabled",
+    "invalid_arguments",
+    "failed_unexpectedly",
+    # The sandbox policy (tools/sandbox.py).
+    "path_not_text",
+    "path_empty",
+    "path_too_long",
+    "path_control_char",
+    "path_bad_chars",
+    "path_is_url",
+    "path_windows_refused",
+    "path_secret_config",
+    "path_secret_name",
+    "path_outside",
+    "path_link_outside",
+    "path_in_system_folder",
+    "path_in_credential_folder",
+    "path_in_blocked_folder",
+    "path_in_app_folder",
+    "path_in_git",
+    "path_hard_links",
+    "path_climbs",
+    "path_link_loop",
+    # The operating system's answers (tools/failures.py).
+    "file_not_found",
+    "folder_not_found",
+    "path_not_found",
+    "permission_denied",
+    "not_permitted",
+    "is_a_folder",
+    "not_a_folder_on_path",
+    "too_many_links",
+    "name_too_long",
+    "disk_full",
+    "read_only_disk",
+    "folder_not_empty",
+    "already_exists",
+    "in_use",
+    "other_device",
+    "os_error",
+    # Reading (read_file, read_many, list_directory...).
+    "not_a_file_folder",
+    "not_a_regular_file",
+    "not_a_folder_file",
+    "not_a_folder",
+    "became_link",
+    "file_too_large",
+    "binary_file",
+    "lines_need_text",
+    "lines_reversed",
+    "start_past_end",
+    "none_readable",
+    # Text encodings (tools/text_codec.py).
+    "not_utf16",
+    "invalid_text",
+    "unencodable_text",
+    "base64_is_for_reading",
+    # Changing files (write_file, edit_file, create_directory, move_file, delete_file).
+    "changed_after_approval",
+    "changed_while_editing",
+    "ends_with_separator",
+    "not_writable_kind",
+    "content_too_large",
+    "folders_left_behind",
+    "exists_not_folder",
+    "edit_too_large",
+    "edit_binary",
+    "edit_old_text_empty",
+    "edit_old_text_blank",
+    "edit_many_matches",
+    "edit_no_match",
+    "edit_no_match_empty_file",
+    "edit_no_change",
+    "edit_would_grow",
+    "move_protected",
+    "move_same_place",
+    "move_into_itself",
+    "move_onto_folder",
+    "move_destination_exists",
+    "move_destination_appeared",
+    "move_other_disk",
+    "delete_protected",
+    "delete_folder_not_empty",
+    "delete_holds_secret",
+    "delete_holds_blocked",
+    "delete_holds_hard_link",
+    "delete_too_many",
+    "delete_unchecked",
+    "delete_partly_done",
+    "undo_unavailable",
+    # run_command (tools/shell.py).
+    "command_disabled",
+    "command_blocked",
+    "command_cwd_not_folder",
+    "command_sandbox_refused",
+    "command_sandbox_failed",
+    "command_cancelled_before_start",
+    "command_exit",
+    "command_timed_out",
+    "command_cancelled",
+    # MCP servers (mcp/tools.py).
+    "mcp_timed_out",
+    "mcp_server_stopped",
+    "mcp_call_failed",
+    "mcp_cancelled",
+    "mcp_reported_error",
+]
+
+#: Every code, for the checks that run on data (the page's records, older rows).
+TOOL_ERROR_CODES: frozenset[str] = frozenset(get_args(ToolErrorCode))
+
+#: A parameter is shown, never trusted: a hostile path or server text is cut to this many
+#: characters (the model's sentence keeps what the tool said).
+MAX_PARAM_CHARS = 2000
+
+Params = dict[str, str | int | float]
+
+
+def clean_params(params: Mapping[str, object] | None) -> Params:
+    """Parameters fit to store and show: text bounded, numbers kept, anything else as text."""
+    out: Params = {}
+    for key, value in (params or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            text = str(value)
+            if len(text) > MAX_PARAM_CHARS:
+                text = text[:MAX_PARAM_CHARS] + "…"
+            # File names that are not UTF-8 arrive as lone surrogates: not storable as JSON text.
+            value = text.encode("utf-8", "replace").decode("utf-8")
+        out[str(key)] = value
+    return out
+
+
+class CodedError(Exception):
+    """An error whose ``str()`` is the English sentence for the model and whose ``code`` and
+    ``params`` let the card and the terminal say it in the user's language."""
+
+    def __init__(self, message: str, *, code: ToolErrorCode, **params: object) -> None:
+        super().__init__(message)
+        self.code: ToolErrorCode = code
+        self.params: Params = clean_params(params)
