@@ -460,3 +460,42 @@ def test_a_server_still_busy_fails_naming_the_status(
     assert failed and "is busy (HTTP 429 Too Many Requests): slow down" in failed[0]["message"]
     assert "It asked to wait 120 s" in failed[0]["message"]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "matches 4-6; next from offset 6"),
+        ("zh-CN", "第 4-6 处匹配；下一页从 offset 6 开始"),
+    ],
+)
+def test_the_terminal_prints_which_matches_a_search_page_shows(
+    run: Run,
+    fake_ollama: FakeOllama,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    language: str,
+    expected: str,
+) -> None:
+    monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8" if language == "zh-CN" else "en_US.UTF-8")
+    for index, name in enumerate(["数据 🙂.txt", "\u202etxt.b", "c.txt"]):
+        lines = [f"needle {index}.{k} 数据 \u202e🙂" for k in range(3)]
+        (workspace / name).write_text("\n".join(["x", *lines]) + "\n")
+    query = {"path": ".", "query": "needle", "search_type": "content", "max_results": 3}
+    fake_ollama.script(
+        tool_turn([("search_files", {**query, "offset": 3})]), text_turn("Found them.")
+    )
+    result = run(
+        "chat",
+        "--model",
+        "qwen3:8b",
+        "--endpoint",
+        fake_ollama.url,
+        "--workspace",
+        str(workspace),
+        "find the needles",
+    )
+    assert result.returncode == 0, result.stderr
+    shown = result.stdout + result.stderr
+    assert expected in shown, shown
+    assert "Found them." in result.stdout
