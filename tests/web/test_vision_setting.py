@@ -31,6 +31,8 @@ def test_naming_vision_models_makes_the_server_show_them_images(
     assert vision_of(app) == {"gpt-4o-mini": False, "qwen3:8b": False, "gemma3:4b": False,
                               "llama3.2": False, HOSTILE: False}  # fmt: skip
     page = app.page
+    attach = page.locator("#btn-attach")
+    expect(attach).to_be_disabled()  # gpt-4o-mini is not assumed to see images
     page.click("#btn-settings")
     expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
     expect(page.locator("label[for=set-vision_models]")).to_have_text(words["set.vision_models"])
@@ -39,6 +41,8 @@ def test_naming_vision_models_makes_the_server_show_them_images(
     names.fill(f"  gpt-4o-mini \n\n{HOSTILE}\n")
     names.press("Tab")
     wait_until(lambda: app.core.settings.vision_models == ["gpt-4o-mini", HOSTILE])
+    # The page asks for the models again by itself (vision_of below would make Core tell it).
+    expect(attach).to_be_enabled()  # the chat's model now takes images
     assert vision_of(app)["gpt-4o-mini"] and vision_of(app)[HOSTILE]
     assert not vision_of(app)["llama3.2"]
 
@@ -46,5 +50,6 @@ def test_naming_vision_models_makes_the_server_show_them_images(
     page.locator("#settings-close").focus()
     app.core.update_settings({"vision_models": ["llama3.2"]})
     expect(names).to_have_value("llama3.2")
+    expect(attach).to_be_disabled()
     assert vision_of(app)["llama3.2"] and not vision_of(app)["gpt-4o-mini"]
     assert app.page_errors == []

@@ -254,6 +254,7 @@ function settingsUpdated(settings) {
   if (old.theme !== settings.theme) setTheme(settings.theme);
   if (ui.settings.isOpen) ui.settings.update(settings);
   if (old.endpoint && old.endpoint !== settings.endpoint) checkServer();
+  else if (old.vision_models && String(old.vision_models) !== String(settings.vision_models)) refreshModels(); // badges
   // The folders decide where a chat without its own folder works: ask Core again.
   const folders = (s) => JSON.stringify([s.allowed_dirs, s.blocked_dirs]);
   if (folders(old) !== folders(settings)) {
