@@ -74,6 +74,7 @@ def test_screenshots(make_app: AppFactory, theme: str, lang: str) -> None:
             "Done." if lang == "en" else "完成。"
         )
         page.locator(".tool-card").nth(2).scroll_into_view_if_needed()
+        page.mouse.move(4, POPUP[1] // 2)  # off the button the click left it on: no hover
         app.screenshot(f"{tag}-chat")
         page.locator(".msg.user").first.scroll_into_view_if_needed()
         app.screenshot(f"{tag}-cards")
@@ -194,6 +195,7 @@ def test_screenshots_of_tools_commands_mcp_and_export(
         expect(page.locator(".msg.assistant .content").last).to_have_text(
             "完成。" if zh else "Done."
         )
+        page.mouse.move(4, POPUP[1] // 2)
         cards = page.locator(".tool-card")
         edit, command, weather = cards.nth(0), cards.nth(1), cards.nth(2)
         expect(command).to_have_attribute("data-status", "error")
