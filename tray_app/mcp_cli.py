@@ -168,6 +168,7 @@ def _run_servers(
         secrets=secrets,
         roots=lambda: list(settings.allowed_dirs),
         sandbox=lambda: bool(settings.sandbox_enabled),
+        private_root=paths.cache_dir / "mcp",
     )
     try:
         try:

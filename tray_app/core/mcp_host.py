@@ -108,6 +108,7 @@ class McpHost:
                     roots=lambda: list(self._settings().allowed_dirs),
                     sandbox=lambda: self._settings().sandbox_enabled,
                     on_change=self._changed,
+                    private_root=self._paths.cache_dir / "mcp",
                 )
                 self._tools = McpTools(self._manager)
             self._manager.configure(servers, wait=wait)

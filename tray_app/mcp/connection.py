@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from tray_app.mcp.config import SecretLookup, ServerConfig, resolve_secrets
-from tray_app.mcp.sandbox import contained_command
+from tray_app.mcp.sandbox import contained_command, private_env, private_folder
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientRequestContext
@@ -96,9 +96,11 @@ class ServerConnection:
         secrets: SecretLookup | None,
         roots: RootsFn,
         sandbox: bool = False,
+        private_root: Path | None = None,
         on_change: Callable[[], None] = lambda: None,
     ) -> None:
         self.config = config
+        self._private_root = private_root
         self.state = ServerState(name=config.name, transport=config.transport)
         self._log_dir = log_dir
         self._secrets = secrets
@@ -192,7 +194,11 @@ class ServerConnection:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             env = resolve_secrets(config.env, self._secrets)
-            command, args = contained_command(config, enabled=self._sandbox)
+            private = None
+            if self._sandbox and self._private_root is not None:
+                private = private_folder(self._private_root, config.name)
+                env = {**private_env(private), **env}  # the server's own env wins
+            command, args = contained_command(config, enabled=self._sandbox, private=private)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=config.cwd)
             errlog = stack.enter_context(self._stderr_file())
             return _Watched(stdio_client(params, errlog=errlog), self._closed)

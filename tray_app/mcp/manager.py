@@ -38,8 +38,11 @@ class McpManager:
         roots: RootsFn = list,
         sandbox: Callable[[], bool] = lambda: False,
         on_change: Callable[[], None] | None = None,
+        private_root: Path | None = None,
     ) -> None:
+        """``private_root``: where each sandboxed server gets its own writable folder."""
         self._log_dir = log_dir
+        self._private_root = private_root
         self._secrets = secrets
         self._roots = roots
         self._sandbox = sandbox
@@ -129,6 +132,7 @@ class McpManager:
                 secrets=self._secrets,
                 roots=self._roots,
                 sandbox=self._sandbox(),
+                private_root=self._private_root,
                 on_change=self._changed,
             )
             self._connections[name] = conn
