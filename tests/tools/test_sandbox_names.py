@@ -7,7 +7,8 @@ import os
 import pytest
 
 from tray_app.errors import SandboxViolation
-from tray_app.tools.sandbox import SandboxPolicy, _windows_path_problem
+from tray_app.tools.path_rules import windows_path_problem as _windows_path_problem
+from tray_app.tools.sandbox import SandboxPolicy
 
 ACCESSES = ("read", "write", "delete", "list", "search", "cwd")
 

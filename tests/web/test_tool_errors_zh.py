@@ -44,6 +44,7 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
                         "edits": [{"old_text": "第三行", "new_text": "新"}],
                     },
                 ),
+                ("read_multiple_files", {"paths": [str(missing), str(ws / "笔记.txt")]}),
             ]
         ),
         text_turn("好的。"),
@@ -51,9 +52,10 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     app.send("试试这些文件")
     page = app.page
     cards = page.locator(".tool-card")
-    expect(cards).to_have_count(3)
+    expect(cards).to_have_count(4)
     for index in range(3):
         expect(cards.nth(index)).to_have_attribute("data-status", "error")
+    expect(cards.nth(3)).to_have_attribute("data-status", "success")
     wait_until(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
 
     said = []
@@ -71,6 +73,14 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     assert "位于系统文件夹 /etc 内，不允许访问" in said[1], said[1]
     assert "未更改：找不到要替换的文本" in said[2], said[2]
     assert not any("{" in text for text in said)  # every parameter was filled in
+    # read_multiple_files: the file that failed says why in Chinese, beside the one it read.
+    many = cards.nth(3)
+    open_card(many)
+    expect(many.locator(".multi-file .tc-error")).to_have_count(1)
+    one = many.locator(".multi-file .tc-error").inner_text()
+    assert one.startswith("找不到文件：") and "⟨U+202E⟩" in one, one
+    assert "⟨U+202E⟩" in many.locator(".multi-file .pv-label").first.inner_text()
+    expect(many.locator(".multi-file").nth(1)).to_contain_text("第二行")
 
     # The model got the English sentences (its text does not change with the UI language).
     results = [json.loads(m["content"]) for m in _tool_messages(fake_ollama)]
@@ -78,6 +88,8 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     assert "is inside the system folder" in results[1]["error"]
     assert "old_text was not found" in results[2]["error"]
     assert all("code" not in r and "params" not in r for r in results)
+    assert results[3]["files"][0]["error"].startswith("file not found")
+    assert all("code" not in f and "params" not in f for f in results[3]["files"])
 
     # Switching the page to English says the same failures in English, from the same record.
     page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")

@@ -16,9 +16,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
+from tray_app.agent.call_results import NOT_RUN, for_model, refused, tools_disabled
 from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.agent.progress import progress_reporter
 from tray_app.errors import StoreError
@@ -34,7 +35,7 @@ from tray_app.messages import (
     with_facts,
 )
 from tray_app.store.records import ChatRepository, MessageRecord, new_id
-from tray_app.tool_errors import TOOL_ERROR_CODES, ToolErrorCode
+from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.base import Risk, ToolResult, failure
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
@@ -42,31 +43,6 @@ log = logging.getLogger(__name__)
 
 TOOL_STOP_GRACE = 5.0  # seconds a cancelled tool gets to clean up (kill its process tree)
 MAX_APPROVAL_ROUNDS = 5  # a target that keeps changing after each approval is given up on
-
-
-# Result keys only the page reads.
-PAGE_ONLY = frozenset({"code", "params"})
-
-
-def _tools_disabled() -> ToolResult:
-    return failure("tools are disabled", code="tools_disabled")
-
-
-#: A call the user did not let run: the model's words and the card's code, by decision.
-_NOT_RUN: dict[str, tuple[str, ToolErrorCode]] = {
-    "denied": ("the user denied this call", "not_run_denied"),
-    "timeout": ("no answer within the confirmation timeout; counted as denied", "not_run_timeout"),
-    "cancelled": ("cancelled", "not_run_cancelled"),
-}
-
-
-def _refused(name: str, preview: ErrorPreview) -> ToolResult:
-    """The failure for a call whose preview says it cannot run, with the preview's code."""
-    text = preview.text or "refused by the sandbox policy"
-    code = preview.code
-    if code in TOOL_ERROR_CODES:
-        return failure(text, code=cast("ToolErrorCode", code), params=preview.params)
-    return failure(text, code="failed_unexpectedly", params={"tool": name, "detail": text})
 
 
 class CallHandler:
@@ -142,14 +118,7 @@ class CallHandler:
             role="tool",
             # ``card_*`` keys and a failure's ``code``/``params`` (the page's translation of the
             # sentence) are for the card, not the text; a result's images go on ``images``.
-            content=json.dumps(
-                {
-                    k: v
-                    for k, v in result.items()
-                    if not k.startswith("card_") and k not in PAGE_ONLY
-                },
-                ensure_ascii=False,
-            ),
+            content=json.dumps(for_model(result), ensure_ascii=False),
             tool_name=record.name,
             tool_call_id=record.provider_id,
             images=tool_result_images(result),
@@ -224,7 +193,7 @@ class CallHandler:
         checked = self._check(call)
         if not isinstance(checked, CheckedCall) or toolbox is None:
             self._announce(record, "pending")
-            result = checked if not isinstance(checked, CheckedCall) else _tools_disabled()
+            result = checked if not isinstance(checked, CheckedCall) else tools_disabled()
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
@@ -236,7 +205,7 @@ class CallHandler:
         record.preview = preview_json(preview)
         self._announce(record, "pending")
         if isinstance(preview, ErrorPreview):
-            result = _refused(call.name, preview)
+            result = refused(call.name, preview)
             self._update(record, "error", result=result, decision="refused", decided_by="rule")
             self._answer(record, result)
             return
@@ -351,7 +320,7 @@ class CallHandler:
         record.decision, record.decided_by = outcome.decision, outcome.by
         if outcome.decision == "approved":
             return True
-        why, code = _NOT_RUN[outcome.decision]
+        why, code = NOT_RUN[outcome.decision]
         result = failure(f"{call.name} was not run: {why}", code=code)
         self._update(record, "cancelled", result=result)
         self._answer(record, result)
@@ -366,7 +335,7 @@ class CallHandler:
                 params={"tool": call.name, "detail": call.arguments_error},
             )
         if self.toolbox is None:
-            return _tools_disabled()
+            return tools_disabled()
         return self.toolbox.check(call.name, call.arguments)
 
     async def _run(

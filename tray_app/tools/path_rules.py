@@ -5,7 +5,11 @@ OS; ``sandbox.SandboxPolicy`` applies them.
 
 from __future__ import annotations
 
+import os
 import re
+
+from tray_app.errors import SandboxViolation
+from tray_app.tool_errors import ToolErrorCode
 
 MAX_PATH_CHARS = 4096
 
@@ -136,4 +140,58 @@ def windows_path_problem(raw: str) -> str | None:
         stem = part.split(".", 1)[0].rstrip(" ")
         if WINDOWS_RESERVED.match(stem):
             return f"{part!r} is a reserved device name on Windows"
+    return None
+
+
+#: The code of a refusal by the kind of folder that blocks it (``_add_blocked``'s labels).
+BLOCKED_CODES: dict[str, ToolErrorCode] = {
+    "the system folder": "path_in_system_folder",
+    "the credential folder": "path_in_credential_folder",
+    "the blocked folder": "path_in_blocked_folder",
+    "the app's own folder": "path_in_app_folder",
+}
+
+
+def raw_path_problem(raw: object) -> SandboxViolation | None:
+    """What is wrong with the raw text of a path before it is resolved (not text, empty, too
+    long, control characters, not a file name, a URL, unsafe on Windows), or None."""
+    if not isinstance(raw, str):
+        return SandboxViolation("the path must be a string", code="path_not_text")
+    if not raw.strip():
+        return SandboxViolation("the path is empty; give a file or folder path", code="path_empty")
+    if len(raw) > MAX_PATH_CHARS:
+        return SandboxViolation(
+            f"the path is longer than {MAX_PATH_CHARS} characters",
+            code="path_too_long",
+            limit=MAX_PATH_CHARS,
+        )
+    if CONTROL_CHAR.search(raw):
+        return SandboxViolation(
+            f"the path {raw!r} contains a control character (such as NUL or a newline)",
+            code="path_control_char",
+            path=raw,
+        )
+    try:
+        os.fsencode(raw)
+    except UnicodeError:
+        return SandboxViolation(
+            f"the path {raw!r} contains characters that cannot be part of a file name",
+            code="path_bad_chars",
+            path=raw,
+        )
+    if URL_SCHEME.match(raw):
+        return SandboxViolation(
+            f"{raw!r} is a URL; the file tools take local paths only",
+            code="path_is_url",
+            path=raw,
+        )
+    if os.name == "nt":
+        problem = windows_path_problem(raw)
+        if problem:
+            return SandboxViolation(
+                f"the path {raw!r} is refused: {problem}",
+                code="path_windows_refused",
+                path=raw,
+                problem=problem,
+            )
     return None

@@ -44,7 +44,8 @@ def read_multiple_files(ctx: ToolContext, args: ReadMultipleFilesArgs) -> ToolRe
         left = max(0, min(left, ctx.result_chars - FILE_OVERHEAD * (len(args.paths) + 1)))
     for index, raw in enumerate(args.paths):
         if ctx.cancel.is_set():
-            results.append({"path": raw, "success": False, "error": "cancelled"})
+            stopped = {"success": False, "error": "cancelled", "code": "not_run_cancelled"}
+            results.append({"path": raw, **stopped})
             continue
         share = left // (len(args.paths) - index)
         one = _read_one(ctx, raw)
@@ -67,7 +68,8 @@ def _read_one(ctx: ToolContext, raw: str) -> dict[str, Any]:
     except OSError as exc:
         result = os_failure(exc, exc.filename or raw)
     if not result.get("success"):
-        return {"path": raw, "success": False, "error": result.get("error", "failed")}
+        page: dict[str, Any] = {k: result[k] for k in ("code", "params") if k in result}
+        return {"path": raw, "success": False, "error": result.get("error", "failed"), **page}
     if result.get("truncated") and result.get("line_range"):
         result["next_start_line"] = result["line_range"][1] + 1
     return result

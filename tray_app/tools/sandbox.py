@@ -52,7 +52,7 @@ from typing import Literal
 from tray_app.errors import SandboxViolation
 from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.path_rules import (
-    CONTROL_CHAR,
+    BLOCKED_CODES,
     HOME_SECRET_DIRS,
     MAX_PATH_CHARS,
     PERSISTENCE_ANYWHERE,
@@ -62,10 +62,9 @@ from tray_app.tools.path_rules import (
     SENSITIVE_PAIRS,
     SENSITIVE_PATTERNS,
     SENSITIVE_TEMPLATES,
-    URL_SCHEME,
     WINDOWS_SYSTEM_DIRS,
+    raw_path_problem,
 )
-from tray_app.tools.path_rules import windows_path_problem as _windows_path_problem
 
 __all__ = [
     "HOME_SECRET_DIRS",
@@ -79,14 +78,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: The code of a refusal by the kind of folder that blocks it (``_add_blocked``'s labels).
-_BLOCKED_CODES: dict[str, ToolErrorCode] = {
-    "the system folder": "path_in_system_folder",
-    "the credential folder": "path_in_credential_folder",
-    "the blocked folder": "path_in_blocked_folder",
-    "the app's own folder": "path_in_app_folder",
-}
 
 Access = Literal["read", "write", "delete", "list", "search", "cwd"]
 _MODIFYING = frozenset({"write", "delete"})
@@ -292,47 +283,10 @@ class SandboxPolicy:
         return str(real) if raw == str(real) else f"{raw!r} (resolved to {real})"
 
     def _check_raw(self, raw: object) -> None:
-        if not isinstance(raw, str):
-            raise SandboxViolation("the path must be a string", code="path_not_text")
-        if not raw.strip():
-            raise SandboxViolation(
-                "the path is empty; give a file or folder path", code="path_empty"
-            )
-        if len(raw) > MAX_PATH_CHARS:
-            raise SandboxViolation(
-                f"the path is longer than {MAX_PATH_CHARS} characters",
-                code="path_too_long",
-                limit=MAX_PATH_CHARS,
-            )
-        if CONTROL_CHAR.search(raw):
-            raise SandboxViolation(
-                f"the path {raw!r} contains a control character (such as NUL or a newline)",
-                code="path_control_char",
-                path=raw,
-            )
-        try:
-            os.fsencode(raw)
-        except UnicodeError:
-            raise SandboxViolation(
-                f"the path {raw!r} contains characters that cannot be part of a file name",
-                code="path_bad_chars",
-                path=raw,
-            ) from None
-        if URL_SCHEME.match(raw):
-            raise SandboxViolation(
-                f"{raw!r} is a URL; the file tools take local paths only",
-                code="path_is_url",
-                path=raw,
-            )
-        if os.name == "nt":
-            problem = _windows_path_problem(raw)
-            if problem:
-                raise SandboxViolation(
-                    f"the path {raw!r} is refused: {problem}",
-                    code="path_windows_refused",
-                    path=raw,
-                    problem=problem,
-                )
+        problem = raw_path_problem(raw)
+        if problem is not None:
+            raise problem
+        assert isinstance(raw, str)
         self._check_names(_split_raw(raw), raw)
 
     def _check_names(self, parts: Iterable[str], raw: str) -> None:
@@ -360,7 +314,7 @@ class SandboxPolicy:
             folder, label = hit
             raise SandboxViolation(
                 f"{self._describe(raw, path)} is inside {label} {folder}; access is not allowed",
-                code=_BLOCKED_CODES[label],
+                code=BLOCKED_CODES[label],
                 path=raw,
                 folder=str(folder),
             )

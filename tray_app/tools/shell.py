@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.command_policy import check_command
 from tray_app.tools.process import RunOutcome, run_captured
@@ -98,6 +99,7 @@ class SandboxPlan:
     sandboxed: bool
     refusal: str | None = None
     tool: str | None = None
+    refusal_code: ToolErrorCode = "command_sandbox_unsupported"
 
 
 def plan_sandbox(policy: SandboxPolicy) -> SandboxPlan:
@@ -110,13 +112,16 @@ def plan_sandbox(policy: SandboxPolicy) -> SandboxPlan:
                 sandboxed=True,
                 refusal="the sandbox is on but bubblewrap (bwrap) is not installed; install the "
                 "'bubblewrap' package or turn the sandbox off in Settings",
+                refusal_code="command_sandbox_no_bwrap",
             )
         return SandboxPlan(sandboxed=True, tool=bwrap)
     if sys.platform == "darwin":
         tool = "/usr/bin/sandbox-exec"
         if not Path(tool).exists():
             return SandboxPlan(
-                sandboxed=True, refusal="the sandbox is on but sandbox-exec is missing"
+                sandboxed=True,
+                refusal="the sandbox is on but sandbox-exec is missing",
+                refusal_code="command_sandbox_missing",
             )
         return SandboxPlan(sandboxed=True, tool=tool)
     return SandboxPlan(
@@ -217,8 +222,7 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
     if plan.refusal:
         return failure(
             f"{plan.refusal}. The command was not run.",
-            code="command_sandbox_refused",
-            params={"reason": plan.refusal},
+            code=plan.refusal_code,
             sandboxed=True,
         )
     if ctx.cancel.is_set():

@@ -135,7 +135,7 @@ export function resultView(name, result, record) {
     case 'write_file': return h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
     case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });
     case 'delete_file': return h('div', { class: 'tc-done', i18n: result.trashed ? 'card.trashed' : 'card.deleted' });
-    default: return fileResultView(name, result, { diffView, excerpt, foldable })
+    default: return fileResultView(name, result, { diffView, excerpt, foldable, failureLine })
       ?? plainBlock(JSON.stringify(result, null, 2));
   }
 }

@@ -3,16 +3,16 @@
 // names and paths are untrusted: they reach the DOM only as textContent (via h()).
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { bytes } from './format.js';
+import { bytes, visibleText } from './format.js';
 
 /** The result view for one of these tools, or undefined for any other tool. */
-export function fileResultView(name, r, { diffView, excerpt, foldable }) {
+export function fileResultView(name, r, { diffView, excerpt, foldable, failureLine }) {
   switch (name) {
     case 'edit_file': return editView(r, diffView);
     case 'move_file': return h('div', { class: 'tc-done' },
       h('span', { i18n: r.replaced ? 'card.moved_replacing' : 'card.moved' }), ' ',
       h('code', { class: 'mono', text: r.destination || '' }));
-    case 'read_multiple_files': return manyView(r, excerpt);
+    case 'read_multiple_files': return manyView(r, excerpt, failureLine);
     case 'directory_tree': return treeView(r, foldable);
     case 'get_file_info': return infoView(r);
     case 'list_allowed_directories': return h('ul', { class: 'entries' },
@@ -33,11 +33,11 @@ function editView(r, diffView) {
       (r.edits || []).some((e) => e.matched === 'whitespace') ? h('span', { class: 'warn', i18n: 'card.edit_whitespace' }) : null));
 }
 
-function manyView(r, excerpt) {
+function manyView(r, excerpt, failureLine) {
   return h('div', { class: 'multi-read' }, (r.files || []).map((f) => h('section', { class: 'multi-file' },
-    h('div', { class: 'pv-label mono', text: f.path || '' }),
+    h('div', { class: 'pv-label mono', text: visibleText(f.path) }),
     f.success === false
-      ? h('div', { class: 'tc-error', text: f.error || '' })
+      ? failureLine(f.code, f.params, f.error, 'tc-error')
       : h('div', {}, excerpt(f.content, f.line_range?.[0] || 1),
         f.truncated ? h('div', { class: 'tc-meta warn', i18n: ['card.continue_at', { n: f.next_start_line ?? '' }] }) : null))));
 }
