@@ -28,7 +28,7 @@ NOT_FOR_A_CHAT = (
     "rich",
     "pygments",
     "mcp",
-    "tray_app.mcp.manager",
+    "tray_app.mcp",  # the MCP client: config, manager, tools
     "keyring",
     "tray_app.providers.openai",
     "tray_app.store.export",

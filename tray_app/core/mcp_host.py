@@ -90,9 +90,12 @@ class McpHost:
             if settings.mcp_servers == self._applied:
                 return
             self._applied = settings.mcp_servers
-            from tray_app.mcp.config import parse_servers
+            if settings.mcp_servers:
+                from tray_app.mcp.config import parse_servers  # not for a chat without servers
 
-            servers, self._errors = parse_servers(settings.mcp_servers)
+                servers, self._errors = parse_servers(settings.mcp_servers)
+            else:
+                servers, self._errors = [], {}
             for name, why in self._errors.items():
                 log.warning("MCP server %s ignored: %s", name, why)
             if not servers and self._manager is None:

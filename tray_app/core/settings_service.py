@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from tray_app.core.mcp_settings import prepare_servers, public_settings
 from tray_app.core.results import Json, SettingsSaved
 from tray_app.errors import InvalidSettings
 from tray_app.events import Event, SettingsUpdated
@@ -75,6 +74,8 @@ class SettingsService:
 
     def view(self) -> Json:
         """The settings for the page, with whether a key is kept and the keyring works."""
+        from tray_app.core.mcp_settings import public_settings  # MCP config: not for a chat
+
         data = public_settings(self._settings.model_dump())
         secrets = self._secrets.get()
         data["api_key_set"] = bool(secrets and secrets.get(self._settings.endpoint))
@@ -84,6 +85,8 @@ class SettingsService:
     async def update(self, patch: Json) -> SettingsSaved:
         """Validate and apply a partial change; when any field is invalid nothing changes and
         ``InvalidSettings`` says which fields and why."""
+        from tray_app.core.mcp_settings import prepare_servers, public_settings
+
         unknown = sorted(set(patch) - set(Settings.model_fields))
         if unknown:
             raise self._invalid({name: "unknown setting" for name in unknown})
@@ -108,6 +111,8 @@ class SettingsService:
         return {"settings": shown}
 
     def _invalid(self, errors: dict[str, str]) -> InvalidSettings:
+        from tray_app.core.mcp_settings import public_settings
+
         text = "; ".join(f"{name}: {why}" for name, why in errors.items())
         return InvalidSettings(
             f"not saved: {text}",
