@@ -46,4 +46,8 @@ def test_a_search_page_card_says_which_matches_it_shows(
     expect(cards.nth(0).locator(".hit")).to_have_count(4)
     expect(cards.nth(1).locator(".tc-meta .page")).to_have_text(f" · {last}")
     expect(cards.nth(1).locator(".hit")).to_have_count(1)
+    # a name or a line with a bidi override cannot pass for another: the control is shown
+    hits = cards.nth(0).locator(".hit")
+    expect(hits.nth(3).locator(".hit-path")).to_have_text("⟨U+202E⟩txt.b:2")
+    expect(hits.nth(3).locator(".hit-text")).to_have_text("needle 1.0 数据 ⟨U+202E⟩🙂")
     assert app.page_errors == []

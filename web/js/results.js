@@ -2,7 +2,7 @@
 // command output: untrusted, so it goes into the DOM only as textContent (via h()).
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { bytes, duration, shortPath, visibleText } from './format.js';
+import { bytes, duration, shortPath, visible, visibleText } from './format.js';
 import { hasText, tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
@@ -175,8 +175,8 @@ function searchView(r, root) {
   for (const file of r.results || []) {
     for (const m of file.matches || []) {
       rows.push(h('li', { class: 'hit' },
-        h('span', { class: 'hit-path', title: file.path, text: `${relative(file.path, root)}${m.line ? `:${m.line}` : ''}` }),
-        m.line ? h('span', { class: 'hit-text', text: String(m.text ?? '').trim() }) : null));
+        h('span', { class: 'hit-path', title: visible(file.path), text: `${visible(relative(file.path, root))}${m.line ? `:${m.line}` : ''}` }),
+        m.line ? h('span', { class: 'hit-text', text: visibleText(String(m.text ?? '').trim()) }) : null));
     }
   }
   return h('div', {}, foldable(h('ul', { class: 'hits' }, rows), rows.length),
