@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
+from tests.fakes.ollama_server import FakeOllama, midstream_error_turn, text_turn, tool_turn
 from tests.mcp.conftest import fake_entry, wait_for
 from tests.web.conftest import AppFactory, open_card
 
@@ -119,10 +119,29 @@ def test_screenshots(make_app: AppFactory, theme: str, lang: str) -> None:
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_screenshots_onboarding_wide_and_zoomed(make_app: AppFactory, theme: str) -> None:
-    app = make_app(endpoint="http://127.0.0.1:9", theme=theme)
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_screenshots_of_errors(make_app: AppFactory, theme: str, lang: str) -> None:
+    """No model server (the first run's guide), and an answer the server broke off."""
+    zh = lang == "zh-CN"
+    tag = f"{theme}-{lang}"
+    app = make_app(endpoint="http://127.0.0.1:9", theme=theme, language=lang, viewport=POPUP)
     expect(app.page.locator("#onboarding .ob-card")).to_be_visible()
-    app.screenshot(f"{theme}-en-onboarding")
+    app.page.locator("#onboarding summary").click()
+    expect(app.page.locator("#onboarding .ob-error")).to_be_visible()
+    app.screenshot(f"{tag}-onboarding")
+    with FakeOllama() as fake:
+        partial = "我先看看配置文件，然后" if zh else "Let me look at the config first, then "
+        fake.script(midstream_error_turn(partial, "CUDA error: out of memory (显存不足)"))
+        broken = make_app(fake, theme=theme, language=lang, viewport=POPUP)
+        broken.send("打开调试日志" if zh else "Turn on debug logging")
+        expect(broken.page.locator(".notice.error")).to_contain_text("out of memory")
+        broken.page.mouse.move(4, POPUP[1] // 2)
+        broken.screenshot(f"{tag}-turn-failed")
+        assert app.page_errors == [] and broken.page_errors == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_screenshots_wide_and_zoomed(make_app: AppFactory, theme: str) -> None:
     with FakeOllama() as fake:
         fake.script(text_turn("A **short** answer with `code`, a list:\n\n- one\n- two\n"))
         # 150% zoom in a 420x640 popup leaves 280x427 CSS pixels.
