@@ -85,3 +85,15 @@ def test_a_stubbed_old_result_loses_its_images_with_its_text() -> None:
     tools = [m for m in sent if m.role == "tool"]
     assert tools[0].content.startswith("[an earlier tool result") and tools[0].images == []
     assert tools[-1].images == [png(2)]
+
+
+def test_images_that_would_overflow_a_small_context_become_notes_oldest_first() -> None:
+    history = TurnHistory.load([user("t")], "t", vision=True, tool_result_limit=16_000)
+    for record in round_of("t", 0, [png(n) for n in range(4)]):  # 4 x 768 tokens
+        history.add(record)
+    sent = history.messages(None, num_ctx=2_000)  # a budget of 1600 tokens: two images fit
+    tool = sent[-1]
+    assert tool.images == [png(2), png(3)]
+    assert tool.content.count("left out to fit the context]") == 2
+    assert history.messages(None, num_ctx=2_000) == sent  # the same choice in every round
+    assert history.messages(None, num_ctx=100_000)[-1].images == [png(n) for n in range(4)]

@@ -54,6 +54,14 @@ def omitted_result(characters: int) -> str:
     return f"[an earlier tool result of {characters} characters, left out to fit the context]"
 
 
+def _noted(message: ChatMessage, why: str, *, keep: int = 0) -> ChatMessage:
+    """The message with only its last ``keep`` images, a note for each other after its text."""
+    dropped = message.images[: len(message.images) - keep]
+    notes = "\n".join(image_note(data, why) for data in dropped)
+    kept = message.images[len(dropped) :]
+    return message.model_copy(update={"images": kept, "content": f"{message.content}\n{notes}"})
+
+
 def _hold_newest_images(entries: list[_Entry]) -> list[int]:
     """Keep only the images a request can carry (the newest: ``cap_images``); older ones
     become the note the request would carry instead, so a turn full of screenshots does not
@@ -86,6 +94,7 @@ class TurnHistory:
     _pending: list[MessageRecord] = field(default_factory=list)  # added, not yet converted
     _stubs: dict[int, _Entry] = field(default_factory=dict)  # index in _current -> stubbed
     _lean: dict[int, _Entry] = field(default_factory=dict)  # index -> thinking dropped
+    _blind: dict[tuple[int, int], _Entry] = field(default_factory=dict)  # (index, kept)
     _user_images: bool = False  # the user attached images to the current turn
     # Kept as the turn grows, so a round costs the same at round 100 as at round 2: the sums
     # of the current turn's estimates, whole (``_sum_whole``) and with tool results counted
@@ -155,17 +164,16 @@ class TurnHistory:
     # ---- inside ----------------------------------------------------------------------------
 
     def _convert(self, record: MessageRecord, *, keep_thinking: bool) -> ChatMessage:
-        message = record.to_chat_message()
-        images = message.images
-        if images and not self.vision:
-            message = message.model_copy(update={"images": []})
         message = shrink_message(
-            message, tool_result_limit=self.tool_result_limit, keep_thinking=keep_thinking
+            record.to_chat_message(),
+            tool_result_limit=self.tool_result_limit,
+            keep_thinking=keep_thinking,
         )
-        if images and not self.vision and message.role == "tool":
-            notes = "\n".join(image_note(data, "not shown to this model") for data in images)
-            message = message.model_copy(update={"content": f"{message.content}\n{notes}"})
-        return message
+        if not message.images or self.vision:
+            return message
+        if message.role == "tool":  # the model is told a tool's images were there
+            return _noted(message, "not shown to this model")
+        return message.model_copy(update={"images": []})
 
     def _absorb(self) -> None:
         """Convert what was added since the last request (each record exactly once)."""
@@ -186,6 +194,7 @@ class TurnHistory:
             for index in changed:
                 self._stubs.pop(index, None)
                 self._lean.pop(index, None)
+                self._blind = {k: v for k, v in self._blind.items() if k[0] not in changed}
             if changed:  # older images became notes: the sums from there on change
                 self._resum(min(changed))
 
@@ -225,4 +234,25 @@ class TurnHistory:
                     self._lean[index] = lean
                 used += lean.tokens - entry.tokens
                 entries[index] = lean
+        for index, entry in enumerate(entries):  # then a tool's images, oldest first
+            if used <= room:
+                break
+            if entry.message.images and entry.message.role == "tool":
+                blind = self._fewer_images(index, entry, room - used + entry.tokens)
+                used += blind.tokens - entry.tokens
+                entries[index] = blind
         return [e.message for e in entries], used
+
+    def _fewer_images(self, index: int, entry: _Entry, room: int) -> _Entry:
+        """The entry with as many of its newest images as fit ``room`` tokens (maybe none),
+        a note for each other."""
+        images = len(entry.message.images)
+        for keep in range(images - 1, -1, -1):
+            blind = self._blind.get((index, keep))
+            if blind is None:
+                why = "left out to fit the context"
+                blind = _Entry.of(_noted(entry.message, why, keep=keep))
+                self._blind[(index, keep)] = blind
+            if blind.tokens <= room or keep == 0:
+                return blind
+        return entry  # not reached: a tool entry here has images
