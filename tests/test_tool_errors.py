@@ -133,7 +133,7 @@ def box(tmp_path: Path) -> Toolbox:
     return Toolbox(policy, registry=default_registry())
 
 
-def _cases(root: Path) -> list[tuple[str, dict[str, Any], str]]:
+def _cases(root: Path) -> list[tuple[str, Any, str]]:
     work, blocked = root / "work", root / "blocked"
     return [
         ("read_file", {"path": f"{HOSTILE}-missing.txt"}, "file_not_found"),
@@ -169,7 +169,15 @@ def _cases(root: Path) -> list[tuple[str, dict[str, Any], str]]:
         ("move_file", {"source": "taken.txt", "destination": "taken.txt"}, "move_same_place"),
         ("delete_file", {"path": "full"}, "delete_folder_not_empty"),
         ("delete_file", {"path": str(work)}, "delete_protected"),
-        ("read_file", {"nope": 1}, "invalid_arguments"),
+        ("read_file", {"nope": 1}, "argument_missing"),
+        ("read_file", {"path": ["不是", "文本"]}, "argument_wrong_type"),
+        (
+            "search_files",
+            {"path": ".", "query": "x", "search_type": "其他"},
+            "argument_not_a_choice",
+        ),
+        ("read_multiple_files", {"paths": ["a"] * 1000}, "argument_too_long"),
+        ("read_file", "[" * 5000 + "]" * 5000, "invalid_arguments"),
         ("no_such_tool", {}, "unknown_tool"),
     ]
 
@@ -199,6 +207,18 @@ def test_failure_paths_come_back_coded_with_every_parameter_their_text_names(
         assert "\u202e" not in said  # a direction control is written out, never applied
         assert zh[code].split("{")[0] in said
     assert len(seen) == len(_cases(tmp_path))
+
+
+def test_wrong_arguments_name_the_field_in_both_languages(box: Toolbox) -> None:
+    result = box.execute("search_files", {"path": ".", "query": "x", "search_type": "其他"})
+    assert result["params"] == {
+        "tool": "search_files",
+        "field": "search_type",
+        "choices": "'filename', 'content', 'both'",
+    }
+    assert "invalid arguments for search_files: search_type:" in result["error"]  # the model's
+    said = failure_text(result, "zh-CN")
+    assert said == "search_files：参数 search_type 必须是 'filename', 'content', 'both' 之一"
 
 
 def test_a_hostile_name_is_shown_with_its_controls_written_out(box: Toolbox) -> None:

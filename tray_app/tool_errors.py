@@ -37,6 +37,13 @@ ToolErrorCode = Literal[
     "unknown_tool",
     "tool_not_enabled",
     "invalid_arguments",
+    "argument_missing",
+    "argument_unknown",
+    "argument_wrong_type",
+    "argument_not_a_choice",
+    "argument_too_long",
+    "argument_too_short",
+    "argument_out_of_range",
     "failed_unexpectedly",
     # The sandbox policy (tools/sandbox.py).
     "path_not_text",

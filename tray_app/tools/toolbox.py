@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from tray_app.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
 from tray_app.tool_errors import CodedError
+from tray_app.tools.arg_errors import invalid_arguments
 from tray_app.tools.base import (
     AsyncHandler,
     Handler,
@@ -31,7 +32,6 @@ from tray_app.tools.base import (
     ToolContext,
     ToolResult,
     coded_failure,
-    describe_validation_error,
     failure,
     parse_arguments,
 )
@@ -103,7 +103,7 @@ class Toolbox:
         try:
             return CheckedCall(tool, tool.args_model.model_validate(parse_arguments(args)))
         except ValidationError as exc:
-            detail = describe_validation_error(exc)
+            return invalid_arguments(name, exc)
         except RecursionError:  # json.loads of "[[[[..." nested thousands deep
             detail = "the JSON is nested too deeply"
         except Exception as exc:  # whatever the model sent, the call must be answered
