@@ -49,12 +49,24 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return seen
 
 
-@pytest.fixture
-def big(app_paths: AppPaths) -> Path:
-    path = app_paths.database_file
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One large history for the module (filling it is the slow part)."""
+    path = tmp_path_factory.mktemp("template") / "chats.sqlite3"
     fill(path)
+    return path
+
+
+def cleanly_closed_copy(template: Path, path: Path) -> Path:
+    shutil.copyfile(template, path)
+    open_database(path).close()  # checked in full (a new file), then stamped by the clean close
     assert verified.stamp_path(path).exists()
     return path
+
+
+@pytest.fixture
+def big(app_paths: AppPaths, template: Path) -> Path:
+    return cleanly_closed_copy(template, app_paths.database_file)
 
 
 def test_a_cleanly_closed_history_opens_without_reading_it_all(
@@ -117,9 +129,10 @@ def test_a_broken_stamp_means_a_full_check(big: Path, checks: list[Path]) -> Non
     assert checks == [big]
 
 
-def test_the_real_cli_refuses_a_history_damaged_after_its_clean_close(app_paths: AppPaths) -> None:
-    path = app_paths.database_file
-    fill(path)
+def test_the_real_cli_refuses_a_history_damaged_after_its_clean_close(
+    app_paths: AppPaths, template: Path
+) -> None:
+    path = cleanly_closed_copy(template, app_paths.database_file)
     with open(path, "r+b") as handle:
         handle.seek(path.stat().st_size // 2 // 4096 * 4096)
         handle.write(os.urandom(4096))
