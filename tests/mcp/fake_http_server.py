@@ -2,7 +2,8 @@
 
 MODE is ``http`` (Streamable HTTP at ``/mcp``), ``sse`` (the older HTTP+SSE at ``/sse``),
 ``garbage`` (answers every request with 200 and an HTML page, like a misconfigured proxy) or
-``redirect`` (answers every request with a 307 to ``--to URL``: somewhere not configured). It
+``redirect`` (answers every request with a 307 to ``--to URL``: somewhere not configured) or
+``huge`` (answers every request with a 100 MB JSON body, sent as fast as it is read). It
 serves the same tools as ``fake_server`` on 127.0.0.1 on a port the OS picks, writes that port
 to ``MARKS/port`` once it listens, and appends one line per request it receives to
 ``MARKS/requests`` (method, path, the ``Authorization`` and ``X-Tenant`` headers), so a test
@@ -56,6 +57,23 @@ async def garbage(scope: Scope, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def huge(scope: Scope, receive: Any, send: Any) -> None:
+    """A JSON answer far larger than any client should hold: 100 MB of padding."""
+    if scope.get("type") != "http":
+        return
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    chunk = b" " * (1024 * 1024)
+    for _ in range(100):
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await send({"type": "http.response.body", "body": b"{}"})
+
+
 def redirect(target: str) -> Any:
     async def app(scope: Scope, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -69,7 +87,7 @@ def redirect(target: str) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["http", "sse", "garbage", "redirect"])
+    parser.add_argument("mode", choices=["http", "sse", "garbage", "redirect", "huge"])
     parser.add_argument("marks", type=Path)
     parser.add_argument("--to", default="")
     args = parser.parse_args()
@@ -78,6 +96,8 @@ def main() -> None:
         app = server.streamable_http_app(host="127.0.0.1")
     elif args.mode == "sse":
         app = server.sse_app(host="127.0.0.1")
+    elif args.mode == "huge":
+        app = huge
     elif args.mode == "redirect":
         app = redirect(args.to)
     else:

@@ -105,6 +105,7 @@ def test_down_garbage_and_redirecting_servers_fail_clearly_and_contact_nothing_e
 ) -> None:
     elsewhere = serve("http")  # a real server, never configured: must never be contacted
     junk = serve("garbage")
+    big = serve("huge")
     moved = serve("redirect", "--to", elsewhere.url)
     store = SecretStore(FileKeyring())
     store.set("mcp:远程-token", TOKEN)
@@ -114,6 +115,7 @@ def test_down_garbage_and_redirecting_servers_fail_clearly_and_contact_nothing_e
         "junk-sse": {"url": junk.url, "type": "sse"},
         "moved": entry(moved, "http"),
         "no-secret": {"url": junk.url, "headers": {"Authorization": "keyring:没有"}},
+        "huge": {"url": big.url},
     }
     rig: Rig = make_rig(default_registry=True, secrets=lambda: store, mcp_servers=servers)
 
@@ -127,6 +129,7 @@ def test_down_garbage_and_redirecting_servers_fail_clearly_and_contact_nothing_e
     assert "text/html" in rows["junk-sse"]["error"]
     assert "307" in rows["moved"]["error"] or "redirect" in rows["moved"]["error"].lower()
     assert "没有" in rows["no-secret"]["error"] and "keyring" in rows["no-secret"]["error"]
+    assert "larger than 64 MB" in rows["huge"]["error"]  # read no further than the bound
     assert all(TOKEN not in (row["error"] or "") for row in rows.values())
     assert all(row["tools"] == [] for row in rows.values())
     assert elsewhere.requests() == []  # the redirect was not followed

@@ -210,10 +210,15 @@ class ServerConnection:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
+        from tray_app.mcp.http_limits import MAX_EVENT, capped_client
+
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            capped_client(headers, timeout=httpx2.Timeout(30.0, read=300.0))
         )
-        return _Watched(streamable_http_client(config.url or "", http_client=http), self._closed)
+        client = streamable_http_client(
+            config.url or "", http_client=http, max_sse_event_size=MAX_EVENT
+        )
+        return _Watched(client, self._closed)
 
     def _stderr_file(self) -> TextIO:
         """The server's stderr, appended to ``mcp-NAME.log`` in the app's log folder."""
