@@ -92,3 +92,24 @@ def test_export_is_not_coloured_as_a_deletion(
     expect(row).to_contain_text("Delete this chat?")
     delete_colour = row.evaluate("r => getComputedStyle(r).backgroundColor")
     assert export_colour != delete_colour
+
+
+def test_a_chats_title_has_the_row_until_its_tools_are_wanted(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.script(text_turn("好的"))
+    app = make_app(fake_ollama, viewport=POPUP)
+    app.send("整理 📁 季度报告 numbers")
+    page = app.page
+    expect(page.locator(".msg.assistant .content")).to_have_text("好的")
+    page.click("#btn-sidebar")
+    row = page.locator(".session").first
+    name = row.locator(".session-name")
+    expect(name).to_have_text("整理 📁 季度报告 numbers")
+    page.mouse.move(POPUP[0] - 4, POPUP[1] - 4)  # away from the drawer
+    assert name.evaluate("n => n.scrollWidth <= n.clientWidth"), "the title is cut at rest"
+    row.hover()
+    tools = row.locator(".session-tools")
+    expect(tools).to_have_css("opacity", "1")
+    edge = name.evaluate("n => n.getBoundingClientRect().right")
+    assert edge <= tools.evaluate("t => t.firstElementChild.getBoundingClientRect().left")
