@@ -68,6 +68,17 @@ def test_a_remote_server_lists_its_tools_and_an_approved_call_runs(
     wait_for(lambda: status_of(rig, "远程 服务").get("status") == "ready", 60, "the server ready")
     row = status_of(rig, "远程 服务")
     assert row["transport"] == mode and row["error"] is None
+    # The page follows these events: the last says what mcp_status says, and none repeats.
+    pushed = wait_for(
+        lambda: (
+            [e.servers for e in rig.log.of_type("mcp_status")][-1:] == [rig.core.mcp_status()]
+            and [e.servers for e in rig.log.of_type("mcp_status")]
+        ),
+        30,
+        "the last mcp_status event to match",
+    )
+    assert all(a != b for a, b in zip(pushed, pushed[1:]))
+    assert pushed[0][0]["status"] == "starting"
     assert {"echo", "add_note", "wipe"} <= {t["name"] for t in row["tools"]}
 
     rig.fake.script(text_turn("looking"))

@@ -236,6 +236,7 @@ def test_the_section_passes_axe(
     expect(server_row(app, "broken").locator(".mcp-status")).to_have_text("Failed", timeout=30_000)
     row.locator(".mcp-tools summary").click()
     page.click("#mcp-add")
+    page.locator(".mcp-secret summary").click()
     page.locator(".mcp-paste summary").click()
     assert axe_violations(page, ".mcp-field") == []
 

@@ -140,10 +140,10 @@ class McpHost:
             if shown == self._pushed:
                 return
             self._pushed = shown
-        try:
-            self._publish(McpStatus(servers=servers))
-        except Exception:
-            log.exception("publishing the MCP status failed")
+            try:  # under the lock: two threads' events reach the bus in the order they were made
+                self._publish(McpStatus(servers=servers))
+            except Exception:
+                log.exception("publishing the MCP status failed")
 
     def tools(self, taken: set[str]) -> list[Tool]:
         """The ready servers' tools, named so that none clashes with ``taken``."""
