@@ -6,6 +6,7 @@ but the configured URL is contacted."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
@@ -77,7 +78,7 @@ def test_a_remote_server_lists_its_tools_and_an_approved_call_runs(
         30,
         "the last mcp_status event to match",
     )
-    assert all(a != b for a, b in zip(pushed, pushed[1:]))
+    assert all(a != b for a, b in itertools.pairwise(pushed))
     assert pushed[0][0]["status"] == "starting"
     assert {"echo", "add_note", "wipe"} <= {t["name"] for t in row["tools"]}
 
