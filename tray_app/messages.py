@@ -193,6 +193,8 @@ class CommandPreview(_Preview):
     sandboxed: bool | None = None
     timeout_ms: int | None = None
     blocked: str | None = None
+    blocked_code: str | None = None  # ``blocked`` by its ``tool_errors`` code, for the card
+    blocked_params: dict[str, Any] | None = None
     enabled: bool | None = None
 
 

@@ -112,3 +112,29 @@ def test_a_code_the_page_does_not_know_shows_the_tools_sentence(
         }"""
     )
     assert shown == ["找不到文件：a⟨U+202E⟩b", "old ⟨U+202E⟩ words"]
+
+
+def test_a_blacklisted_command_says_why_in_chinese_on_the_approval_and_the_card(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    app = make_app(fake_ollama, language="zh-CN", run_command_enabled=True)
+    fake_ollama.script(
+        tool_turn([("run_command", {"command": "sudo shutdown -h now"})]), text_turn("好。")
+    )
+    app.send("关机")
+    page = app.page
+    panel = page.locator("#approval")
+    alert = panel.locator(".tc-error[role=alert]")
+    expect(alert).to_have_text("已被命令黑名单拒绝：`shutdown` 会关闭计算机")
+    approve = panel.locator('button[data-decision="approve"]')
+    expect(approve).to_be_enabled()
+    approve.click()  # approved: the blacklist still refuses it
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "error")
+    open_card(card)
+    expect(card.locator(".tc-error").first).to_have_text(
+        "已被命令黑名单拒绝：`shutdown` 会关闭计算机"
+    )
+    wait_until(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
+    (sent,) = [json.loads(m["content"]) for m in _tool_messages(fake_ollama)]
+    assert sent["error"].startswith("refused by the command blacklist: `shutdown`")

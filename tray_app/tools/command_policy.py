@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from tray_app.tool_errors import Params, ToolErrorCode, clean_params
+
 MAX_COMMAND_CHARS = 16_000
 
 SHELLS = frozenset(
@@ -65,15 +67,36 @@ PROTECTED_TARGETS = frozenset(
     | {"c:\\windows", "c:\\program files", "c:\\users"}
 )
 
-_WHOLE_TEXT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+
+class Blocked(str):
+    """Why a command is refused: the English sentence (a ``str``, for the model, the log and
+    the approval), with the ``tool_errors`` code and params the card and terminal translate."""
+
+    code: ToolErrorCode
+    params: Params
+
+    def __new__(cls, text: str, code: ToolErrorCode, **params: object) -> Blocked:
+        made = super().__new__(cls, text)
+        made.code = code
+        made.params = clean_params(params)
+        return made
+
+
+_WHOLE_TEXT_PATTERNS: list[tuple[re.Pattern[str], str, ToolErrorCode]] = [
     (
         re.compile(r"([^\s(){};|&]+)\(\)\{[^}]*\1\|\1&"),
         "looks like a fork bomb",
+        "command_refused_fork_bomb",
     ),
-    (re.compile(r"/dev/(tcp|udp)/"), "looks like a reverse shell (/dev/tcp)"),
+    (
+        re.compile(r"/dev/(tcp|udp)/"),
+        "looks like a reverse shell (/dev/tcp)",
+        "command_refused_reverse_shell",
+    ),
     (
         re.compile(r"\b(ba|z|k|da)?sh\s+-i\b[^|;]*[<>]&"),
         "looks like a reverse shell (interactive shell on a socket)",
+        "command_refused_reverse_shell",
     ),
     (
         re.compile(
@@ -81,35 +104,59 @@ _WHOLE_TEXT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
             r"(?=$|[\s;&|)])"
         ),
         "pipes or redirects into a shell (like `curl ... | sh`)",
+        "command_refused_pipe_to_shell",
     ),
     (
         re.compile(r"(^|[\s;&|(])(" + "|".join(map(re.escape, SHELLS)) + r")\s+<\("),
         "feeds downloaded or generated code to a shell",
+        "command_refused_feeds_shell",
     ),
-    (re.compile(r"(^|[\s;&|(])exec\s+\d*[<>]"), "redirects the shell's own output (exec >)"),
-    (re.compile(r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)"), "writes to a raw disk device"),
-    (re.compile(r"--no-preserve-root"), "deletes the root directory"),
+    (
+        re.compile(r"(^|[\s;&|(])exec\s+\d*[<>]"),
+        "redirects the shell's own output (exec >)",
+        "command_refused_exec_redirect",
+    ),
+    (
+        re.compile(r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk)"),
+        "writes to a raw disk device",
+        "command_refused_raw_disk",
+    ),
+    (re.compile(r"--no-preserve-root"), "deletes the root directory", "command_refused_root"),
 ]
 
+#: The code of each ``BLOCKED_NAMES`` reason.
+_NAME_CODES: dict[str, ToolErrorCode] = {
+    "destroys disks or data": "command_refused_destroys",
+    "shuts down the machine": "command_refused_shutdown",
+    "changes user accounts": "command_refused_accounts",
+    "runs dynamically built code": "command_refused_eval",
+}
 
-def check_command(command: str) -> str | None:
+
+def check_command(command: str) -> Blocked | None:
     """Why ``command`` is refused, or None when the blacklist lets it through to the user."""
     if "\x00" in command:
-        return "refused: the command contains a NUL byte"
+        return Blocked("refused: the command contains a NUL byte", "command_refused_nul")
     if len(command) > MAX_COMMAND_CHARS:
-        return f"refused: the command is longer than {MAX_COMMAND_CHARS} characters"
+        return Blocked(
+            f"refused: the command is longer than {MAX_COMMAND_CHARS} characters",
+            "command_refused_too_long",
+            limit=MAX_COMMAND_CHARS,
+        )
     if not command.strip():
-        return "refused: the command is empty"
+        return Blocked("refused: the command is empty", "command_refused_empty")
     reason = _check(command, depth=0)
-    return f"refused by the command blacklist: {reason}" if reason else None
+    if reason is None:
+        return None
+    return Blocked(f"refused by the command blacklist: {reason}", reason.code, **reason.params)
 
 
-def _check(command: str, *, depth: int) -> str | None:
+def _check(command: str, *, depth: int) -> Blocked | None:
     text = " ".join(command.lower().split())
     compact = re.sub(r"\s+", "", command.lower())
-    for pattern, why in _WHOLE_TEXT_PATTERNS:
+    for pattern, why, code in _WHOLE_TEXT_PATTERNS:
         if pattern.search(compact if "fork" in why else text):
-            return f"it {why}"
+            return Blocked(f"it {why}", code)
     for words in _simple_commands(command.lower()):
         reason = _check_simple(words, depth=depth)
         if reason:
@@ -165,40 +212,46 @@ def _command_words(words: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
-def _check_simple(words: list[str], *, depth: int) -> str | None:
+def _check_simple(words: list[str], *, depth: int) -> Blocked | None:
     found = _command_words(words)
     if found is None:
         return None
     name, args = found
     base = name[:-4] if name.endswith(".exe") else name
     if base in BLOCKED_NAMES or base.startswith("mkfs."):
-        return f"`{base}` {BLOCKED_NAMES.get(base, 'destroys disks or data')}"
+        why = BLOCKED_NAMES.get(base, "destroys disks or data")
+        return Blocked(f"`{base}` {why}", _NAME_CODES[why], name=base)
     if base in ("rm", "rd", "rmdir", "del", "erase", "remove-item"):
         return _check_rm(base, args)
     if base in ("nc", "ncat", "netcat") and any(
         a in ("-e", "-c") or a.startswith("--sh") for a in args
     ):
-        return f"`{base} -e` looks like a reverse shell"
+        return Blocked(f"`{base} -e` looks like a reverse shell", "command_refused_reverse_shell")
     if base == "socat" and any(re.match(r"(exec|system):", a) for a in args):
-        return "`socat exec:` looks like a reverse shell"
+        return Blocked("`socat exec:` looks like a reverse shell", "command_refused_reverse_shell")
     if base == "dd" and any(arg.startswith(("if=", "of=")) for arg in args):
-        return "`dd` can overwrite disks"
+        return Blocked("`dd` can overwrite disks", "command_refused_dd")
     if base == "chmod" and any(re.fullmatch(r"0?[0-7]?777|a\+rwx|ugo\+rwx", a) for a in args):
-        return "`chmod 777` makes files writable by everyone"
+        return Blocked("`chmod 777` makes files writable by everyone", "command_refused_chmod")
     if base == "chown" and any(re.match(r"root([:.]|$)", a) for a in args):
-        return "`chown root` hands files to the administrator"
+        return Blocked("`chown root` hands files to the administrator", "command_refused_chown")
     if base == "crontab" and args != ["-l"]:
-        return "`crontab` changes scheduled jobs (only `crontab -l` is allowed)"
+        return Blocked(
+            "`crontab` changes scheduled jobs (only `crontab -l` is allowed)",
+            "command_refused_crontab",
+        )
     if base == "systemctl" and any(a in ("enable", "disable", "mask") for a in args):
-        return "`systemctl enable/disable` changes system services"
+        return Blocked(
+            "`systemctl enable/disable` changes system services", "command_refused_systemctl"
+        )
     if base == "format" and any(re.fullmatch(r"[a-z]:\\?", a) for a in args):
-        return "`format` erases a drive"
+        return Blocked("`format` erases a drive", "command_refused_format")
     if base in SHELLS and depth < 3:
         return _check_shell_script(args, depth=depth)
     return None
 
 
-def _check_rm(name: str, args: list[str]) -> str | None:
+def _check_rm(name: str, args: list[str]) -> Blocked | None:
     recursive = any(a in ("--recursive", "/s") or re.fullmatch(r"-[a-z]*r[a-z]*", a) for a in args)
     if not recursive:
         return None
@@ -208,11 +261,16 @@ def _check_rm(name: str, args: list[str]) -> str | None:
         target = re.sub(r"/+", "/", arg.replace('"', "").replace("'", ""))
         target = re.sub(r"(/\*|/\.|/|\\\*|\\)+$", "", target)
         if target in PROTECTED_TARGETS:
-            return f"a recursive `{name}` of {arg} would delete the system or the home folder"
+            return Blocked(
+                f"a recursive `{name}` of {arg} would delete the system or the home folder",
+                "command_refused_recursive_delete",
+                name=name,
+                target=arg,
+            )
     return None
 
 
-def _check_shell_script(args: list[str], *, depth: int) -> str | None:
+def _check_shell_script(args: list[str], *, depth: int) -> Blocked | None:
     """``sh -c 'script'``: check the script as a command of its own."""
     for i, arg in enumerate(args):
         if re.fullmatch(r"-[a-z]*c[a-z]*|/c|/k|-command", arg) and i + 1 < len(args):

@@ -207,8 +207,8 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
     if blocked:
         return failure(
             f"{blocked}. The command was not run.",
-            code="command_blocked",
-            params={"reason": blocked},
+            code=blocked.code,
+            params=blocked.params,
             blocked=True,
         )
     cwd = policy.resolve(args.cwd or str(policy.workspace), access="cwd")
@@ -347,6 +347,8 @@ def preview_command(ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
         "sandboxed": plan.sandboxed,
         "timeout_ms": timeout_ms,
         "blocked": blocked,
+        # The card and the approval say why in the user's language (``tool_errors``).
+        **({"blocked_code": blocked.code, "blocked_params": blocked.params} if blocked else {}),
         "enabled": bool(policy.run_command_enabled),
         "text": text,
     }

@@ -6,7 +6,7 @@ import { h, append } from './dom.js';
 import { icon } from './icons.js';
 import { t, tx } from './i18n.js';
 import { bytes, duration, visible } from './format.js';
-import { previewView } from './results.js';
+import { failureLine, previewView } from './results.js';
 import { persistenceWarning } from './results_files.js';
 import { toolLabel, keyArgs, valueClass } from './toolcard.js';
 import { announceUrgent } from './announce.js';
@@ -72,6 +72,13 @@ function wrapsAtSeparators(text) {
   }
   parts.push(text.slice(start));
   return parts;
+}
+
+/** Why the blacklist refuses a command, in the page's language (its code), as an alert. */
+function blockedLine(p) {
+  const line = failureLine(p.blocked_code, p.blocked_params, p.blocked, 'tc-error');
+  line.setAttribute('role', 'alert');
+  return line;
 }
 
 export class ApprovalPanel {
@@ -144,7 +151,7 @@ export class ApprovalPanel {
       this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
       persistenceWarning(p),
       guardWarning(p),
-      command && p.blocked ? h('div', { class: 'tc-error', role: 'alert', text: visible(p.blocked) }) : null,
+      command && p.blocked ? blockedLine(p) : null,
       command ? null : h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
       h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve)]);

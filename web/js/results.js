@@ -93,7 +93,7 @@ function commandPreview(p) {
     h('div', { class: 'kv' }, h('span', { class: 'k', i18n: 'card.cwd' }), h('code', { text: visibleText(p.cwd) })),
     h('div', { class: 'kv' }, h('span', { class: p.sandboxed ? 'ok' : 'warn', i18n: p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed' }),
       p.timeout_ms ? h('span', { class: 'muted', i18n: ['card.time_limit', { t: duration(p.timeout_ms) }] }) : null),
-    p.blocked ? h('div', { class: 'tc-error', text: p.blocked }) : null);
+    p.blocked ? failureLine(p.blocked_code, p.blocked_params, p.blocked, 'tc-error') : null);
 }
 
 /** A failure's parameters as the page shows them: paths and server text with bidi and

@@ -4,7 +4,7 @@ import { h, emit } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { bytes, duration, middlePath, visible } from './format.js';
-import { previewView, resultView, plainBlock } from './results.js';
+import { failureLine, previewView, resultView, plainBlock } from './results.js';
 import { store } from './store.js';
 import { call } from './bridge.js';
 
@@ -195,7 +195,7 @@ export class ToolCard {
     const showPreview = preview && preview.kind !== 'error' && name !== 'run_command'
       && (status === 'pending' || ['write_file', 'delete_file'].includes(name));
     if (showPreview) parts.push(previewView(preview, status));
-    if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(h('div', { class: 'tc-error', text: visible(preview.blocked) }));
+    if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(failureLine(preview.blocked_code, preview.blocked_params, preview.blocked, 'tc-error'));
     if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
     if (result) parts.push(resultView(name, result, record));
     if (result?.card_full) parts.push(this.showAllButton(record));
