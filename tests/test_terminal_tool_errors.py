@@ -98,3 +98,36 @@ def test_an_english_terminal_prints_the_tools_sentence(
     assert "is inside the system folder /etc" in failed[1]
     assert "old_text was not found" in failed[2]
     assert "\u202e" not in stderr and "\x1b" not in stderr
+
+
+def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_written_out(
+    tmp_path: Path,
+) -> None:
+    """The terminal's approval of a blacklisted command: the reason in the user's language and
+    the command with its direction control visible (the user decides on what they see)."""
+    from tray_app.events import ApprovalNeeded
+    from tray_app.terminal_render import approval_text
+    from tray_app.tools.registry import default_registry
+    from tray_app.tools.sandbox import SandboxPolicy
+    from tray_app.tools.toolbox import Toolbox
+
+    policy = SandboxPolicy(allowed_dirs=[tmp_path], workspace=tmp_path, run_command_enabled=True)
+    box = Toolbox(policy, registry=default_registry())
+    command = "echo \u202egnp.exe; sudo reboot"
+    preview = box.preview("run_command", {"command": command})
+    event = ApprovalNeeded(
+        session_id="s",
+        call_id="c",
+        name="run_command",
+        arguments={"command": command},
+        risk="command",
+        preview=preview,
+        can_remember=False,
+        expires_at=0,
+    )
+    said = approval_text(event, "zh-CN")
+    assert "⛔ 已被命令黑名单拒绝：`reboot` 会关闭计算机" in said
+    assert "\u202e" not in said and "⟨U+202E⟩gnp.exe" in said
+    english = approval_text(event, "en")
+    assert "⛔" not in english and "refused by the command blacklist" in english
+    assert "\u202e" not in english

@@ -163,7 +163,7 @@ TOOL_ERROR_ZH: dict[str, str] = {
 _UNITS = ("B", "KB", "MB", "GB", "TB")
 
 
-def shown(value: object) -> str:
+def written_out(value: object) -> str:
     """``value`` as text with control, format (bidi, zero-width) and separator characters
     written out as ``⟨U+XXXX⟩``; any other character of any script is kept."""
     text = str(value)
@@ -203,7 +203,7 @@ def _params(raw: object) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, value in raw.items():
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        out[str(key)] = _size(value) if number and str(key).endswith("size") else shown(value)
+        out[str(key)] = _size(value) if number and str(key).endswith("size") else written_out(value)
     return out
 
 
@@ -215,4 +215,4 @@ def failure_text(result: Mapping[str, Any], language: str = "en") -> str:
             return template.format_map(_params(result.get("params")))
         except (KeyError, IndexError, ValueError):
             pass  # parameters that do not fit (an older record): the tool's own sentence
-    return shown(result.get("error", "failed"))
+    return written_out(result.get("error", "failed"))

@@ -33,7 +33,7 @@ from tray_app.messages import (
     TreePreview,
     read_preview,
 )
-from tray_app.terminal_errors import failure_text, shown
+from tray_app.terminal_errors import failure_text, written_out
 
 STATUS_MARK = {
     "pending": "…",
@@ -73,7 +73,7 @@ def key_args(args: dict[str, Any]) -> str:
         if key in args:
             value = str(args[key])
             value = value if len(value) <= 80 else value[:77] + "..."
-            parts.append(f"{key}={shown(value)}")
+            parts.append(f"{key}={written_out(value)}")
     return " ".join(parts)
 
 
@@ -252,10 +252,14 @@ def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     if shown.persistence is not None:
         lines.append("   ⚠ " + persistence_line(shown.persistence, language))
     lines.extend("   ⚠ " + line for line in guard_lines(shown, language))
+    if isinstance(shown, CommandPreview) and shown.blocked and language.lower().startswith("zh"):
+        refusal = {"code": shown.blocked_code, "params": shown.blocked_params}
+        lines.append("   ⛔ " + failure_text({**refusal, "error": shown.blocked}, language))
     text = shown.text
     if text:
         shown_lines = text.splitlines()[:40]
-        lines.extend("   " + line for line in shown_lines)
+        # what the user decides on: a command's bidi or control characters written out
+        lines.extend("   " + written_out(line) for line in shown_lines)
         if len(text.splitlines()) > 40:
             lines.append("   …")
     return "\n".join(lines) + "\n"
