@@ -153,6 +153,23 @@ def test_screenshots_wide_and_zoomed(make_app: AppFactory, theme: str) -> None:
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
         assert overflow <= 0, "the page scrolls sideways at 150% zoom"
+        # An approval at 150%: the decision and its buttons still fit the little window.
+        target = zoomed.workspace / "报告 📄 quarterly-report-final.md"
+        fake.script(
+            tool_turn([("write_file", {"path": str(target), "content": "# 报告\n"})]),
+            text_turn("Written."),
+        )
+        zoomed.send("Write the report")
+        approve = zoomed.page.locator("#approval button[data-decision=approve]")
+        expect(approve).to_be_enabled()
+        zoomed.page.evaluate("document.activeElement.blur()")
+        zoomed.screenshot(f"{theme}-en-zoom150-approval")
+        # Approve is in the window and not under anything: a click there reaches it.
+        assert approve.evaluate(
+            """b => { const r = b.getBoundingClientRect();
+              const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+              return r.right <= innerWidth && r.bottom <= innerHeight && b.contains(hit); }"""
+        ), "Approve is out of sight at 150% zoom"
         wide = make_app(fake, theme=theme, viewport=(900, 640))
         expect(wide.page.locator("#sidebar")).to_be_visible()
         wide.screenshot(f"{theme}-en-wide")
