@@ -126,7 +126,7 @@ def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_w
         expires_at=0,
     )
     said = approval_text(event, "zh-CN")
-    assert "⛔ 已被命令黑名单拒绝：`reboot` 会关闭计算机" in said
+    assert "⛔ 已被命令黑名单拒绝：reboot 会关闭计算机" in said
     assert "\u202e" not in said and "⟨U+202E⟩gnp.exe" in said
     english = approval_text(event, "en")
     assert "⛔" not in english and "refused by the command blacklist" in english

@@ -73,6 +73,7 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     assert "位于系统文件夹 /etc 内，不允许访问" in said[1], said[1]
     assert "未更改：找不到要替换的文本" in said[2], said[2]
     assert not any("{" in text for text in said)  # every parameter was filled in
+    app.screenshot("tool-errors-zh")
     # read_multiple_files: the file that failed says why in Chinese, beside the one it read.
     many = cards.nth(3)
     open_card(many)
@@ -125,7 +126,8 @@ def test_a_blacklisted_command_says_why_in_chinese_on_the_approval_and_the_card(
     page = app.page
     panel = page.locator("#approval")
     alert = panel.locator(".tc-error[role=alert]")
-    expect(alert).to_have_text("已被命令黑名单拒绝：`shutdown` 会关闭计算机")
+    expect(alert).to_have_text("已被命令黑名单拒绝：shutdown 会关闭计算机")
+    app.screenshot("blocked-command-zh")
     approve = panel.locator('button[data-decision="approve"]')
     expect(approve).to_be_enabled()
     approve.click()  # approved: the blacklist still refuses it
@@ -133,7 +135,7 @@ def test_a_blacklisted_command_says_why_in_chinese_on_the_approval_and_the_card(
     expect(card).to_have_attribute("data-status", "error")
     open_card(card)
     expect(card.locator(".tc-error").first).to_have_text(
-        "已被命令黑名单拒绝：`shutdown` 会关闭计算机"
+        "已被命令黑名单拒绝：shutdown 会关闭计算机"
     )
     wait_until(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
     (sent,) = [json.loads(m["content"]) for m in _tool_messages(fake_ollama)]
