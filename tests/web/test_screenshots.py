@@ -170,6 +170,15 @@ def test_screenshots_wide_and_zoomed(make_app: AppFactory, theme: str) -> None:
               const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
               return r.right <= innerWidth && r.bottom <= innerHeight && b.contains(hit); }"""
         ), "Approve is out of sight at 150% zoom"
+        approve.click()
+        expect(zoomed.page.locator("#btn-send")).to_be_visible()
+        zoomed.page.click("#btn-model")
+        expect(zoomed.page.locator("#model-menu")).to_be_visible()
+        zoomed.screenshot(f"{theme}-en-zoom150-models")
+        zoomed.page.keyboard.press("Escape")
+        zoomed.page.click("#btn-settings")
+        expect(zoomed.page.locator("#settings")).to_have_attribute("data-armed", "true")
+        zoomed.screenshot(f"{theme}-en-zoom150-settings")
         wide = make_app(fake, theme=theme, viewport=(900, 640))
         expect(wide.page.locator("#sidebar")).to_be_visible()
         wide.screenshot(f"{theme}-en-wide")
