@@ -186,7 +186,8 @@ def test_mcp_list_and_test_reach_a_remote_server_with_a_keyring_header(
     settings.parent.mkdir(parents=True, exist_ok=True)
     servers = {
         "远程": entry(served, "http"),
-        "down": {"url": f"http://127.0.0.1:{free_port()}/mcp", "timeout_s": 5},
+        "down": {"url": f"http://127.0.0.1:{free_port()}/mcp", "timeout_s": 30},
+        "junk": {"url": serve("garbage").url},
     }
     settings.write_text(json.dumps({"mcp_servers": servers}), encoding="utf-8")
 
@@ -196,6 +197,7 @@ def test_mcp_list_and_test_reach_a_remote_server_with_a_keyring_header(
     assert rows["远程"]["status"] == "ready" and rows["远程"]["transport"] == "http"
     assert "echo" in {t["name"] for t in rows["远程"]["tools"]}
     assert rows["down"]["status"] == "failed" and "ConnectError" in rows["down"]["error"]
+    assert rows["down"]["restarts"] == 0  # failed at once: list did not wait through retries
     assert TOKEN not in listed.stdout
 
     tested = cli("test", "远程")
@@ -204,6 +206,10 @@ def test_mcp_list_and_test_reach_a_remote_server_with_a_keyring_header(
     assert f"远程: started, {count} tools listed, stopped." in tested.stdout
     failed = cli("test", "down")
     assert failed.returncode == 1 and "ConnectError" in failed.stdout
+    assert "Unexpected" not in failed.stderr + listed.stderr  # no SDK log lines on the terminal
+    junk = cli("test", "junk")
+    assert junk.returncode == 1 and "text/html" in junk.stdout
+    assert junk.stderr == ""
     assert {line.split()[1] for line in served.requests()} == {"/mcp"}
     assert all(f"auth={TOKEN}" in line for line in served.requests())
 

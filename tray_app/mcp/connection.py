@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from mcp_types import ErrorData, ListRootsResult
 
 log = logging.getLogger(__name__)
+# The SDK logs a broken server's every answer at ERROR; with no logging set up (the `mcp`
+# commands) Python would print each to the terminal. The app's own log still receives them.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 Status = Literal["starting", "ready", "failed", "stopped", "disabled"]
 RootsFn = Callable[[], list[str]]
@@ -108,7 +111,7 @@ class ServerConnection:
         self._sandbox = sandbox
         self._on_change = on_change
         self._client: Any = None
-        self._ready = asyncio.Event()
+        self._settled = asyncio.Event()  # this attempt ended: ready, failed or stopped
         self._closed = asyncio.Event()
         self._relist = asyncio.Event()
         self.started_at = time.monotonic()
@@ -131,7 +134,6 @@ class ServerConnection:
                 log.info("MCP server %s: %s", self.config.name, describe_error(exc))
                 self._set("failed", describe_error(exc))
             self._client = None
-            self._ready.clear()
             if self.stopping:  # the SDK's task groups can absorb the cancellation of a stop
                 self._set("stopped", None)
                 return
@@ -143,15 +145,22 @@ class ServerConnection:
             self._set("starting", self.state.error)
 
     async def wait_ready(self, timeout: float) -> bool:
+        """Whether the server is ready, waiting at most ``timeout`` while it is starting. A
+        server that failed answers False at once: its retry comes later (seconds to a minute),
+        and nobody (``mcp test``, the terminal's first turn) should wait the bound out for it."""
         try:
-            await asyncio.wait_for(self._ready.wait(), timeout)
+            await asyncio.wait_for(self._settled.wait(), timeout)
         except asyncio.TimeoutError:
             return False
-        return True
+        return self.state.status == "ready"
 
     def _set(self, status: Status, error: str | None) -> None:
         self.state.status = status
         self.state.error = error
+        if status == "starting":
+            self._settled.clear()
+        else:
+            self._settled.set()
         if status != "ready":
             self.state.tools = [] if status == "stopped" else self.state.tools
         self._on_change()
@@ -174,7 +183,6 @@ class ServerConnection:
             self.state.protocol = client.protocol_version
             await self._list_tools(client)
             self._set("ready", None)
-            self._ready.set()
             watchers: list[asyncio.Future[Any]] = [
                 asyncio.ensure_future(self._closed.wait()),
                 asyncio.ensure_future(self._follow_changes(client)),
@@ -186,7 +194,6 @@ class ServerConnection:
                     task.cancel()
                 await asyncio.gather(*watchers, return_exceptions=True)
                 self._client = None
-                self._ready.clear()
 
     async def _transport(self, stack: AsyncExitStack) -> Any:
         config = self.config
