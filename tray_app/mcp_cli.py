@@ -33,7 +33,8 @@ TEXT: dict[str, dict[str, str]] = {
         "no_tools": "  (no tools)",
         "unknown": "No MCP server named {name!r}. Configured: {names}",
         "ok": "{name}: started, {count} tools listed, stopped.",
-        "failed": "{name}: did not start within {seconds:g} s: {error}",
+        "failed": "{name}: did not start: {error}",
+        "timeout": "{name}: did not start within {seconds:g} s: {error}",
         "log": "Last lines of its log file {file}:",
         "imported": "Imported {count} server(s) into {file}: {names}",
         "replaced": "Replaced existing: {names}",
@@ -58,7 +59,8 @@ TEXT: dict[str, dict[str, str]] = {
         "no_tools": "  （没有工具）",
         "unknown": "没有名为 {name!r} 的 MCP 服务器。已配置：{names}",
         "ok": "{name}：已启动，列出 {count} 个工具，已停止。",
-        "failed": "{name}：{seconds:g} 秒内未能启动：{error}",
+        "failed": "{name}：未能启动：{error}",
+        "timeout": "{name}：{seconds:g} 秒内未能启动：{error}",
         "log": "其日志文件 {file} 的最后几行：",
         "imported": "已将 {count} 个服务器导入 {file}：{names}",
         "replaced": "已替换现有的：{names}",
@@ -233,7 +235,8 @@ def _report_test(
         return EXIT_OK
     error = row.get("error") or row["status"]
     seconds = min(server.timeout_s, LIST_WAIT)
-    print(text["failed"].format(name=row["name"], seconds=seconds, error=error), file=out)
+    said = text["timeout"] if row["status"] == "starting" else text["failed"]
+    print(said.format(name=row["name"], seconds=seconds, error=error), file=out)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in row["name"])
     log_file = paths.log_dir / f"mcp-{safe}.log"
     if log_file.exists():
