@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.fakes.ollama_server import slow_turn
+from tests.fakes.ollama_server import slow_turn, text_turn
 from tests.web.conftest import App
 
 pytestmark = pytest.mark.web
@@ -63,10 +63,35 @@ CORPUS = [
     "- item\n\n      indented code in item\n- next\n\n> q\n> > nested quote\n> - li\n",
     "| one |\n|---|\n\n| two | cols |\n|:-|:-|\n| x | y |\n",
     "Emoji 🧑🏽‍💻 and CJK 漢字かなカナ한국어 and RTL עברית العربية mixed.\n\n" * 3,
+    # Fenced code: the open block grows as text; its end (or what comes before it) is final.
+    "Intro paragraph\n```python\n"
+    + "".join(f"x_{n} = '中文 😀 {BIDI}'  # {n}\n" for n in range(400))
+    + "```\nAfter the code.\n",
+    "- item\n- two\n```js\n" + "const a = 1; // émoji 🎉\n" * 200 + "```\n\n| a |\n|---|\n| 1 |\n",
+    "> quote\n```\n" + "\u202e mirrored \u202c line\n" * 150 + "```\n> next quote\n",
+    "| h |\n|---|\n| r |\n~~~~ text\n" + "~~~ not the end\n```\n" * 60 + "~~~~~  \nend\n",
+    "````md\n```\ninner fence\n```\n" + "漢字かな\n" * 300 + "```` x\n````\n\n# After\n",
+    "  ```\n  indented fence\n" + "    deeper 한국어\n" * 200 + "  ```\ntext\n",
+    "Para\n\n```\n" + "unclosed until the very end 👩‍👩‍👧‍👦\n" * 300,
+    "1. step\n\n   ```sh\n" + "   echo 'in a list item'\n" * 150 + "   ```\n2. next\n",
+    "```\n```\n``` x\n" + "`" * 70 + "\n" + "a\n" * 100 + "```\n",
 ]
 
-STREAM_JS = """
+# The reference: the whole text lexed and drawn in one pass (what a short finished message gets).
+ONE_RENDER = """
+  const oneRender = (MarkdownStream, el, text) => {
+    const whole = new MarkdownStream(el);
+    whole.text = text;
+    whole.renderWhole();
+  };
+"""
+
+STREAM_JS = (
+    """
 async ({ docs, cuts }) => {
+"""
+    + ONE_RENDER
+    + """
   const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
   const out = [];
   docs.forEach((text, d) => {
@@ -74,14 +99,15 @@ async ({ docs, cuts }) => {
     const once = document.createElement('div');
     const stream = new MarkdownStream(streamed);
     for (const cut of cuts[d]) stream.setText(text.slice(0, cut));
-    stream.finish();
-    new MarkdownStream(once).setText(text, { final: true });
+    while (stream.finish());
+    oneRender(MarkdownStream, once, text);
     out.push({ same: streamed.innerHTML === once.innerHTML, repairs: stream.repairs,
                streamed: streamed.innerHTML, once: once.innerHTML });
   });
   return out;
 }
 """
+)
 
 
 def pieces(text: str, rng: random.Random, biggest: int) -> list[int]:
@@ -97,7 +123,7 @@ def stream_corpus(page: Any, docs: list[str], seed: int) -> list[dict[str, Any]]
     rng = random.Random(seed)
     # One-character pieces on the short documents; the long ones (a wide table) in more.
     cuts = [
-        pieces(text, rng, rng.choice([1, 3, 7, 20, 60] if len(text) < 1500 else [7, 20, 60]))
+        pieces(text, rng, rng.choice([1, 3, 7, 20, 60] if len(text) < 1500 else [7, 20, 60, 900]))
         for text in docs
     ]
     result: list[dict[str, Any]] = page.evaluate(STREAM_JS, {"docs": docs, "cuts": cuts})
@@ -179,3 +205,71 @@ def test_a_wide_table_scrolls_instead_of_breaking_words(app: App) -> None:
     assert sizes["scroll"] > sizes["client"]  # the table is wider than the popup: it scrolls
     assert sizes["cellWrap"] != "anywhere"
     assert sizes["pageScroll"] <= 0  # and only the table scrolls, not the chat
+
+
+GROW_JS = (
+    """
+async ({ head, lines, tail }) => {
+"""
+    + ONE_RENDER
+    + """
+  const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
+  const el = document.createElement('div');
+  const stream = new MarkdownStream(el);
+  let text = head;
+  stream.setText(text);
+  const first = el.querySelector('.md-tail pre code');
+  let kept = true;
+  let painted = false;
+  for (const line of lines) {
+    text += line;
+    stream.setText(text);
+    kept = kept && el.querySelector('.md-tail pre code') === first;
+    painted = painted || Boolean(el.querySelector('.md-tail .hljs'));
+  }
+  const openText = first.textContent;
+  text += tail;
+  stream.setText(text);
+  while (stream.finish());
+  const once = document.createElement('div');
+  oneRender(MarkdownStream, once, text);
+  return { kept, painted, openText, same: el.innerHTML === once.innerHTML,
+           highlighted: Boolean(el.querySelector('pre code.hljs')),
+           tailLeft: Boolean(el.querySelector('.md-tail')) };
+}
+"""
+)
+
+
+def test_an_open_code_block_grows_in_place_and_is_highlighted_once_closed(app: App) -> None:
+    lines = [f"value_{n} = '第{n}行 😀 {BIDI}'\n" for n in range(300)]
+    result = app.page.evaluate(
+        GROW_JS,
+        {"head": "Intro.\n\n```python\n", "lines": lines, "tail": "```\n\nAfter.\n"},
+    )
+    assert result["kept"], "the open code block was drawn again instead of grown"
+    assert not result["painted"], "an open block is highlighted only once it closes"
+    assert result["openText"] == "".join(lines)
+    assert result["highlighted"]
+    assert not result["tailLeft"]
+    assert result["same"]
+
+
+def test_a_code_block_longer_than_a_frame_streams_whole_into_the_chat(app: App) -> None:
+    body = "".join(f"line_{n} = '漢字 🧑🏽‍💻 {n}'\n" for n in range(700))  # ~20 KB
+    text = f"Here it is:\n\n```python\n{body}```\n\nAfter the code: 完成.\n"
+    app.fake.script(text_turn(text, chunk_chars=64))
+    app.send("Long code please")
+    page = app.page
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming")
+    expect(answer.locator(".content")).to_contain_text("After the code: 完成.")
+    code = answer.locator(".content pre code")
+    expect(code).to_have_count(1)
+    assert code.text_content() == body
+    # Opened again from the stored chat (a finished message over 8 KB, drawn over frames).
+    app.reload()
+    answer = page.locator(".msg.assistant").last
+    expect(answer.locator(".content")).to_contain_text("After the code: 完成.")
+    expect(answer.locator(".content pre code.hljs")).to_have_count(1)
+    assert answer.locator(".content pre code").text_content() == body

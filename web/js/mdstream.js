@@ -1,57 +1,32 @@
 // Incremental Markdown for a text that grows (a streaming answer or its thinking). A block is
 // committed (rendered once, kept) when two more blocks follow it, since only then can no later
 // text change it; a list or table that is still growing is committed item by item / row by row,
-// so a frame costs the size of the unfinished part, never of the whole answer. Reference
+// so a frame costs the size of the unfinished part, never of the whole answer; a fenced code
+// block ends the blocks before it, and while open it grows as text (mdfence.js). Reference
 // definitions that arrive later redraw the blocks that use them. The finished DOM equals the
 // one-pass render of the whole text (tests/web/test_markdown_stream.py checks it).
 import { h } from './dom.js';
 import { lex, renderTokens, renderBlocks } from './markdown.js';
+import { OpenFence, fenceStarted, fenceBound } from './mdfence.js';
+import { markerOf, loosen, nestedDefs } from './mdtokens.js';
 
-const MARKER = /^ {0,3}(?:([*+-])|\d{1,9}([.)]))/;
 // An item whose marker is followed by text really is the next item: the one before it ended.
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
 // The final check lexes the whole text once; above this size it would be one long task.
 const VERIFY_LIMIT = 65_536;
-// Characters taken per call: a burst (a slow frame, a hidden popup, a long finished message)
-// is drawn over several frames instead of in one long task.
-const BUDGET = 4096;
+// A burst (a slow frame, a hidden popup, a long finished message) is drawn in steps of at least
+// this many characters, for at most SLICE_MS a call, over several frames: never one long task.
+const STEP = 1024;
+const SLICE_MS = 8;
+// A finished text up to this size is drawn in one pass.
+const WHOLE_LIMIT = 8192;
 
 const notSpace = (token) => token.type !== 'space';
 const shown = (token) => token.type !== 'space' && token.type !== 'def';
 const countSolid = (tokens) => tokens.reduce((n, token) => n + (notSpace(token) ? 1 : 0), 0);
 const normal = (s) => s.toLowerCase().replace(/\s+/g, ' ');
-
-function markerOf(list) {
-  const m = MARKER.exec(list.items[0]?.raw || '');
-  return m ? m[1] || m[2] : '';
-}
-
-// A tight item drawn again in a list that turned loose, as marked's tokenizer would have made it.
-function loosen(item) {
-  if (item.loose) return;
-  item.loose = true;
-  for (const token of item.tokens) if (token.type === 'text') token.type = 'paragraph';
-  const box = item.tokens[0];
-  if (box?.type !== 'checkbox') return;
-  const para = item.tokens[1];
-  item.tokens.shift();
-  if (para?.type === 'paragraph' && para.tokens) {
-    para.raw = box.raw + para.raw;
-    para.text = box.raw + para.text;
-    para.tokens.unshift(box);
-  } else {
-    item.tokens.unshift({ type: 'paragraph', raw: box.raw, text: box.raw, tokens: [box] });
-  }
-}
-
-// Reference definitions inside a committed block (a blockquote or list can hold them).
-function nestedDefs(token, out = []) {
-  for (const child of [...(token.tokens || []), ...(token.items || [])]) {
-    if (child.type === 'def') out.push(child);
-    else nestedDefs(child, out);
-  }
-  return out;
-}
+// The block after the first one is a fenced code block: the first one has ended.
+const fenceNext = (tokens) => fenceStarted(tokens.slice(1).find(notSpace));
 
 export class MarkdownStream {
   constructor(container) {
@@ -69,37 +44,65 @@ export class MarkdownStream {
     this.blocks = []; // committed top-level blocks: { el, raw, start }
     this.open = null; // the list or table being committed item by item
     this.tail = null; // redrawn every frame with the unfinished rest
+    this.fence = null; // the open code block the tail ends with, grown as text (mdfence.js)
     this.done = false;
   }
 
   /**
-   * Show `text` (the whole text so far; it only grows). `final`: nothing more will come.
-   * Returns true when part of it is still to be drawn: call again (next frame) with the same.
+   * Show `text` (the whole text so far; it only grows). `final`: nothing more will come. `until`:
+   * when this frame's drawing budget (shared by its messages) ends, a performance.now() time.
+   * Returns true when part of the text is still to be drawn: call again next frame.
    */
-  setText(text, { final = false } = {}) {
+  setText(text, { final = false, until = 0 } = {}) {
     if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
     if (this.done && text === this.text) return false;
     if (this.done || !text.startsWith(this.text)) this.reset();
     if (text === this.text && !final) return false;
     this.full = text;
-    if (final && !this.pos && !this.blocks.length && text.length <= BUDGET * 2) {
+    if (final && !this.pos && !this.blocks.length && text.length <= WHOLE_LIMIT) {
       this.text = text;
       this.renderWhole();
       return false;
     }
-    let upto = text.length;
-    if (upto - this.pos > BUDGET) {
-      upto = text.lastIndexOf('\n', this.pos + BUDGET);
-      if (upto <= this.pos) upto = this.pos + BUDGET;
+    if (this.fence) {
+      if (!final && this.fence.grow(text)) {
+        this.text = text;
+        return false;
+      }
+      this.fence = null; // closed (or final): lexed and drawn once, the usual way
     }
-    const partial = upto < text.length;
-    this.text = partial ? text.slice(0, upto) : text;
-    this.drawTail(this.advance(final && !partial));
+    const start = performance.now();
+    if (until && start >= until) return true;
+    const deadline = until || start + SLICE_MS;
+    let partial;
+    let tail;
+    do {
+      const upto = this.cut(text);
+      partial = upto < text.length;
+      this.text = partial ? text.slice(0, upto) : text;
+      tail = this.advance(final && !partial);
+    } while (partial && performance.now() < deadline);
+    this.drawTail(tail);
     if (final && !partial) {
       this.done = true;
       if (text.length <= VERIFY_LIMIT) this.verify();
-    }
+    } else this.fence = this.followFence(tail);
     return partial;
+  }
+
+  // The next step's end, at a line end where it can: a step grows with the unfinished part (lexed
+  // again each step), so drawing a text costs time linear in its length.
+  cut(text) {
+    const drawn = this.text.length;
+    const step = Math.max(STEP, drawn - this.pos);
+    if (text.length - drawn <= step) return text.length;
+    const nl = text.lastIndexOf('\n', drawn + step);
+    return nl > drawn ? nl : drawn + step;
+  }
+
+  // The tail is one open fenced code block: later text is appended to it as text.
+  followFence(tail) {
+    return this.open || !tail ? null : OpenFence.after(tail, this.text, this.pos, this.tail);
   }
 
   finish() {
@@ -128,10 +131,11 @@ export class MarkdownStream {
       const tokens = lex(this.text.slice(this.pos), this.links);
       let left = countSolid(tokens);
       let i = 0;
+      const sure = fenceBound(tokens, this.text, this.pos);
       // A space token is committed with the block after it: alone it may be a line's start.
       const batch = [];
       for (; i < tokens.length; i += 1) {
-        if (!final && left < 3 && !(left === 2 && this.surelyOpens(tokens, i))) break;
+        if (!final && i >= sure && left < 3 && !(left === 2 && this.surelyOpens(tokens, i))) break;
         if (notSpace(tokens[i])) left -= 1;
         batch.push({ token: tokens[i], start: this.pos });
         this.pos += tokens[i].raw.length;
@@ -233,7 +237,7 @@ export class MarkdownStream {
     const src = this.text.slice(this.pos);
     const tokens = lex(src, this.links);
     const list = tokens[0];
-    const closing = final || countSolid(tokens.slice(1)) >= 2;
+    const closing = final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens);
     if (list?.type !== 'list' || list.ordered !== open.ordered || markerOf(list) !== open.marker) {
       if (closing) return this.close();
       this.setTailNodes([]);
@@ -282,7 +286,7 @@ export class MarkdownStream {
     const open = this.open;
     const tokens = lex(open.head + this.text.slice(this.pos), this.links);
     const table = tokens[0]; // the header alone is a table already
-    const closing = final || countSolid(tokens.slice(1)) >= 2;
+    const closing = final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens);
     const end = this.pos + table.raw.length - open.head.length;
     const lines = table.raw.split('\n').slice(2);
     const count = closing ? table.rows.length : Math.max(table.rows.length - 1, 0);

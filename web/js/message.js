@@ -5,6 +5,7 @@ import { icon } from './icons.js';
 import { tx } from './i18n.js';
 import { count, duration } from './format.js';
 import { MarkdownStream } from './mdstream.js';
+import { frameDeadline, drawLater } from './drawqueue.js';
 
 function actionButton(iconName, key, onclick) {
   return h('button', { class: 'act', type: 'button', i18nTitle: key, i18nLabel: key, onclick }, icon(iconName));
@@ -125,14 +126,10 @@ export class AssistantMessage {
   // next frames (never one long task), and the final pass waits until it is all drawn.
   draw() {
     const final = Boolean(this.finalWanted);
-    const more = this.md.setText(this.shown.content, { final })
-      | this.thinkMd.setText(this.shown.thinking, { final });
-    if (more && !this.catchUp) {
-      this.catchUp = requestAnimationFrame(() => {
-        this.catchUp = 0;
-        this.draw();
-      });
-    }
+    const until = frameDeadline();
+    const more = this.md.setText(this.shown.content, { final, until })
+      | this.thinkMd.setText(this.shown.thinking, { final, until });
+    if (more) drawLater(this);
   }
 
   finish(record) {

@@ -1,0 +1,98 @@
+// The fenced code block still open at the end of a streaming answer. Its new text is appended
+// to the drawn <code> as text (a DOM text node: nothing is parsed), instead of the block being
+// lexed and drawn again every frame, which costs its whole length each time (quadratic in a
+// long block). When a line closes it, or the text is final, the stream lexes and draws it once,
+// highlighted, like any other block: the finished DOM is the same as a one-pass render.
+
+// A fence that starts a line (the fast path takes only unindented fences: an indented one has
+// its indentation taken off each line, which the one-pass render must do).
+const OPENING = /(`{3,}|~{3,})[^\n]*\n/y;
+
+/** Whether `token` is a fenced code block whose opening line is complete (it is surely one). */
+export function fenceStarted(token) {
+  return token?.type === 'code' && token.codeBlockStyle !== 'indented' && token.raw.includes('\n');
+}
+
+/**
+ * How many of `tokens` (lexed from `pos` of `text`) are final because of a fenced code block:
+ * a fence whose opening line is complete ends the block before it whatever follows, and once a
+ * complete line closes it, nothing can change it either.
+ */
+export function fenceBound(tokens, text, pos) {
+  let bound = 0;
+  let at = pos;
+  tokens.forEach((token, k) => {
+    if (fenceStarted(token)) bound = fenceClosed(token, text, at) ? k + 1 : k;
+    at += token.raw.length;
+  });
+  return bound;
+}
+
+// Whether `token` is a fenced code block closed by a complete line (nothing can reopen it).
+function fenceClosed(token, text, at) {
+  if (!fenceStarted(token)) return false;
+  const open = /^ {0,3}(`{3,}|~{3,})/.exec(token.raw);
+  if (!open) return false;
+  const end = at + token.raw.length;
+  const last = token.raw.slice(token.raw.lastIndexOf('\n') + 1);
+  return text[end] === '\n' && closer(open[1]).test(last);
+}
+
+// marked's closing line: up to 3 spaces, the opening fence, more of its character, spaces.
+function closer(open) {
+  return new RegExp(`^ {0,3}${open}${open[0]}* *$`);
+}
+
+export class OpenFence {
+  /** The open fence `tail` (tokens lexed from `pos`, drawn in `tailEl`) ends with, or null. */
+  static after(tail, text, pos, tailEl) {
+    let at = pos;
+    let k = 0;
+    for (; tail[k]?.type === 'space'; k += 1) at += tail[k].raw.length;
+    if (k !== tail.length - 1 || !fenceStarted(tail[k])) return null;
+    const codes = tailEl?.querySelectorAll('code');
+    return OpenFence.at(text, at, codes?.length === 1 ? codes[0] : null);
+  }
+
+  /**
+   * The open fence at `start` of `text` (its block drawn as `code`), or null when it is not
+   * one the fast path can follow.
+   */
+  static at(text, start, code) {
+    OPENING.lastIndex = start;
+    const m = OPENING.exec(text);
+    if (!m || !code) return null;
+    const fence = new OpenFence(m[1], start + m[0].length);
+    if (!fence.grow(text, code)) return null;
+    return fence;
+  }
+
+  constructor(open, body) {
+    this.close = closer(open);
+    this.body = body; // where its text starts
+    this.lineStart = body; // the start of the line not yet known to be complete
+    this.length = body; // how much of the text is drawn
+    this.node = null;
+  }
+
+  /**
+   * Draws what `text` adds to the block; false when a complete line of it closes the fence
+   * (then the caller draws the text the usual way). Each character is looked at once.
+   */
+  grow(text, code = null) {
+    let from = this.length;
+    for (;;) {
+      const nl = text.indexOf('\n', from);
+      if (nl < 0) break;
+      if (this.close.test(text.slice(this.lineStart, nl))) return false;
+      this.lineStart = nl + 1;
+      from = nl + 1;
+    }
+    if (code) {
+      this.node = document.createTextNode(text.slice(this.body));
+      code.replaceChildren(this.node);
+    } else this.node.appendData(text.slice(this.length));
+    this.length = text.length;
+    return true;
+  }
+}
