@@ -237,9 +237,14 @@ def test_an_error_preview_carries_the_code_to_the_card(box: Toolbox) -> None:
 
 
 def test_params_are_bounded_and_storable(box: Toolbox) -> None:
-    name = "长" * 3000
+    """A long hostile value is cut for the card (the model's sentence keeps it whole); a name
+    that is not UTF-8 is stored as replacement characters, not as lone surrogates."""
+    name = "长" * 3000  # within the path limit, far past what a file name may be
     result = box.execute("read_file", {"path": name})
-    assert result["code"] == "path_too_long" or len(result["params"]["path"]) <= 2001
+    assert result["code"] == "name_too_long", result["code"]
+    shown = result["params"]["path"]
+    assert len(shown) == 2001 and shown.endswith("…") and name in result["error"]
     bad = os.fsdecode(b"\xff\xfe-missing.txt")
     missing = box.execute("read_file", {"path": bad})
-    json.dumps(missing, ensure_ascii=False).encode("utf-8")
+    assert missing["code"] == "file_not_found"
+    json.dumps(missing["params"], ensure_ascii=False).encode("utf-8")  # no lone surrogate left
