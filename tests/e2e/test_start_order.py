@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.desktop_env import AppProcess, Child, DesktopEnv, wait_for
 from tests.fakes.ollama_server import FakeOllama
+from tray_app.desktop.tray_text import TRAY_TEXT
 
 ZH = json.loads(
     (Path(__file__).resolve().parents[2] / "web" / "locales" / "zh-CN.json").read_text("utf-8")
@@ -49,6 +50,17 @@ def test_a_show_sent_at_once_waits_for_core_and_opens_the_popup(fresh: AppProces
     send = "document.querySelector('#btn-send').getAttribute('aria-label')"
     assert fresh.eval_js(send) == ZH["composer.send"]
     assert fresh.core("get_settings")["language"] == "zh-CN"
+
+
+def test_the_first_tray_menu_speaks_the_settings_language(fresh: AppProcess) -> None:
+    """The settings say zh-CN: the menu is Chinese from the first answer the app gives, while
+    Core may still be starting (the language is read from the settings file before it)."""
+    first = fresh.state()
+    menu = first["tray_menu"]
+    assert TRAY_TEXT["zh-CN"]["open_chat"] in menu and TRAY_TEXT["zh-CN"]["quit"] in menu, first
+    assert TRAY_TEXT["en"]["open_chat"] not in menu
+    wait_for(lambda: fresh.state()["started"], 60, "Core")
+    assert TRAY_TEXT["zh-CN"]["quit"] in fresh.state()["tray_menu"]  # and after Core took over
 
 
 def test_quit_at_once_ends_everything(fresh: AppProcess) -> None:

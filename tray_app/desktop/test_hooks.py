@@ -19,12 +19,18 @@ HOOK_CORE_COMMANDS = frozenset(
 )  # fmt: skip
 
 
+def menu_texts(app: DesktopApp) -> list[str]:
+    """The tray menu's labels as pystray would show them now (its items' texts)."""
+    return [str(item.text) for item in app.tray.icon.menu.items]
+
+
 def early_state(app: DesktopApp) -> dict[str, Any]:
     """``state`` while Core starts: the icon is real, nothing else exists yet."""
     return {
         "ok": True, "started": False, "visible": False, "active": False,
         "page_loaded": False, "tray_backend": app.tray.backend,
         "tray_ready": app.tray.ready, "tray_state": app.tray.state.state,
+        "tray_menu": menu_texts(app),
         "pending": 0, "hotkey": None, "hotkey_error": None, "notifications": [], "notified": [],
         "popup_pid": None, "popup_starts": 0, "delivered": 0, "lost": 0,
         "refused_navigations": [], "refused_calls": 0, "focus_losses": 0,
@@ -43,6 +49,7 @@ def answer(app: DesktopApp, command: str, request: dict[str, Any]) -> dict[str, 
             "tray_backend": app.tray.backend,
             "tray_ready": app.tray.ready,
             "tray_state": app.tray.state.state,
+            "tray_menu": menu_texts(app),
             "pending": app.tray.state.pending,
             "hotkey": app.hotkeys.current,
             "hotkey_error": app.hotkeys.error,
