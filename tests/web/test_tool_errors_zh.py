@@ -72,8 +72,11 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     assert "<b>粗</b>" in said[0] and "🎉" in said[0]
     assert "位于系统文件夹 /etc 内，不允许访问" in said[1], said[1]
     assert "未更改：找不到要替换的文本" in said[2], said[2]
-    assert not any("{" in text for text in said)  # every parameter was filled in
+    # and the file's nearest lines under it, as the model was shown them
+    expect(cards.nth(2).locator("pre.plain")).to_contain_text("1: 第一行")
+    cards.nth(2).scroll_into_view_if_needed()
     app.screenshot("tool-errors-zh")
+    assert not any("{" in text for text in said)  # every parameter was filled in
     # read_multiple_files: the file that failed says why in Chinese, beside the one it read.
     many = cards.nth(3)
     open_card(many)

@@ -177,6 +177,7 @@ def _nearest(file_lines: list[str], squashed: list[str], wanted: list[str]) -> N
         code="edit_no_match",
         first=low + 1,
         last=high,
+        nearest="\n".join(shown),  # the card shows them under its sentence
     )
 
 

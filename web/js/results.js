@@ -124,6 +124,9 @@ export function resultView(name, result, record) {
     const why = failureLine(result.code, result.params, result.error, cls);
     // A command that ran and failed: what it printed is the reason.
     if (name === 'run_command' && ('stdout' in result || 'stderr' in result)) return h('div', { class: 'tc-failed' }, why, commandView(result));
+    // An edit that matched nothing: the file's lines nearest to what the model asked for.
+    const nearest = result.params?.nearest;
+    if (typeof nearest === 'string' && nearest) return h('div', { class: 'tc-failed' }, why, plainBlock(nearest));
     return why;
   }
   if (typeof result.server === 'string' && typeof result.content === 'string') return mcpResultView(result, plainBlock);
