@@ -113,7 +113,8 @@ def visible_english(page: object) -> list[str]:
     )
     patterns = []
     for key, value in EN.items():
-        if value in BRANDS or not re.search("[A-Za-z]{2}", value):
+        # a value made only of placeholders and punctuation ("{path}: {reason}") says nothing
+        if value in BRANDS or not re.search("[A-Za-z]{2}", re.sub(r"\{\w+\}", "", value)):
             continue
         parts = [re.escape(p) for p in re.split(r"\{\w+\}", value.strip())]
         patterns.append((key, re.compile("^" + "(.+?)".join(parts) + "$", re.S)))
