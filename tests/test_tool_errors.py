@@ -20,7 +20,7 @@ import pytest
 
 from tray_app.terminal_errors import TOOL_ERROR_ZH, failure_text
 from tray_app.tool_errors import TOOL_ERROR_CODES
-from tray_app.tools.registry import default_registry
+from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
@@ -248,3 +248,22 @@ def test_params_are_bounded_and_storable(box: Toolbox) -> None:
     missing = box.execute("read_file", {"path": bad})
     assert missing["code"] == "file_not_found"
     json.dumps(missing["params"], ensure_ascii=False).encode("utf-8")  # no lone surrogate left
+
+
+def test_an_os_error_without_a_path_names_the_tool(tmp_path: Path) -> None:
+    """An OS error a tool did not catch, with no file name: the card names the tool instead of
+    an empty path."""
+    from tray_app.tools.external import external_tool
+
+    def broken(arguments: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        raise PermissionError(13, "Permission denied")
+
+    tool = external_tool(name="磁盘", description="d", schema={"type": "object"}, call=broken)
+    policy = SandboxPolicy(allowed_dirs=[tmp_path], workspace=tmp_path, home=tmp_path)
+    box = Toolbox(policy, registry=ToolRegistry([tool]))
+    result = box.execute("磁盘", {})
+    assert (result["code"], result["params"]) == (
+        "os_error",
+        {"path": "磁盘", "reason": "Permission denied"},
+    )
+    assert failure_text(result, "zh-CN") == "磁盘：Permission denied"

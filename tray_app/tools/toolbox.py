@@ -307,8 +307,12 @@ class Toolbox:
             return coded_failure(exc)
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
-            code, params = os_error_code(exc, "")
-            return failure(f"{name} failed{where}: {exc.strerror or exc}", code=code, params=params)
+            message = f"{name} failed{where}: {exc.strerror or exc}"
+            if not exc.filename:  # no path to name: the tool and the system's words
+                params = {"path": name, "reason": str(exc.strerror or exc)}
+                return failure(message, code="os_error", params=params)
+            code, found = os_error_code(exc, "")
+            return failure(message, code=code, params=found)
         except Exception as exc:  # a bug must not end the turn; it is logged in full
             log.exception("tool %s crashed", name)
             detail = f"{type(exc).__name__}: {exc}"
