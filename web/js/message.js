@@ -6,6 +6,9 @@ import { tx } from './i18n.js';
 import { count, duration } from './format.js';
 import { MarkdownStream } from './mdstream.js';
 import { frameDeadline, drawLater } from './drawqueue.js';
+import { warmRenderer } from './mdwarm.js';
+
+warmRenderer();
 
 function actionButton(iconName, key, onclick) {
   return h('button', { class: 'act', type: 'button', i18nTitle: key, i18nLabel: key, onclick }, icon(iconName));

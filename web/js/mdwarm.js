@@ -1,0 +1,35 @@
+// The first answer must not pay for compiling the renderer. The JavaScript engine compiles
+// marked's, DOMPurify's and highlight.js's code (and each language's grammar) the first time it
+// runs: 50-250 ms on a loaded machine, all in the first frames of the first answer. Short
+// samples of each kind of block are streamed into a detached element while the page is idle,
+// one per idle period, so that cost is paid in small pieces before anyone is waiting.
+import { MarkdownStream } from './mdstream.js';
+
+const SAMPLES = [
+  'Some **bold**, *em*, `code`, ~~gone~~ and [a link](https://example.com) 中文 😀\n\n# Title\n\nText\n',
+  '- one\n- two\n  - nested\n\n1. first\n2. second\n\n- [ ] task\n- [x] done\n\nAfter\n',
+  '| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n\nAfter\n',
+  '> quote\n> more\n\n---\n\nAfter\n',
+  '```python\ndef f(x: int) -> str:\n    return f"{x}"  # note\n```\n\nAfter\n',
+  '```js\nconst a = [1, 2].map((n) => n * 2); // note\n```\n\nAfter\n',
+  '```bash\nfor f in *.txt; do echo "$f"; done\n```\n\n```json\n{"a": [1, true, null]}\n```\n',
+];
+
+const idle = (fn) => (window.requestIdleCallback
+  ? window.requestIdleCallback(fn, { timeout: 4000 })
+  : setTimeout(fn, 100));
+
+/** Streams one sample a idle period (in pieces, as an answer arrives), then stops. */
+export function warmRenderer(samples = SAMPLES) {
+  let next = 0;
+  const step = () => {
+    const text = samples[next];
+    next += 1;
+    if (text == null) return;
+    const stream = new MarkdownStream(document.createElement('div'));
+    for (let cut = 8; cut < text.length; cut += 24) stream.setText(text.slice(0, cut));
+    while (stream.setText(text, { final: true }));
+    idle(step);
+  };
+  idle(step);
+}
