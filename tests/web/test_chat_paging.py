@@ -84,7 +84,8 @@ def test_a_closed_chat_leaves_nothing_behind_in_the_page(app: App) -> None:
     kept = """async (id) => {
       const { store } = await import(new URL('js/store.js', document.baseURI).href);
       return [...store.live.values(), ...store.calls.values()]
-        .filter((r) => r.session_id === id).length;
+        .filter((r) => r.session_id === id).length
+        + (store.turnEpoch.has(id) ? 1 : 0) + (store.sessionWorkspace.has(id) ? 1 : 0);
     }"""
     assert page.evaluate(kept, first) > 0
     page.keyboard.press("Control+n")

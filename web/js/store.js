@@ -66,8 +66,9 @@ export function isAwaiting(callId) {
 
 /**
  * Drop what the page keeps for a chat that is no longer on screen and not answering (its
- * streamed text and tool call records): reopening it reads them from Core again, and memory
- * stays bounded by the chats in use, not by every chat since the page started.
+ * streamed text, tool call records and their progress, its turn counter): reopening it reads
+ * them from Core again, and memory stays bounded by the chats in use, not by every chat since
+ * the page started.
  */
 export function forgetSession(sessionId) {
   const messages = new Set();
@@ -78,7 +79,11 @@ export function forgetSession(sessionId) {
     }
   }
   for (const [id, record] of store.calls) {
-    if (record.session_id === sessionId || messages.has(record.message_id)) store.calls.delete(id);
+    if (record.session_id === sessionId || messages.has(record.message_id)) {
+      store.calls.delete(id);
+      store.progress.delete(id);
+    }
   }
   store.sessionWorkspace.delete(sessionId);
+  store.turnEpoch.delete(sessionId); // no turn runs: a later open counts from zero
 }
