@@ -8,13 +8,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory
+from tests.web.conftest import AppFactory, open_card
 
 pytestmark = pytest.mark.web
 
 POPUP = (460, 660)
 # Every text node of the path (the parts between <wbr>s): how many lines each one covers.
-LINES_PER_PART = """dd => [...dd.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.data)
+LINES_PER_PART = """el => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.data)
   .map((n) => { const r = document.createRange(); r.selectNodeContents(n);
     return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; })"""
 
@@ -44,6 +44,18 @@ def test_an_approval_path_wraps_at_folder_boundaries(
     assert len(lines) == str(target).count("/") + 1
     assert path.evaluate("dd => dd.getClientRects()[0].height") > 40, "the path did not wrap"
     assert lines == [1] * len(lines), f"a name was broken across lines: {lines}"
+    # The opened card shows the same path whole, wrapped the same way.
+    approve = page.locator("#approval button[data-decision=approve]")
+    expect(approve).to_be_enabled()
+    approve.click()
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    open_card(card)
+    in_card = card.locator(".tc-details .kv .v").first
+    expect(in_card).to_have_text(shown)
+    assert in_card.evaluate("v => v.getClientRects()[0].height") > 40, "the path did not wrap"
+    lines = in_card.evaluate(LINES_PER_PART)
+    assert lines == [1] * (str(target).count("/") + 1), f"a name was broken: {lines}"
     assert app.page_errors == []
 
 

@@ -2,7 +2,7 @@
 // above the composer. Approving needs a real user gesture (event.isTrusted) on a control bound
 // to that one call id, and the buttons arm only after a moment, so a keystroke meant for the
 // composer cannot approve a call that just appeared.
-import { h, append } from './dom.js';
+import { h, append, wrapsAtSeparators } from './dom.js';
 import { icon } from './icons.js';
 import { t, tx } from './i18n.js';
 import { bytes, duration, visible } from './format.js';
@@ -55,23 +55,6 @@ function facts(call, p) {
   if (call.name === 'edit_file' && p.size_before != null) rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
   if (p.deletes && call.name !== 'delete_file') rows.push(['approval.effect', 'approval.replaces_file', true]);
   return rows;
-}
-
-/** A value as text with a break opportunity after each path separator, so a long path wraps
- * at a folder boundary instead of inside a name (copied, it is the same text). Only up to a
- * bound: a longer value wraps anywhere rather than becoming thousands of nodes. */
-function wrapsAtSeparators(text) {
-  if (text.length > 2048) return [text];
-  const parts = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '/' || text[i] === '\\') {
-      parts.push(text.slice(start, i + 1), h('wbr'));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }
 
 /** Why the blacklist refuses a command, in the page's language (its code), as an alert. */

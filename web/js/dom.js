@@ -75,3 +75,20 @@ export async function copyText(text) {
     return ok;
   }
 }
+
+/** A value as text with a break opportunity after each path separator, so a long path wraps
+ * at a folder boundary instead of inside a name (copied, it is the same text). Only up to a
+ * bound: a longer value wraps anywhere rather than becoming thousands of nodes. */
+export function wrapsAtSeparators(text) {
+  if (text.length > 2048) return [text];
+  const parts = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '/' || text[i] === '\\') {
+      parts.push(text.slice(start, i + 1), h('wbr'));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}

@@ -1,6 +1,6 @@
 // One tool call as a live card: icon, name, key arguments, status
 // with its colour (spinner while running), and a result view fit for the tool.
-import { h, emit } from './dom.js';
+import { h, emit, wrapsAtSeparators } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { bytes, duration, middlePath, visible } from './format.js';
@@ -184,7 +184,8 @@ export class ToolCard {
     return rows.map(([key, value, isKey]) => h('div', { class: 'kv' },
       h('span', { class: 'k', i18n: key }),
       h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
-        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), text: visible(value), title: visible(value) })));
+        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), title: visible(value) },
+        isKey ? null : wrapsAtSeparators(visible(value)))));
   }
 
   bodyFor(record) {
