@@ -13,11 +13,12 @@ import json
 import os
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.core_rig import Rig
-from tests.fakes.turns import text_turn, tool_turn
+from tests.fakes.turns import error_turn, text_turn, tool_turn
 from tests.mcp.conftest import ROOT, fake_entry, wait_for
 from tests.mcp.fake_server import PNG
 from tray_app.mcp.results import MAX_IMAGES
@@ -192,3 +193,39 @@ def test_the_real_cli_shows_a_vision_model_the_tools_image(
     assert blind["messages"][-1]["content"].endswith(
         "[image: image/png, 71 B, not shown to this model]"
     )
+
+
+def test_a_turn_ended_after_tool_results_sends_one_user_message_next_time(
+    make_rig: Any, marks: Path
+) -> None:
+    """The model's answer after the tool results fails (a stop does the same), so the turn ends
+    right after the results; the next turn's request carries the images in the person's own
+    message, so roles still alternate (strict chat templates refuse two user messages)."""
+    for openai in (False, True):
+        model = "gpt-4o-mini" if openai else VISION
+        rig = ready(make_rig, marks, openai=openai, default_model=model, vision_models=[model])
+        if not openai:
+            rig.fake.add_model(VISION, ["completion", "tools", "vision"])
+        rig.fake.script(
+            tool_turn([("fake__pictures", {"count": 2, "caption": HOSTILE})]),
+            error_turn(500, "out of memory"),
+        )
+        sid, turn = rig.send("截图")
+        assert rig.finish(turn, 30).type == "turn_failed"
+        rig.fake.script(text_turn("两个红点"))
+        _, turn = rig.send("再看 \u202e🙂", sid)
+        assert rig.finish(turn, 30).type == "turn_finished"
+        messages = rig.fake.chat_requests[-1]["messages"]
+        roles = [m["role"] for m in messages]
+        assert roles[-3:] == ["assistant", "tool", "user"], messages
+        assert all(a != b or a == "tool" for a, b in pairwise(roles))
+        person = messages[-1]
+        if openai:
+            text = person["content"][0]["text"]
+            assert openai_images(rig.fake.chat_requests[-1]) == [
+                f"data:image/png;base64,{png(n)}" for n in range(2)
+            ]
+        else:
+            text = person["content"]
+            assert person.get("images") == [png(0), png(1)], messages
+        assert text.endswith("再看 \u202e🙂") and "fake__pictures (2)" in text

@@ -92,3 +92,36 @@ def test_huge_images_are_bounded_by_bytes_per_request() -> None:
 def test_the_size_read_from_base64_is_exact() -> None:
     for raw in (b"", b"a", b"ab", b"abc", b"abcd", b"\0" * 12_359):
         assert image_bytes(base64.b64encode(raw).decode()) == len(raw)
+
+
+def test_images_go_into_the_persons_next_message_not_a_second_user_message() -> None:
+    """A turn that ended right after tool results (stopped, or at the round limit): the next
+    request must not have two user messages in a row (strict chat templates refuse them)."""
+    mine = JPEG
+    messages = [
+        *chat([PNG], [PNG]),
+        ChatMessage(role="user", content="继续 \u202e🙂", images=[mine]),
+    ]
+    body = ollama_request(ChatRequest(model="m", messages=messages))
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["user", "assistant", "tool", "tool", "user"]
+    person = body["messages"][-1]
+    assert person["images"] == [PNG, PNG, mine]  # the tools' first, in order, then the person's
+    assert person["content"].endswith("\n\n继续 \u202e🙂")
+    assert "srv__shot0 (1), srv__shot1 (1)" in person["content"]
+
+    sent = openai_request(ChatRequest(model="m", messages=messages))["messages"]
+    assert [m["role"] for m in sent] == roles
+    parts = sent[-1]["content"]
+    assert parts[0]["type"] == "text" and parts[0]["text"].endswith("继续 \u202e🙂")
+    assert [p["image_url"]["url"][:22] for p in parts[1:]] == [
+        "data:image/png;base64,",
+        "data:image/png;base64,",
+        "data:image/jpeg;base64",
+    ]
+
+
+def test_a_run_followed_by_an_answer_still_gets_its_own_user_message() -> None:
+    messages = [*chat([PNG]), ChatMessage(role="assistant", content="done")]
+    roles = [m.role for m in wire_messages(messages)]
+    assert roles == ["user", "assistant", "tool", "user", "assistant"]

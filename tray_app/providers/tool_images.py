@@ -5,7 +5,9 @@ wire takes them there: OpenAI's chat completions accept only text in a tool mess
 reads ``images`` on every message but its models do not see them on a tool message (ollama
 issue 16038, open; its suggested way is a user message). So every run of tool results is
 followed by one ``user`` message carrying their images, after the last result: results must
-follow the assistant's calls without anything in between.
+follow the assistant's calls without anything in between. When the next message already is the
+person's (a turn stopped, or ended at the round limit, right after tool results), the images go
+into it, first, instead: servers with strict chat templates refuse two ``user`` messages in a row.
 
 A request carries at most ``MAX_REQUEST_IMAGES`` images and ``MAX_REQUEST_IMAGE_BYTES``, the
 newest kept: a chat that collected screenshots over many turns does not send them all again.
@@ -55,43 +57,50 @@ def cap_images(messages: list[ChatMessage]) -> list[ChatMessage]:
     return out if changed else messages
 
 
-def _images_message(results: list[ChatMessage]) -> ChatMessage | None:
-    images = [data for message in results for data in message.images]
-    if not images:
-        return None
+def _images_note(results: list[ChatMessage]) -> str:
     names = ", ".join(
         f"{message.tool_name or 'a tool'} ({len(message.images)})"
         for message in results
         if message.images
     )
-    return ChatMessage(
-        role="user",
-        content=f"The images the tool results above returned, in order: {names}.",
-        images=images,
-    )
+    return f"The images the tool results above returned, in order: {names}."
+
+
+def _images_message(results: list[ChatMessage]) -> ChatMessage:
+    images = [data for message in results for data in message.images]
+    return ChatMessage(role="user", content=_images_note(results), images=images)
+
+
+def _merged(results: list[ChatMessage], person: ChatMessage) -> ChatMessage:
+    """The person's message with the results' images (and the sentence naming them) first."""
+    images = [data for message in results for data in message.images]
+    note = _images_note(results)
+    content = f"{note}\n\n{person.content}" if person.content else note
+    return person.model_copy(update={"content": content, "images": images + person.images})
 
 
 def move_tool_images(messages: list[ChatMessage]) -> list[ChatMessage]:
-    """Each run of tool results without its images, then one user message that has them."""
+    """Each run of tool results without its images, and one user message after it that has
+    them: the next message when it is the person's, else a new one."""
     if not any(m.images for m in messages if m.role == "tool"):
         return messages
     out: list[ChatMessage] = []
-    run: list[ChatMessage] = []
-
-    def close_run() -> None:
-        extra = _images_message(run)
-        if extra is not None:
-            out.append(extra)
-        run.clear()
-
+    run: list[ChatMessage] = []  # the tool results with images since the last other message
     for message in messages:
         if message.role == "tool":
-            run.append(message)
-            out.append(message.model_copy(update={"images": []}) if message.images else message)
+            if message.images:
+                run.append(message)
+                message = message.model_copy(update={"images": []})
+            out.append(message)
             continue
-        close_run()
+        if run and message.role == "user":
+            message = _merged(run, message)
+        elif run:
+            out.append(_images_message(run))
+        run = []
         out.append(message)
-    close_run()
+    if run:
+        out.append(_images_message(run))
     return out
 
 
