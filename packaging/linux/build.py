@@ -38,7 +38,9 @@ DEPENDS = [
     "gir1.2-ayatanaappindicator3-0.1",
     "libayatana-appindicator3-1",
 ]
-RECOMMENDS = ["bubblewrap"]  # run_command's sandbox
+#: bubblewrap: run_command's sandbox; the colour emoji font: emoji in paths, names and code
+#: show as pictures instead of empty boxes (WebKitGTK draws with the system's fonts).
+RECOMMENDS = ["bubblewrap", "fonts-noto-color-emoji"]
 DESCRIPTION = """\
 Tray chat with a local model that works on your files
  A small chat in the system tray that talks to a local model (Ollama or any

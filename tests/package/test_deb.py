@@ -33,6 +33,8 @@ def desktop_entry(path: Path) -> dict[str, str]:
 def test_control_names_the_system_libraries_it_needs(deb_file: Path) -> None:
     depends = [d.strip() for d in field(deb_file, "Depends").split(",")]
     assert set(DEPENDS) <= set(depends)
+    recommends = [r.strip() for r in field(deb_file, "Recommends").split(",")]
+    assert {"bubblewrap", "fonts-noto-color-emoji"} <= set(recommends), "emoji render as pictures"
     assert field(deb_file, "Package") == "metona-tray"
     assert (
         field(deb_file, "Architecture")
