@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+from tray_app.agent.image_tokens import image_tokens
 from tray_app.messages import ChatMessage
 
 BUDGET_SHARE = 0.8
@@ -39,8 +40,8 @@ def message_tokens(message: ChatMessage) -> int:
     total = MESSAGE_OVERHEAD + estimate_tokens(message.content) + estimate_tokens(message.thinking)
     for call in message.tool_calls:
         total += estimate_tokens(call.name) + estimate_tokens(str(call.arguments))
-    # An image costs the model far more than its base64 length suggests; a rough fixed cost.
-    total += 768 * len(message.images)
+    # An image costs the model far more than its base64 length suggests: from its pixel size.
+    total += sum(image_tokens(data) for data in message.images)
     return total
 
 
