@@ -20,7 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from tray_app.messages import ToolCallRecord, ToolStatus
 
 Decision = Literal["approved", "denied", "timeout", "cancelled"]
-DecidedBy = Literal["popup", "notification", "tray", "terminal", "rule", "timeout", "abort"]
+#: Who answered a call; ``mcp_flag``: the MCP client's ``mcp serve --yes`` / ``--yes-all``.
+DecidedBy = Literal[
+    "popup", "notification", "tray", "terminal", "rule", "mcp_flag", "timeout", "abort"
+]
+#: What ``metona-tray mcp serve`` was started with: it approves that client's calls only.
+ClientFlag = Literal["yes", "yes_all"]
 StopReason = Literal["done", "max_rounds", "aborted", "answer_limit"]
 #: What a ``Notice`` is about; the page shows ``notice.<code>`` from ``web/locales``.
 NoticeCode = Literal[

@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tray_app.desktop.instance import InstanceError, InstanceTimeout
-from tray_app.desktop.mcp_link import POLL, SESSION_TITLE, AppGone, AppLink, AppRefused, approve
+from tray_app.desktop.mcp_link import (
+    POLL,
+    SESSION_TITLE,
+    AppGone,
+    AppLink,
+    AppRefused,
+    client_flag,
+)
 from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded
 from tray_app.paths import AppPaths
@@ -125,16 +132,18 @@ class LocalCalls:
             return self._app.core, self._session_id
 
     def _decide(self, core: Core) -> None:
+        """Nobody can be asked here: what the flags allow is never published (Core approves
+        it), so whatever asks is refused."""
         with core.bus.subscribe(lambda e: isinstance(e, ApprovalNeeded)) as sub:
             while not self._stop.is_set():
                 event = sub.get(timeout=POLL)
                 if isinstance(event, ApprovalNeeded) and event.session_id == self._session_id:
-                    ok = approve(event, yes=self.args.yes, yes_all=self.args.yes_all)
-                    core.decide(event.call_id, ok, by="rule")
+                    core.decide(event.call_id, False, by="rule")
 
     def run(self, name: str, arguments: dict[str, Any], cancelled: threading.Event) -> Any:
         core, session_id = self._core()
-        future = core.start_tool(session_id, name, arguments)
+        flag = client_flag(yes=self.args.yes, yes_all=self.args.yes_all)
+        future = core.start_tool(session_id, name, arguments, client_flag=flag)
         while True:
             try:
                 result = future.result(timeout=POLL)

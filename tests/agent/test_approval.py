@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, needs_confirmation
-from tray_app.events import ApprovalNeeded, ApprovalResolved
+from tray_app.events import ApprovalNeeded, ApprovalResolved, ClientFlag
 from tray_app.messages import parse_preview
 from tray_app.tools.base import Risk
 from tray_app.tools.registry import builtin_tools
@@ -144,3 +144,37 @@ async def test_cancelling_the_wait_withdraws_the_request() -> None:
     assert broker.pending_count() == 0
     assert not broker.decide("c4", True)
     assert any(isinstance(e, ApprovalResolved) and e.decision == "cancelled" for e in published)
+
+
+@pytest.mark.parametrize(
+    ("flag", "risk", "facts", "approved"),
+    [
+        ("yes", "write", {}, True),
+        ("yes", "write", {"deletes": True}, False),  # replaces a file: asks like a delete
+        ("yes", "destructive", {}, False),
+        ("yes", "command", {}, False),
+        ("yes_all", "destructive", {}, True),
+        ("yes_all", "command", {}, True),
+        ("yes_all", "write", {"persistence": {"kind": "autostart"}}, False),
+        ("yes_all", "destructive", {"budget": {"text": "over 20 files"}}, False),
+        (None, "write", {}, False),
+    ],
+)
+async def test_an_mcp_clients_flag_answers_before_anything_is_published(
+    flag: ClientFlag | None, risk: str, facts: dict[str, object], approved: bool
+) -> None:
+    """``mcp serve --yes/--yes-all``: what the flag allows is approved without an
+    ``approval_needed`` (no card or notification flashes); the rest waits for the person."""
+    published: list[BaseModel] = []
+    broker = ApprovalBroker(published.append, timeout=30)
+    event = _event("c5", risk=risk).model_copy(update={"preview": facts})
+    waiter = asyncio.create_task(broker.request(event, client_flag=flag))
+    if approved:
+        outcome = await asyncio.wait_for(waiter, 5)
+        assert (outcome.decision, outcome.by) == ("approved", "mcp_flag")
+        assert published == []
+        return
+    await _until_pending(broker)
+    assert [type(e) for e in published] == [ApprovalNeeded]
+    broker.decide("c5", False, by="popup")
+    assert (await waiter).by == "popup"

@@ -30,7 +30,7 @@ from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.desktop import mcp_link
 from tray_app.desktop.instance import SingleInstance
 from tray_app.desktop.mcp_link import McpCallHost
-from tray_app.events import ApprovalNeeded
+from tray_app.events import ApprovalNeeded, ApprovalResolved
 from tray_app.mcp_serve import Calls
 from tray_app.paths import AppPaths
 
@@ -165,6 +165,8 @@ async def test_a_denied_call_is_a_tool_error_and_the_flags_still_approve(
         # ... not even for a moment: no card or notification appears only to be answered
         assert asked.drain() == []
         asked.close()
+        [chat] = [s["id"] for s in app.running.core.list_sessions() if s["title"] == "MCP client"]
+        assert app.running.core.get_session(chat)["tool_calls"][0]["decided_by"] == "mcp_flag"
 
         call = asyncio.create_task(client.call_tool("delete_file", {"path": "keep.txt"}))
         pending = await until(app.pending, "the delete to wait in the app")
@@ -174,6 +176,72 @@ async def test_a_denied_call_is_a_tool_error_and_the_flags_still_approve(
     assert refused.is_error is True
     assert "denied" in refused.content[0].text
     assert (work / "keep.txt").exists()
+
+
+def is_approval(event: object) -> bool:
+    return isinstance(event, (ApprovalNeeded, ApprovalResolved))
+
+
+async def test_yes_all_approves_a_delete_before_any_card_or_notification_and_it_undoes(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    """Nothing is published for what the flag approves (the popup's card and the native
+    notification would flash), and the chat and audit trail say the MCP client's flag did."""
+    (work / NAME).write_text("旧 \u202e 🙂\n", encoding="utf-8")
+    (work / "also.txt").write_text("x\n", encoding="utf-8")
+    core = app.running.core
+    seen = core.bus.subscribe(is_approval)
+    try:
+        async with serve(metona_home, work, errlog, "--yes-all") as client:
+            deleted = await client.call_tool("delete_file", {"path": NAME})
+            wrote = await client.call_tool("write_file", {"path": "新.md", "content": "✓"})
+            read = await client.call_tool("read_file", {"path": "新.md"})
+        assert deleted.is_error is False, deleted.content
+        assert wrote.is_error is False and read.is_error is False
+        assert not (work / NAME).exists()
+        assert seen.drain() == []  # no approval_needed, not even answered at once
+
+        [chat] = [s["id"] for s in core.list_sessions() if s["title"] == "MCP client"]
+        calls = core.get_session(chat)["tool_calls"]
+        assert [(c["name"], c["decision"], c["decided_by"]) for c in calls] == [
+            ("delete_file", "approved", "mcp_flag"),
+            ("write_file", "approved", "mcp_flag"),
+            ("read_file", "approved", "rule"),  # reads never ask, in any chat
+        ]
+        core.undo(calls[0]["call_id"])
+        assert (work / NAME).read_text(encoding="utf-8") == "旧 \u202e 🙂\n"
+
+        # The flag was the client's, for its calls: a call the app's own model makes in the
+        # same chat is asked as always.
+        own = core.start_tool(chat, "delete_file", {"path": "also.txt"})
+        event = await asyncio.to_thread(seen.get, 60.0)
+        assert isinstance(event, ApprovalNeeded) and event.name == "delete_file"
+        core.decide(event.call_id, False, by="popup")
+        assert (await asyncio.wrap_future(own))["success"] is False
+        assert (work / "also.txt").exists()
+    finally:
+        seen.close()
+
+
+async def test_without_a_flag_the_delete_is_published_for_the_person_to_answer(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    (work / NAME).write_text("x", encoding="utf-8")
+    core = app.running.core
+    seen = core.bus.subscribe(lambda e: isinstance(e, ApprovalNeeded))
+    try:
+        async with serve(metona_home, work, errlog) as client:
+            call = asyncio.create_task(client.call_tool("delete_file", {"path": NAME}))
+            event = await asyncio.to_thread(seen.get, 60.0)
+            assert isinstance(event, ApprovalNeeded)
+            assert (event.name, event.arguments["path"]) == ("delete_file", NAME)
+            assert (work / NAME).exists()
+            core.decide(event.call_id, True, by="popup")
+            deleted = await call
+    finally:
+        seen.close()
+    assert deleted.is_error is False, deleted.content
+    assert not (work / NAME).exists()
 
 
 async def test_a_cancelled_call_stops_waiting_in_the_app(
@@ -227,6 +295,25 @@ async def test_without_the_app_serve_says_so_and_refuses_what_needs_asking(
     assert not (work / NAME).exists()
     err = (tmp_path / "serve.err").read_text(encoding="utf-8")
     assert "Metona Tray is not running" in err
+
+
+async def test_without_the_app_yes_all_deletes_and_its_chat_says_the_flag_did(
+    metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    (work / NAME).write_text("旧\n", encoding="utf-8")
+    async with serve(metona_home, work, errlog, "--yes-all") as client:
+        deleted = await client.call_tool("delete_file", {"path": NAME})
+    assert deleted.is_error is False, deleted.content
+    assert not (work / NAME).exists()
+    later = start_app(AppPaths.under(metona_home), mcp="off")  # the app opened afterwards
+    try:
+        [chat] = [s["id"] for s in later.core.list_sessions() if s["title"] == "MCP client"]
+        [call] = later.core.get_session(chat)["tool_calls"]
+        assert (call["name"], call["decided_by"]) == ("delete_file", "mcp_flag")
+        later.core.undo(call["call_id"])
+    finally:
+        later.close()
+    assert (work / NAME).read_text(encoding="utf-8") == "旧\n"
 
 
 async def test_huge_arguments_go_through_and_too_huge_ones_are_refused_clearly(

@@ -4,6 +4,10 @@ The broker lives on the core loop. ``request`` publishes ``approval_needed`` and
 ``decide`` (from the popup, a notification, the tray or the terminal, always marshalled onto the
 core loop by ``Core``) resolves it, and every consumer learns the outcome from
 ``approval_resolved``, so answering in one place resolves it everywhere.
+
+A call started by ``metona-tray mcp serve --yes`` / ``--yes-all`` carries that flag
+(``client_flag``); what the flag allows is approved here *before* anything is published, so no
+card or notification appears only to be answered by the flag a moment later.
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tray_app.events import ApprovalNeeded, ApprovalResolved, DecidedBy, Decision, Publish
+from tray_app.events import (
+    ApprovalNeeded,
+    ApprovalResolved,
+    ClientFlag,
+    DecidedBy,
+    Decision,
+    Publish,
+)
 from tray_app.messages import AnyPreview, OtherPreview
 from tray_app.tools.base import Risk
 
@@ -51,6 +62,17 @@ def needs_confirmation(
         # declaration says an existing target is overwritten (write_file); a new folder never.
         return bool((asks_when_exists and facts.exists) or facts.overwrites)
     return True
+
+
+def flag_allows(flag: ClientFlag | None, event: ApprovalNeeded) -> bool:
+    """What an MCP client's flag approves: ``yes`` plain writes, ``yes_all`` deletes and
+    commands too; never a target that makes something run later, nor a spent budget."""
+    preview = event.preview
+    if flag is None or preview.get("persistence") or preview.get("budget"):
+        return False
+    if flag == "yes_all":
+        return True
+    return event.risk == Risk.WRITE.value and not preview.get("deletes")
 
 
 def can_remember(risk: Risk) -> bool:
@@ -95,8 +117,13 @@ class ApprovalBroker:
     def pending_count(self) -> int:
         return len(self._pending)
 
-    async def request(self, event: ApprovalNeeded) -> Outcome:
-        """Wait for a decision; the timeout counts as a denial."""
+    async def request(
+        self, event: ApprovalNeeded, *, client_flag: ClientFlag | None = None
+    ) -> Outcome:
+        """Wait for a decision; the timeout counts as a denial. What ``client_flag`` allows is
+        approved at once and never published."""
+        if flag_allows(client_flag, event):
+            return Outcome(decision="approved", by="mcp_flag")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
         self._pending[event.call_id] = _Pending(event=event, future=future)

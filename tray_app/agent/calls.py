@@ -23,7 +23,7 @@ from tray_app.agent.call_results import NOT_RUN, for_model, refused, tools_disab
 from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.agent.progress import progress_reporter
 from tray_app.errors import StoreError
-from tray_app.events import ApprovalNeeded, Publish, ToolCallEvent, ToolCallUpdate
+from tray_app.events import ApprovalNeeded, ClientFlag, Publish, ToolCallEvent, ToolCallUpdate
 from tray_app.messages import (
     AnyPreview,
     ErrorPreview,
@@ -60,7 +60,11 @@ class CallHandler:
         guards: TurnGuards | None = None,
         on_message: Callable[[MessageRecord], None] | None = None,
         result_room: Callable[[], int | None] | None = None,
+        client_flag: ClientFlag | None = None,
     ) -> None:
+        #: ``mcp serve``'s flag for a call its client started (``approval.flag_allows``);
+        #: None for the app's own turns, which no flag ever widens.
+        self.client_flag = client_flag
         #: The characters of JSON a tool result may take (the limit and the context left).
         self.result_room = result_room
         self.guards = guards if guards is not None else TurnGuards()
@@ -308,7 +312,8 @@ class CallHandler:
                     preview=preview_json(preview),
                     can_remember=can_remember(risk),
                     expires_at=time.time() + self.broker.timeout,
-                )
+                ),
+                client_flag=self.client_flag,
             )
         except asyncio.CancelledError:
             result = failure("cancelled: the user stopped the turn", code="stopped")

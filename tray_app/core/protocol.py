@@ -35,7 +35,7 @@ from tray_app.core.results import (
 
 if TYPE_CHECKING:
     from tray_app.core.bus import EventBus
-    from tray_app.events import DecidedBy
+    from tray_app.events import ClientFlag, DecidedBy
     from tray_app.store.settings import Settings
 
 
@@ -75,11 +75,15 @@ class CoreApi(Protocol):
     def decide(
         self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
     ) -> Decided: ...
-    def grant_tools(self, session_id: str, tools: list[str]) -> None: ...
     def pending_approvals(self) -> list[Json]: ...
     def status(self) -> Status: ...
     def start_tool(
-        self, session_id: str, name: str, arguments: dict[str, Any]
+        self,
+        session_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        client_flag: ClientFlag | None = None,
     ) -> concurrent.futures.Future[Json]: ...
 
     # the server and models

@@ -60,7 +60,7 @@ from tray_app.core.settings_service import Secrets, SettingsService
 from tray_app.core.turn_service import TurnService
 from tray_app.core.turns import TurnFactory
 from tray_app.errors import NotFound
-from tray_app.events import DecidedBy
+from tray_app.events import ClientFlag, DecidedBy
 from tray_app.paths import AppPaths
 from tray_app.store.records import ChatRepository, MemoryChats
 from tray_app.store.settings import Settings
@@ -236,10 +236,6 @@ class Core:
     ) -> Decided:
         return self._call(self._turns.decide, call_id, approve, remember, by)
 
-    def grant_tools(self, session_id: str, tools: list[str]) -> None:
-        """Don't ask again in this chat for writes by ``tools`` (``mcp serve --yes``)."""
-        self._call(self._turns.grant, session_id, list(tools))
-
     def pending_approvals(self) -> list[Json]:
         return self._call(self._turns.pending)
 
@@ -271,11 +267,17 @@ class Core:
         return self._await(self._models.set_api_key(key, endpoint))
 
     def start_tool(
-        self, session_id: str, name: str, arguments: dict[str, Any]
+        self,
+        session_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        client_flag: ClientFlag | None = None,
     ) -> concurrent.futures.Future[Json]:
-        """Start one tool call outside a model turn, with the same approvals (``mcp serve``);
+        """Start one tool call outside a model turn, with the same approvals (``mcp serve``;
+        ``client_flag`` approves what its --yes / --yes-all allow, recorded as ``mcp_flag``);
         cancelling the future stops the call like stopping a turn."""
-        return self._runner.submit(self._turns.run_tool(session_id, name, arguments))
+        return self._runner.submit(self._turns.run_tool(session_id, name, arguments, client_flag))
 
     def mcp_status(self) -> list[Json]:
         """The MCP servers: status, last error, tools with their risk (any thread)."""

@@ -24,6 +24,7 @@ from tray_app.core.settings_service import SettingsService
 from tray_app.core.turns import TurnFactory
 from tray_app.errors import Busy, InvalidRequest, NotFound, ProviderError
 from tray_app.events import (
+    ClientFlag,
     DecidedBy,
     Event,
     FailureCode,
@@ -217,10 +218,17 @@ class TurnService:
 
     # ---- stopping and waiting ---------------------------------------------------------------
 
-    async def run_tool(self, session_id: str, name: str, arguments: dict[str, Any]) -> Json:
+    async def run_tool(
+        self,
+        session_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        client_flag: ClientFlag | None = None,
+    ) -> Json:
         """One tool call from outside a model turn (``metona-tray mcp serve``): recorded in the
         chat as an assistant request and its answer, through the same checks, approvals,
-        cards, budgets and audit log as a call the model makes. The tool's result."""
+        cards, budgets and audit log as a call the model makes. The tool's result.
+        ``client_flag`` approves what it allows for this call only (``approval.flag_allows``)."""
         session = self._sessions.require(session_id)
         settings = self._settings.current
         turn_id = new_id("t")
@@ -245,6 +253,7 @@ class TurnService:
             publish=self._publish,
             confirmation_mode=settings.confirmation_mode,
             on_tool_record=keep,
+            client_flag=client_flag,
         )
         await handler.handle(call, message.id)
         if not records or records[-1].result is None:
@@ -271,13 +280,6 @@ class TurnService:
             await asyncio.wait(tasks, timeout=timeout)
 
     # ---- approvals and state ----------------------------------------------------------------
-
-    def grant(self, session_id: str, tools: list[str]) -> None:
-        """Writes by these tools run unasked in this chat, like "don't ask again" (``mcp
-        serve --yes``); deletes, persistence and spent budgets still ask."""
-        self._sessions.require(session_id)
-        for name in tools:
-            self._broker.grant(session_id, name)
 
     def decide(self, call_id: str, approve: bool, remember: bool, by: DecidedBy) -> Decided:
         """Answer a waiting call; ``NotFound`` when it no longer waits (answered elsewhere,

@@ -8,14 +8,15 @@ makes.
 
 Protocol (JSON messages on the authenticated, user-only instance socket, one connection each):
 
-- ``{"command": "mcp_open", "workspace", "yes", "yes_all"}`` → ``{"ok", "session_id"}``: the
-  app makes the chat ("MCP client") the calls are recorded in, and owns it; only chats opened
-  so are served. With a flag, plain writes are granted for the chat (never asked).
+- ``{"command": "mcp_open", "workspace"}`` → ``{"ok", "session_id"}``: the app makes the chat
+  ("MCP client") the calls are recorded in, and owns it; only chats opened so are served.
 - ``{"command": "mcp_call", "session_id", "name", "arguments", "yes", "yes_all"}`` keeps its
   connection until the call ends and answers ``{"ok": true, "result"}``. Meanwhile the client
   may send ``{"cancel": true}`` or just close: either stops the call like a stopped turn.
   Failures: ``{"ok": false, "code": "unknown_session" | "invalid" | "cancelled" | "stopped"}``.
-  ``yes``/``yes_all`` approve what the flags allow (``approve``); anything else is asked.
+  ``yes``/``yes_all`` approve what the flags allow for this call only, before any card or
+  notification is shown (``Core.start_tool``'s ``client_flag``, recorded as ``mcp_flag``);
+  anything else is asked. No flag widens what the app's own turns may do, even in that chat.
 - The client sees the connection close without an answer when the app quits mid-call.
 
 Messages are bounded (``MAX_REQUEST`` in, ``MAX_REPLY`` out); the app reads nothing else.
@@ -41,9 +42,8 @@ from tray_app.desktop.instance import (
     InstanceTimeout,
     SingleInstance,
 )
-from tray_app.errors import MetonaError, NotFound
-from tray_app.events import ApprovalNeeded, Event
-from tray_app.tools.base import Risk
+from tray_app.errors import NotFound
+from tray_app.events import ClientFlag
 
 if TYPE_CHECKING:
     from tray_app.core.service import Core
@@ -60,14 +60,9 @@ CONNECT_WAIT = 10.0  # seconds to reach the app
 OPEN_WAIT = 60.0  # ... and for it to open the chat (it may still be starting)
 
 
-def approve(event: ApprovalNeeded, *, yes: bool, yes_all: bool) -> bool:
-    """The flags' answer to an approval (a persistence risk or a spent budget never)."""
-    preview = event.preview or {}
-    if preview.get("persistence") or preview.get("budget"):
-        return False
-    if yes_all:
-        return True
-    return yes and event.risk == Risk.WRITE.value and not preview.get("deletes")
+def client_flag(*, yes: bool, yes_all: bool) -> ClientFlag | None:
+    """``mcp serve``'s flags as the one value Core's approvals take."""
+    return "yes_all" if yes_all else "yes" if yes else None
 
 
 # ---- the app's side ----------------------------------------------------------------------------
@@ -90,10 +85,6 @@ class McpCallHost:
         session = core.new_session(workspace=workspace)
         session_id = str(session["id"])
         core.update_session(session_id, title=SESSION_TITLE)
-        if request.get("yes") is True or request.get("yes_all") is True:
-            # Plain writes then run unasked, so no card or notification shows for a moment
-            # only to be answered by the flags; what else they allow is answered in ``call``.
-            core.grant_tools(session_id, _write_tools())
         with self._lock:
             self._sessions[session_id] = None
             while len(self._sessions) > MAX_SESSIONS:
@@ -110,23 +101,14 @@ class McpCallHost:
         if not known:
             return {"ok": False, "code": "unknown_session", "error": "open a session first"}
         assert isinstance(session_id, str)
-        yes, yes_all = request.get("yes") is True, request.get("yes_all") is True
-        core = self._core()
-
-        def ours(event: Event) -> bool:
-            return isinstance(event, ApprovalNeeded) and event.session_id == session_id
-
-        with core.bus.subscribe(ours) as approvals:
-            future = core.start_tool(session_id, name, arguments)
-            future.add_done_callback(lambda _done: approvals.wake())
-            while not future.done():
-                event = approvals.get(timeout=POLL)
-                if not future.done() and _client_gone(conn):
-                    future.cancel()  # the MCP client cancelled, or its process ended
-                    return {"ok": False, "code": "cancelled", "error": f"{name} was cancelled"}
-                if isinstance(event, ApprovalNeeded) and approve(event, yes=yes, yes_all=yes_all):
-                    with contextlib.suppress(MetonaError):  # answered elsewhere meanwhile
-                        core.decide(event.call_id, True, by="rule")
+        flag = client_flag(yes=request.get("yes") is True, yes_all=request.get("yes_all") is True)
+        future = self._core().start_tool(session_id, name, arguments, client_flag=flag)
+        ended = threading.Event()
+        future.add_done_callback(lambda _done: ended.set())
+        while not ended.wait(POLL):
+            if _client_gone(conn):
+                future.cancel()  # the MCP client cancelled, or its process ended
+                return {"ok": False, "code": "cancelled", "error": f"{name} was cancelled"}
         try:
             return {"ok": True, "result": future.result()}
         except NotFound:  # the person deleted the chat: the client opens a new one
@@ -139,12 +121,6 @@ class McpCallHost:
             else:  # a bug, logged by the core
                 error = f"{name} failed in Metona Tray: {type(exc).__name__}"
             return {"ok": False, "code": "stopped", "error": error}
-
-
-def _write_tools() -> list[str]:
-    from tray_app.tools.registry import builtin_tools
-
-    return [tool.name for tool in builtin_tools() if tool.risk is Risk.WRITE]
 
 
 def _client_gone(conn: Connection) -> bool:
@@ -191,10 +167,7 @@ class AppLink:
             return False
 
     def _open(self) -> str:
-        request = {
-            "command": "mcp_open", "workspace": self.workspace,
-            "yes": self.yes, "yes_all": self.yes_all,
-        }  # fmt: skip
+        request = {"command": "mcp_open", "workspace": self.workspace}
         reply = self._instance.send(request, timeout=OPEN_WAIT)
         if not reply.get("ok"):
             raise AppRefused(str(reply.get("error") or "the app refused the session"))
