@@ -30,11 +30,13 @@ NAME = "报告 \u202etxt.exe 📄.md"  # CJK, a bidi override and an emoji in on
 
 
 @contextlib.asynccontextmanager
-async def serve(app: AppProcess, workspace: Path, errlog: IO[str]) -> AsyncIterator[Client]:
+async def serve(
+    app: AppProcess, workspace: Path, errlog: IO[str], *flags: str
+) -> AsyncIterator[Client]:
     env = {k: v for k, v in app.env.items() if k != "METONA_TEST_HOOKS"}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "tray_app", "mcp", "serve", "--workspace", str(workspace)],
+        args=["-m", "tray_app", "mcp", "serve", "--workspace", str(workspace), *flags],
         env=env,
         cwd=str(ROOT),
     )
@@ -132,3 +134,32 @@ async def test_quitting_the_app_mid_call_fails_the_call_cleanly(
         assert refused.is_error is True and "Open Metona Tray" in refused.content[0].text
     assert not (workspace / "晚.md").exists()
     assert "not running" in (tmp_path / "serve.err").read_text(encoding="utf-8")
+
+
+async def test_yes_all_deletes_without_a_notification_and_the_app_can_undo_it(
+    desktop: DesktopEnv, app: AppProcess, workspace: Path, errlog: IO[str]
+) -> None:
+    """The flag approves before anything is published: no notification flashes for the
+    delete. A later call without the flag is the barrier: once its notification shows, one
+    for the delete (published earlier, handled in order) would have shown before it."""
+    (workspace / NAME).write_text("旧\n", encoding="utf-8")
+    async with serve(app, workspace, errlog, "--yes-all") as client:
+        deleted = await client.call_tool("delete_file", {"path": NAME})
+    assert deleted.is_error is False, deleted.content
+    assert not (workspace / NAME).exists()
+    async with serve(app, workspace, errlog) as client:
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": "屏障.md", "content": "x"})
+        )
+        await until(lambda: asking(desktop, "屏障.md"), "the asked write's notification")
+        assert [n["body"] for n in desktop.notifications() if "报告" in n["body"]] == []
+        [pending] = app.core("pending_approvals")
+        app.core("decide", pending["call_id"], False, by="popup")
+        assert (await asyncio.wait_for(call, 60)).is_error is True
+
+    chats = [s["id"] for s in app.core("list_sessions") if s["title"] == "MCP client"]
+    calls = [c for chat in chats for c in app.core("get_session", chat)["tool_calls"]]
+    [delete] = [c for c in calls if c["name"] == "delete_file"]
+    assert (delete["decision"], delete["decided_by"]) == ("approved", "mcp_flag")
+    app.core("undo", delete["call_id"])
+    assert (workspace / NAME).read_text(encoding="utf-8") == "旧\n"
