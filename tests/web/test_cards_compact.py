@@ -150,3 +150,38 @@ def test_tool_failures_are_said_in_chinese(make_app: AppFactory, fake_ollama: Fa
     # The model still reads the tool's English sentence.
     assert "exited with code 3" in str(fake_ollama.chat_requests[1]["messages"][-1]["content"])
     assert app.page_errors == []
+
+
+def test_a_closed_card_shows_the_file_name_of_a_long_path(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """Issue [page] #14 item 1: the one line kept the start of a long path ("/tmp…")."""
+    app = make_app(fake_ollama, language="zh-CN", viewport=(480, 640))
+    folder = app.workspace / "项目 📁 很长的文件夹名称" / "second level folder" / "第三层"
+    folder.mkdir(parents=True)
+    name = "报告🎉\u202etxt.exe"
+    (folder / name).write_text("内容")
+    fake_ollama.script(tool_turn([("read_file", {"path": str(folder / name)})]), text_turn("好"))
+    app.send("读")
+    page = app.page
+    expect(page.locator(".msg.assistant .content").last).to_have_text("好")
+    card = page.locator(".tool-card").first
+    expect(card.locator(".tc-toggle")).to_have_attribute("aria-expanded", "false")
+    arg = card.locator(".tc-arg")
+    shown = "报告🎉⟨U+202E⟩txt.exe"
+    expect(arg.locator(".tc-file")).to_have_text(shown)
+    # The file name is whole on screen; the folder is what gives way.
+    fits = arg.locator(".tc-file").evaluate(
+        "el => el.scrollWidth <= el.clientWidth + 1 && el.getBoundingClientRect().right"
+        " <= el.closest('.tc-arg').getBoundingClientRect().right + 1"
+    )
+    assert fits, "the file name is cut"
+    dir_cut = arg.locator(".tc-dir").evaluate("el => el.scrollWidth > el.clientWidth")
+    assert dir_cut, "the folder is long enough here to be shortened"
+    # The whole path, bidi control made visible, in the tooltip and in the opened card.
+    full = str(folder / name).replace("\u202e", "⟨U+202E⟩")
+    expect(arg).to_have_attribute("data-tip", full)  # the page's tooltip (tooltip.js)
+    open_card(card)
+    expect(card.locator(".tc-args")).to_contain_text(shown)
+    assert "\u202e" not in card.inner_text()
+    assert app.page_errors == []

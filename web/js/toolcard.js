@@ -100,12 +100,22 @@ export function keyArgs(name, args = {}) {
 const FINISHED = new Set(['success', 'error', 'cancelled']);
 let cardIds = 0;
 
-/** The one argument that names what a call is about, shortened for the one-line summary. */
+/** The one argument that names what a call is about, for the one-line summary. A path is its
+ * folder (which gives way first when the line is short) and its file name (which stays), so a
+ * narrow card reads "/home/ana/pro…/report.txt" rather than "/home…"; the tooltip has it all. */
 function keyArgument(name, args) {
   const row = keyArgs(name, args).find(([, , isKey]) => !isKey);
-  if (!row) return '';
+  if (!row) return h('span', { class: 'tc-arg' });
   const text = visible(row[1]);
-  return MONO_PATH.has(row[0]) ? middlePath(text, 40) : (text.length > 60 ? `${text.slice(0, 59)}…` : text);
+  if (!MONO_PATH.has(row[0])) return h('span', { class: 'tc-arg', text: text.length > 60 ? `${text.slice(0, 59)}…` : text });
+  const trimmed = text.replace(/[/\\]+$/, '') || text;
+  const cut = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1;
+  // Bounded: a path the model made up can be any length; the line shows a few dozen characters.
+  const folder = middlePath(trimmed.slice(0, cut), 120);
+  const file = trimmed.slice(cut);
+  return h('span', { class: 'tc-arg tc-path', title: text },
+    folder ? h('span', { class: 'tc-dir', text: folder }) : null,
+    h('span', { class: 'tc-file', text: file.length > 120 ? `${file.slice(0, 60)}…${file.slice(-59)}` : file }));
 }
 const MONO_PATH = new Set(['arg.path', 'arg.source', 'arg.destination', 'arg.cwd']);
 
@@ -146,7 +156,7 @@ export class ToolCard {
     const summary = [
       h('span', { class: 'tc-icon' }, icon(TOOL_ICONS[name] || 'tool')),
       label === name ? h('span', { class: 'tc-name', text: friendly }) : h('span', { class: 'tc-name', i18n: label, title: name }),
-      h('span', { class: 'tc-arg', text: open ? '' : keyArgument(name, record.arguments) }), // open: the rows below say it
+      open ? h('span', { class: 'tc-arg' }) : keyArgument(name, record.arguments), // open: the rows below say it
       h('span', { class: 'tc-status', role: 'status' },
         status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
         h('span', { i18n: outcome || statusKey })),
