@@ -22,6 +22,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp.types import (
+    CallToolResult,
     EmbeddedResource,
     ImageContent,
     ResourceLink,
@@ -91,6 +92,21 @@ def pictures(count: int, kilobytes: int = 0, caption: str = "") -> list[Any]:
         type="image", data=base64.b64encode(b"%PDF-1.7").decode(), mimeType="application/pdf"
     )
     return [*(i.to_image_content() for i in images), pdf, TextContent(type="text", text=caption)]
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def mirrored() -> CallToolResult:
+    """A PNG in the content, mirrored in structuredContent beside one found only there."""
+    shown = base64.b64encode(PNG).decode()
+    only_here = base64.b64encode(PNG + b"only here").decode()
+    return CallToolResult(
+        content=[ImageContent(type="image", data=shown, mimeType="image/png")],
+        structured_content={
+            "shot": {"type": "image", "data": shown, "mimeType": "image/png"},
+            "extra": [{"type": "image", "data": only_here, "mimeType": "image/png"}],
+            "title": "截图 \u202e🙂",
+        },
+    )
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))

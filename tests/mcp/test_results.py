@@ -73,3 +73,25 @@ def test_huge_results_are_bounded() -> None:
     assert result["content_left_out"] == 300
     images = [{"type": "image", "data": PNG, "mimeType": "image/png"}] * 10
     assert len(convert({"content": images}, server="s", tool="t")["card_images"]) == 4
+
+
+def test_structured_media_notes_say_where_the_image_went() -> None:
+    other = base64.b64encode(b"\x89PNG\r\n\x1a\n" + "红".encode() * 9).decode()
+    raw = {
+        "content": [{"type": "image", "data": PNG, "mimeType": "image/png"}],
+        "structuredContent": {
+            "mirror": {"type": "image", "data": PNG, "mimeType": "image/png"},
+            "deep": [[{"type": "image", "data": other, "mimeType": "\u202eimage/png" * 50}]],
+            "sound": {"type": "audio", "data": PNG, "mimeType": "audio/wav"},
+        },
+    }
+    structured = convert(raw, server="s", tool="t")["structured"]
+    assert structured["mirror"] == {
+        "type": "image",
+        "note": "image/png, 28 bytes: the same as image 1 of this result's images",
+    }
+    deep = structured["deep"][0][0]["note"]
+    assert deep.endswith("35 bytes, left out: not among this result's images, not shown")
+    assert len(deep) < 200  # a hostile mime type is cut
+    assert structured["sound"]["note"].startswith("audio/wav, 28 bytes, left out")
+    assert "shown on the card" not in json.dumps(structured)

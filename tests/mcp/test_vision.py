@@ -229,3 +229,22 @@ def test_a_turn_ended_after_tool_results_sends_one_user_message_next_time(
             text = person["content"]
             assert person.get("images") == [png(0), png(1)], messages
         assert text.endswith("再看 \u202e🙂") and "fake__pictures (2)" in text
+
+
+def test_structured_content_says_truly_where_its_images_went(make_rig: Any, marks: Path) -> None:
+    """A server that mirrors its image in structuredContent: the model is told which of the
+    result's images it is (shown to this vision model and on the card); an image found only
+    there is said to be left out, since nothing shows it."""
+    rig = ready(make_rig, marks, default_model=VISION)
+    rig.fake.add_model(VISION, ["completion", "tools", "vision"])
+    rig.fake.script(tool_turn([("fake__mirrored", {})]), text_turn("ok"))
+    _, turn = rig.send("截图")
+    assert rig.finish(turn, 30).type == "turn_finished"
+    request = rig.fake.chat_requests[1]
+    tool = next(m for m in request["messages"] if m["role"] == "tool")
+    structured = json.loads(tool["content"])["structured"]
+    assert structured["shot"]["note"].endswith("the same as image 1 of this result's images")
+    assert "left out" in structured["extra"][0]["note"]
+    assert structured["title"] == "截图 \u202e🙂"
+    assert "shown on the card" not in tool["content"] and "iVBOR" not in tool["content"]
+    assert ollama_images(request) == [base64.b64encode(PNG).decode()]  # shown once, as an image

@@ -77,7 +77,8 @@ def convert(raw: Mapping[str, Any], *, server: str, tool: str) -> ToolResult:
         params = {"server": server, "tool": tool, "detail": text}
         return failure(why, code="mcp_reported_error", params=params, server=server)
     result: ToolResult = {"success": True, "server": server, "content": text}
-    structured = _without_media(raw.get("structuredContent"))
+    shown = {image["data"]: number for number, image in enumerate(images, 1)}
+    structured = _without_media(raw.get("structuredContent"), shown)
     if structured is not None:
         dumped = json.dumps(structured, ensure_ascii=False, default=str)
         if len(dumped) <= MAX_STRUCTURED:
@@ -100,20 +101,30 @@ def convert(raw: Mapping[str, Any], *, server: str, tool: str) -> ToolResult:
     return result
 
 
-def _without_media(value: Any, depth: int = 0) -> Any:
+def _without_media(value: Any, shown: Mapping[str, int], depth: int = 0) -> Any:
     """structuredContent with image and audio data replaced by a note (some servers mirror
-    their content blocks there; the model must not get base64 it cannot see)."""
+    their content blocks there; the model must not get base64 it cannot see). The note says
+    which of this result's ``images`` it is when it is one (the card shows those and a vision
+    model is shown them), else that it was left out: nothing shows that one."""
     if depth > 64:
         return "…[nested too deeply]"
     if isinstance(value, Mapping):
         if value.get("type") in ("image", "audio") and isinstance(value.get("data"), str):
-            size = _decoded_size(value["data"])
-            mime = value.get("mimeType") or value.get("mime_type") or value.get("type")
-            return {"type": value["type"], "note": f"{mime}, {size} bytes, shown on the card"}
-        return {str(k): _without_media(v, depth + 1) for k, v in value.items()}
+            return {"type": value["type"], "note": _media_note(value, shown)}
+        return {str(k): _without_media(v, shown, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_without_media(v, depth + 1) for v in value]
+        return [_without_media(v, shown, depth + 1) for v in value]
     return value
+
+
+def _media_note(value: Mapping[str, Any], shown: Mapping[str, int]) -> str:
+    data = value["data"]
+    size = _decoded_size(data)
+    mime = str(value.get("mimeType") or value.get("mime_type") or value.get("type"))[:100]
+    number = shown.get(data) if value.get("type") == "image" else None
+    if number is not None:
+        return f"{mime}, {size} bytes: the same as image {number} of this result's images"
+    return f"{mime}, {size} bytes, left out: not among this result's images, not shown"
 
 
 def _image(block: Mapping[str, Any], images: list[dict[str, Any]], skipped: list[str]) -> None:
