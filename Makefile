@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test check bench package package-test clean venv
+.PHONY: run test check bench tool-schemas package package-test clean venv
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# After changing a built-in tool's argument model (tests/tools/test_schema_snapshot.py says when).
+tool-schemas: $(STAMP)
+	$(PY) -m tray_app.tools.schema_snapshot
+	$(VENV)/bin/ruff format tray_app/tools/tool_schemas.py
 
 # The bundle is rebuilt only when the app, the page, the packaging or the dependencies changed
 # (PyInstaller also keeps its analysis in build/ between runs).

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult
 
 
-class ListAllowedDirectoriesArgs(BaseModel):
+class ListAllowedDirectoriesArgs(ToolArgs):
     pass
 
 

@@ -17,7 +17,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tray_app.tool_errors import CodedError, ToolErrorCode, clean_params
 
@@ -26,6 +26,35 @@ if TYPE_CHECKING:
     from tray_app.tools.sandbox import SandboxPolicy
 
 ToolResult = dict[str, Any]
+
+
+class ToolArgs(BaseModel):
+    """The base of built-in tools' argument models.
+
+    Their validators are built at a tool's first call, not at import: a turn in which the model
+    calls no tool never needs them (the schemas the model sees come from ``tool_schemas.py``).
+    """
+
+    model_config = ConfigDict(defer_build=True)
+
+
+_BUILD_LOCK = threading.Lock()
+
+
+def model_key(model: type[BaseModel]) -> str:
+    """An argument model's key in ``tool_schemas.py``: where it is defined, so a test's own
+    model that borrows a built-in tool's name never picks up that tool's schema."""
+    return f"{model.__module__}.{model.__qualname__}"
+
+
+def validate_args(model: type[BaseModel], data: Any) -> BaseModel:
+    """``model.model_validate(data)``, building a deferred model first under a lock: pydantic's
+    own build at first use is not safe when two threads reach it at once."""
+    if not model.__pydantic_complete__:
+        with _BUILD_LOCK:
+            if not model.__pydantic_complete__:
+                model.model_rebuild()
+    return model.model_validate(data)
 
 
 class Risk(str, Enum):
@@ -107,6 +136,11 @@ class Tool:
     def schema(self) -> dict[str, Any]:
         if self.parameters is not None:
             return dict(self.parameters)
+        from tray_app.tools.tool_schemas import SCHEMAS  # generated: tools.schema_snapshot
+
+        known = SCHEMAS.get(model_key(self.args_model))
+        if known is not None:
+            return dict(known)
         return clean_schema(self.args_model.model_json_schema())
 
     def definition(self) -> dict[str, Any]:

@@ -7,10 +7,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tray_app.errors import SandboxViolation
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult, failure
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
     kind_of,
@@ -21,7 +21,7 @@ from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.undo_steps import commit_change, discard_change, record_change
 
 
-class CreateDirectoryArgs(BaseModel):
+class CreateDirectoryArgs(ToolArgs):
     path: str = Field(
         description="The folder to create (missing parents are created). " + PATH_HELP
     )

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tray_app.tool_errors import ToolErrorCode
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult, failure
 from tray_app.tools.binding import (
     changed_failure,
     changed_since_approval,
@@ -45,7 +45,7 @@ DELETE_MAX_ITEMS = 50_000
 DELETE_MAX_DEPTH = 256
 
 
-class DeleteFileArgs(BaseModel):
+class DeleteFileArgs(ToolArgs):
     path: str = Field(
         description="The file or folder to delete (it goes to the trash). " + PATH_HELP
     )

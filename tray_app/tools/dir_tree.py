@@ -12,9 +12,9 @@ import fnmatch
 import os
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP, _clamp
 from tray_app.tools.fs_read import _folder, _hidden_from_model
 from tray_app.tools.fs_safe import os_failure
@@ -23,7 +23,7 @@ from tray_app.tools.fs_walk import Entry, Walk, is_regular
 MAX_TREE_ENTRIES = 500
 
 
-class DirectoryTreeArgs(BaseModel):
+class DirectoryTreeArgs(ToolArgs):
     path: str = Field(description="The folder to show. " + PATH_HELP)
     max_depth: int = Field(default=3, description="How many folder levels to show (1-10).")
     exclude: list[str] = Field(

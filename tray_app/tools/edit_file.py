@@ -18,11 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator
 
 from tray_app.atomic import atomic_write
 from tray_app.tool_errors import CodedError
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.base import (
+    Risk,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    coded_failure,
+    failure,
+)
 from tray_app.tools.binding import bytes_binding, changed_failure, changed_since_approval
 from tray_app.tools.edit_match import Match, NoMatch, apply_all
 from tray_app.tools.file_args import PATH_HELP
@@ -52,7 +60,7 @@ MAX_EDITS = 100
 RESULT_DIFF_CHARS = 6000
 
 
-class TextEdit(BaseModel):
+class TextEdit(ToolArgs):
     old_text: str = Field(
         validation_alias=AliasChoices("old_text", "oldText", "old", "search"),
         description="The exact text to replace, copied from the file (a few lines).",
@@ -63,7 +71,7 @@ class TextEdit(BaseModel):
     )
 
 
-class EditFileArgs(BaseModel):
+class EditFileArgs(ToolArgs):
     path: str = Field(description="The text file to edit. " + PATH_HELP)
     edits: list[TextEdit] = Field(
         min_length=1,

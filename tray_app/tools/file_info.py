@@ -11,9 +11,9 @@ import os
 import stat
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import (
     NotReadable,
@@ -29,7 +29,7 @@ from tray_app.tools.text_codec import EncodingProblem, decode, detect_bom
 MAX_COUNT_BYTES = 5 * 1024 * 1024  # larger files get no line count
 
 
-class GetFileInfoArgs(BaseModel):
+class GetFileInfoArgs(ToolArgs):
     path: str = Field(description="The file or folder to describe. " + PATH_HELP)
 
 

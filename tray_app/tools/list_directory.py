@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
 from tray_app.tools.fit_list import fitting, room_for
 from tray_app.tools.fs_read import _folder, _hidden_from_model
@@ -27,7 +27,7 @@ MAX_LIST_ENTRIES = 500
 _LISTED_TYPES = frozenset({"file", "directory", "symlink"})  # pipes, sockets, devices: "other"
 
 
-class ListDirectoryArgs(BaseModel):
+class ListDirectoryArgs(ToolArgs):
     path: str = Field(description="The folder to list. " + PATH_HELP)
     recursive: bool = Field(default=False, description="Also list the contents of sub-folders.")
     max_depth: int = Field(

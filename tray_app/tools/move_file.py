@@ -18,10 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, Field
 
 from tray_app.tool_errors import CodedError
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.base import (
+    Risk,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    coded_failure,
+    failure,
+)
 from tray_app.tools.binding import changed_failure, changed_since_approval, file_binding
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import human_size, kind_of, os_failure
@@ -30,7 +38,7 @@ from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.undo_steps import commit_change, discard_change
 
 
-class MoveFileArgs(BaseModel):
+class MoveFileArgs(ToolArgs):
     source: str = Field(
         validation_alias=AliasChoices("source", "src", "from", "path", "old_path"),
         description="The file or folder to move or rename. " + PATH_HELP,

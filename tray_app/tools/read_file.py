@@ -6,9 +6,17 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.base import (
+    Risk,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    coded_failure,
+    failure,
+)
 from tray_app.tools.file_args import PATH_HELP, _clamp, _encoding
 from tray_app.tools.fit import cut_note, json_chars
 from tray_app.tools.fs_safe import (
@@ -31,7 +39,7 @@ MAX_READ_BYTES = 1024 * 1024
 MAX_READ_LINES = 500
 
 
-class ReadFileArgs(BaseModel):
+class ReadFileArgs(ToolArgs):
     path: str = Field(description="The file to read. " + PATH_HELP)
     encoding: str | None = Field(
         default=None,

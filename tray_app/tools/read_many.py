@@ -11,10 +11,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from tray_app.errors import SandboxViolation
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.base import (
+    Risk,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    coded_failure,
+    failure,
+)
 from tray_app.tools.file_args import PATH_HELP
 from tray_app.tools.fs_safe import os_failure, split_lines
 from tray_app.tools.read_file import ReadFileArgs, read_file
@@ -24,7 +32,7 @@ CONTENT_BUDGET = 12_000  # characters of content, as JSON (escapes counted), for
 FILE_OVERHEAD = 300  # a file's path, encoding, sizes and line facts, as JSON
 
 
-class ReadMultipleFilesArgs(BaseModel):
+class ReadMultipleFilesArgs(ToolArgs):
     paths: list[str] = Field(
         min_length=1,
         max_length=MAX_FILES,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from tray_app.tools import search_rg
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult
 from tray_app.tools.file_args import PATH_HELP, _clamp, _extension
 from tray_app.tools.fit import json_chars
 from tray_app.tools.fit_list import fitting, room_for
@@ -22,7 +22,7 @@ SEARCH_MAX_DEPTH = 32
 MAX_OFFSET = 100_000  # the search keeps the matches it skips: bounded
 
 
-class SearchFilesArgs(BaseModel):
+class SearchFilesArgs(ToolArgs):
     path: str = Field(description="The folder to search in. " + PATH_HELP)
     query: str = Field(
         min_length=1,

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tray_app.tool_errors import ToolErrorCode
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext, ToolResult, failure
 from tray_app.tools.command_policy import check_command
 from tray_app.tools.process import RunOutcome, run_captured
 from tray_app.tools.sandbox import HOME_SECRET_DIRS
@@ -65,7 +65,7 @@ MACOS_PROFILE = """(version 1)
 """
 
 
-class RunCommandArgs(BaseModel):
+class RunCommandArgs(ToolArgs):
     command: str = Field(description="The shell command to execute.")
     cwd: str | None = Field(
         default=None, description="Working directory for the command. Default: the workspace."

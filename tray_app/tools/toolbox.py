@@ -34,6 +34,7 @@ from tray_app.tools.base import (
     coded_failure,
     failure,
     parse_arguments,
+    validate_args,
 )
 from tray_app.tools.fit import fit_result, json_chars
 from tray_app.tools.fs_safe import os_error_code
@@ -101,7 +102,7 @@ class Toolbox:
                 f"tool {name!r} is not enabled", code="tool_not_enabled", params={"name": name}
             )
         try:
-            return CheckedCall(tool, tool.args_model.model_validate(parse_arguments(args)))
+            return CheckedCall(tool, validate_args(tool.args_model, parse_arguments(args)))
         except ValidationError as exc:
             return invalid_arguments(name, exc)
         except RecursionError:  # json.loads of "[[[[..." nested thousands deep

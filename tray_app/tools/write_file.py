@@ -12,11 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from tray_app.atomic import atomic_write
 from tray_app.errors import SandboxViolation
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, coded_failure, failure
+from tray_app.tools.base import (
+    Risk,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolResult,
+    coded_failure,
+    failure,
+)
 from tray_app.tools.binding import (
     changed_failure,
     changed_since_approval,
@@ -52,7 +60,7 @@ MAX_WRITE_BYTES = 5 * 1024 * 1024
 FORMAT_SNIFF_BYTES = 64 * 1024
 
 
-class WriteFileArgs(BaseModel):
+class WriteFileArgs(ToolArgs):
     path: str = Field(description="The file to create or overwrite. " + PATH_HELP)
     content: str = Field(description="The complete new content of the file (up to 5 MB).")
     encoding: str | None = Field(
