@@ -31,6 +31,7 @@ def test_list_models_and_status_say_why_when_the_server_is_down(make_rig: Any) -
     assert result["models"] == [] and "ollama" in result["error"].lower()
     status = rig.core.server_status()
     assert status["reachable"] is False and status["error"]
+    assert status["code"] == "provider_unavailable"  # the page words it in the user's language
 
 
 def test_pull_streams_progress_then_refreshes_the_models(make_rig: Any) -> None:

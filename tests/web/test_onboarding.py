@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -168,3 +169,41 @@ def test_workspace_folder_per_chat(app: App) -> None:
     page.press("#workspace-input", "Enter")
     expect(page.locator(".toast.error")).to_be_visible()
     assert app.core.list_sessions()[0]["workspace"] == str(sub)
+
+
+def _gap_after_label(page: Any, step: int) -> float:
+    """Pixels between a step's label and the link or command after it."""
+    return float(
+        page.locator("#onboarding .ob-steps li")
+        .nth(step)
+        .evaluate(
+            "li => li.lastElementChild.getBoundingClientRect().left"
+            " - li.querySelector('.ob-step-label').getBoundingClientRect().right"
+        )
+    )
+
+
+def test_onboarding_speaks_chinese_down_to_its_details(make_app: AppFactory) -> None:
+    """Issue [page] #14 items 4 and 5: the details were English, and 安装 Ollama： had a space."""
+    down = f"http://127.0.0.1:{closed_port()}"
+    app = make_app(endpoint=down, language="zh-CN")
+    page = app.page
+    card = page.locator("#onboarding .ob-card")
+    expect(card.locator("h2")).to_have_text("Ollama 没有运行")
+    card.locator(".ob-details summary").click()
+    cause = card.locator(".ob-cause")
+    expect(cause).to_have_text(f"{down} 没有响应：那里没有运行服务，或连接被阻止。")
+    # The message as it came stays, quoted and marked as English for screen readers.
+    raw = card.locator("blockquote.ob-error")
+    expect(raw).to_have_attribute("lang", "en")
+    expect(raw).to_contain_text(down)
+    # A full-width colon brings its own room: no extra space before the link or the command.
+    assert "： " not in card.locator(".ob-steps").inner_text()
+    assert _gap_after_label(page, 0) < 1 and _gap_after_label(page, 1) < 1
+    # Switched to English, the label gets its space back and the cause is English.
+    page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    expect(cause).to_have_text(
+        f"Nothing answers at {down}: no server is running there, or the connection is blocked."
+    )
+    wait_until(lambda: _gap_after_label(page, 0) > 2 and _gap_after_label(page, 1) > 2)
+    assert app.page_errors == []

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tray_app.core.results import ApiKeySaved, ModelList, PullStarted, ServerStatus
 from tray_app.core.settings_service import Secrets, SettingsService
-from tray_app.errors import InvalidRequest, ProviderError, Unsupported
+from tray_app.errors import InvalidRequest, ProviderError, Unsupported, error_code
 from tray_app.events import Event, ModelsUpdated, PullProgressEvent
 from tray_app.providers.base import ModelInfo, Provider
 from tray_app.providers.factory import make_provider
@@ -105,8 +105,13 @@ class ModelService:
         try:
             version = await self.provider.version()
         except ProviderError as exc:
-            return {"reachable": False, "version": None, "error": str(exc)}
-        return {"reachable": True, "version": version, "error": None}
+            return {
+                "reachable": False,
+                "version": None,
+                "error": str(exc),
+                "code": error_code(exc),
+            }
+        return {"reachable": True, "version": version, "error": None, "code": None}
 
     def pull(self, name: str) -> PullStarted:
         """Start pulling a model; progress arrives as ``pull_progress`` events."""

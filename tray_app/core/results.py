@@ -89,6 +89,7 @@ class ServerStatus(TypedDict):
     reachable: bool
     version: str | None
     error: str | None
+    code: str | None  # ``errors.error_code``: the page says it in the user's language
 
 
 class PullStarted(TypedDict):

@@ -286,10 +286,10 @@ async function checkServer() {
   try {
     store.server = await call('server_status');
   } catch (err) {
-    store.server = { reachable: false, error: err.message };
+    store.server = { reachable: false, error: err.message, code: err.code };
   }
   if (!store.server.reachable) {
-    ui.onboarding.show('unreachable', { endpoint: store.settings?.endpoint, error: store.server.error });
+    ui.onboarding.show('unreachable', { endpoint: store.settings?.endpoint, error: store.server.error, code: store.server.code });
   } else {
     await refreshModels();
     if (!store.models.length) ui.onboarding.show('no_models');

@@ -2,7 +2,7 @@
 // a retry, and pulling a model with a progress bar.
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { tx } from './i18n.js';
+import { hasText, tx } from './i18n.js';
 import { bytes } from './format.js';
 import { codeSpans } from './message.js';
 
@@ -25,30 +25,35 @@ export class Onboarding {
     this.el.replaceChildren();
   }
 
-  show(state, { endpoint = '', error = '' } = {}) {
+  show(state, { endpoint = '', error = '', code = '' } = {}) {
     if (this.state === 'pulling' && state === 'no_models') return;
     this.state = state;
     this.el.hidden = false;
-    if (state === 'unreachable') this.renderUnreachable(endpoint, error);
+    if (state === 'unreachable') this.renderUnreachable(endpoint, error, code);
     else this.renderNoModels();
   }
 
-  renderUnreachable(endpoint, error) {
+  renderUnreachable(endpoint, error, code) {
+    const cause = hasText(`onboard.cause.${code}`) ? `onboard.cause.${code}` : 'onboard.cause.provider_error';
     this.el.replaceChildren(h('div', { class: 'ob-card' },
       h('div', { class: 'ob-icon warn' }, icon('alert')),
       h('h2', { i18n: 'onboard.unreachable_title' }),
       h('p', { i18n: ['onboard.unreachable_text', { endpoint }] }),
       h('ol', { class: 'ob-steps' },
-        h('li', {}, h('span', { i18n: 'onboard.step_install' }), ' ',
+        // No space of our own after the label: English adds one in CSS, a full-width colon
+        // (安装 Ollama：) already has its room.
+        h('li', {}, h('span', { class: 'ob-step-label', i18n: 'onboard.step_install' }),
           h('a', { href: 'https://ollama.com/download', class: 'ext-link', onclick: (e) => {
             e.preventDefault();
             this.actions.onOpenLink('https://ollama.com/download');
           } }, h('span', { text: 'ollama.com/download' }), icon('external'))),
-        h('li', {}, h('span', { i18n: 'onboard.step_start' }), ' ', h('code', { text: 'ollama serve' })),
+        h('li', {}, h('span', { class: 'ob-step-label', i18n: 'onboard.step_start' }), h('code', { text: 'ollama serve' })),
         h('li', { i18n: 'onboard.step_retry' })),
-      // The server's own words repeat the steps above: kept, folded, for a closer look.
+      // What went wrong in the user's language (from the error's code), then the message as it
+      // came (English, quoted) for a closer look or a bug report: folded, it repeats the steps.
       error ? h('details', { class: 'ob-details' }, h('summary', { i18n: 'onboard.details' }),
-        h('p', { class: 'ob-error' }, codeSpans(error))) : null,
+        h('p', { class: 'ob-cause', i18n: [cause, { endpoint }] }),
+        h('blockquote', { class: 'ob-error', lang: 'en', dir: 'auto' }, codeSpans(error))) : null,
       h('div', { class: 'ob-actions' },
         h('button', { class: 'btn', type: 'button', i18n: 'onboard.open_settings', onclick: () => this.actions.onSettings() }),
         h('button', { class: 'btn primary', type: 'button', icon: 'retry', onclick: (e) => this.retry(e.currentTarget) },
