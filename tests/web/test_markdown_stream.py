@@ -227,7 +227,8 @@ async ({ head, lines, tail }) => {
     kept = kept && el.querySelector('.md-tail pre code') === first;
     painted = painted || Boolean(el.querySelector('.md-tail .hljs'));
   }
-  const openText = first.textContent;
+  // The open block is shown in line groups (each a block: the line break between them).
+  const openText = [...first.children].map((group) => group.textContent).join('\\n');
   text += tail;
   stream.setText(text);
   while (stream.finish());

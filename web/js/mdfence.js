@@ -7,6 +7,8 @@
 // A fence that starts a line (the fast path takes only unindented fences: an indented one has
 // its indentation taken off each line, which the one-pass render must do).
 const OPENING = /(`{3,}|~{3,})[^\n]*\n/y;
+// Characters of the open block in one line box container (see append).
+const GROUP = 2048;
 
 /** Whether `token` is a fenced code block whose opening line is complete (it is surely one). */
 export function fenceStarted(token) {
@@ -75,6 +77,12 @@ export class OpenFence {
     this.node = null;
   }
 
+  /** Where the line that closed the fence (grow() said false) ends in `text`. */
+  closedAt(text) {
+    const nl = text.indexOf('\n', this.lineStart);
+    return nl < 0 ? text.length : nl + 1;
+  }
+
   /**
    * Draws what `text` adds to the block; false when a complete line of it closes the fence
    * (then the caller draws the text the usual way). Each character is looked at once.
@@ -89,10 +97,38 @@ export class OpenFence {
       from = nl + 1;
     }
     if (code) {
-      this.node = document.createTextNode(text.slice(this.body));
-      code.replaceChildren(this.node);
-    } else this.node.appendData(text.slice(this.length));
+      this.code = code;
+      code.replaceChildren();
+      this.newGroup();
+      this.append(text.slice(this.body));
+    } else this.append(text.slice(this.length));
     this.length = text.length;
     return true;
+  }
+
+  // The text goes into blocks of about GROUP characters, each its own line box container, so
+  // the engine lays out and shapes the new lines only, not the whole block again each frame.
+  // The line break between two blocks is the blocks' own (this is the open view only: the
+  // closed block is drawn again as one).
+  append(more) {
+    let rest = more;
+    while (this.size + rest.length > GROUP) {
+      const nl = rest.lastIndexOf('\n', Math.max(GROUP - this.size, 0));
+      const at = nl >= 0 ? nl : rest.indexOf('\n');
+      if (at < 0) break;
+      this.node.appendData(rest.slice(0, at));
+      this.newGroup();
+      rest = rest.slice(at + 1);
+    }
+    this.node.appendData(rest);
+    this.size += rest.length;
+  }
+
+  newGroup() {
+    this.node = document.createTextNode('');
+    this.size = 0;
+    const group = document.createElement('div');
+    group.append(this.node);
+    this.code.append(group);
   }
 }

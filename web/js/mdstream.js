@@ -45,6 +45,7 @@ export class MarkdownStream {
     this.open = null; // the list or table being committed item by item
     this.tail = null; // redrawn every frame with the unfinished rest
     this.fence = null; // the open code block the tail ends with, grown as text (mdfence.js)
+    this.wholeTo = 0; // the end of the code block that just closed: drawn in one step
     this.done = false;
   }
 
@@ -65,11 +66,14 @@ export class MarkdownStream {
       return false;
     }
     if (this.fence) {
-      if (!final && this.fence.grow(text)) {
+      const open = this.fence.grow(text);
+      if (open && !final) {
         this.text = text;
         return false;
       }
-      this.fence = null; // closed (or final): lexed and drawn once, the usual way
+      // Closed (or final): lexed and drawn the usual way, in one step (not a growing series).
+      this.wholeTo = open ? text.length : this.fence.closedAt(text);
+      this.fence = null;
     }
     const start = performance.now();
     if (until && start >= until) return true;
@@ -94,7 +98,7 @@ export class MarkdownStream {
   // again each step), so drawing a text costs time linear in its length.
   cut(text) {
     const drawn = this.text.length;
-    const step = Math.max(STEP, drawn - this.pos);
+    const step = Math.max(STEP, drawn - this.pos, this.wholeTo - drawn);
     if (text.length - drawn <= step) return text.length;
     const nl = text.lastIndexOf('\n', drawn + step);
     return nl > drawn ? nl : drawn + step;
