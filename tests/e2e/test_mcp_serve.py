@@ -142,17 +142,18 @@ async def test_yes_all_deletes_without_a_notification_and_the_app_can_undo_it(
     """The flag approves before anything is published: no notification flashes for the
     delete. A later call without the flag is the barrier: once its notification shows, one
     for the delete (published earlier, handled in order) would have shown before it."""
-    (workspace / NAME).write_text("旧\n", encoding="utf-8")
+    gone = "删我 \u202etxt.exe 🗑.md"  # a name no other test's notification carries
+    (workspace / gone).write_text("旧\n", encoding="utf-8")
     async with serve(app, workspace, errlog, "--yes-all") as client:
-        deleted = await client.call_tool("delete_file", {"path": NAME})
+        deleted = await client.call_tool("delete_file", {"path": gone})
     assert deleted.is_error is False, deleted.content
-    assert not (workspace / NAME).exists()
+    assert not (workspace / gone).exists()
     async with serve(app, workspace, errlog) as client:
         call = asyncio.create_task(
             client.call_tool("write_file", {"path": "屏障.md", "content": "x"})
         )
         await until(lambda: asking(desktop, "屏障.md"), "the asked write's notification")
-        assert [n["body"] for n in desktop.notifications() if "报告" in n["body"]] == []
+        assert [n["body"] for n in desktop.notifications() if "删我" in n["body"]] == []
         [pending] = app.core("pending_approvals")
         app.core("decide", pending["call_id"], False, by="popup")
         assert (await asyncio.wait_for(call, 60)).is_error is True
@@ -162,4 +163,4 @@ async def test_yes_all_deletes_without_a_notification_and_the_app_can_undo_it(
     [delete] = [c for c in calls if c["name"] == "delete_file"]
     assert (delete["decision"], delete["decided_by"]) == ("approved", "mcp_flag")
     app.core("undo", delete["call_id"])
-    assert (workspace / NAME).read_text(encoding="utf-8") == "旧\n"
+    assert (workspace / gone).read_text(encoding="utf-8") == "旧\n"
