@@ -16,9 +16,10 @@ SERVE_WAIT = 60.0  # a loaded CI machine imports the SDK and uvicorn slowly
 
 
 class Served:
-    def __init__(self, url: str, marks: Path) -> None:
+    def __init__(self, url: str, marks: Path, process: subprocess.Popen[bytes]) -> None:
         self.url = url
         self.marks = marks
+        self.process = process
 
     def requests(self) -> list[str]:
         log = self.marks / "requests"
@@ -46,7 +47,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
             f"the {mode} server to listen",
         )
         path = {"http": "/mcp", "sse": "/sse"}.get(mode, "/mcp")
-        return Served(f"http://127.0.0.1:{port}{path}", marks)
+        return Served(f"http://127.0.0.1:{port}{path}", marks, proc)
 
     yield start
     for proc in running:

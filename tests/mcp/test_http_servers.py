@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import ROOT, wait_for
+from tests.mcp.conftest import ROOT, fake_entry, wait_for
 from tests.mcp.http_keyring import BACKEND, FileKeyring
 from tests.mcp.http_serve import Served, serve
 from tray_app.errors import InvalidRequest
@@ -254,3 +255,28 @@ def test_a_secret_set_for_a_server_restarts_it_and_is_never_echoed(
     assert FileKeyring().get_password("metona-tray", "mcp:emoji 名") is None
     assert all(TOKEN not in json.dumps(s) for s in rig.core.mcp_status())
     assert TOKEN not in json.dumps(rig.core.get_settings(), ensure_ascii=False)
+
+
+def test_a_crashed_server_says_it_closed_the_connection_and_the_page_hears_it(
+    make_rig: Any, tmp_path: Path
+) -> None:
+    """Before, the SDK's teardown error ("exit cancel scope in a different task") was the last
+    error Settings showed for every server that ended; now it says what happened."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    rig: Rig = make_rig(default_registry=True, mcp_servers={"本地": fake_entry(marks)})
+    wait_for(lambda: status_of(rig, "本地").get("status") == "ready", 60, "ready")
+    manager = rig.core._mcp.manager
+    assert manager is not None
+    with pytest.raises(Exception):  # noqa: B017 - the SDK's "connection closed" error
+        manager.call("本地", "crash", {}, cancel=threading.Event())
+
+    def first_failure() -> str | None:
+        for event in rig.log.of_type("mcp_status"):
+            row = next((s for s in event.servers if s["name"] == "本地"), {})
+            if row.get("status") == "failed":
+                return str(row["error"])
+        return None
+
+    error = wait_for(first_failure, 60, "an mcp_status event saying it failed")
+    assert error == "the server closed the connection"

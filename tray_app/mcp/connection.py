@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import time
 import warnings
 from collections.abc import Awaitable, Callable
@@ -87,6 +88,8 @@ def describe_error(exc: BaseException) -> str:
         exc = inner[0]
         inner = getattr(exc, "exceptions", None)
     text = " ".join(str(exc).split())[:300]
+    if not text and type(exc).__module__.startswith("httpx"):
+        text = "the connection to the server broke"  # httpx's read errors often say nothing
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -178,7 +181,7 @@ class ServerConnection:
                 message_handler=self._on_message,
                 cache=None,
             )
-            await asyncio.wait_for(stack.enter_async_context(client), CONNECT_TIMEOUT)
+            await _enter_within(stack, client, CONNECT_TIMEOUT)
             self._client = client
             self.state.protocol = client.protocol_version
             await self._list_tools(client)
@@ -332,6 +335,18 @@ class ServerConnection:
         )
         data: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return data
+
+
+async def _enter_within(stack: AsyncExitStack, client: Any, seconds: float) -> None:
+    """Enter the client in this task: the SDK's cancel scopes must be left by the task that
+    entered them, and ``wait_for`` on Python 3.11 runs its coroutine in a task of its own, so
+    the end of every connection was reported as "exit cancel scope in a different task"
+    instead of what happened. ``asyncio.timeout`` stays in this task."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            await stack.enter_async_context(client)
+    else:  # 3.10 has no asyncio.timeout; its wait_for has the same limit
+        await asyncio.wait_for(stack.enter_async_context(client), seconds)
 
 
 class _Watched:
