@@ -248,3 +248,42 @@ def test_structured_content_says_truly_where_its_images_went(make_rig: Any, mark
     assert structured["title"] == "截图 \u202e🙂"
     assert "shown on the card" not in tool["content"] and "iVBOR" not in tool["content"]
     assert ollama_images(request) == [base64.b64encode(PNG).decode()]  # shown once, as an image
+
+
+def test_a_tools_images_are_stored_once_and_a_reloaded_chat_still_shows_them(
+    make_rig: Any, marks: Path
+) -> None:
+    """The real SQLite store: the image data is in the call's result only (the tool message
+    keeps references); the next turn, the card, the export and a re-imported copy still
+    have them."""
+    rig = ready(make_rig, marks, default_model=VISION, sqlite=True)
+    rig.fake.add_model(VISION, ["completion", "tools", "vision"])
+    rig.fake.script(
+        tool_turn([("fake__pictures", {"count": 2, "kilobytes": 30, "caption": HOSTILE})]),
+        text_turn("两个红点"),
+    )
+    sid, turn = rig.send("截图 \u202e")
+    assert rig.finish(turn, 30).type == "turn_finished"
+    shots = [png(0, 30), png(1, 30)]
+
+    exported = rig.core.export_session(sid, fmt="json")["data"]
+    text = json.dumps(exported)
+    assert all(text.count(shot) == 1 for shot in shots)  # once: in the call's result
+    (tool,) = [m for m in exported["messages"] if m["role"] == "tool"]
+    assert len(tool["images"]) == 2 and not any(shot in tool["images"] for shot in shots)
+    assert "card-image:" not in rig.core.export_session(sid)["data"]  # no reference shows
+    snapshot = rig.core.get_session(sid)
+    (call,) = snapshot["tool_calls"]
+    assert [i["data"] for i in call["result"]["card_images"]] == shots
+
+    rig.fake.script(text_turn("还在"))
+    _, turn = rig.send("再看", sid)
+    assert rig.finish(turn, 30).type == "turn_finished"
+    assert ollama_images(rig.fake.chat_requests[-1]) == shots
+
+    # Imported again into the same store: new message ids, the references still hold.
+    copy = rig.core._chats.import_json(exported)  # type: ignore[attr-defined]
+    rig.fake.script(text_turn("副本"))
+    _, turn = rig.send("副本里呢", copy.id)
+    assert rig.finish(turn, 30).type == "turn_finished"
+    assert ollama_images(rig.fake.chat_requests[-1]) == shots

@@ -22,6 +22,7 @@ from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirma
 from tray_app.agent.call_results import NOT_RUN, for_model, refused, tools_disabled
 from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.agent.progress import progress_reporter
+from tray_app.agent.stored_images import stored_form
 from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, ClientFlag, Publish, ToolCallEvent, ToolCallUpdate
 from tray_app.messages import (
@@ -127,7 +128,8 @@ class CallHandler:
             tool_call_id=record.provider_id,
             images=tool_result_images(result),
         )
-        self.chats.add_message(message)
+        # The images are stored once, with the call's result: the store's copy refers to them.
+        self.chats.add_message(stored_form(message, record.call_id))
         if self.on_message is not None:
             self.on_message(message)
         if self.on_tool_record is not None:

@@ -29,6 +29,7 @@ from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.history import TurnHistory
 from tray_app.agent.notices import notice_text
 from tray_app.agent.prompts import build_system_prompt
+from tray_app.agent.stored_images import resolved
 from tray_app.errors import ProviderError, StoreError
 from tray_app.errors import error_code as command_error_code
 from tray_app.events import (
@@ -283,7 +284,7 @@ class AgentTurn:
         think = self.config.settings.think if info.supports("thinking") else None
         vision = info.supports("vision")
         history = TurnHistory.load(
-            self.chats.messages(self.session_id),
+            resolved(self.chats.messages(self.session_id), self.chats, self.session_id),
             self.turn_id,
             vision=vision,
             tool_result_limit=self.config.settings.tool_result_limit,
