@@ -227,8 +227,13 @@ async ({ head, lines, tail }) => {
     kept = kept && el.querySelector('.md-tail pre code') === first;
     painted = painted || Boolean(el.querySelector('.md-tail .hljs'));
   }
-  // The open block is shown in line groups (each a block: the line break between them).
-  const openText = [...first.children].map((group) => group.textContent).join('\\n');
+  // The open block is shown in line groups; its Copy button copies the lines as they are.
+  const copied = new Promise((resolve) => {
+    const clipboard = { writeText: async (copiedText) => resolve(copiedText) };
+    Object.defineProperty(navigator, 'clipboard', { value: clipboard });
+  });
+  el.querySelector('.md-tail .code-copy').click();
+  const openText = await copied;
   text += tail;
   stream.setText(text);
   while (stream.finish());

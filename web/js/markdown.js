@@ -121,7 +121,7 @@ function wrapCode(pre) {
   }, icon('copy'));
   copy.addEventListener('click', async () => {
     const source = pre.querySelector('code');
-    if (await copyText(source ? source.textContent : pre.textContent)) flash(copy);
+    if (await copyText(source ? codeText(source) : pre.textContent)) flash(copy);
   });
   // Long lines scroll sideways by default; the toggle wraps them instead.
   const wrap = h('button', {
@@ -132,6 +132,13 @@ function wrapCode(pre) {
   const head = h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: lang }), h('span', { class: 'code-tools' }, wrap, copy));
   pre.replaceWith(box);
   box.append(head, pre);
+}
+
+// A code block still streaming shows its lines in groups (mdfence.js): the line break between
+// two groups is the groups' own, not in their text.
+function codeText(code) {
+  const groups = code.querySelectorAll(':scope > div');
+  return groups.length ? [...groups].map((group) => group.textContent).join('\n') : code.textContent;
 }
 
 function flash(button) {
