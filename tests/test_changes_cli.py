@@ -36,13 +36,19 @@ def cli(metona_home: Path, tmp_path: Path) -> Any:
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, lang: str = "") -> subprocess.CompletedProcess[str]:
+        here = dict(env)
+        if lang:  # the terminal's language, as a Chinese desktop sets it
+            for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+                here.pop(name, None)
+            here["LANG"] = lang
         done = subprocess.run(
             [sys.executable, "-m", "tray_app", *args],
             input="",
             capture_output=True,
             text=True,
-            env=env,
+            encoding="utf-8",
+            env=here,
             cwd=tmp_path,
             timeout=90,
         )
@@ -147,6 +153,26 @@ def test_a_change_edited_since_is_refused_and_left_alone(cli: Any, changed: Path
     assert "changed since" in refused.stderr and len(refused.stderr.splitlines()) == 1
     assert (changed / OLD_NAME).read_text(encoding="utf-8") == "the user's own edit"
     assert listed(cli)[1]["undone"] is False
+
+
+def test_in_chinese_a_refused_undo_says_why_in_chinese(cli: Any, changed: Path) -> None:
+    """LANG=zh_CN: the journal's English sentence stays for logs; the user reads Chinese, with
+    the hostile name's direction control written out."""
+    (changed / NEW_NAME).write_text("用户自己的修改", encoding="utf-8")
+    refused = cli("undo", "1", lang="zh_CN.UTF-8")
+    assert refused.returncode == 1
+    line = refused.stderr.strip()
+    assert line.startswith("metona-tray undo: 无法撤销：在智能体更改之后，"), line
+    assert line.endswith("evil.txt 又被修改过"), line
+    assert "⟨U+202E⟩" in line and "\u202e" not in line and "changed since" not in line, line
+    assert (changed / NEW_NAME).read_text(encoding="utf-8") == "用户自己的修改"
+    listing = cli("changes", lang="zh_CN.UTF-8")
+    assert listing.returncode == 0 and "[可撤销]" in listing.stdout, listing.stdout
+    missing = cli("undo", "报告\u202e🎉", lang="zh_CN.UTF-8")
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == (
+        "metona-tray undo: 无法撤销：撤销日志中没有更改 报告⟨U+202E⟩🎉"
+    ), missing.stderr
 
 
 def test_usage_errors(cli: Any) -> None:

@@ -31,6 +31,8 @@ from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 from tray_app.tools.journal import Journal
 
+NOTHING = {"success": False, "error": "nothing to undo", "code": "undo_nothing", "params": {}}
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -224,5 +226,5 @@ def test_kill_loop_keeps_every_recorded_change_undoable(
 
     results = [journal.undo_last() for _ in range(len(entries) + 1)]
     assert all(r["success"] for r in results[:-1]), [r for r in results if not r["success"]]
-    assert results[-1] == {"success": False, "error": "nothing to undo"}
+    assert results[-1] == NOTHING
     assert snapshot(work) == before

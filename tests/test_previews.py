@@ -25,7 +25,7 @@ from tray_app.messages import (
     read_preview,
     with_facts,
 )
-from tray_app.terminal_render import preview_summary
+from tray_app.terminal_preview import preview_summary
 from tray_app.tools.base import Risk, Tool, ToolContext
 from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.sandbox import SandboxPolicy

@@ -76,6 +76,10 @@ def test_tool_failures_are_said_in_chinese_in_a_chinese_terminal(
     assert "\u202e" not in stderr and "\x1b" not in stderr  # nothing rewrites the terminal
     assert "位于系统文件夹 /etc 内，不允许访问" in failed[1], failed[1]
     assert "未更改：找不到要替换的文本" in failed[2], failed[2]
+    # under it, the file's nearest lines, as the card shows them
+    after = stderr.splitlines()
+    at = after.index(failed[2])
+    assert after[at + 1 : at + 3] == ["    1: 第一行", "    2: 第二行"], after[at : at + 4]
     sent = [
         json.loads(m["content"])
         for m in fake_ollama.chat_requests[1]["messages"]
@@ -127,7 +131,12 @@ def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_w
     )
     said = approval_text(event, "zh-CN")
     assert "⛔ 已被命令黑名单拒绝：reboot 会关闭计算机" in said
+    # the heading and the summary line in Chinese too (where it runs, whether sandboxed)
+    assert "── 需要确认：run_command（运行命令）" in said, said
+    assert f"   在 {tmp_path} 中运行（" in said and "runs in" not in said, said
     assert "\u202e" not in said and "⟨U+202E⟩gnp.exe" in said
     english = approval_text(event, "en")
     assert "⛔" not in english and "refused by the command blacklist" in english
+    assert "── approval needed: run_command (command)" in english
+    assert f"   runs in {tmp_path} (" in english
     assert "\u202e" not in english

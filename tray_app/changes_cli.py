@@ -15,8 +15,10 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tray_app.core.turns import system_language
 from tray_app.errors import MetonaError, NotFound
 from tray_app.paths import AppPaths
+from tray_app.terminal_errors import undo_failure_text
 
 if TYPE_CHECKING:
     from tray_app.core.bootstrap import RunningApp
@@ -58,12 +60,34 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
+#: The list's words in the terminal's language (a reason stays as the journal wrote it).
+WORDS = {
+    "en": {
+        "none": "No changes recorded.",
+        "undone": "undone",
+        "can": "can undo",
+        "cannot": "cannot undo",
+    },
+    "zh-CN": {
+        "none": "没有记录的更改。",
+        "undone": "已撤销",
+        "can": "可撤销",
+        "cannot": "无法撤销",
+    },
+}
+
+
+def _words() -> dict[str, str]:
+    return WORDS[system_language()]
+
+
 def _status(entry: dict[str, Any]) -> str:
+    words = _words()
     if entry["undone"]:
-        return "undone"
+        return words["undone"]
     if entry["undoable"]:
-        return "can undo"
-    return f"cannot undo: {entry['reason']}" if entry["reason"] else "cannot undo"
+        return words["can"]
+    return f"{words['cannot']}: {entry['reason']}" if entry["reason"] else words["cannot"]
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +127,7 @@ def run_changes(
         out.write(text + "\n")
         return EXIT_OK
     if not entries:
-        out.write("No changes recorded.\n")
+        out.write(_words()["none"] + "\n")
         return EXIT_OK
     width = max(len(str(e["seq"])) for e in entries)
     tools = max(len(e["tool"]) for e in entries)
@@ -126,7 +150,8 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     try:
         result = app.core.undo_last() if args.last else app.core.undo_change(str(args.change))
     except (OSError, MetonaError) as exc:
-        err.write(_printable(f"metona-tray undo: {exc or 'failed'}\n"))
+        why = undo_failure_text(exc, system_language())
+        err.write(_printable(f"metona-tray undo: {why}\n"))
         return EXIT_USAGE if isinstance(exc, NotFound) else EXIT_FAILED
     finally:
         app.close()

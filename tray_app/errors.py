@@ -18,6 +18,7 @@
     ├── InvalidRequest           a command's argument is malformed or impossible
     │   └── InvalidSettings      a settings change with invalid fields (nothing was applied)
     ├── NotFound                 no such chat, waiting call or change
+    │   └── ChangeNotFound       no such change in the undo journal (coded, like UndoFailed)
     ├── Busy                     the chat is still answering
     ├── Unsupported              this build or desktop cannot do it (no keyring, no dialog)
     └── NotAnswering             the core did not answer in time (or is not running)
@@ -111,9 +112,10 @@ class StoreError(MetonaError):
     """The chat store or the settings file could not be read or written."""
 
 
-class UndoFailed(MetonaError):
+class UndoFailed(MetonaError, CodedError):
     """The journal refused an undo (already undone, the file changed since, nothing to undo);
-    ``str(err)`` says why, for the user."""
+    ``str(err)`` says why in English (logs, ``--json``), ``code`` and ``params`` (an ``undo_*``
+    code of ``tool_errors``) let the page and the terminal say it in the user's language."""
 
 
 class ExportFailed(MetonaError):
@@ -138,6 +140,10 @@ class InvalidSettings(InvalidRequest):
 
 class NotFound(MetonaError):
     """No chat, waiting call or change has this id (deleted, decided, or never existed)."""
+
+
+class ChangeNotFound(NotFound, CodedError):
+    """No change in the undo journal has this number or id; coded like ``UndoFailed``."""
 
 
 class Busy(MetonaError):

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.protocol import CoreApi
-from tray_app.errors import InvalidRequest, NotFound, SandboxViolation
+from tray_app.errors import InvalidRequest, NotFound, SandboxViolation, UndoFailed
 from tray_app.events import (
     ApprovalNeeded,
     Event,
@@ -29,6 +29,7 @@ from tray_app.events import (
 from tray_app.messages import read_preview
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
+from tray_app.terminal_errors import undo_failure_text
 from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -278,7 +279,11 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
             )
             continue
         if text == "/undo":
-            result = runner.core.undo_last()
+            try:
+                result = runner.core.undo_last()
+            except (UndoFailed, NotFound) as exc:
+                err.write(undo_failure_text(exc, runner.renderer.language) + "\n")
+                continue
             err.write(json.dumps(result, ensure_ascii=False) + "\n")
             continue
         code = runner.run_turn(session_id, text)

@@ -158,6 +158,25 @@ TOOL_ERROR_ZH: dict[str, str] = {
     "mcp_call_failed": "{server} 无法运行 {tool}：{detail}",
     "mcp_cancelled": "{server}：{tool} 已取消",
     "mcp_reported_error": "{server} 上的 {tool} 报告了错误：{detail}",
+    "undo_changed_created": "在智能体更改之后，{path} 处又新建了内容",
+    "undo_changed_removed": "在智能体更改之后，{path} 已被删除",
+    "undo_changed_link": "{path} 现在是符号链接",
+    "undo_changed_modified": "在智能体更改之后，{path} 又被修改过",
+    "undo_changed_exists": "{path} 处现在已有内容",
+    "undo_changed_folder": "{path} 现在是文件夹",
+    "undo_changed_not_empty": "{path} 已不再是空文件夹",
+    "undo_link_on_the_way": "通往 {path} 的路径上现在有链接或文件",
+    "undo_folder_gone": "文件夹 {path} 已不存在",
+    "undo_copy_damaged": "撤销日志中保存的副本已损坏",
+    "undo_os_error": "恢复 {path} 失败：{reason}",
+    "undo_not_undoable": "{path} 的 {tool} 无法撤销：{reason}",
+    "undo_nothing": "没有可以撤销的更改",
+    "undo_call_already_undone": "此调用的更改已经撤销过了",
+    "undo_call_unknown": "撤销日志中没有此调用的更改",
+    "undo_change_did_nothing": "更改 {change} 没有改动任何内容",
+    "undo_change_already_undone": "更改 {change} 已经撤销过了",
+    "undo_change_unknown": "撤销日志中没有更改 {change}",
+    "undo_journal_unreadable": "无法读取撤销日志（{reason}）",
 }
 
 _UNITS = ("B", "KB", "MB", "GB", "TB")
@@ -216,3 +235,34 @@ def failure_text(result: Mapping[str, Any], language: str = "en") -> str:
         except (KeyError, IndexError, ValueError):
             pass  # parameters that do not fit (an older record): the tool's own sentence
     return written_out(result.get("error", "failed"))
+
+
+def undo_failure_text(exc: BaseException, language: str = "en") -> str:
+    """Why an undo the user asked for was not done (Core's coded ``UndoFailed`` or
+    ``ChangeNotFound``): the English sentence, or in Chinese "无法撤销：" and its code's text."""
+    code = getattr(exc, "code", None)
+    coded = {"error": str(exc) or "failed", "code": code, "params": getattr(exc, "params", None)}
+    text = failure_text(coded, language)
+    if language.lower().startswith("zh") and str(code) in TOOL_ERROR_ZH:
+        return f"无法撤销：{text}"
+    return text
+
+
+#: The file's nearest lines under a failed edit's Chinese sentence: as many as fit a glance.
+NEAREST_SHOWN = 12
+
+
+def nearest_lines(result: Mapping[str, Any], language: str = "en") -> str:
+    """A failed edit's nearest lines (``params.nearest``), indented under its Chinese sentence,
+    as the card shows them; the English sentence already holds them. Bounded, controls written
+    out."""
+    params = result.get("params")
+    nearest = params.get("nearest") if isinstance(params, Mapping) else None
+    chinese = language.lower().startswith("zh") and str(result.get("code")) in TOOL_ERROR_ZH
+    if not chinese or not isinstance(nearest, str) or not nearest:
+        return ""
+    lines = nearest.splitlines()
+    shown = [f"\n    {written_out(line)}" for line in lines[:NEAREST_SHOWN]]
+    if len(lines) > NEAREST_SHOWN:
+        shown.append("\n    …")
+    return "".join(shown)

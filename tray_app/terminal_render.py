@@ -21,19 +21,9 @@ from tray_app.events import (
     TurnFailed,
     TurnFinished,
 )
-from tray_app.messages import (
-    AnyPreview,
-    CommandPreview,
-    DiffPreview,
-    FilePreview,
-    McpPreview,
-    MovePreview,
-    NewFilePreview,
-    PersistenceRisk,
-    TreePreview,
-    read_preview,
-)
-from tray_app.terminal_errors import failure_text, written_out
+from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
+from tray_app.terminal_errors import failure_text, nearest_lines, written_out
+from tray_app.terminal_preview import approval_heading, preview_summary
 
 STATUS_MARK = {
     "pending": "…",
@@ -93,7 +83,7 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     if not result:
         return ""
     if not result.get("success"):
-        return failure_text(result, language)
+        return failure_text(result, language) + nearest_lines(result, language)
     note = undo_note(result, language)
     if result.get("destination"):
         return f"moved to {result['destination']}{note}"
@@ -153,35 +143,6 @@ def search_page(result: dict[str, Any], language: str = "en") -> str:
     if result.get("next_offset") is not None:
         text += words["next"].format(n=result["next_offset"])
     return text
-
-
-def preview_summary(preview: Mapping[str, Any] | AnyPreview) -> str:
-    """One line of what the call would do: sizes, counts, or where a command runs."""
-    shown = read_preview(preview)
-    if isinstance(shown, NewFilePreview):
-        return f"new file, {shown.size_after} bytes"
-    if isinstance(shown, DiffPreview) and shown.changes is False:
-        return "dry run: shows the diff, changes nothing"
-    if isinstance(shown, DiffPreview):
-        how = f" ({shown.format})" if shown.format else ""
-        return f"overwrites: {shown.size_before} -> {shown.size_after} bytes{how}"
-    if isinstance(shown, MovePreview):
-        verb = "replaces the file at the destination" if shown.deletes else "moves"
-        return f"{verb}: {shown.path} -> {shown.destination}"
-    if isinstance(shown, TreePreview | FilePreview):
-        count = shown.count if "count" in shown.model_fields_set else None
-        return f"deletes {count} items" if count else f"deletes {shown.size} bytes"
-    if isinstance(shown, McpPreview):
-        what = "changes"
-        if shown.destructive:
-            what = "destructive"
-        elif shown.read_only_hint:
-            what = "read-only, says the server"
-        return f"MCP server {shown.server}: {shown.mcp_tool} ({what})"
-    if isinstance(shown, CommandPreview):
-        where = "sandboxed" if shown.sandboxed else "not sandboxed"
-        return f"runs in {shown.cwd} ({where})"
-    return ""
 
 
 #: The warning for a file that makes something run later, by ``preview["persistence"]["code"]``.
@@ -245,8 +206,9 @@ def persistence_line(warning: PersistenceRisk, language: str) -> str:
 
 def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     shown = read_preview(event.preview)
-    lines = [f"\n── approval needed: {event.name} ({event.risk}) {key_args(event.arguments)}"]
-    summary = preview_summary(shown)
+    heading = approval_heading(event.name, event.risk, language)
+    lines = [f"\n── {heading} {key_args(event.arguments)}"]
+    summary = preview_summary(shown, language)
     if summary:
         lines.append(f"   {summary}")
     if shown.persistence is not None:

@@ -170,6 +170,27 @@ ToolErrorCode = Literal[
     "mcp_call_failed",
     "mcp_cancelled",
     "mcp_reported_error",
+    # Undoing a change the user asked to undo (tools/journal_undo.py, restore.py): not a tool
+    # call's failure, but Core's UndoFailed carries these so the page and terminal say why.
+    "undo_changed_created",
+    "undo_changed_removed",
+    "undo_changed_link",
+    "undo_changed_modified",
+    "undo_changed_exists",
+    "undo_changed_folder",
+    "undo_changed_not_empty",
+    "undo_link_on_the_way",
+    "undo_folder_gone",
+    "undo_copy_damaged",
+    "undo_os_error",
+    "undo_not_undoable",
+    "undo_nothing",
+    "undo_call_already_undone",
+    "undo_call_unknown",
+    "undo_change_did_nothing",
+    "undo_change_already_undone",
+    "undo_change_unknown",
+    "undo_journal_unreadable",
 ]
 
 #: Every code, for the checks that run on data (the page's records, older rows).

@@ -17,6 +17,8 @@ import pytest
 from tray_app.tools.journal import Journal
 from tray_app.tools.registry import default_registry
 
+NOTHING = {"success": False, "error": "nothing to undo", "code": "undo_nothing", "params": {}}
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and symlinks")
 
 
@@ -91,7 +93,7 @@ def test_write_over_existing_file_restores_content_and_mode(journal: Journal, ws
     }
     assert target.read_bytes() == b"old content\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
-    assert journal.undo_last() == {"success": False, "error": "nothing to undo"}
+    assert journal.undo_last() == NOTHING
 
 
 def test_write_that_created_a_file_is_undone_by_removing_only_it(
@@ -115,6 +117,9 @@ def test_undo_refuses_when_the_file_changed_since(journal: Journal, ws: Path) ->
     result = journal.undo_last()
     assert result["success"] is False
     assert "changed since" in result["error"] and str(target) in result["error"]
+    # the code and params Core's UndoFailed carries, for the page and terminal to translate
+    assert result["code"] == "undo_changed_modified"
+    assert result["params"] == {"path": str(target)}
     assert target.read_text() == "the user's edit"
     assert journal.entries()[0]["undone"] is False
 
@@ -202,7 +207,7 @@ def test_create_directory_that_existed_is_not_an_undoable_change(
     (ws / "there" / "f").write_text("x")
     change(journal, "create_directory", ws / "there", lambda: None, call_id="c9")
     assert journal.can_undo("c9") is False
-    assert journal.undo_last() == {"success": False, "error": "nothing to undo"}
+    assert journal.undo_last() == NOTHING
     assert (ws / "there" / "f").exists()
 
 
@@ -267,7 +272,7 @@ def test_failed_tool_call_leaves_nothing_to_undo(journal: Journal, ws: Path) -> 
     target = ws / "f.txt"
     target.write_text("x")
     journal.record(call_id="c1", tool="delete_file", path=target)  # the tool then failed
-    assert journal.undo_last() == {"success": False, "error": "nothing to undo"}
+    assert journal.undo_last() == NOTHING
     assert journal.entries() == []
     assert journal.can_undo("c1") is False
 

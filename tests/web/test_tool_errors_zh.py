@@ -130,6 +130,18 @@ def test_a_blacklisted_command_says_why_in_chinese_on_the_approval_and_the_card(
     panel = page.locator("#approval")
     alert = panel.locator(".tc-error[role=alert]")
     expect(alert).to_have_text("已被命令黑名单拒绝：shutdown 会关闭计算机")
+    # The refusal's text starts where the panel's facts do, inside its left padding.
+    lefts = page.evaluate(
+        """() => {
+          const start = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+                                  return r.getClientRects()[0].left; };
+          const panel = document.querySelector('#approval');
+          return [start(panel.querySelector('.tc-error[role=alert]')),
+                  start(panel.querySelector('.ap-facts dt')),
+                  panel.getBoundingClientRect().left];
+        }"""
+    )
+    assert abs(lefts[0] - lefts[1]) <= 2 and lefts[0] - lefts[2] >= 8, lefts
     app.screenshot("blocked-command-zh")
     approve = panel.locator('button[data-decision="approve"]')
     expect(approve).to_be_enabled()

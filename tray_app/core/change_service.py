@@ -1,7 +1,8 @@
 """What the agent changed on disk, and undoing it, through the undo journal.
 
-The journal answers with ``{"success": false, "error": ...}``; here that becomes ``NotFound``
-(no such change) or ``UndoFailed`` (already undone, changed since, nothing to undo), so a
+The journal answers with ``{"success": false, "error": ..., "code": ..., "params": ...}``; here
+that becomes ``ChangeNotFound`` (no such change) or ``UndoFailed`` (already undone, changed
+since, nothing to undo), both carrying the code and params, so a
 successful result always means something was put back. Runs on the core thread only.
 """
 
@@ -12,8 +13,9 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 from tray_app.core.results import Json, Undone
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import NotFound, UndoFailed
+from tray_app.errors import ChangeNotFound, UndoFailed
 from tray_app.events import Event, UndoApplied
+from tray_app.tool_errors import TOOL_ERROR_CODES, ToolErrorCode
 
 
 @runtime_checkable
@@ -56,7 +58,12 @@ class ChangeService:
     def _done(self, result: dict[str, Any]) -> Undone:
         if not result.get("success"):
             why = str(result.get("error") or "nothing to undo")
-            raise NotFound(why) if result.get("missing") else UndoFailed(why)
+            code = str(result.get("code") or "undo_nothing")
+            code = code if code in TOOL_ERROR_CODES else "undo_nothing"
+            raw = result.get("params")
+            params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            failed = ChangeNotFound if result.get("missing") else UndoFailed
+            raise failed(why, code=cast(ToolErrorCode, code), **params)
         self._publish(
             UndoApplied(
                 call_id=result.get("call_id"),

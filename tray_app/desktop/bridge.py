@@ -2,8 +2,9 @@
 
 Thin on purpose: every method validates its one payload object with pydantic, calls ``Core``,
 and returns a JSON-able envelope, ``{"ok": true, "data": ...}`` or ``{"ok": false, "error":
-"...", "code": "..."}`` (plus ``details`` for an ``invalid_settings`` refusal), so the page gets
-one shape whatever went wrong (pywebview's own exception text differs between backends). The
+"...", "code": "..."}`` (plus ``details``: an ``invalid_settings`` refusal's fields, or a coded
+error's ``code`` and ``params`` for the page to say in its language), so the page gets one shape
+whatever went wrong (pywebview's own exception text differs between backends). The
 code comes from ``errors.ERROR_CODES`` by the raised class; a ``data`` never carries a failure.
 It holds no state: each call arrives on a new thread and goes straight to ``Core``, which is
 safe from any thread.
@@ -56,6 +57,7 @@ from tray_app.errors import (
     Unsupported,
     error_code,
 )
+from tray_app.tool_errors import CodedError
 from tray_app.tools.builtin_rules import built_in_rules
 
 if TYPE_CHECKING:
@@ -307,6 +309,8 @@ class Bridge:
             envelope = _error(error_code(exc), str(exc))
             if isinstance(exc, InvalidSettings):
                 envelope["details"] = {"errors": exc.errors, "settings": exc.settings}
+            elif isinstance(exc, CodedError):  # the page says why in its language
+                envelope["details"] = {"code": exc.code, "params": exc.params}
             return envelope
         except Exception as exc:  # a bug: the page shows a sentence, the log has the trace
             log.exception("bridge command failed")

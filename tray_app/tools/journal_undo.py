@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tray_app.tool_errors import ToolErrorCode, clean_params
 from tray_app.tools.journal_index import Entry, Index, IndexProblem
 from tray_app.tools.restore import (
     UndoRefused,
@@ -32,19 +33,23 @@ def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
     """
     path = Path(entry.path)
     if entry.reason:
-        return {
-            "success": False,
-            "error": f"cannot undo {entry.tool} of {path}: {entry.reason}",
-        }
+        return refused(
+            f"cannot undo {entry.tool} of {path}: {entry.reason}",
+            "undo_not_undoable",
+            tool=entry.tool,
+            path=path,
+            reason=entry.reason,
+        )
     try:
         current = fingerprint(path)
         if entry.after is None or not same_state(current, entry.after):
-            raise UndoRefused(_changed_message(path, current, entry.after))
+            raise _changed(path, current, entry.after)
         action = _apply(entry, path, blobs)
     except UndoRefused as exc:
-        return {"success": False, "error": str(exc)}
+        return refused(str(exc), exc.code, **exc.params)
     except OSError as exc:
-        return {"success": False, "error": f"undo of {path} failed: {exc.strerror or exc}"}
+        why = exc.strerror or str(exc)
+        return refused(f"undo of {path} failed: {why}", "undo_os_error", path=path, reason=why)
     entry.state, entry.kept, entry.size = "undone", False, 0
     return {
         "success": True,
@@ -88,17 +93,37 @@ def supported(before: str, after: str) -> bool:
     return before in ("symlink", "tree") and after == "absent"
 
 
-def _changed_message(path: Path, current: State, expected: State | None) -> str:
+def refused(message: str, code: ToolErrorCode, **params: object) -> dict[str, Any]:
+    """An undo that was not done: the English sentence (for the log and ``--json``) and the
+    ``code`` and ``params`` Core's ``UndoFailed`` carries to the page and the terminal."""
+    return {"success": False, "error": message, "code": code, "params": clean_params(params)}
+
+
+def _changed(path: Path, current: State, expected: State | None) -> UndoRefused:
     kind = current.get("kind")
     if expected is not None and expected.get("kind") == "absent":
-        return (
-            f"changed since: something was created at {path} after the agent's change; not undone"
+        return UndoRefused(
+            f"changed since: something was created at {path} after the agent's change; not undone",
+            code="undo_changed_created",
+            path=path,
         )
     if kind == "absent":
-        return f"changed since: {path} was removed after the agent's change; not undone"
+        return UndoRefused(
+            f"changed since: {path} was removed after the agent's change; not undone",
+            code="undo_changed_removed",
+            path=path,
+        )
     if kind == "symlink":
-        return f"changed since: {path} is now a symbolic link; not undone"
-    return f"changed since: {path} was modified after the agent's change; not undone"
+        return UndoRefused(
+            f"changed since: {path} is now a symbolic link; not undone",
+            code="undo_changed_link",
+            path=path,
+        )
+    return UndoRefused(
+        f"changed since: {path} was modified after the agent's change; not undone",
+        code="undo_changed_modified",
+        path=path,
+    )
 
 
 def settle(entry: Entry, after: State) -> None:
@@ -136,14 +161,17 @@ class Undoing:
     def undo_last(self) -> dict[str, Any]:
         """Undo the newest change (in any process) that is not undone yet."""
         query = "WHERE state = 'committed' AND noop = 0 ORDER BY seq DESC LIMIT 1"
-        return self._undo_rows(query, (), lambda rows: "nothing to undo")
+        return self._undo_rows(query, (), lambda rows: refused("nothing to undo", "undo_nothing"))
 
     def undo(self, call_id: str) -> dict[str, Any]:
         """Undo what one tool call changed (newest first if it changed several paths)."""
 
-        def why(rows: list[Entry]) -> str:
-            reason = "it was already undone" if rows else "the journal has no change from it"
-            return f"nothing to undo for call {call_id}: {reason}"
+        def why(rows: list[Entry]) -> dict[str, Any]:
+            if rows:
+                message = f"nothing to undo for call {call_id}: it was already undone"
+                return refused(message, "undo_call_already_undone", call_id=call_id)
+            message = f"nothing to undo for call {call_id}: the journal has no change from it"
+            return refused(message, "undo_call_unknown", call_id=call_id)
 
         query = "WHERE call_id = ? AND noop = 0 ORDER BY seq DESC"
         return self._undo_rows(query, (call_id,), why)
@@ -157,10 +185,12 @@ class Undoing:
         column = "seq" if change.isdigit() else "id"
         key: int | str = int(change) if change.isdigit() else change
 
-        def why(rows: list[Entry]) -> str:
+        def why(rows: list[Entry]) -> dict[str, Any]:
             if rows and rows[0].noop:
-                return f"change {change} changed nothing; {rows[0].reason}"
-            return f"change {change} was already undone"
+                message = f"change {change} changed nothing; {rows[0].reason}"
+                return refused(message, "undo_change_did_nothing", change=change)
+            message = f"change {change} was already undone"
+            return refused(message, "undo_change_already_undone", change=change)
 
         query = f"WHERE {column} = ? AND state != 'pending'"
         with self._lock:
@@ -171,13 +201,10 @@ class Undoing:
                     if found:
                         return self.undo(change)
             except IndexProblem as exc:
-                return {"success": False, "error": f"cannot undo: {exc}"}
+                return refused(f"cannot undo: {exc}", "undo_journal_unreadable", reason=exc)
         if not found:
-            return {
-                "success": False,
-                "error": f"no change {change} in the journal",
-                "missing": True,
-            }
+            message = f"no change {change} in the journal"
+            return {**refused(message, "undo_change_unknown", change=change), "missing": True}
         return self._undo_rows(query, (key,), why)
 
     def _undo_rows(self, query: str, params: tuple[Any, ...], why: Any) -> dict[str, Any]:
@@ -191,7 +218,7 @@ class Undoing:
                     rows = index.read(query, params)
                     todo = [e for e in rows if e.state == "committed" and not e.noop]
                     if not todo:
-                        return {"success": False, "error": why(rows)}
+                        return dict(why(rows))
                     for entry in todo:
                         result = undo_entry(entry, self._blob_dir(entry.id))
                         if not result["success"]:
@@ -200,7 +227,7 @@ class Undoing:
                         index.update(entry)
             except IndexProblem as exc:
                 if not done:
-                    return {"success": False, "error": f"cannot undo: {exc}"}
+                    return refused(f"cannot undo: {exc}", "undo_journal_unreadable", reason=exc)
                 note = f"undone, but the journal could not record it: {exc}"
                 return {**result, "warning": note}
             self._drop_blobs([e.id for e in done])

@@ -22,14 +22,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tray_app.atomic import fsync_folder, write_all
+from tray_app.tool_errors import CodedError
 from tray_app.tools.snapshot import CHUNK, O_BINARY, O_DIRECTORY, O_NOFOLLOW, State
 
 _DIR_FD = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd
 _WALK = getattr(os, "O_PATH", os.O_RDONLY) | O_DIRECTORY  # O_PATH: no read permission needed
 
 
-class UndoRefused(Exception):
-    """Undo cannot (or must not) proceed; the message is for the user."""
+DAMAGED = "the journal's saved copy is damaged; not undone"
+
+
+class UndoRefused(CodedError):
+    """Undo cannot (or must not) proceed; the sentence is for the log, the ``code`` and
+    ``params`` (``tool_errors``) let the page and the terminal say it in the user's language."""
 
 
 @contextlib.contextmanager
@@ -38,7 +43,11 @@ def parent_of(path: Path) -> Iterator[tuple[int | None, str]]:
     if not _DIR_FD:
         real_parent = os.path.realpath(path.parent)
         if os.path.normcase(real_parent) != os.path.normcase(str(path.parent)):
-            raise UndoRefused(f"{path.parent} is now reached through a link; not undone")
+            raise UndoRefused(
+                f"{path.parent} is now reached through a link; not undone",
+                code="undo_link_on_the_way",
+                path=path,
+            )
         yield None, str(path)
         return
     fd = os.open(path.anchor or "/", _WALK)
@@ -49,11 +58,15 @@ def parent_of(path: Path) -> Iterator[tuple[int | None, str]]:
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                     raise UndoRefused(
-                        f"a link or file replaced a folder on the way to {path}; not undone"
+                        f"a link or file replaced a folder on the way to {path}; not undone",
+                        code="undo_link_on_the_way",
+                        path=path,
                     ) from exc
                 if exc.errno == errno.ENOENT:
                     raise UndoRefused(
-                        f"the folder {path.parent} no longer exists; not undone"
+                        f"the folder {path.parent} no longer exists; not undone",
+                        code="undo_folder_gone",
+                        path=path.parent,
                     ) from exc
                 raise
             os.close(fd)
@@ -78,7 +91,7 @@ def _write_blob(dir_fd: int | None, name: str, item: State, blob: Path) -> None:
                 digest.update(chunk)
                 write_all(fd, chunk)
         if digest.hexdigest() != item["sha256"]:
-            raise UndoRefused("the journal's saved copy is damaged; not undone")
+            raise UndoRefused(DAMAGED, code="undo_copy_damaged")
         _set_meta(fd, item)
         os.fsync(fd)
     except BaseException:
@@ -102,7 +115,7 @@ def _place(dir_fd: int | None, temp: str, name: str, *, replace: bool) -> None:
     taken = f"changed since: something now exists at {name}; not undone"
     if dir_fd is None:  # ``name`` is then a full path
         if not replace and os.path.lexists(name):
-            raise UndoRefused(taken)
+            raise UndoRefused(taken, code="undo_changed_exists", path=name)
         os.replace(temp, name)
         return
     if replace:
@@ -112,7 +125,7 @@ def _place(dir_fd: int | None, temp: str, name: str, *, replace: bool) -> None:
         try:  # link() fails instead of replacing: no window for a race
             os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
         except FileExistsError as exc:
-            raise UndoRefused(taken) from exc
+            raise UndoRefused(taken, code="undo_changed_exists", path=name) from exc
         except OSError:
             pass  # no hard links on this file system: check, then rename
         else:
@@ -123,7 +136,7 @@ def _place(dir_fd: int | None, temp: str, name: str, *, replace: bool) -> None:
     except FileNotFoundError:
         os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     else:
-        raise UndoRefused(taken)
+        raise UndoRefused(taken, code="undo_changed_exists", path=name)
 
 
 def restore_file(path: Path, state: State, blob_dir: Path, *, replace: bool) -> None:
@@ -162,7 +175,7 @@ def restore_tree(path: Path, state: State, blob_dir: Path) -> None:
             for item in items:
                 rel = [str(part) for part in item["rel"]]
                 if not rel or any(p in ("", ".", "..") or "/" in p or "\\" in p for p in rel):
-                    raise UndoRefused("the journal's saved copy is damaged; not undone")
+                    raise UndoRefused(DAMAGED, code="undo_copy_damaged")
             if dir_fd is None:
                 _fill_tree_by_path(Path(temp), items, blob_dir)
             else:
@@ -201,7 +214,7 @@ def _fill_tree(dir_fd: int, temp: str, items: list[State], blob_dir: Path) -> No
             while len(stack) > 1 and stack[-1][0] != rel[:-1]:
                 os.close(stack.pop()[1])
             if stack[-1][0] != rel[:-1]:
-                raise UndoRefused("the journal's saved copy is damaged; not undone")
+                raise UndoRefused(DAMAGED, code="undo_copy_damaged")
             parent_fd, leaf = stack[-1][1], rel[-1]
             kind = item["kind"]
             if kind == "dir":
@@ -257,7 +270,11 @@ def remove_file(path: Path) -> None:
     with parent_of(path) as (dir_fd, name):
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         if stat.S_ISDIR(st.st_mode):
-            raise UndoRefused(f"changed since: {path} is now a folder; not undone")
+            raise UndoRefused(
+                f"changed since: {path} is now a folder; not undone",
+                code="undo_changed_folder",
+                path=path,
+            )
         os.unlink(name, dir_fd=dir_fd)
 
 
@@ -273,7 +290,11 @@ def remove_created_dirs(path: Path, created: list[str]) -> None:
             if exc.errno in (errno.ENOTEMPTY, errno.EEXIST) and index > 0:
                 return  # a parent we created now holds other things: leave it
             if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
-                raise UndoRefused(f"changed since: {path} is no longer empty; not undone") from exc
+                raise UndoRefused(
+                    f"changed since: {path} is no longer empty; not undone",
+                    code="undo_changed_not_empty",
+                    path=path,
+                ) from exc
             raise
         except UndoRefused:
             if index == 0:
@@ -289,7 +310,11 @@ def move_back(path: Path, state: State, blob_dir: Path) -> None:
     with parent_of(source) as (src_fd, src_name), parent_of(path) as (dir_fd, name):
         if src_fd is None or dir_fd is None:  # Windows: paths, checked then renamed
             if os.path.lexists(source):
-                raise UndoRefused(f"changed since: something now exists at {source}; not undone")
+                raise UndoRefused(
+                    f"changed since: something now exists at {source}; not undone",
+                    code="undo_changed_exists",
+                    path=source,
+                )
             os.rename(path, source)
         else:
             try:
@@ -297,7 +322,11 @@ def move_back(path: Path, state: State, blob_dir: Path) -> None:
             except FileNotFoundError:
                 os.rename(name, src_name, src_dir_fd=dir_fd, dst_dir_fd=src_fd)
             else:
-                raise UndoRefused(f"changed since: something now exists at {source}; not undone")
+                raise UndoRefused(
+                    f"changed since: something now exists at {source}; not undone",
+                    code="undo_changed_exists",
+                    path=source,
+                )
     if state.get("kind") == "file":
         restore_file(path, state, blob_dir, replace=False)
     elif state.get("kind") == "absent":

@@ -3,7 +3,8 @@
 import { call } from './bridge.js';
 import { store, currentSession, modelInfo, forgetSession } from './store.js';
 import { toast } from './toast.js';
-import { t, tx } from './i18n.js';
+import { hasText, t, tx } from './i18n.js';
+import { shownParams } from './results.js';
 import { middlePath, visible } from './format.js';
 
 // The codes of ``tray_app/errors.py`` ERROR_CODES (and the page's own), each with a
@@ -19,10 +20,12 @@ export function createActions(ui) {
   const draft = { model: '', workspace: null };
   let localIds = 0;
 
-  /** A refused command: its code's sentence in the page's language, the app's detail after. */
+  /** A refused command: its code's sentence in the page's language, the app's detail after
+   * (a coded detail, such as why an undo was not done, in the page's language too). */
   function fail(err) {
     const code = err && err.code;
-    const detail = (err && err.message) || String(err);
+    const why = typeof err?.details?.code === 'string' ? `tool_error.${err.details.code}` : '';
+    const detail = why && hasText(why) ? t(why, shownParams(err.details.params)) : (err && err.message) || String(err);
     if (code && COMMAND_ERRORS.has(code)) toast({ key: `command_error.${code}`, args: { detail }, level: 'error', ms: 6000 });
     else toast({ text: detail, level: 'error', ms: 6000 });
   }

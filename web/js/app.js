@@ -69,7 +69,7 @@ function build() {
     load: () => call('changes'),
     undo: (id) => call('undo_change', { change_id: String(id) }),
     onClose: () => closeHistory(),
-    onError: (err) => toast({ text: err.message || String(err), level: 'error', ms: 6000 }),
+    onError: (err) => actions.fail(err),
   });
   ui.approvalsChanged = approvalsChanged;
   actions = createActions(ui);

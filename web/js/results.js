@@ -98,7 +98,7 @@ function commandPreview(p) {
 
 /** A failure's parameters as the page shows them: paths and server text with bidi and
  * invisible characters made visible, byte counts (``size``, ``max_size``) in units. */
-function shownParams(params) {
+export function shownParams(params) {
   const out = {};
   if (!params || typeof params !== 'object' || Array.isArray(params)) return out;
   for (const [key, value] of Object.entries(params)) {
