@@ -13,6 +13,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tests.mcp.conftest import fake_entry, wait_for
 from tests.web.conftest import AppFactory, open_card
+from tray_app.mcp.naming import tool_name
 
 pytestmark = pytest.mark.web
 
@@ -78,4 +79,43 @@ def test_a_running_mcp_call_shows_its_progress(
     (marks / "go").write_text("")
     expect(card).to_have_attribute("data-status", "success")
     expect(card.locator(".tc-progress")).to_have_count(0)
+    assert app.page_errors == []
+
+
+@pytest.mark.parametrize("locale", ["en", "zh-CN"])
+def test_an_mcp_card_names_server_and_tool_and_shows_a_result_once(
+    make_app: AppFactory, fake_ollama: FakeOllama, tmp_path: Path, locale: str
+) -> None:
+    """Issue [page] #14 item 6: the card said ``weather__weather`` and showed the data twice."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    server = "天气 服务"  # names are letters or digits of any script (config.py)
+    entry = fake_entry(marks, trust="trust_read_only")
+    app = make_app(fake_ollama, language=locale, mcp_servers={server: entry})
+    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    weather, mirrored = tool_name(server, "weather", set()), tool_name(server, "mirrored", set())
+    fake_ollama.script(
+        tool_turn([(weather, {"city": "北京 🏙"})]),
+        tool_turn([(mirrored, {})]),
+        text_turn("Done."),
+    )
+    app.send("weather")
+    page = app.page
+    expect(page.locator(".msg.assistant .content").last).to_have_text("Done.")
+    cards = page.locator(".tool-card")
+    shown_server = "天气 服务"
+    expect(cards.nth(0).locator(".tc-name")).to_have_text(f"{shown_server} › weather")
+    expect(cards.nth(0).locator(".tc-name")).to_have_attribute("data-tip", weather)
+    # The text is the structured result as JSON: shown once, without a second copy.
+    open_card(cards.nth(0))
+    result = cards.nth(0).locator(".mcp-result")
+    expect(result).to_contain_text("北京 🏙")
+    expect(result.locator(".pv-label")).to_have_count(0)
+    assert result.inner_text().count("21.5") == 1
+    # Structured content that adds something (here: all there is besides the image) is shown.
+    open_card(cards.nth(1))
+    expect(cards.nth(1).locator(".tc-name")).to_have_text(f"{shown_server} › mirrored")
+    label = "Structured result" if locale == "en" else "结构化结果"
+    expect(cards.nth(1).locator(".mcp-result .pv-label")).to_have_text(label)
+    expect(cards.nth(1).locator(".mcp-result")).to_contain_text("截图 ⟨U+202E⟩🙂")
     assert app.page_errors == []

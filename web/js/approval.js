@@ -8,7 +8,7 @@ import { t, tx } from './i18n.js';
 import { bytes, duration, visible } from './format.js';
 import { failureLine, previewView } from './results.js';
 import { persistenceWarning } from './results_files.js';
-import { toolLabel, keyArgs, valueClass } from './toolcard.js';
+import { toolLabel, keyArgs, valueClass, plainToolName } from './toolcard.js';
 import { announceUrgent } from './announce.js';
 
 const ARM_MS = 450;
@@ -79,7 +79,7 @@ export class ApprovalPanel {
   /** "Allow “Run command”?" as one sentence per language (no stray space in Chinese). */
   setTitle(call) {
     const label = toolLabel(call.name);
-    tx(this.title, 'approval.ask', { tool: label === call.name ? visible(call.name) : t(label) });
+    tx(this.title, 'approval.ask', { tool: label === call.name ? plainToolName(call) : t(label) });
   }
 
   /** Show the oldest pending call (or hide when none wait). */

@@ -30,7 +30,7 @@ export function mcpResultView(r, plainBlock) {
       class: 'mcp-image', src: `data:${i.mime_type};base64,${i.data}`, alt: i.mime_type, loading: 'lazy',
     }))));
   }
-  if (r.structured !== undefined) {
+  if (r.structured !== undefined && !sameAsText(r.structured, r.content)) {
     parts.push(h('div', { class: 'pv-label', i18n: 'card.mcp_structured' }), plainBlock(JSON.stringify(r.structured, null, 2)));
   }
   for (const res of r.resources || []) {
@@ -48,4 +48,23 @@ export function mcpResultView(r, plainBlock) {
   }
   if (!parts.length) parts.push(h('div', { class: 'tc-done', i18n: 'card.mcp_done' }));
   return h('div', { class: 'mcp-result' }, parts);
+}
+
+/** Whether the text already is the structured result as JSON (what most servers send: the
+ * spec asks them to), so the card shows it once. Keys in any order and any spacing match. */
+function sameAsText(structured, text) {
+  if (typeof text !== 'string' || !/^\s*[[{]/.test(text)) return false;
+  try {
+    return canonical(JSON.parse(text)) === canonical(structured);
+  } catch {
+    return false; // not JSON, or nested too deep to compare: show both
+  }
+}
+
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

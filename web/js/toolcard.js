@@ -31,6 +31,16 @@ export function toolLabel(name) {
   return t(key) === key ? name : key;
 }
 
+/** A tool with no locale text, as people read it: an MCP tool as "server › tool" (from its
+ * preview) rather than the model's "weather__weather"; anything else as its name. */
+export function plainToolName(call) {
+  const p = call.preview;
+  if (p?.kind === 'mcp' && typeof p.server === 'string' && typeof p.mcp_tool === 'string') {
+    return `${visible(p.server)} › ${visible(p.mcp_tool)}`;
+  }
+  return visible(call.name);
+}
+
 const MONO = new Set(['arg.path', 'arg.cwd', 'arg.command', 'arg.query', 'arg.arguments', 'arg.source', 'arg.destination', 'arg.paths']);
 
 /** Paths, commands and queries read best in the code font. */
@@ -149,13 +159,14 @@ export class ToolCard {
     this.el.dataset.callId = record.call_id;
     this.el.dataset.status = status;
     const label = toolLabel(name);
-    const friendly = label === name ? visible(name) : t(label);
+    const friendly = label === name ? plainToolName(record) : t(label);
     this.el.setAttribute('aria-label', friendly);
     const statusKey = awaiting ? 'status.awaiting' : `status.${status}`;
     const outcome = outcomeKey(record);
     const summary = [
       h('span', { class: 'tc-icon' }, icon(TOOL_ICONS[name] || 'tool')),
-      label === name ? h('span', { class: 'tc-name', text: friendly }) : h('span', { class: 'tc-name', i18n: label, title: name }),
+      label === name ? h('span', { class: 'tc-name', text: friendly, title: friendly === name ? null : visible(name) })
+        : h('span', { class: 'tc-name', i18n: label, title: name }),
       open ? h('span', { class: 'tc-arg' }) : keyArgument(name, record.arguments), // open: the rows below say it
       h('span', { class: 'tc-status', role: 'status' },
         status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
