@@ -61,7 +61,9 @@ def test_when_allowed_the_write_runs_and_the_card_says_undo_is_not_available(
     expect(card).to_have_attribute("data-status", "success")
     note = card.locator(".tc-no-undo")
     expect(note).to_have_text("Undo is not available")
-    expect(note).to_have_attribute("data-tip", "undo is not available: " + _why(app_paths))
+    expect(note).to_have_attribute(
+        "data-tip", "Undo is not available for this change: " + _why(app_paths)
+    )
     expect(card.get_by_role("button", name="Undo")).to_have_count(0)
     assert target.read_text(encoding="utf-8") == "新 new ✨"
     tool_message = app.fake.chat_requests[1]["messages"][-1]
@@ -71,3 +73,23 @@ def test_when_allowed_the_write_runs_and_the_card_says_undo_is_not_available(
 
 def _why(app_paths: Any) -> str:
     return f"the undo journal's folder {app_paths.journal_dir} cannot be written (File exists)"
+
+
+def test_in_chinese_the_no_undo_tip_is_chinese(
+    make_app: Any, fake_ollama: FakeOllama, app_paths: Any
+) -> None:
+    """The tip says why in the page's language; the journal's own reason (the OS's words about
+    its folder) follows, and a language switch redraws it."""
+    broken_journal(app_paths)
+    app = make_app(fake_ollama, language="zh-CN", allow_writes_without_undo=True)
+    write(app, "报告 📊.txt")
+    card = app.page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    note = card.locator(".tc-no-undo")
+    expect(note).to_have_text("无法撤销")
+    expect(note).to_have_attribute("data-tip", "此更改无法撤销：" + _why(app_paths))
+    app.page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    expect(note).to_have_attribute(
+        "data-tip", "Undo is not available for this change: " + _why(app_paths)
+    )
+    assert app.page_errors == []

@@ -3,7 +3,7 @@
 import { h, emit, wrapsAtSeparators } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
-import { bytes, duration, middlePath, visible } from './format.js';
+import { bytes, duration, middlePath, visible, visibleText } from './format.js';
 import { failureLine, previewView, resultView, plainBlock } from './results.js';
 import { store } from './store.js';
 import { call } from './bridge.js';
@@ -263,7 +263,10 @@ export class ToolCard {
     const bits = [];
     // The change went ahead without an undo copy (the user allowed it); the result says why.
     if (record.status === 'success' && record.result && record.result.undo === 'unavailable') {
-      bits.push(h('span', { class: 'tc-no-undo', i18n: 'card.no_undo', title: record.result.undoNote || '' }));
+      // The tip in the page's language; the journal's reason (an OS or disk message) after it.
+      const why = String(record.result.undoNote || '').replace(/^undo is not available:\s*/, '');
+      const tip = why ? { i18nTitle: ['card.no_undo_why', { reason: visibleText(why) }] } : {};
+      bits.push(h('span', { class: 'tc-no-undo', i18n: 'card.no_undo', ...tip }));
     }
     if (awaiting) {
       bits.push(h('button', {
