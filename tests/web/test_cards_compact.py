@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, error_turn, text_turn, tool_turn
-from tests.web.conftest import AppFactory, open_card
+from tests.web.conftest import AppFactory, open_card, wait_until
 
 pytestmark = pytest.mark.web
 
@@ -184,4 +184,54 @@ def test_a_closed_card_shows_the_file_name_of_a_long_path(
     open_card(card)
     expect(card.locator(".tc-args")).to_contain_text(shown)
     assert "\u202e" not in card.inner_text()
+    assert app.page_errors == []
+
+
+@pytest.mark.parametrize("locale", ["en", "zh-CN"])
+def test_an_answer_round_without_stats_spends_no_row_on_copy(
+    make_app: AppFactory, fake_ollama: FakeOllama, locale: str
+) -> None:
+    """Issue [page] #14 item 2: a round before tool calls had a footer row of one Copy button."""
+    app = make_app(fake_ollama, language=locale)
+    (app.workspace / "笔记.txt").write_text("内容\n")
+    said = "先读一下文件 📄 \u202e好"
+    fake_ollama.script(
+        tool_turn([("read_file", {"path": str(app.workspace / "笔记.txt")})], content=said),
+        text_turn("读完了。"),
+    )
+    page = app.page
+    page.evaluate(
+        """() => {
+          window.__copied = [];
+          const clipboard = { writeText: async (text) => { window.__copied.push(text); } };
+          Object.defineProperty(navigator, 'clipboard', { value: clipboard });
+        }"""
+    )
+    app.send("读")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("读完了。")
+    first = page.locator(".msg.assistant").first
+    foot = first.locator(".msg-foot")
+    # No row below the tool card: the message ends where its card does.
+    gap = first.evaluate(
+        "m => m.getBoundingClientRect().bottom"
+        " - m.querySelector('.calls').getBoundingClientRect().bottom"
+    )
+    assert gap < 2, f"{gap}px below the card"
+    copy = foot.locator("button.act")
+    expect(copy).to_have_count(1)
+    assert copy.evaluate("b => getComputedStyle(b.closest('.msg-foot')).opacity") == "0"
+    # The keyboard reaches it (and then it shows); it copies the round's text.
+    page.locator(".msg.user .bubble").first.click()
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if copy.evaluate("b => b === document.activeElement"):
+            break
+    assert copy.evaluate("b => b === document.activeElement"), "Copy is reachable by Tab"
+    wait_until(
+        lambda: copy.evaluate("b => getComputedStyle(b.closest('.msg-foot')).opacity") == "1"
+    )
+    page.keyboard.press("Enter")
+    wait_until(lambda: page.evaluate("window.__copied") == [said])
+    # The answer's last round keeps its footer row with the stats.
+    expect(page.locator(".msg.assistant").last.locator(".msg-foot .model-badge")).to_be_visible()
     assert app.page_errors == []

@@ -201,6 +201,8 @@ export class AssistantMessage {
     if (this.retry && !this.failed) actions.append(actionButton('retry', 'msg.retry', () => emit(this.el, 'metona:retry')));
     this.foot.replaceChildren(...bits, actions);
     this.foot.hidden = !bits.length && !actions.childNodes.length;
+    // Nothing to say but Copy (an earlier round of an answer): no row of its own (chat.css).
+    this.foot.classList.toggle('bare', !bits.length);
   }
 }
 
