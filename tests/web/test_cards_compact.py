@@ -219,7 +219,10 @@ def test_an_answer_round_without_stats_spends_no_row_on_copy(
     assert gap < 2, f"{gap}px below the card"
     copy = foot.locator("button.act")
     expect(copy).to_have_count(1)
-    assert copy.evaluate("b => getComputedStyle(b.closest('.msg-foot')).opacity") == "0"
+    # Out of sight until wanted (after its fade: the round's footer had a row while it ran).
+    wait_until(
+        lambda: copy.evaluate("b => getComputedStyle(b.closest('.msg-foot')).opacity") == "0"
+    )
     # The keyboard reaches it (and then it shows); it copies the round's text.
     page.locator(".msg.user .bubble").first.click()
     for _ in range(12):
