@@ -134,6 +134,10 @@ def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_w
     # the heading and the summary line in Chinese too (where it runs, whether sandboxed)
     assert "── 需要确认：run_command（运行命令）" in said, said
     assert f"   在 {tmp_path} 中运行（" in said and "runs in" not in said, said
+    from tray_app.terminal_preview import approval_prompt
+
+    assert approval_prompt("run_command", True, "zh-CN").startswith("允许 run_command？[y=允许")
+    assert approval_prompt("run_command", False, "en") == "Approve run_command? [y/N] "
     assert "\u202e" not in said and "⟨U+202E⟩gnp.exe" in said
     english = approval_text(event, "en")
     assert "⛔" not in english and "refused by the command blacklist" in english

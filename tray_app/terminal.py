@@ -30,6 +30,7 @@ from tray_app.messages import read_preview
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_errors import undo_failure_text
+from tray_app.terminal_preview import approval_prompt
 from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -132,8 +133,7 @@ class ChatRunner:
             self._decide(event.call_id, False)
             return
         self.err.write(approval_text(event, self.renderer.language))
-        remember_hint = " / a = yes, don't ask again this chat" if event.can_remember else ""
-        self.err.write(f"Approve {event.name}? [y/N{remember_hint}] ")
+        self.err.write(approval_prompt(event.name, event.can_remember, self.renderer.language))
         self.err.flush()
         answer = sys.stdin.readline().strip().lower()
         approve = answer in ("y", "yes", "a")

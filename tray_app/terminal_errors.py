@@ -237,13 +237,18 @@ def failure_text(result: Mapping[str, Any], language: str = "en") -> str:
     return written_out(result.get("error", "failed"))
 
 
+def coded_text(exc: BaseException, language: str = "en") -> str:
+    """A raised ``CodedError``'s reason in ``language`` (another error: its sentence)."""
+    code = getattr(exc, "code", None)
+    coded = {"error": str(exc) or "failed", "code": code, "params": getattr(exc, "params", None)}
+    return failure_text(coded, language)
+
+
 def undo_failure_text(exc: BaseException, language: str = "en") -> str:
     """Why an undo the user asked for was not done (Core's coded ``UndoFailed`` or
     ``ChangeNotFound``): the English sentence, or in Chinese "无法撤销：" and its code's text."""
-    code = getattr(exc, "code", None)
-    coded = {"error": str(exc) or "failed", "code": code, "params": getattr(exc, "params", None)}
-    text = failure_text(coded, language)
-    if language.lower().startswith("zh") and str(code) in TOOL_ERROR_ZH:
+    text = coded_text(exc, language)
+    if language.lower().startswith("zh") and str(getattr(exc, "code", None)) in TOOL_ERROR_ZH:
         return f"无法撤销：{text}"
     return text
 

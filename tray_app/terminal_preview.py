@@ -43,6 +43,8 @@ PREVIEW_TEXT = {
         "risk_write": "write",
         "risk_destructive": "destructive",
         "risk_command": "command",
+        "prompt": "Approve {tool}? [y/N{remember}] ",
+        "remember": " / a = yes, don't ask again this chat",
     },
     "zh-CN": {
         "new_file": "新文件，{size} 字节",
@@ -63,6 +65,8 @@ PREVIEW_TEXT = {
         "risk_write": "写入",
         "risk_destructive": "破坏性",
         "risk_command": "运行命令",
+        "prompt": "允许 {tool}？[y=允许 / N=拒绝{remember}] ",
+        "remember": " / a=允许，本次对话不再询问",
     },
 }
 
@@ -110,3 +114,10 @@ def preview_summary(preview: Mapping[str, Any] | AnyPreview, language: str = "en
         key = "runs_sandboxed" if shown.sandboxed else "runs_unsandboxed"
         return words[key].format(cwd=written_out(shown.cwd))
     return ""
+
+
+def approval_prompt(tool: str, can_remember: bool, language: str = "en") -> str:
+    """The question under an approval; the answers stay y / N / a in every language."""
+    words = _words(language)
+    remember = words["remember"] if can_remember else ""
+    return words["prompt"].format(tool=written_out(tool), remember=remember)

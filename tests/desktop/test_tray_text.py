@@ -76,3 +76,36 @@ def test_the_first_menu_speaks_the_settings_language_before_core_starts(tmp_path
 def test_the_desktop_app_reads_the_start_language_from_its_settings_file() -> None:
     source = (ROOT / "app.py").read_text(encoding="utf-8")
     assert "Tray(self, language=start_language(self.paths.settings_file))" in source
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "body"),
+    [
+        ("en", "Nothing undone", "nothing to undo"),
+        ("zh-CN", "没有可撤销的更改", "没有可以撤销的更改"),
+    ],
+)
+def test_undo_last_with_nothing_to_undo_says_why_in_the_menus_language(
+    language: str, title: str, body: str
+) -> None:
+    """The tray's "Undo last change" on an empty journal: Core's coded refusal, not its
+    English sentence, in a Chinese notification."""
+    from types import SimpleNamespace
+
+    from tray_app.desktop.tray import Tray
+    from tray_app.errors import UndoFailed
+
+    reports: list[tuple[str, str]] = []
+
+    def undo_last() -> None:
+        raise UndoFailed("nothing to undo", code="undo_nothing")
+
+    stand_in = SimpleNamespace(
+        state=TrayState(language=language),
+        _core=SimpleNamespace(undo_last=undo_last),
+        _actions=SimpleNamespace(report=lambda t, m: reports.append((t, m))),
+        _later=lambda fn, what: fn(),
+    )
+    stand_in._t = lambda key, **args: tray_text(language, key, **args)
+    Tray._undo(stand_in)  # type: ignore[arg-type]
+    assert reports == [(title, body)]

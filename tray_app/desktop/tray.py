@@ -268,11 +268,13 @@ class Tray:
     def _undo(self) -> None:
         def run() -> None:
             from tray_app.errors import NotFound, UndoFailed
+            from tray_app.terminal_errors import coded_text
 
             try:
                 result = self._core.undo_last()
-            except (UndoFailed, NotFound) as exc:
-                self._actions.report(self._t("nothing_undone"), str(exc))
+            except (UndoFailed, NotFound) as exc:  # why, in the menu's language
+                why = coded_text(exc, self.state.language)
+                self._actions.report(self._t("nothing_undone"), why)
                 return
             self._actions.report(self._t("change_undone"), str(result.get("path") or ""))
 
