@@ -215,6 +215,8 @@ async ({ head, lines, tail }) => {
     + """
   const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
   const el = document.createElement('div');
+  el.className = 'md content';
+  document.querySelector('#messages').append(el); // laid out with the page's styles
   const stream = new MarkdownStream(el);
   let text = head;
   stream.setText(text);
@@ -234,12 +236,15 @@ async ({ head, lines, tail }) => {
   });
   el.querySelector('.md-tail .code-copy').click();
   const openText = await copied;
+  const openHeight = el.querySelector('pre').getBoundingClientRect().height;
   text += tail;
   stream.setText(text);
   while (stream.finish());
   const once = document.createElement('div');
   oneRender(MarkdownStream, once, text);
+  const closedHeight = el.querySelector('pre').getBoundingClientRect().height;
   return { kept, painted, openText, same: el.innerHTML === once.innerHTML,
+           sameHeight: openHeight === closedHeight,
            highlighted: Boolean(el.querySelector('pre code.hljs')),
            tailLeft: Boolean(el.querySelector('.md-tail')) };
 }
@@ -256,6 +261,7 @@ def test_an_open_code_block_grows_in_place_and_is_highlighted_once_closed(app: A
     assert result["kept"], "the open code block was drawn again instead of grown"
     assert not result["painted"], "an open block is highlighted only once it closes"
     assert result["openText"] == "".join(lines)
+    assert result["sameHeight"], "the open block's lines are as high as the closed block's"
     assert result["highlighted"]
     assert not result["tailLeft"]
     assert result["same"]

@@ -120,8 +120,7 @@ function wrapCode(pre) {
     class: 'code-copy', type: 'button', i18nTitle: 'common.copy', i18nLabel: 'md.copy_code',
   }, icon('copy'));
   copy.addEventListener('click', async () => {
-    const source = pre.querySelector('code');
-    if (await copyText(source ? codeText(source) : pre.textContent)) flash(copy);
+    if (await copyText(codeText(pre))) flash(copy);
   });
   // Long lines scroll sideways by default; the toggle wraps them instead.
   const wrap = h('button', {
@@ -136,9 +135,10 @@ function wrapCode(pre) {
 
 // A code block still streaming shows its lines in groups (mdfence.js): the line break between
 // two groups is the groups' own, not in their text.
-function codeText(code) {
-  const groups = code.querySelectorAll(':scope > div');
-  return groups.length ? [...groups].map((group) => group.textContent).join('\n') : code.textContent;
+function codeText(pre) {
+  const groups = pre.querySelectorAll(':scope > div');
+  if (groups.length) return [...groups].map((group) => group.textContent).join('\n');
+  return (pre.querySelector('code') || pre).textContent;
 }
 
 function flash(button) {

@@ -97,8 +97,9 @@ export class OpenFence {
       from = nl + 1;
     }
     if (code) {
-      this.code = code;
-      code.replaceChildren();
+      this.pre = code.parentElement;
+      this.code = code.cloneNode(false); // each group's <code>: the language class, no text
+      this.pre.replaceChildren();
       this.newGroup();
       this.append(text.slice(this.body));
     } else this.append(text.slice(this.length));
@@ -106,10 +107,10 @@ export class OpenFence {
     return true;
   }
 
-  // The text goes into blocks of about GROUP characters, each its own line box container, so
-  // the engine lays out and shapes the new lines only, not the whole block again each frame.
-  // The line break between two blocks is the blocks' own (this is the open view only: the
-  // closed block is drawn again as one).
+  // The text goes into blocks of about GROUP characters (<div><code>, so the lines keep the
+  // <pre>'s height), each its own line box container: the engine lays out and shapes the new
+  // lines only, not the whole block again each frame. The line break between two blocks is
+  // the blocks' own (this is the open view only: the closed block is drawn again as one).
   append(more) {
     let rest = more;
     while (this.size + rest.length > GROUP) {
@@ -127,8 +128,10 @@ export class OpenFence {
   newGroup() {
     this.node = document.createTextNode('');
     this.size = 0;
+    const code = this.code.cloneNode(false);
+    code.append(this.node);
     const group = document.createElement('div');
-    group.append(this.node);
-    this.code.append(group);
+    group.append(code);
+    this.pre.append(group);
   }
 }
