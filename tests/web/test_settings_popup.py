@@ -103,3 +103,29 @@ def test_a_late_reply_does_not_undo_a_newer_change(
     expect(page.locator("#settings-saved")).to_be_visible()
     expect(switch).to_be_checked()
     assert app.core.settings.hide_on_focus_loss is True
+
+
+def test_settings_asked_for_while_the_page_loads_open_once_it_has_them(
+    make_app: AppFactory, fake_ollama: object
+) -> None:
+    """A click on Settings (or the tray's "Settings…") while the page still waits for Core opens
+    the panel once the settings and the language are there, in that language, never with keys."""
+    held: list[Any] = []
+    app = make_app(fake_ollama, language="zh-CN", wait=False)
+    page = app.page
+    page.route("**/api/get_settings", lambda route: held.append(route))
+    with page.expect_request("**/api/get_settings"):
+        page.reload()
+    expect(page.locator("#btn-settings")).to_be_attached()
+    assert held, "the page asks Core for its settings"
+    page.locator("#btn-settings").dispatch_event("click")
+    expect(page.locator("#settings")).to_be_hidden()
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/get_settings")
+    expect(page.locator("#settings-title")).to_have_text("设置")
+    expect(page.locator("#settings")).to_be_visible()
+    expect(page.locator("label[for=set-hide_on_focus_loss]")).to_contain_text(
+        locale("zh-CN")["set.hide_on_focus_loss"]
+    )
+    assert app.page_errors == []

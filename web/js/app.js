@@ -155,7 +155,14 @@ function hideWindow() {
   call('hide').catch(() => {});
 }
 
-function openSettings() {
+// Settings (from the header or the tray's menu) wait for the page's settings and language:
+// opened earlier, the panel would have no values and show its keys instead of its words.
+let markBooted;
+const booted = new Promise((resolve) => { markBooted = resolve; });
+
+async function openSettings() {
+  await booted;
+  if (ui.settings.isOpen) return;
   closeHistory();
   ui.picker.close();
   ui.settings.open(store.settings, store.models);
@@ -389,6 +396,7 @@ async function boot() {
   if (ui.sidebar.isOverlay === false) ui.sidebar.open();
   $('#app').removeAttribute('aria-busy');
   $('#app').dataset.ready = 'true';
+  markBooted();
   await checkServer();
   $('#app').dataset.checked = 'true';
 }
