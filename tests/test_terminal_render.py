@@ -154,3 +154,18 @@ def test_failure_codes_are_said_in_chinese_like_the_page() -> None:
     unknown = {"success": False, "error": "boom 💥 \u202e", "code": "x"}
     # (a direction control from a server is written out: it must not reorder the line)
     assert result_summary(unknown, "zh-CN") == "boom 💥 ⟨U+202E⟩"
+
+
+def test_a_successful_calls_summary_is_said_in_chinese() -> None:
+    """The words around a result (moved to, applied edits, lines read) in a Chinese terminal;
+    a hostile destination has its direction control written out."""
+    from tray_app.terminal_render import result_summary
+
+    moved = result_summary({"success": True, "destination": "/w/报告\u202egpj.exe"}, "zh-CN")
+    assert moved == "已移动到 /w/报告⟨U+202E⟩gpj.exe"
+    edits = {"success": True, "edits": [{}, {}], "diff": "--- a\n+++ b\n-旧\n+新\n"}
+    assert result_summary(edits, "zh-CN") == "已应用 2 处修改\n    -旧\n    +新"
+    assert result_summary({**edits, "dry_run": True}, "en").startswith("would apply 2 edit(s)")
+    page = {"success": True, "line_range": [1, 200], "lines": 900, "next_start_line": 201}
+    assert result_summary(page, "zh-CN") == "第 1-200 行，共 900 行；下次从第 201 行开始"
+    assert result_summary(page, "en") == "lines 1-200 of 900; next from line 201"

@@ -79,19 +79,37 @@ def undo_note(result: dict[str, Any], language: str = "en") -> str:
     return f" ({label}: {why})" if why else f" ({label})"
 
 
+#: A successful call's summary words in the terminal's language.
+RESULT_TEXT = {
+    "en": {
+        "moved": "moved to {destination}",
+        "applied": "applied {n} edit(s)",
+        "would_apply": "would apply {n} edit(s)",
+        "lines": "lines {first}-{last} of {total}; next from line {next}",
+    },
+    "zh-CN": {
+        "moved": "已移动到 {destination}",
+        "applied": "已应用 {n} 处修改",
+        "would_apply": "将应用 {n} 处修改",
+        "lines": "第 {first}-{last} 行，共 {total} 行；下次从第 {next} 行开始",
+    },
+}
+
+
 def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     if not result:
         return ""
     if not result.get("success"):
         return failure_text(result, language) + nearest_lines(result, language)
+    words = RESULT_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
     note = undo_note(result, language)
     if result.get("destination"):
-        return f"moved to {result['destination']}{note}"
+        return words["moved"].format(destination=written_out(result["destination"])) + note
     if isinstance(result.get("edits"), list):
-        verb = "would apply" if result.get("dry_run") else "applied"
+        verb = words["would_apply" if result.get("dry_run") else "applied"]
         diff = str(result.get("diff") or "")
         shown = [line for line in diff.splitlines()[2:] if line.startswith(("+", "-"))][:6]
-        edits = f"{verb} {len(result['edits'])} edit(s){note}"
+        edits = verb.format(n=len(result["edits"])) + note
         return edits + "".join(f"\n    {x}" for x in shown)
     if "server" in result and isinstance(result.get("content"), str):  # an MCP tool's answer
         first = " ".join(result["content"].split())
@@ -100,7 +118,7 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     if result.get("next_start_line") and isinstance(line_range, list) and len(line_range) == 2:
         # What the model received of a long file, as the model was told.
         first, last, going_on = line_range[0], line_range[1], result["next_start_line"]
-        return f"lines {first}-{last} of {total}; next from line {going_on}"
+        return words["lines"].format(first=first, last=last, total=total, next=going_on)
     if "total_matches" in result and ("offset" in result or "next_offset" in result):
         return search_page(result, language)
     for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines", "read"):
