@@ -125,3 +125,36 @@ def test_a_chats_title_has_the_row_until_its_tools_are_wanted(
     expect(tools).to_have_css("opacity", "1")
     edge = name.evaluate("n => n.getBoundingClientRect().right")
     assert edge <= tools.evaluate("t => t.firstElementChild.getBoundingClientRect().left")
+
+
+@pytest.mark.parametrize("locale", ["en", "zh-CN"])
+def test_at_150_percent_zoom_the_title_has_room(make_app: AppFactory, locale: str) -> None:
+    """Issue [page] #14 item 3: at 150% (280x427 CSS px) the header title was cut to "Ho…"."""
+    with FakeOllama() as fake:
+        fake.script(text_turn("好的 👍"))
+        app = make_app(fake, language=locale, viewport=(280, 427), scale=1.5)
+        asked = "How does this look when zoomed?"
+        if locale == "zh-CN":
+            asked = "季度报告 📊 的摘要怎么写"
+        app.send(asked)
+        page = app.page
+        title = page.locator("#session-title")
+        expect(title).to_have_text(asked)
+        header = page.locator(".topbar")
+        width = header.evaluate("el => el.clientWidth")
+        shown = title.evaluate("el => el.clientWidth")
+        # A third of the bar: about ten characters instead of two.
+        assert shown >= width / 3, f"the title has {shown}px of {width}px"
+        # Every button left in the bar is whole and inside it.
+        assert header.evaluate(
+            """bar => [...bar.querySelectorAll('button')].filter((b) => b.checkVisibility())
+              .every((b) => { const r = b.getBoundingClientRect(), o = bar.getBoundingClientRect();
+                return r.left >= o.left - 0.5 && r.right <= o.right + 0.5; })"""
+        )
+        # New chat is still one step away: in the chats list, and Ctrl+N.
+        page.click("#btn-sidebar")
+        expect(page.locator("#sidebar-new")).to_be_visible()
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+n")
+        expect(title).not_to_have_text(asked)
+        assert app.page_errors == []
