@@ -15,7 +15,6 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tray_app.core.turns import system_language
 from tray_app.errors import MetonaError, NotFound
 from tray_app.paths import AppPaths
 from tray_app.terminal_errors import undo_failure_text
@@ -78,7 +77,14 @@ WORDS = {
 
 
 def _words() -> dict[str, str]:
-    return WORDS[system_language()]
+    return WORDS[_language()]
+
+
+def _language() -> str:
+    """The terminal's language; imported here, since `--help` must not load the core."""
+    from tray_app.core.turns import system_language
+
+    return system_language()
 
 
 def _status(entry: dict[str, Any]) -> str:
@@ -150,7 +156,7 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     try:
         result = app.core.undo_last() if args.last else app.core.undo_change(str(args.change))
     except (OSError, MetonaError) as exc:
-        why = undo_failure_text(exc, system_language())
+        why = undo_failure_text(exc, _language())
         err.write(_printable(f"metona-tray undo: {why}\n"))
         return EXIT_USAGE if isinstance(exc, NotFound) else EXIT_FAILED
     finally:

@@ -18,6 +18,7 @@ PACKAGE = ROOT / "tray_app"
 BOTTOM = {
     "errors",
     "tool_errors",
+    "terminal_errors",  # the coded failures' texts for the terminal and the tray (no imports)
     "paths",
     "runtime_dir",
     "logs",
@@ -43,9 +44,9 @@ ALLOWED: dict[str, set[str]] = {
     "self_test": {"core", "desktop", "store", "tools"},
     "desktop": {"core", "store", "tools"},
     "doctor": {"desktop", "providers", "store", "tools"},
-    "terminal": {"core", "store", "terminal_render", "tools"},
-    "terminal_render": {"core", "terminal_errors"},
-    "terminal_errors": set(),
+    "terminal": {"core", "store", "terminal_render", "terminal_preview", "tools"},
+    "terminal_render": {"core", "terminal_preview"},
+    "terminal_preview": set(),
     "mcp_cli": {"core", "mcp", "store", "mcp_serve"},
     "mcp_serve": {"core", "desktop", "store", "tools"},
     "changes_cli": {"core", "store", "tools"},

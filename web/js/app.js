@@ -18,6 +18,7 @@ import { initToasts, toast } from './toast.js';
 import { createEventPump } from './events.js';
 import { createActions } from './actions.js';
 import { HistoryPanel } from './history.js';
+import { settingsLink } from './settings_link.js';
 
 const ui = {};
 let actions;
@@ -48,9 +49,14 @@ function build() {
     onPick: (name) => actions.setModel(name),
     onRefresh: () => refreshModels(),
   });
+  ui.settingsLink = settingsLink({
+    current: () => store.settings,
+    apply: settingsUpdated,
+    fail: (err) => actions.fail(err),
+  });
   ui.settings = new SettingsPanel($('#settings'), {
-    onPatch: saveSettings,
-    onApiKey: saveApiKey,
+    onPatch: (patch) => ui.settingsLink.save(patch),
+    onApiKey: (key) => ui.settingsLink.saveApiKey(key),
     onPickFolder: pickFolder,
     onUndoLast: () => actions.undo(null),
     onClose: () => closeSettings(),
@@ -188,41 +194,6 @@ function closeSettings() {
   ui.settings.close();
   $('#btn-settings').setAttribute('aria-expanded', 'false');
   $('#btn-settings').focus();
-}
-
-// Settings events arrive in Core's order, but a call's reply travels apart from them: a reply
-// that lands after a newer event (a change made in the tray meanwhile) must not undo it.
-let settingsEvents = 0;
-
-function settingsEvent(settings) {
-  settingsEvents += 1;
-  settingsUpdated(settings);
-}
-
-async function saveSettings(patch) {
-  const seen = settingsEvents;
-  const current = (replied) => (settingsEvents === seen ? replied : store.settings);
-  try {
-    const result = await call('update_settings', { patch });
-    const settings = current(result.settings);
-    settingsUpdated(settings);
-    return { settings, rejected: null };
-  } catch (err) {
-    if (err.code === 'invalid_settings' && err.details) {
-      return { settings: current(err.details.settings), rejected: err.details.errors || {} };
-    }
-    actions.fail(err);
-    return null;
-  }
-}
-
-async function saveApiKey(key) {
-  try {
-    await call('set_api_key', { key });
-    return null;
-  } catch (err) {
-    return err.code === 'unsupported' ? t('set.api_key_unavailable') : err.message;
-  }
 }
 
 async function pickFolder() {
@@ -363,7 +334,7 @@ async function boot() {
     chatlog: ui.chatlog,
     sessionUpdated: (s, deleted) => actions.sessionUpdated(s, deleted),
     modelsUpdated,
-    settingsUpdated: settingsEvent,
+    settingsUpdated: (settings) => ui.settingsLink.heard(settings),
     pullProgress,
     stateChanged,
     approvalsChanged,
