@@ -4,10 +4,11 @@ MODE is ``http`` (Streamable HTTP at ``/mcp``), ``sse`` (the older HTTP+SSE at `
 ``garbage`` (answers every request with 200 and an HTML page, like a misconfigured proxy) or
 ``redirect`` (answers every request with a 307 to ``--to URL``: somewhere not configured) or
 ``huge`` (answers every request with a 100 MB JSON body, sent as fast as it is read). It
-serves the same tools as ``fake_server`` on 127.0.0.1 on a port the OS picks, writes that port
-to ``MARKS/port`` once it listens, and appends one line per request it receives to
-``MARKS/requests`` (method, path, the ``Authorization`` and ``X-Tenant`` headers), so a test
-waits on files and can check what the client sent and where.
+serves the same tools as ``fake_server`` on 127.0.0.1 on a port the OS picks (or ``--port``,
+to come back where a killed one was), writes that port to ``MARKS/port`` once it listens, and
+appends one line per request it receives to ``MARKS/requests`` (method, path, the
+``Authorization`` and ``X-Tenant`` headers), so a test waits on files and can check what the
+client sent and where.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("mode", choices=["http", "sse", "garbage", "redirect", "huge"])
     parser.add_argument("marks", type=Path)
     parser.add_argument("--to", default="")
+    parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     os.environ["FAKE_MCP_MARKS"] = str(args.marks)  # the tools' own marks land there too
     if args.mode == "http":
@@ -104,7 +106,7 @@ def main() -> None:
         app = garbage
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", args.port))
     sock.listen(64)
     port = sock.getsockname()[1]
     lifespan = "on" if args.mode in ("http", "sse") else "off"

@@ -43,6 +43,7 @@ class ServerConfig(BaseModel):
     enabled: bool = True
     timeout_s: float = Field(default=60.0, gt=0.0, le=3_600.0)
     trust: Trust = "ask"
+    ping_s: float = Field(default=30.0, ge=0.0, le=3_600.0)  # idle liveness probe; 0: none
     disabled_tools: list[str] = Field(default_factory=list)  # left out of every turn
     network: bool = True  # under the bubblewrap sandbox: may the server reach the network
     type: Literal["stdio", "http", "streamable-http", "sse"] | None = (

@@ -5,7 +5,8 @@ Everything here runs on the manager's loop. ``run`` is one task per server: it o
 scrubbed environment plus the configured ``env`` and stderr to the server's log file; HTTP: the
 configured URL only), lists the tools page by page, follows list changes (the
 ``notifications/tools/list_changed`` of handshake-era servers, ``subscriptions/listen`` on
-2026-era ones), and waits until the connection ends. Then it says why, waits (1 s, doubling to
+2026-era ones), pings it while idle (``liveness.py``: a remote server that dies unseen is
+noticed), and waits until the connection ends. Then it says why, waits (1 s, doubling to
 60 s) and starts the server again. Calls run in their callers' tasks on the same loop.
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from tray_app.mcp.config import SecretLookup, ServerConfig, resolve_secrets
+from tray_app.mcp.liveness import Activity, watch
 from tray_app.mcp.sandbox import contained_command, private_env, private_folder
 
 if TYPE_CHECKING:
@@ -117,6 +119,8 @@ class ServerConnection:
         self._settled = asyncio.Event()  # this attempt ended: ready, failed or stopped
         self._closed = asyncio.Event()
         self._relist = asyncio.Event()
+        self._activity = Activity()
+        self._silent: str | None = None  # why the last ping failed
         self.started_at = time.monotonic()
         self.stopping = False
 
@@ -127,15 +131,16 @@ class ServerConnection:
         delay = BACKOFF_START
         while not self.stopping:
             began = time.monotonic()
+            self._silent = None
             try:
                 await self._session()
-                self._set("failed", "the server closed the connection")
+                self._set("failed", self._silent or "the server closed the connection")
             except asyncio.CancelledError:
                 self._set("stopped", None)
                 raise
             except Exception as exc:
                 log.info("MCP server %s: %s", self.config.name, describe_error(exc))
-                self._set("failed", describe_error(exc))
+                self._set("failed", self._silent or describe_error(exc))
             self._client = None
             if self.stopping:  # the SDK's task groups can absorb the cancellation of a stop
                 self._set("stopped", None)
@@ -186,17 +191,27 @@ class ServerConnection:
             self.state.protocol = client.protocol_version
             await self._list_tools(client)
             self._set("ready", None)
+            self._activity.heard()
+            pings = asyncio.ensure_future(
+                watch(client, self._activity, interval=self._ping_every, describe=describe_error)
+            )
             watchers: list[asyncio.Future[Any]] = [
                 asyncio.ensure_future(self._closed.wait()),
                 asyncio.ensure_future(self._follow_changes(client)),
+                pings,
             ]
             try:
                 await asyncio.wait(watchers, return_when=asyncio.FIRST_COMPLETED)
+                if pings.done() and not pings.cancelled():
+                    self._silent = pings.result()  # the SDK's teardown may raise over it
             finally:
                 for task in watchers:
                     task.cancel()
                 await asyncio.gather(*watchers, return_exceptions=True)
                 self._client = None
+
+    def _ping_every(self) -> float:
+        return self.config.ping_s  # read each round: a settings change needs no restart
 
     async def _transport(self, stack: AsyncExitStack) -> Any:
         config = self.config
@@ -330,9 +345,14 @@ class ServerConnection:
         if client is None:
             why = f" ({self.state.error})" if self.state.error else ""
             raise RuntimeError(f"the MCP server {self.config.name!r} is not running{why}")
-        result = await asyncio.wait_for(
-            client.call_tool(tool, arguments, progress_callback=progress), timeout
-        )
+        self._activity.in_flight += 1  # no ping while a call runs: its answer says enough
+        try:
+            result = await asyncio.wait_for(
+                client.call_tool(tool, arguments, progress_callback=progress), timeout
+            )
+            self._activity.heard()
+        finally:
+            self._activity.in_flight -= 1
         data: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return data
 

@@ -268,5 +268,5 @@ class McpManager:
 
 def _same_process(new: ServerConfig, old: ServerConfig) -> bool:
     """Whether ``new`` differs from ``old`` only in what the tool list reads on each turn."""
-    keep = {"disabled_tools", "trust"}
+    keep = {"disabled_tools", "trust", "ping_s"}
     return new.model_dump(exclude=keep) == old.model_dump(exclude=keep)

@@ -1,0 +1,113 @@
+"""An idle remote server that dies is noticed by the idle ping (``mcp/liveness.py``), says so in
+an ``mcp_status`` event, and is ready again once it is back; pings stay one at a time and a
+server slow to answer one does not hold a call back."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.fakes.core_rig import Rig
+from tests.mcp.conftest import wait_for
+from tests.mcp.http_serve import Served, serve
+from tray_app.mcp.liveness import Activity, watch
+
+__all__ = ["serve"]  # the fixture, imported
+
+
+def rows_after(rig: Rig, start: int, name: str) -> list[dict[str, Any]]:
+    """The server's rows in the mcp_status events published after the first ``start``."""
+    events = rig.log.of_type("mcp_status")[start:]
+    return [row for e in events for row in e.servers if row["name"] == name]
+
+
+@pytest.mark.parametrize("mode", ["http", "sse"])
+def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back(
+    make_rig: Any, serve: Callable[..., Served], mode: str
+) -> None:
+    first = serve(mode)
+    entry: dict[str, Any] = {"url": first.url, "ping_s": 0.5, "timeout_s": 30}
+    if mode == "sse":
+        entry["type"] = "sse"
+    rig: Rig = make_rig(default_registry=True, mcp_servers={"远程 服务": entry})
+    status = lambda: next(s for s in rig.core.mcp_status() if s["name"] == "远程 服务")  # noqa: E731
+    wait_for(lambda: status()["status"] == "ready", 60, "the server ready")
+    manager = rig.core._mcp.manager
+    assert manager is not None
+    answer = manager.call("远程 服务", "echo", {"text": "日本語 🌍"}, cancel=threading.Event())
+    assert "日本語 🌍" in str(answer)
+
+    seen = len(rig.log.of_type("mcp_status"))
+    first.process.kill()  # no goodbye: the connection is idle, nothing is being called
+    first.process.wait(30)
+    failed = wait_for(
+        lambda: next(
+            (r for r in rows_after(rig, seen, "远程 服务") if r["status"] == "failed"), None
+        ),
+        60,
+        "an mcp_status event saying the idle server stopped",
+    )
+    # The ping's own failure, the SDK's for the connection it broke, or (SSE) the event
+    # stream's end: each names what happened.
+    reasons = ("stopped answering", "ConnectError", "closed the connection")
+    assert any(w in failed["error"] for w in reasons), failed
+    assert manager.ready_tools() == []  # the next turn is not offered its tools
+
+    back = serve(mode, "--port", str(urlparse(first.url).port))
+    wait_for(lambda: status()["status"] == "ready", 90, "the server ready again")
+    assert status()["restarts"] >= 1 and status()["error"] is None
+    assert back.requests()  # it reconnected to the server that came back
+    answer = manager.call("远程 服务", "echo", {"text": "再见 👋"}, cancel=threading.Event())
+    assert "再见 👋" in str(answer)
+
+
+class SlowPings:
+    """A client whose pings take ``hold`` to answer, counting how many are open at once."""
+
+    protocol_version = "2025-11-25"
+
+    def __init__(self, hold: asyncio.Event) -> None:
+        self.session = self
+        self.hold = hold
+        self.open = 0
+        self.most_open = 0
+        self.sent = 0
+
+    async def send_ping(self) -> None:
+        self.sent += 1
+        self.open += 1
+        self.most_open = max(self.most_open, self.open)
+        try:
+            await self.hold.wait()
+        finally:
+            self.open -= 1
+
+
+def test_pings_never_pile_up_and_a_slow_answer_during_a_call_is_not_a_death() -> None:
+    async def scenario() -> tuple[SlowPings, str]:
+        hold = asyncio.Event()
+        client = SlowPings(hold)
+        activity = Activity()
+        activity.last_heard -= 10  # idle for a while: the first probe goes out at once
+        pings = asyncio.ensure_future(watch(client, activity, interval=lambda: 0.01, timeout=0.3))
+        while client.sent == 0:  # noqa: ASYNC110 (a fake: no event to wait on)
+            await asyncio.sleep(0.01)
+        activity.in_flight += 1  # a call starts while the ping waits, then answers
+        await asyncio.sleep(0.5)  # past the ping's timeout: the call proves the server alive
+        activity.heard()
+        activity.in_flight -= 1
+        assert not pings.done()  # not declared dead
+        hold.set()  # the server answers pings again
+        while client.sent < 5:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+        hold.clear()  # and then never again, with nothing else going on
+        return client, await asyncio.wait_for(pings, 30)
+
+    client, why = asyncio.run(scenario())
+    assert client.most_open == 1  # one probe at a time, never a pile
+    assert why == "the server did not answer a ping within 0.3 s"
