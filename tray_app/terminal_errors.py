@@ -155,6 +155,7 @@ TOOL_ERROR_ZH: dict[str, str] = {
     "command_cancelled_before_start": "命令开始前已取消",
     "mcp_timed_out": "{server} 未在 {seconds} 秒内回应 {tool}；已取消",
     "mcp_server_stopped": "工具服务器 {server} 在运行 {tool} 时停止了（正在重新启动）；此调用可能已完成，也可能没有",
+    "mcp_sse_too_large": "{server} 对 {tool} 的回答超过 {megabytes} MB，超出了 SSE 连接能传送的上限（该服务器正在重新启动）；请请求更少的内容，或改用该服务器的 Streamable HTTP 地址（上限 64 MB）",
     "mcp_call_failed": "{server} 无法运行 {tool}：{detail}",
     "mcp_cancelled": "{server}：{tool} 已取消",
     "mcp_reported_error": "{server} 上的 {tool} 报告了错误：{detail}",

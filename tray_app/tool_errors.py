@@ -167,6 +167,7 @@ ToolErrorCode = Literal[
     # MCP servers (mcp/tools.py).
     "mcp_timed_out",
     "mcp_server_stopped",
+    "mcp_sse_too_large",
     "mcp_call_failed",
     "mcp_cancelled",
     "mcp_reported_error",

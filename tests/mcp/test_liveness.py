@@ -35,8 +35,11 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
     if mode == "sse":
         entry["type"] = "sse"
     rig: Rig = make_rig(default_registry=True, mcp_servers={"远程 服务": entry})
-    status = lambda: next(s for s in rig.core.mcp_status() if s["name"] == "远程 服务")  # noqa: E731
-    wait_for(lambda: status()["status"] == "ready", 60, "the server ready")
+
+    def status() -> dict[str, Any]:  # empty until the manager has the server
+        return next((s for s in rig.core.mcp_status() if s["name"] == "远程 服务"), {})
+
+    wait_for(lambda: status().get("status") == "ready", 60, "the server ready")
     manager = rig.core._mcp.manager
     assert manager is not None
     answer = manager.call("远程 服务", "echo", {"text": "日本語 🌍"}, cancel=threading.Event())
@@ -59,7 +62,7 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
     assert manager.ready_tools() == []  # the next turn is not offered its tools
 
     back = serve(mode, "--port", str(urlparse(first.url).port))
-    wait_for(lambda: status()["status"] == "ready", 90, "the server ready again")
+    wait_for(lambda: status().get("status") == "ready", 90, "the server ready again")
     assert status()["restarts"] >= 1 and status()["error"] is None
     assert back.requests()  # it reconnected to the server that came back
     answer = manager.call("远程 服务", "echo", {"text": "再见 👋"}, cancel=threading.Event())

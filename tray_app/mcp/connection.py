@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 import time
 import warnings
 from collections.abc import Awaitable, Callable
@@ -27,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from tray_app.mcp.config import SecretLookup, ServerConfig, resolve_secrets
 from tray_app.mcp.liveness import Activity, watch
 from tray_app.mcp.sandbox import contained_command, private_env, private_folder
+from tray_app.mcp.sse_limit import SSE_EVENT_LIMIT_MB, SseAnswerTooLarge, overflowed_sse
+from tray_app.mcp.watched import Watched, enter_within
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientRequestContext
@@ -121,6 +122,7 @@ class ServerConnection:
         self._relist = asyncio.Event()
         self._activity = Activity()
         self._silent: str | None = None  # why the last ping failed
+        self._ended = asyncio.Event()  # the last connection ended (set until the next starts)
         self.started_at = time.monotonic()
         self.stopping = False
 
@@ -142,6 +144,7 @@ class ServerConnection:
                 log.info("MCP server %s: %s", self.config.name, describe_error(exc))
                 self._set("failed", self._silent or describe_error(exc))
             self._client = None
+            self._ended.set()
             if self.stopping:  # the SDK's task groups can absorb the cancellation of a stop
                 self._set("stopped", None)
                 return
@@ -177,6 +180,7 @@ class ServerConnection:
         from mcp import Client
 
         self._closed.clear()
+        self._ended.clear()
         async with AsyncExitStack() as stack:
             transport = await self._transport(stack)
             client = Client(
@@ -186,7 +190,7 @@ class ServerConnection:
                 message_handler=self._on_message,
                 cache=None,
             )
-            await _enter_within(stack, client, CONNECT_TIMEOUT)
+            await enter_within(stack, client, CONNECT_TIMEOUT)
             self._client = client
             self.state.protocol = client.protocol_version
             await self._list_tools(client)
@@ -226,12 +230,12 @@ class ServerConnection:
             command, args = contained_command(config, enabled=self._sandbox, private=private)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=config.cwd)
             errlog = stack.enter_context(self._stderr_file())
-            return _Watched(stdio_client(params, errlog=errlog), self._closed)
+            return Watched(stdio_client(params, errlog=errlog), self._closed)
         headers = resolve_secrets(config.headers, self._secrets)
         if config.transport == "sse":
             from mcp.client.sse import sse_client
 
-            return _Watched(sse_client(config.url or "", headers=headers), self._closed)
+            return Watched(sse_client(config.url or "", headers=headers), self._closed)
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
@@ -243,7 +247,7 @@ class ServerConnection:
         client = streamable_http_client(
             config.url or "", http_client=http, max_sse_event_size=MAX_EVENT
         )
-        return _Watched(client, self._closed)
+        return Watched(client, self._closed)
 
     def _stderr_file(self) -> TextIO:
         """The server's stderr, appended to ``mcp-NAME.log`` in the app's log folder."""
@@ -351,61 +355,21 @@ class ServerConnection:
                 client.call_tool(tool, arguments, progress_callback=progress), timeout
             )
             self._activity.heard()
+        except Exception as exc:
+            if self.config.transport == "sse":
+                await self._name_sse_overflow(exc)
+            raise
         finally:
             self._activity.in_flight -= 1
         data: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return data
 
-
-async def _enter_within(stack: AsyncExitStack, client: Any, seconds: float) -> None:
-    """Enter the client in this task: the SDK's cancel scopes must be left by the task that
-    entered them, and ``wait_for`` on Python 3.11 runs its coroutine in a task of its own, so
-    the end of every connection was reported as "exit cancel scope in a different task"
-    instead of what happened. ``asyncio.timeout`` stays in this task."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(seconds):
-            await stack.enter_async_context(client)
-    else:  # 3.10 has no asyncio.timeout; its wait_for has the same limit
-        await asyncio.wait_for(stack.enter_async_context(client), seconds)
-
-
-class _Watched:
-    """A transport whose end (EOF from the server, a crash) sets an event: the manager's only
-    way to see an idle server die, since the SDK's session does not say so."""
-
-    def __init__(self, inner: Any, closed: asyncio.Event) -> None:
-        self._inner = inner
-        self._closed = closed
-        self._stack: AsyncExitStack | None = None
-
-    async def __aenter__(self) -> Any:
-        import anyio
-
-        stack = AsyncExitStack()
-        read, write = await stack.enter_async_context(self._inner)
-        send, receive = anyio.create_memory_object_stream[Any](0)
-        group = await stack.enter_async_context(anyio.create_task_group())
-        closed = self._closed
-
-        async def pump() -> None:
-            try:
-                async with send:
-                    async for item in read:
-                        await send.send(item)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-                pass
-            finally:
-                closed.set()
-
-        group.start_soon(pump)
-        stack.push_async_callback(_cancel_group, group)
-        self._stack = stack
-        return receive, write
-
-    async def __aexit__(self, *exc: Any) -> None:
-        if self._stack is not None:
-            await self._stack.__aexit__(*exc)
-
-
-async def _cancel_group(group: Any) -> None:
-    group.cancel_scope.cancel()
+    async def _name_sse_overflow(self, exc: Exception) -> None:
+        """Raise ``SseAnswerTooLarge`` if the connection that failed this call ended on the
+        SDK's 1 MB event cap (its end is reported just after the call's "connection closed")."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._ended.wait(), 10.0)
+        if overflowed_sse(self.state.error):
+            raise SseAnswerTooLarge(
+                f"the answer was larger than the {SSE_EVENT_LIMIT_MB} MB an SSE connection carries"
+            ) from exc

@@ -17,6 +17,7 @@ from tray_app.mcp.connection import RemoteTool, describe_error
 from tray_app.mcp.manager import McpManager
 from tray_app.mcp.naming import describe, model_schema, risk_of, tool_name
 from tray_app.mcp.results import convert
+from tray_app.mcp.sse_limit import SSE_EVENT_LIMIT_MB, SseAnswerTooLarge
 from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
 from tray_app.tools.external import ExternalArgs, external_tool
 
@@ -64,6 +65,15 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
                 f"{server} did not answer {original} within {limit:g} s; cancelled",
                 code="mcp_timed_out",
                 params={"server": server, "tool": original, "seconds": limit},
+            )
+        except SseAnswerTooLarge:
+            return failure(
+                f"{server} answered {original} with more than {SSE_EVENT_LIMIT_MB} MB, the most "
+                "an SSE connection carries (the server is being started again); ask for less, "
+                "or use the server's Streamable HTTP address, which carries up to 64 MB",
+                code="mcp_sse_too_large",
+                params={"server": server, "tool": original, "megabytes": SSE_EVENT_LIMIT_MB},
+                server=server,
             )
         except RuntimeError as exc:
             if str(exc).startswith("cancelled"):
