@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -203,3 +204,36 @@ def test_a_change_another_process_made_is_listed_and_undone_here(
     assert target.read_text(encoding="utf-8") == "before"
     assert desktop.can_undo("desk-1") is False
     assert desktop.entries()[0]["undone"] is True
+
+
+def test_in_chinese_why_a_change_cannot_be_undone_is_chinese(
+    cli: Any, app_paths: AppPaths, tmp_path: Path
+) -> None:
+    """The journal keeps a reason's code beside its sentence: `changes` and `undo` say it in
+    Chinese; an entry from before codes (its sentence only) keeps the sentence."""
+    big = tmp_path / "大文件 \u202e📦.txt"
+    big.write_text("x" * 3_000_000, encoding="utf-8")
+    journal = Journal(app_paths.journal_dir, max_bytes=2 * 1024 * 1024)
+    for call in ("call-old", "call-new"):
+        entry = journal.record(call_id=call, tool="write_file", path=big, required=False)
+        big.write_text(f"{call}\n", encoding="utf-8")
+        assert journal.commit(entry)
+        big.write_text("x" * 3_000_000, encoding="utf-8")
+    journal.close()
+    with sqlite3.connect(app_paths.journal_dir / "journal.sqlite3") as db:  # an older entry
+        db.execute("UPDATE entries SET reason_info = NULL WHERE call_id = ?", (b"call-old",))
+    listing = cli("changes", lang="zh_CN.UTF-8")
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    assert any(
+        "[无法撤销: 未保留副本：它的 3.0 MB 超出撤销记录的 2 MB 上限]" in x for x in lines
+    ), lines
+    assert any("no copy was kept (its 3.0 MB do not fit" in x for x in lines), lines
+    refused = cli("undo", "2", lang="zh_CN.UTF-8")
+    assert refused.returncode == 1
+    assert refused.stderr.strip().endswith(
+        "无法撤销：未保留副本：它的 3.0 MB 超出撤销记录的 2 MB 上限"
+    ), refused.stderr
+    assert "⟨U+202E⟩" in refused.stderr and "no copy" not in refused.stderr, refused.stderr
+    english = cli("undo", "2", lang="en_US.UTF-8")
+    assert "no copy was kept (its 3.0 MB do not fit in the journal's 2 MB)" in english.stderr

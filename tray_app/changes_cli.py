@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tray_app.errors import MetonaError, NotFound
 from tray_app.paths import AppPaths
-from tray_app.terminal_errors import undo_failure_text
+from tray_app.terminal_errors import undo_failure_text, written_out
+from tray_app.undo_reasons import reason_text
 
 if TYPE_CHECKING:
     from tray_app.core.bootstrap import RunningApp
@@ -59,7 +60,7 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
-#: The list's words in the terminal's language (a reason stays as the journal wrote it).
+#: The list's words in the terminal's language (a coded reason too: undo_reasons).
 WORDS = {
     "en": {
         "none": "No changes recorded.",
@@ -93,7 +94,13 @@ def _status(entry: dict[str, Any]) -> str:
         return words["undone"]
     if entry["undoable"]:
         return words["can"]
-    return f"{words['cannot']}: {entry['reason']}" if entry["reason"] else words["cannot"]
+    if not entry["reason"]:
+        return words["cannot"]
+    info = entry.get("reason_info") or {}
+    why = reason_text(
+        info.get("code"), info.get("params"), str(entry["reason"]), system_language(), written_out
+    )
+    return f"{words['cannot']}: {why}"
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ for each: ``command_error.<code>``); ``error_code`` looks a raised error up in i
 from __future__ import annotations
 
 from tray_app.tool_errors import CodedError
+from tray_app.undo_reasons import flat
 
 
 class MetonaError(Exception):
@@ -105,11 +106,16 @@ class UndoUnavailable(MetonaError, CodedError):
     refuses before touching anything. ``str(err)`` is meant for the model and the user."""
 
     def __init__(self, message: str, *, tool: str, reason: str) -> None:
-        super().__init__(message, code="undo_unavailable", tool=tool, reason=reason)
+        super().__init__(message, code="undo_unavailable", tool=tool, **flat(reason))
 
 
 class StoreError(MetonaError):
-    """The chat store or the settings file could not be read or written."""
+    """The chat store or the settings file could not be read or written. ``reason_info`` is
+    the undo journal's coded reason (``undo_reasons``), so the page can say it in its language."""
+
+    def __init__(self, message: str, *, reason_info: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.reason_info = reason_info
 
 
 class UndoFailed(MetonaError, CodedError):

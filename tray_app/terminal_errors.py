@@ -14,6 +14,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from tray_app.undo_reasons import reason_text, unflat
+
 #: ``tool_error.<code>`` of web/locales/zh-CN.json.
 TOOL_ERROR_ZH: dict[str, str] = {
     "stopped": "已取消：你停止了回答",
@@ -224,6 +226,9 @@ def _params(raw: object) -> dict[str, str]:
     for key, value in raw.items():
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         out[str(key)] = _size(value) if number and str(key).endswith("size") else written_out(value)
+    code, inner = unflat(raw)
+    if code and "reason" in out:  # the journal's reason, by its own code (undo_reasons)
+        out["reason"] = reason_text(code, inner, out["reason"], "zh-CN", written_out)
     return out
 
 

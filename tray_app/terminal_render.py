@@ -24,6 +24,7 @@ from tray_app.events import (
 from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
 from tray_app.terminal_errors import failure_text, nearest_lines, written_out
 from tray_app.terminal_preview import approval_heading, preview_summary
+from tray_app.undo_reasons import reason_text
 
 STATUS_MARK = {
     "pending": "…",
@@ -76,6 +77,9 @@ def undo_note(result: dict[str, Any], language: str = "en") -> str:
         return ""
     label = UNDO_UNAVAILABLE["zh-CN" if language.lower().startswith("zh") else "en"]
     why = str(result.get("undoNote") or "").removeprefix(UNDO_UNAVAILABLE["en"]).lstrip(": ")
+    coded = result.get("card_undo_reason")
+    if isinstance(coded, dict):
+        why = reason_text(coded.get("code"), coded.get("params"), why, language, written_out)
     return f" ({label}: {why})" if why else f" ({label})"
 
 

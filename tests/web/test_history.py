@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 from tests.web.conftest import AppFactory, wait_until
+from tray_app.tools.journal import Journal
 
 pytestmark = pytest.mark.web
 
@@ -93,4 +94,48 @@ def test_settings_list_the_built_in_refusals_read_only(
     # Beside the user's own list, which stays editable; the built-ins have no controls.
     expect(page.locator("#settings .dir-path", has_text="/srv/私人")).to_be_visible()
     assert box.locator("button, input").count() == 0
+    assert app.page_errors == []
+
+
+def test_in_chinese_why_a_change_cannot_be_undone_is_chinese(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """A change too large for the journal's budget (recorded by another process on the same
+    journal) cannot be undone: its tip says why in Chinese by the journal's code, and in English
+    after a language switch."""
+    app = make_app(fake_ollama, language="zh-CN")
+    target = app.workspace / "大文件 📦\u202etxt"
+    target.write_text("x" * 3_000_000, encoding="utf-8")
+    other = Journal(app.paths.journal_dir, max_bytes=2 * 1024 * 1024)
+    entry = other.record(call_id="call-1", tool="write_file", path=target, required=False)
+    target.write_text("small", encoding="utf-8")
+    assert other.commit(entry)  # "undo is not available: ..."
+    app.page.click("#btn-history")
+    note = app.page.locator("#history .hist-note")
+    expect(note).to_have_text("无法撤销")
+    expect(note).to_have_attribute(
+        "data-tip", "此更改无法撤销：未保留副本：它的 3.0 MB 超出撤销记录的 2 MB 上限"
+    )
+    app.page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    expect(note).to_have_attribute(
+        "data-tip",
+        "Undo is not available for this change: no copy was kept: its 3.0 MB do not fit in the"
+        " journal's 2 MB",
+    )
+    assert app.page_errors == []
+
+
+def test_in_chinese_a_history_that_cannot_be_read_says_why_in_chinese(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """The journal's folder is a file: the panel says so in Chinese, not the journal's English."""
+    app = make_app(fake_ollama, language="zh-CN")
+    journal = app.paths.journal_dir
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text("不是文件夹")
+    app.page.click("#btn-history")
+    error = app.page.locator("#history .tc-error")
+    expect(error).to_have_text(
+        f"无法读取更改列表：无法创建撤销记录文件夹 {journal}：该位置已有一个文件"
+    )
     assert app.page_errors == []

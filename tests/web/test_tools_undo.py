@@ -72,14 +72,20 @@ def test_when_allowed_the_write_runs_and_the_card_says_undo_is_not_available(
 
 
 def _why(app_paths: Any) -> str:
-    return f"the undo journal's folder {app_paths.journal_dir} cannot be written (File exists)"
+    return (
+        f"the undo journal's folder {app_paths.journal_dir} cannot be created: a file is in its way"
+    )
+
+
+def _why_zh(app_paths: Any) -> str:
+    return f"无法创建撤销记录文件夹 {app_paths.journal_dir}：该位置已有一个文件"
 
 
 def test_in_chinese_the_no_undo_tip_is_chinese(
     make_app: Any, fake_ollama: FakeOllama, app_paths: Any
 ) -> None:
-    """The tip says why in the page's language; the journal's own reason (the OS's words about
-    its folder) follows, and a language switch redraws it."""
+    """The tip says why in the page's language, the journal's reason too (by its code: no
+    English left), and a language switch redraws both."""
     broken_journal(app_paths)
     app = make_app(fake_ollama, language="zh-CN", allow_writes_without_undo=True)
     write(app, "报告 📊.txt")
@@ -87,9 +93,25 @@ def test_in_chinese_the_no_undo_tip_is_chinese(
     expect(card).to_have_attribute("data-status", "success")
     note = card.locator(".tc-no-undo")
     expect(note).to_have_text("无法撤销")
-    expect(note).to_have_attribute("data-tip", "此更改无法撤销：" + _why(app_paths))
+    expect(note).to_have_attribute("data-tip", "此更改无法撤销：" + _why_zh(app_paths))
     app.page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
     expect(note).to_have_attribute(
         "data-tip", "Undo is not available for this change: " + _why(app_paths)
     )
+    assert app.page_errors == []
+
+
+def test_in_chinese_a_refused_write_says_why_in_chinese(
+    make_app: Any, fake_ollama: FakeOllama, app_paths: Any
+) -> None:
+    """The refusal's reason (the journal's folder) by its code: no English left in the card."""
+    broken_journal(app_paths)
+    app = make_app(fake_ollama, language="zh-CN")
+    target = write(app, "笔记 📝.txt")
+    card = app.page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "error")
+    expect(card.locator(".tc-error")).to_have_text(
+        f"write_file 在更改任何内容之前被拒绝：无法保留撤销副本（{_why_zh(app_paths)}）"
+    )
+    assert target.read_text(encoding="utf-8") == "旧 old"
     assert app.page_errors == []

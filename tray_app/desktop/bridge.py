@@ -54,6 +54,7 @@ from tray_app.errors import (
     InvalidRequest,
     InvalidSettings,
     MetonaError,
+    StoreError,
     Unsupported,
     error_code,
 )
@@ -311,6 +312,9 @@ class Bridge:
                 envelope["details"] = {"errors": exc.errors, "settings": exc.settings}
             elif isinstance(exc, CodedError):  # the page says why in its language
                 envelope["details"] = {"code": exc.code, "params": exc.params}
+            elif isinstance(exc, StoreError) and exc.reason_info:  # the undo journal's reason
+                info = exc.reason_info
+                envelope["details"] = {"reason_code": info["code"], "reason_params": info["params"]}
             return envelope
         except Exception as exc:  # a bug: the page shows a sentence, the log has the trace
             log.exception("bridge command failed")

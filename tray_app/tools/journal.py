@@ -47,6 +47,7 @@ from tray_app.tools.journal_index import owner_tag as _owner_tag
 from tray_app.tools.journal_undo import Undoing, settle
 from tray_app.tools.journal_upkeep import PENDING_TTL, adopt_legacy, make_room, sweep, trim
 from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measure
+from tray_app.undo_reasons import Reason, code_of
 
 log = logging.getLogger(__name__)
 
@@ -113,12 +114,12 @@ class Journal(Undoing):
                 self._expire_mine(index)
                 self._prepare(index, entry, path, deep=deep)
             except (IndexProblem, OSError) as exc:
-                why = str(exc) if isinstance(exc, IndexProblem) else describe(exc, self.root)
+                why = exc.reason if isinstance(exc, IndexProblem) else describe(exc, self.root)
                 self._forget(entry.id)
                 log.warning("journal: %s of %s: no undo copy: %s", tool, path, why)
                 if required:
                     raise UndoUnavailable(_refusal(tool, why), tool=tool, reason=why) from exc
-                self._ghosts[entry.id] = f"{NOT_AVAILABLE}: {why}"
+                self._ghosts[entry.id] = _note(why)
                 return entry.id
             self._mine[entry.id] = entry.time
             return entry.id
@@ -150,29 +151,40 @@ class Journal(Undoing):
                 self._forget(entry_id)
                 if required:
                     raise UndoUnavailable(
-                        _refusal(tool, str(exc)), tool=tool, reason=str(exc)
+                        _refusal(tool, str(exc)), tool=tool, reason=exc.reason
                     ) from exc
-                self._ghosts[entry_id] = f"{NOT_AVAILABLE}: {exc}"
+                self._ghosts[entry_id] = _note(exc.reason)
             return entry_id
 
     def _prepare(self, index: Index, entry: Entry, path: Path, *, deep: bool) -> None:
         """Store the pending row first, then the copy: the sweep never takes a copy in use."""
-        problem: str | None = None
+        problem: Reason | None = None
         try:
             if os.path.lexists(path):
                 size, items = measure(path, deep=deep, max_items=MAX_ITEMS)
                 if items > MAX_ITEMS:
-                    raise TooLarge(f"it holds more than {MAX_ITEMS} files and folders")
+                    raise TooLarge(
+                        Reason(
+                            f"it holds more than {MAX_ITEMS} files and folders",
+                            "copy_too_many",
+                            count=MAX_ITEMS,
+                        )
+                    )
                 if size > self.max_bytes:
                     budget = self.max_bytes / (1024 * 1024)
                     raise TooLarge(
-                        f"its {size / 1e6:.1f} MB do not fit in the journal's {budget:g} MB"
+                        Reason(
+                            f"its {size / 1e6:.1f} MB do not fit in the journal's {budget:g} MB",
+                            "copy_too_large",
+                            size_mb=f"{size / 1e6:.1f}",
+                            budget_mb=f"{budget:g}",
+                        )
                     )
                 entry.size, entry.kept = size, True
         except TooLarge as exc:
-            problem = str(exc)
+            problem = _unkept(exc)
         except OSError as exc:  # the path itself cannot be read
-            problem = exc.strerror or str(exc)
+            problem = _unkept(exc)
         with index.write():
             dropped = make_room(index, entry.size, self.max_bytes)
             index.insert(entry)
@@ -183,15 +195,15 @@ class Journal(Undoing):
                     path, self._blob_dir(entry.id), deep=deep, budget=self.max_bytes
                 )
             except TooLarge as exc:
-                problem = str(exc)
+                problem = _unkept(exc)
             except OSError as exc:
                 if exc.errno in _STORAGE_ERRNOS or _under(exc.filename, self.root):
                     raise
-                problem = exc.strerror or str(exc)
+                problem = _unkept(exc)
         if problem is not None:
             self._drop_blobs([entry.id])
             entry.before, entry.size, entry.kept = {"kind": "unsaved"}, 0, False
-            entry.reason = f"no copy was kept ({problem})"
+            entry.reason = problem.reworded(f"no copy was kept ({problem})")
             log.warning("journal: %s of %s not undoable: %s", entry.tool, path, entry.reason)
         with index.write():
             index.update(entry)
@@ -211,15 +223,19 @@ class Journal(Undoing):
                 index = self._open()
                 entry = index.get(entry_id)
             except IndexProblem as exc:
-                return f"{NOT_AVAILABLE}: {exc}"
+                return _note(exc.reason)
             if entry is None or entry.state != "pending":
                 log.warning("journal: commit of unknown entry %s ignored", entry_id)
-                return f"{NOT_AVAILABLE}: the journal lost track of this change"
+                return _note(Reason("the journal lost track of this change", "journal_lost_track"))
             try:
                 after: State = fingerprint(Path(entry.path))
             except OSError as exc:
                 after = {"kind": "unknown"}
-                entry.reason = entry.reason or f"its new state could not be read ({exc.strerror})"
+                entry.reason = entry.reason or Reason(
+                    f"its new state could not be read ({exc.strerror})",
+                    "after_unreadable",
+                    detail=exc.strerror or str(exc),
+                )
             settle(entry, after)
             try:
                 with index.write():
@@ -227,11 +243,18 @@ class Journal(Undoing):
                     index.update(entry)
                     dropped = trim(index)
             except IndexProblem as exc:
-                return f"{NOT_AVAILABLE}: the change was made, but {exc}"
+                detail = str(exc)
+                return _note(
+                    Reason(
+                        f"the change was made, but {detail}",
+                        "journal_failed_after_change",
+                        detail=detail,
+                    )
+                )
             self._drop_blobs(dropped if entry.kept else [*dropped, entry.id])
             if entry.noop or not entry.reason:
                 return None
-            return f"{NOT_AVAILABLE}: {entry.reason}"
+            return _note(entry.reason)
 
     def discard(self, entry_id: str) -> None:
         """Forget an uncommitted entry (the tool failed); also done on its own after an hour."""
@@ -254,7 +277,7 @@ class Journal(Undoing):
             try:
                 rows = self._open().read("WHERE state != 'pending' ORDER BY seq DESC")
             except IndexProblem as exc:
-                raise StoreError(str(exc)) from exc
+                raise StoreError(str(exc), reason_info=code_of(exc.reason)) from exc
         return [
             {
                 "id": e.id,
@@ -267,6 +290,7 @@ class Journal(Undoing):
                 "undone": e.state == "undone",
                 "undoable": e.state == "committed" and not e.reason,
                 "reason": e.reason,
+                "reason_info": code_of(e.reason),
             }
             for e in rows
         ]
@@ -309,6 +333,21 @@ class Journal(Undoing):
             if when < cutoff:
                 self._mine.pop(entry_id)
                 self._forget(entry_id)
+
+
+def _note(why: str) -> str:
+    """The result's "undo is not available: ..." sentence, keeping the reason's code."""
+    text = f"{NOT_AVAILABLE}: {why}"
+    return why.reworded(text) if isinstance(why, Reason) else text
+
+
+def _unkept(exc: BaseException) -> Reason:
+    """Why no copy was kept of the path (too large, or it could not be read)."""
+    first = exc.args[0] if exc.args else None
+    if isinstance(first, Reason):
+        return first
+    detail = getattr(exc, "strerror", None) or str(exc)
+    return Reason(detail, "copy_unreadable", detail=detail)
 
 
 def _refusal(tool: str, why: str) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.tools.snapshot import State
+from tray_app.undo_reasons import Reason, code_of, from_stored
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,8 @@ CREATE TABLE IF NOT EXISTS entries (
     kept    INTEGER NOT NULL DEFAULT 0,  -- blobs/<id>/ belongs to this row
     reason  BLOB,                    -- why it cannot be undone
     noop    INTEGER NOT NULL DEFAULT 0,
-    owner   TEXT                     -- the process a pending row belongs to
+    owner   TEXT,                    -- the process a pending row belongs to
+    reason_info TEXT                 -- JSON {code, params} of reason (undo_reasons), if coded
 );
 CREATE INDEX IF NOT EXISTS entries_call ON entries (call_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -55,7 +57,13 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 
 class IndexProblem(Exception):
-    """The index cannot be read or written; ``str()`` says why in one sentence."""
+    """The index cannot be read or written; ``str()`` says why in one sentence, ``reason``
+    the same with its code when it has one."""
+
+    @property
+    def reason(self) -> str:
+        first = self.args[0] if self.args else ""
+        return first if isinstance(first, Reason) else str(self)
 
 
 @dataclass
@@ -77,7 +85,8 @@ class Entry:
 
 
 COLUMNS = (
-    "id, seq, call_id, tool, path, time, before, after, state, size, kept, reason, noop, owner"
+    "id, seq, call_id, tool, path, time, before, after, state, size, kept, reason, noop, owner,"
+    " reason_info"
 )
 
 
@@ -95,8 +104,9 @@ def _s(raw: bytes | str | None) -> str | None:
 
 def _row(raw: tuple[Any, ...]) -> Entry:
     (id_, seq, call_id, tool, path, when, before, after, state, size, kept, reason, noop, owner) = (
-        raw
+        raw[:14]
     )
+    info = _info(raw[14])
     return Entry(
         id=str(_s(id_)),
         seq=seq,
@@ -109,36 +119,81 @@ def _row(raw: tuple[Any, ...]) -> Entry:
         state=state,
         size=size,
         kept=bool(kept),
-        reason=_s(reason),
+        reason=from_stored(_s(reason), info),
         noop=bool(noop),
         owner=owner,
     )
 
 
-def describe(exc: BaseException, root: Path) -> str:
-    """One sentence for a storage failure of the journal folder."""
+def _info(raw: object) -> dict[str, Any] | None:
+    """A stored reason code; damaged or foreign text counts as none (the sentence is shown)."""
+    if not isinstance(raw, str) or len(raw) > 100_000:
+        return None
+    try:
+        info = json.loads(raw)
+    except ValueError:
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def _info_text(reason: str | None) -> str | None:
+    coded = code_of(reason)
+    return json.dumps(coded, ensure_ascii=False) if coded else None
+
+
+def describe(exc: BaseException, root: Path) -> Reason:
+    """One sentence (with its code) for a storage failure of the journal folder."""
     text = str(exc)
     name = getattr(exc, "sqlite_errorname", "")
     errno_ = getattr(exc, "errno", None)
     if name == "SQLITE_FULL" or "full" in text or errno_ in (28, 122):  # ENOSPC, EDQUOT
-        return f"the undo journal's folder {root} is full"
+        return Reason(f"the undo journal's folder {root} is full", "journal_full", folder=root)
     if name.startswith("SQLITE_READONLY") or "readonly" in text or errno_ == 30:  # EROFS
-        return f"the undo journal's folder {root} is read-only"
+        return Reason(
+            f"the undo journal's folder {root} is read-only", "journal_read_only", folder=root
+        )
     if name == "SQLITE_BUSY" or "locked" in text:
-        return f"the undo journal in {root} is locked by another process"
+        return Reason(
+            f"the undo journal in {root} is locked by another process",
+            "journal_locked",
+            folder=root,
+        )
     if errno_ in (1, 13):  # EPERM, EACCES
-        return f"the undo journal's folder {root} cannot be written (permission denied)"
+        return Reason(
+            f"the undo journal's folder {root} cannot be written (permission denied)",
+            "journal_no_permission",
+            folder=root,
+        )
     try:  # SQLite's "unable to open database file" does not say why; the file system does
         fs = os.statvfs(root) if hasattr(os, "statvfs") else None
     except OSError:
         fs = None
     if fs is not None and fs.f_flag & getattr(os, "ST_RDONLY", 1):
-        return f"the undo journal's folder {root} is read-only"
+        return Reason(
+            f"the undo journal's folder {root} is read-only", "journal_read_only", folder=root
+        )
     if fs is not None and fs.f_bavail == 0:
-        return f"the undo journal's folder {root} is full"
+        return Reason(f"the undo journal's folder {root} is full", "journal_full", folder=root)
     if isinstance(exc, OSError):
-        return f"the undo journal's folder {root} cannot be written ({exc.strerror or exc})"
-    return f"the undo journal in {root} cannot be used ({text})"
+        detail = exc.strerror or str(exc)
+        if errno_ in (17, 20):  # EEXIST, ENOTDIR: a file stands where the folder should be
+            return Reason(
+                f"the undo journal's folder {root} cannot be written ({detail})",
+                "journal_file_in_the_way",
+                folder=root,
+            )
+        return Reason(
+            f"the undo journal's folder {root} cannot be written ({detail})",
+            "journal_not_writable",
+            folder=root,
+            detail=detail,
+        )
+    return Reason(
+        f"the undo journal in {root} cannot be used ({text})",
+        "journal_unusable",
+        folder=root,
+        detail=text,
+    )
 
 
 class Index:
@@ -171,6 +226,7 @@ class Index:
             ).fetchone()[0]
             if have < 2:
                 conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+            self.select = _add_reason_info(conn)
         except BaseException:
             conn.close()
             raise
@@ -201,7 +257,7 @@ class Index:
         """Rows matching ``sql`` (a WHERE/ORDER clause); text values in ``params`` are names."""
         try:
             # ``sql`` is always a constant of journal.py; values go in ``params``.
-            query = f"SELECT {COLUMNS} FROM entries {sql}"  # noqa: S608
+            query = f"SELECT {self.select} FROM entries {sql}"  # noqa: S608
             values = tuple(_b(p) if isinstance(p, str) else p for p in params)
             rows = self.conn.execute(query, values).fetchall()
         except sqlite3.Error as exc:
@@ -216,7 +272,7 @@ class Index:
 
     def insert(self, entry: Entry) -> None:
         self.conn.execute(
-            f"INSERT INTO entries ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
+            f"INSERT INTO entries ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
             (
                 _b(entry.id),
                 entry.seq,
@@ -232,13 +288,14 @@ class Index:
                 _b(entry.reason),
                 int(entry.noop),
                 entry.owner,
+                _info_text(entry.reason),
             ),
         )
 
     def update(self, entry: Entry) -> None:
         self.conn.execute(
             "UPDATE entries SET seq=?, time=?, before=?, after=?, state=?, size=?, kept=?,"
-            " reason=?, noop=?, owner=? WHERE id=?",
+            " reason=?, noop=?, owner=?, reason_info=? WHERE id=?",
             (
                 entry.seq,
                 entry.time,
@@ -250,6 +307,7 @@ class Index:
                 _b(entry.reason),
                 int(entry.noop),
                 entry.owner,
+                _info_text(entry.reason),
                 _b(entry.id),
             ),
         )
@@ -305,6 +363,28 @@ class Index:
             )
             count += 1
         return count
+
+
+def _add_reason_info(conn: sqlite3.Connection) -> str:
+    """The columns to read: an index from before reason codes gets the column; a read-only one
+    is still listed (its reasons as sentences)."""
+    names = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+    if "reason_info" in names:
+        return COLUMNS
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            names = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+            if "reason_info" not in names:  # another process may have added it meanwhile
+                conn.execute("ALTER TABLE entries ADD COLUMN reason_info TEXT")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    except sqlite3.OperationalError as exc:
+        log.warning("undo journal: reason codes cannot be stored (%s)", exc)
+        return COLUMNS.replace("reason_info", "NULL")
+    return COLUMNS
 
 
 def _damaged(exc: sqlite3.DatabaseError) -> bool:

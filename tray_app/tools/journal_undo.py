@@ -24,6 +24,7 @@ from tray_app.tools.restore import (
     restore_tree,
 )
 from tray_app.tools.snapshot import State, fingerprint, same_state
+from tray_app.undo_reasons import Reason, flat
 
 
 def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
             "undo_not_undoable",
             tool=entry.tool,
             path=path,
-            reason=entry.reason,
+            **flat(entry.reason),
         )
     try:
         current = fingerprint(path)
@@ -134,9 +135,13 @@ def settle(entry: Entry, after: State) -> None:
     was, now = str(entry.before.get("kind")), str(after.get("kind"))
     if (was, now) in (("absent", "absent"), ("dir", "dir")):
         entry.noop = True
-        entry.reason = f"nothing to undo: {path} was not changed"
+        entry.reason = Reason(
+            f"nothing to undo: {path} was not changed", "nothing_changed", path=path
+        )
     elif entry.reason is None and "moved_from" not in entry.before and not supported(was, now):
-        entry.reason = f"a change from {was} to {now} cannot be undone"
+        entry.reason = Reason(
+            f"a change from {was} to {now} cannot be undone", "change_unsupported", was=was, now=now
+        )
     if entry.reason:
         entry.kept, entry.size = False, 0
 

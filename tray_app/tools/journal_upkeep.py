@@ -17,6 +17,7 @@ from pathlib import Path
 from tray_app.tools.journal_index import Entry, Index, owner_alive
 from tray_app.tools.journal_undo import settle
 from tray_app.tools.snapshot import fingerprint, same_state
+from tray_app.undo_reasons import Reason
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,11 @@ def make_room(index: Index, needed: int, max_bytes: int) -> list[str]:
             break
         used -= entry.size
         entry.kept, entry.size = False, 0
-        entry.reason = f"its saved copy was dropped to keep the journal under {mb:g} MB"
+        entry.reason = Reason(
+            f"its saved copy was dropped to keep the journal under {mb:g} MB",
+            "copy_dropped",
+            budget_mb=f"{mb:g}",
+        )
         index.update(entry)
         dropped.append(entry.id)
     return dropped

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tray_app.tools.base import ToolContext, ToolResult
+from tray_app.undo_reasons import code_of
 
 
 def record_change(ctx: ToolContext, tool: str, path: Path) -> str | None:
@@ -32,7 +33,9 @@ def commit_change(ctx: ToolContext, entry: str | None, result: ToolResult) -> To
         return result
     note = ctx.journal.commit(entry)
     if note:
-        return {**result, "undo": "unavailable", "undoNote": note}
+        coded = code_of(note)  # the card's and terminal's translation; kept from the model
+        extra = {"card_undo_reason": coded} if coded else {}
+        return {**result, "undo": "unavailable", "undoNote": note, **extra}
     return result
 
 

@@ -4,8 +4,9 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
-import { ago, bytes, middlePath, visible } from './format.js';
+import { ago, bytes, middlePath, visible, visibleText } from './format.js';
 import { toolLabel } from './toolcard.js';
+import { undoReasonArg } from './results.js';
 import { setModal, trapTab } from './focustrap.js';
 
 /** Consecutive entries of one turn form a group; an entry without a known turn stands alone. */
@@ -52,7 +53,11 @@ export class HistoryPanel {
     try {
       entries = await this.load();
     } catch (err) {
-      this.body.replaceChildren(h('p', { class: 'tc-error', text: err.message || String(err) }));
+      // A coded refusal in the page's language; otherwise a translated sentence, the raw one quoted.
+      const info = err?.details?.reason_code ? { code: err.details.reason_code, params: err.details.reason_params } : null;
+      const raw = (err && err.message) || String(err);
+      const detail = info ? undoReasonArg(info, raw) : `“${visibleText(raw)}”`;
+      this.body.replaceChildren(h('p', { class: 'tc-error', i18n: ['history.load_failed', { detail }] }));
       return;
     }
     this.render(entries || []);
@@ -93,7 +98,10 @@ export class HistoryPanel {
         i18nLabel: ['history.undo_change', { path }],
         onclick: (event) => this.undoMany(event.currentTarget, [entry]),
       }, h('span', { i18n: 'card.undo' }));
-    } else state = h('span', { class: 'muted hist-note', i18n: 'history.cannot_undo', title: entry.reason || '' });
+    } else {
+      const tip = entry.reason ? { i18nTitle: ['card.no_undo_why', { reason: undoReasonArg(entry.reason_info, entry.reason) }] } : {};
+      state = h('span', { class: 'muted hist-note', i18n: 'history.cannot_undo', ...tip });
+    }
     return h('li', { class: 'hist-row' },
       h('span', { class: 'hist-icon' }, icon('file')),
       h('span', { class: 'hist-main' },

@@ -49,7 +49,14 @@ export function t(key, args) {
   }
   if (text == null) return key;
   if (!args) return text;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in args ? String(args[name]) : m));
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in args ? argText(args[name]) : m));
+}
+
+/** An argument is text, or ``{ key, args }``: a text of its own, said in the language of the
+ * moment (a coded reason inside a sentence follows a language switch too). */
+function argText(value) {
+  if (value && typeof value === 'object' && typeof value.key === 'string') return t(value.key, value.args);
+  return String(value);
 }
 
 function setArgs(el, args) {

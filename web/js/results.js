@@ -105,7 +105,24 @@ export function shownParams(params) {
     if (typeof value === 'number') out[key] = key.endsWith('size') ? bytes(value) : value;
     else out[key] = visibleText(value);
   }
+  // An undo refusal's journal reason, flattened as reason_code and reason_<name>: translated too.
+  if (typeof params.reason_code === 'string' && typeof params.reason === 'string') {
+    const inner = {};
+    for (const [key, value] of Object.entries(params)) {
+      if (key.startsWith('reason_') && key !== 'reason_code') inner[key.slice(7)] = value;
+    }
+    out.reason = undoReasonArg({ code: params.reason_code, params: inner }, params.reason);
+  }
   return out;
+}
+
+/** Why a change cannot be undone (``{code, params}`` from the journal, tray_app/undo_reasons.py)
+ * as an i18n argument: ``{ key, args }``, said in the language of the moment; an uncoded or
+ * unknown reason (an older entry) keeps the journal's English sentence. */
+export function undoReasonArg(info, english) {
+  const key = info && typeof info.code === 'string' ? `undo_reason.${info.code}` : '';
+  if (key && hasText(key)) return { key, args: shownParams(info.params) };
+  return visibleText(english || '');
 }
 
 /** Why a call failed, in the page's language: ``tool_error.<code>`` with its parameters; a code

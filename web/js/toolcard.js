@@ -4,7 +4,7 @@ import { h, emit, wrapsAtSeparators } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { bytes, duration, middlePath, visible, visibleText } from './format.js';
-import { failureLine, previewView, resultView, plainBlock } from './results.js';
+import { failureLine, previewView, resultView, plainBlock, undoReasonArg } from './results.js';
 import { store } from './store.js';
 import { call } from './bridge.js';
 
@@ -265,7 +265,7 @@ export class ToolCard {
     if (record.status === 'success' && record.result && record.result.undo === 'unavailable') {
       // The tip in the page's language; the journal's reason (an OS or disk message) after it.
       const why = String(record.result.undoNote || '').replace(/^undo is not available:\s*/, '');
-      const tip = why ? { i18nTitle: ['card.no_undo_why', { reason: visibleText(why) }] } : {};
+      const tip = why ? { i18nTitle: ['card.no_undo_why', { reason: undoReasonArg(record.result.card_undo_reason, why) }] } : {};
       bits.push(h('span', { class: 'tc-no-undo', i18n: 'card.no_undo', ...tip }));
     }
     if (awaiting) {

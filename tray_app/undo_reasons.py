@@ -1,0 +1,131 @@
+"""Why a change cannot be undone, as a code the page, the terminal and the tray can say in the
+user's language.
+
+A ``Reason`` is the English sentence (a ``str``: the model, the logs and ``--json`` keep it) that
+also carries a ``code`` and its ``params``. The journal stores the code beside the sentence
+(``journal_index``); an entry written before codes existed has only the sentence, which is then
+shown as it is. ``web/locales/*.json`` hold ``undo_reason.<code>``; ``REASON_ZH`` is the
+terminal's and the tray's Chinese.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Literal, cast, get_args
+
+from tray_app.tool_errors import Params, clean_params
+
+UndoReasonCode = Literal[
+    "journal_full",
+    "journal_read_only",
+    "journal_locked",
+    "journal_no_permission",
+    "journal_not_writable",
+    "journal_file_in_the_way",
+    "journal_unusable",
+    "journal_lost_track",
+    "journal_failed_after_change",
+    "copy_too_many",
+    "copy_too_large",
+    "copy_unreadable",
+    "copy_dropped",
+    "after_unreadable",
+    "nothing_changed",
+    "change_unsupported",
+]
+
+UNDO_REASON_CODES: frozenset[str] = frozenset(get_args(UndoReasonCode))
+
+
+class Reason(str):
+    """An English sentence with the code and params that say it in another language."""
+
+    code: str
+    params: Params
+
+    def __new__(cls, text: str, code: UndoReasonCode, **params: object) -> Reason:
+        made = super().__new__(cls, text)
+        made.code = code
+        made.params = clean_params(params)
+        return made
+
+    def reworded(self, text: str) -> Reason:
+        """The same reason under a longer English sentence (the code still says it all)."""
+        return Reason(text, cast(UndoReasonCode, self.code), **self.params)
+
+
+def code_of(text: object) -> dict[str, object] | None:
+    """``{"code", "params"}`` of a ``Reason`` (None for a plain sentence), for JSON."""
+    if isinstance(text, Reason):
+        return {"code": text.code, "params": dict(text.params)}
+    return None
+
+
+def flat(why: str, key: str = "reason") -> dict[str, object]:
+    """A reason as a coded error's flat params: ``reason`` (the sentence), ``reason_code`` and
+    ``reason_<name>`` for each of its params, so the page and the terminal can translate it."""
+    out: dict[str, object] = {key: str(why)}
+    if isinstance(why, Reason):
+        out[f"{key}_code"] = why.code
+        out.update({f"{key}_{name}": value for name, value in why.params.items()})
+    return out
+
+
+def unflat(params: Mapping[str, object], key: str = "reason") -> tuple[str, dict[str, object]]:
+    """``flat`` undone: the reason's code ("" when none) and its own params."""
+    code = params.get(f"{key}_code")
+    if not isinstance(code, str) or code not in UNDO_REASON_CODES:
+        return "", {}
+    lead = f"{key}_"
+    inner = {k[len(lead) :]: v for k, v in params.items() if k.startswith(lead)}
+    inner.pop("code", None)
+    return code, inner
+
+
+def from_stored(text: str | None, info: Mapping[str, object] | None) -> str | None:
+    """The stored sentence, as a ``Reason`` again when its code was stored beside it."""
+    if text is None or not isinstance(info, Mapping):
+        return text
+    code, params = info.get("code"), info.get("params")
+    if code not in UNDO_REASON_CODES or not isinstance(params, Mapping):
+        return text
+    return Reason(text, cast(UndoReasonCode, code), **{str(k): v for k, v in params.items()})
+
+
+#: The terminal's and the tray's Chinese for each code (the page's are in web/locales).
+REASON_ZH: dict[str, str] = {
+    "journal_full": "撤销记录所在的文件夹 {folder} 已满",
+    "journal_read_only": "撤销记录所在的文件夹 {folder} 是只读的",
+    "journal_locked": "{folder} 中的撤销记录被另一个进程锁定",
+    "journal_no_permission": "撤销记录所在的文件夹 {folder} 无法写入（权限不足）",
+    "journal_file_in_the_way": "无法创建撤销记录文件夹 {folder}：该位置已有一个文件",
+    "journal_not_writable": "撤销记录所在的文件夹 {folder} 无法写入（“{detail}”）",
+    "journal_unusable": "{folder} 中的撤销记录无法使用（“{detail}”）",
+    "journal_lost_track": "撤销记录丢失了这次更改",
+    "journal_failed_after_change": "更改已完成，但撤销记录无法保存（“{detail}”）",
+    "copy_too_many": "未保留副本：其中超过 {count} 个文件和文件夹",
+    "copy_too_large": "未保留副本：它的 {size_mb} MB 超出撤销记录的 {budget_mb} MB 上限",
+    "copy_unreadable": "未保留副本（“{detail}”）",
+    "copy_dropped": "为使撤销记录不超过 {budget_mb} MB，它保存的副本已被删除",
+    "after_unreadable": "无法读取更改后的状态（“{detail}”）",
+    "nothing_changed": "无需撤销：{path} 没有被更改",
+    "change_unsupported": "从 {was} 到 {now} 的更改无法撤销",
+}
+
+
+def reason_text(
+    code: object,
+    params: object,
+    english: str,
+    language: str,
+    shown: Callable[[object], str] = str,
+) -> str:
+    """The reason in ``language``: its code's Chinese, else the English sentence as stored.
+    ``shown`` prepares each parameter (the terminal writes control characters out)."""
+    template = REASON_ZH.get(str(code))
+    if template is None or not language.lower().startswith("zh") or not isinstance(params, Mapping):
+        return english
+    try:
+        return template.format_map({str(k): shown(v) for k, v in params.items()})
+    except (KeyError, IndexError, ValueError):
+        return english
