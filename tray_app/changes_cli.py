@@ -98,7 +98,7 @@ def _status(entry: dict[str, Any]) -> str:
         return words["cannot"]
     info = entry.get("reason_info") or {}
     why = reason_text(
-        info.get("code"), info.get("params"), str(entry["reason"]), system_language(), written_out
+        info.get("code"), info.get("params"), str(entry["reason"]), _language(), written_out
     )
     return f"{words['cannot']}: {why}"
 
