@@ -75,6 +75,10 @@ CORPUS = [
     "Para\n\n```\n" + "unclosed until the very end 👩‍👩‍👧‍👦\n" * 300,
     "1. step\n\n   ```sh\n" + "   echo 'in a list item'\n" * 150 + "   ```\n2. next\n",
     "```\n```\n``` x\n" + "`" * 70 + "\n" + "a\n" * 100 + "```\n",
+    # Too long to highlight: drawn in groups of lines (codegroups.js), open and closed alike.
+    "Long:\n\n```rust\n"
+    + "".join(f'let v{n} = "漢字 😀 {BIDI}"; // {"x" * (n % 97)}\n' for n in range(1100))
+    + "```\n\n- after\n- 完\n",
 ]
 
 # The reference: the whole text lexed and drawn in one pass (what a short finished message gets).

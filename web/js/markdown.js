@@ -7,6 +7,7 @@ import hljs from '../vendor/highlight.min.js';
 import { h, copyText } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
+import { codeText, groupCode } from './codegroups.js';
 
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   .replace(/"/g, '&quot;');
@@ -116,6 +117,9 @@ function wrapCode(pre) {
   const code = pre.querySelector('code');
   const match = code && /language-([\w+#.-]+)/.exec(code.className);
   const lang = match ? match[1] : '';
+  // A block too long to highlight is drawn in groups of lines: only those in view are laid out.
+  const text = code?.textContent || '';
+  if (text.length > HIGHLIGHT_LIMIT) groupCode(pre, code, text);
   const copy = h('button', {
     class: 'code-copy', type: 'button', i18nTitle: 'common.copy', i18nLabel: 'md.copy_code',
   }, icon('copy'));
@@ -133,14 +137,6 @@ function wrapCode(pre) {
   box.append(head, pre);
 }
 
-// A code block still streaming shows its lines in groups (mdfence.js): the line break between
-// two groups is the groups' own, not in their text.
-function codeText(pre) {
-  const groups = pre.querySelectorAll(':scope > div');
-  if (groups.length) return [...groups].map((group) => group.textContent).join('\n');
-  return (pre.querySelector('code') || pre).textContent;
-}
-
 function flash(button) {
   button.classList.add('done');
   setTimeout(() => button.classList.remove('done'), 1200);
@@ -152,7 +148,7 @@ const HIGHLIGHT_LIMIT = 50_000;
 
 /** Highlight code blocks (hljs escapes the text it highlights). */
 function highlight(root) {
-  for (const code of root.querySelectorAll('pre code[class*="language-"]:not(.hljs)')) {
+  for (const code of root.querySelectorAll('pre > code[class*="language-"]:not(.hljs)')) {
     const lang = /language-([\w+#.-]+)/.exec(code.className)?.[1];
     if (lang && hljs.getLanguage(lang) && code.textContent.length <= HIGHLIGHT_LIMIT) {
       hljs.highlightElement(code);

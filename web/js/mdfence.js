@@ -4,11 +4,11 @@
 // long block). When a line closes it, or the text is final, the stream lexes and draws it once,
 // highlighted, like any other block: the finished DOM is the same as a one-pass render.
 
+import { groupEnd, newGroup, sealGroup } from './codegroups.js';
+
 // A fence that starts a line (the fast path takes only unindented fences: an indented one has
 // its indentation taken off each line, which the one-pass render must do).
 const OPENING = /(`{3,}|~{3,})[^\n]*\n/y;
-// Characters of the open block in one line box container (see append).
-const GROUP = 2048;
 
 /** Whether `token` is a fenced code block whose opening line is complete (it is surely one). */
 export function fenceStarted(token) {
@@ -52,8 +52,8 @@ export class OpenFence {
     let k = 0;
     for (; tail[k]?.type === 'space'; k += 1) at += tail[k].raw.length;
     if (k !== tail.length - 1 || !fenceStarted(tail[k])) return null;
-    const codes = tailEl?.querySelectorAll('code');
-    return OpenFence.at(text, at, codes?.length === 1 ? codes[0] : null);
+    const pres = tailEl?.querySelectorAll('pre');
+    return OpenFence.at(text, at, pres?.length === 1 ? pres[0].querySelector('code') : null);
   }
 
   /**
@@ -97,7 +97,7 @@ export class OpenFence {
       from = nl + 1;
     }
     if (code) {
-      this.pre = code.parentElement;
+      this.pre = code.closest('pre'); // a long block may already be drawn in groups
       this.code = code.cloneNode(false); // each group's <code>: the language class, no text
       this.pre.replaceChildren();
       this.newGroup();
@@ -107,17 +107,13 @@ export class OpenFence {
     return true;
   }
 
-  // The text goes into blocks of about GROUP characters (<div><code>, so the lines keep the
-  // <pre>'s height), each its own line box container: the engine lays out and shapes the new
-  // lines only, not the whole block again each frame. The line break between two blocks is
-  // the blocks' own (this is the open view only: the closed block is drawn again as one).
+  // The text goes into groups of lines (codegroups.js): the engine lays out and shapes the new
+  // lines only, not the whole block again each frame.
   append(more) {
     let rest = more;
-    while (this.size + rest.length > GROUP) {
-      const nl = rest.lastIndexOf('\n', Math.max(GROUP - this.size, 0));
-      const at = nl >= 0 ? nl : rest.indexOf('\n');
-      if (at < 0) break;
+    for (let at = groupEnd(rest, 0, this.size); at >= 0; at = groupEnd(rest, 0, this.size)) {
       this.node.appendData(rest.slice(0, at));
+      sealGroup(this.group, this.node.data);
       this.newGroup();
       rest = rest.slice(at + 1);
     }
@@ -126,12 +122,10 @@ export class OpenFence {
   }
 
   newGroup() {
-    this.node = document.createTextNode('');
+    const { group, node } = newGroup(this.code);
+    this.group = group;
+    this.node = node;
     this.size = 0;
-    const code = this.code.cloneNode(false);
-    code.append(this.node);
-    const group = document.createElement('div');
-    group.append(code);
     this.pre.append(group);
   }
 }
