@@ -109,3 +109,55 @@ def test_undo_last_with_nothing_to_undo_says_why_in_the_menus_language(
     stand_in._t = lambda key, **args: tray_text(language, key, **args)
     Tray._undo(stand_in)  # type: ignore[arg-type]
     assert reports == [(title, body)]
+
+
+def _menu_failure(language: str, exc: Exception) -> list[tuple[str, str]]:
+    """The tray's own ``_later`` runs a menu action that raises ``exc``: its notification."""
+    from types import SimpleNamespace
+
+    from tray_app.desktop.tray import Tray
+
+    reports: list[tuple[str, str]] = []
+
+    def fail() -> None:
+        raise exc
+
+    stand_in = SimpleNamespace(
+        state=TrayState(language=language),
+        _actions=SimpleNamespace(report=lambda t, m: reports.append((t, m))),
+        _worker=SimpleNamespace(submit=lambda fn: fn()),
+    )
+    stand_in._t = lambda key, **args: tray_text(language, key, **args)
+    Tray._later(stand_in, fail, "new_chat")  # type: ignore[arg-type]
+    return reports
+
+
+def test_a_failed_menu_action_says_why_in_the_menus_language() -> None:
+    """Not the app's English ``str(exc)`` in a Chinese notification: a coded failure in its
+    code's Chinese; another error's class in Chinese with its words quoted, controls written
+    out; English keeps the app's sentence."""
+    from tray_app.errors import SandboxViolation, StoreError
+
+    locked = StoreError("the chat store is locked by 另一个 process \u202e")
+    assert _menu_failure("zh-CN", locked) == [
+        (
+            "新对话失败",
+            "无法读取或保存对话历史（“the chat store is locked by 另一个 process ⟨U+202E⟩”）",
+        )
+    ]
+    refused = SandboxViolation(
+        "/etc is outside the allowed folders", code="path_outside", path="/etc", roots="/home/用户"
+    )
+    ((title, body),) = _menu_failure("zh-CN", refused)
+    assert (title, body) == ("新对话失败", "/etc 不在允许的文件夹内（/home/用户）")
+    assert _menu_failure("en", locked) == [
+        ("New chat failed", "the chat store is locked by 另一个 process ⟨U+202E⟩")
+    ]
+    assert _menu_failure("zh-CN", RuntimeError("x" * 10_000))[0][1].endswith("…”）")
+
+
+def test_every_error_class_has_a_chinese_sentence_for_the_tray() -> None:
+    from tray_app.desktop.tray_errors import ERROR_ZH
+    from tray_app.errors import ERROR_CODES, INTERNAL
+
+    assert set(ERROR_ZH) == {*ERROR_CODES.values(), INTERNAL}

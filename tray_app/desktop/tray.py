@@ -235,7 +235,10 @@ class Tray:
                 fn()
             except Exception as exc:
                 log.exception("tray: %s failed", what)
-                self._actions.report(self._t("failed", what=self._t(what)), str(exc))
+                from tray_app.desktop.tray_errors import failure_detail
+
+                why = failure_detail(exc, self.state.language)
+                self._actions.report(self._t("failed", what=self._t(what)), why)
 
         self._worker.submit(run)
 
