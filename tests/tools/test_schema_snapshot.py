@@ -1,5 +1,6 @@
-"""The built-in tools' schemas come from ``tools/tool_schemas.py`` and their argument models are
-built only at a tool's first call (issue 13: a one-shot chat paid ~15-20 ms for both).
+"""The built-in tools' schemas and facts come from ``tools/tool_schemas.py``; their argument
+models are built and their modules imported only at a tool's first call (issue 13: a one-shot
+chat paid ~15-20 ms for the models and ~13 ms for the modules).
 
 The snapshot must say exactly what the models say, in the same order; the real CLI must send it
 and still validate a call's arguments (hostile ones included) once the model makes one; and two
@@ -19,18 +20,21 @@ from pydantic import Field
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.tools.base import ToolArgs, model_key, validate_args
-from tray_app.tools.registry import builtin_tools
-from tray_app.tools.schema_snapshot import generate
-from tray_app.tools.tool_schemas import SCHEMAS
+from tray_app.tools.lazy import ManifestTool
+from tray_app.tools.registry import builtin_tools, default_registry
+from tray_app.tools.schema_snapshot import generate, manifest
+from tray_app.tools.tool_schemas import SCHEMAS, TOOLS
 
 NAME = "家 🙂 \u202eevil.txt\u202c.md"
 TEXT = "第一行 🙂\n\u202e reversed \u202c\n" + "長" * 3000
 
-#: Run the real CLI in a child, then say which tools' argument models were built by then.
+#: Run the real CLI in a child, then say which tool modules it had imported and which tools'
+#: argument models were built by then.
 CHILD = """
 import json, sys
 from tray_app.cli import main
 code = main(sys.argv[1:])
+sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
 from tray_app.tools.registry import builtin_tools
 built = sorted(t.name for t in builtin_tools() if t.args_model.__pydantic_complete__)
 sys.stderr.write("BUILT " + json.dumps(built) + "\\n")
@@ -43,6 +47,35 @@ def test_the_snapshot_is_what_the_models_give_in_the_same_order() -> None:
     assert json.dumps(SCHEMAS, ensure_ascii=False) == json.dumps(fresh, ensure_ascii=False), (
         "a tool's argument model changed: run `make tool-schemas`"
     )
+
+
+def test_the_manifest_is_what_the_modules_declare_in_the_same_order() -> None:
+    fresh = manifest()
+    assert json.dumps(TOOLS, ensure_ascii=False) == json.dumps(fresh, ensure_ascii=False), (
+        "a tool's declaration changed: run `make tool-schemas`"
+    )
+    assert [entry["name"] for entry in TOOLS] == [tool.name for tool in builtin_tools()]
+
+
+def test_a_manifest_tool_offers_what_its_module_declares_and_loads_it_at_first_use() -> None:
+    real = {tool.name: tool for tool in builtin_tools()}
+    lazy = list(default_registry())
+    assert [tool.name for tool in lazy] == list(real)
+    for tool in lazy:
+        assert isinstance(tool, ManifestTool) and not tool.is_loaded()
+        twin = real[tool.name]
+        assert tool.definition() == twin.definition()
+        assert (tool.risk, tool.titles, tool.asks_when_exists) == (
+            twin.risk,
+            twin.titles,
+            twin.asks_when_exists,
+        )
+        assert not tool.is_loaded()  # the facts a turn offers load nothing
+        assert tool.args_model is twin.args_model and tool.is_loaded()
+        for part in ("handler", "preview"):  # the same function, made printable the same way
+            mine, theirs = getattr(tool, part), getattr(twin, part)
+            assert getattr(mine, "__wrapped__", mine) is getattr(theirs, "__wrapped__", theirs)
+            assert hasattr(mine, "__wrapped__") == hasattr(theirs, "__wrapped__")
 
 
 def test_every_builtin_tool_sends_its_snapshot_and_a_model_of_the_same_name_does_not() -> None:
@@ -88,7 +121,17 @@ def test_two_threads_at_a_models_first_build_both_get_the_real_validator() -> No
     ], results
 
 
-def _one_shot(fake: FakeOllama, home: Path, workspace: Path, prompt: str) -> tuple[int, str, str]:
+def _tool_modules(stderr: str) -> list[str]:
+    """The built-in tools' modules (and their list, ``files``) the child had imported."""
+    dumps = [line for line in stderr.splitlines() if line.startswith("MODULES ")]
+    assert dumps, stderr[-3000:]
+    mine = {entry["module"] for entry in TOOLS} | {"tray_app.tools.files"}
+    return sorted(name for name in json.loads(dumps[-1][8:]) if name in mine)
+
+
+def _one_shot(
+    fake: FakeOllama, home: Path, workspace: Path, prompt: str
+) -> tuple[int, str, str, list[str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["METONA_HOME"] = str(home)
     flags = ["--json", "--endpoint", fake.url, "--model", "llama3.2"]
@@ -101,14 +144,17 @@ def _one_shot(fake: FakeOllama, home: Path, workspace: Path, prompt: str) -> tup
         timeout=120,
     )
     built = [line for line in done.stderr.splitlines() if line.startswith("BUILT ")]
-    return done.returncode, done.stdout, built[-1][6:] if built else done.stderr[-3000:]
+    modules = _tool_modules(done.stderr)
+    return done.returncode, done.stdout, built[-1][6:] if built else done.stderr[-3000:], modules
 
 
-def test_a_chat_without_tool_calls_builds_no_argument_model(tmp_path: Path) -> None:
+def test_a_chat_without_tool_calls_builds_no_model_and_imports_no_tool_module(
+    tmp_path: Path,
+) -> None:
     workspace = tmp_path / "工作 🙂"
     workspace.mkdir()
     with FakeOllama(default_turn=text_turn("好的 🙂 \u202e done")) as fake:
-        code, out, built = _one_shot(fake, tmp_path / "home", workspace, "你好 \u202e 🙂")
+        code, out, built, modules = _one_shot(fake, tmp_path / "home", workspace, "你好 \u202e 🙂")
         asked = fake.chat_requests
     assert code == 0, built
     sent = {t["function"]["name"]: t["function"]["parameters"] for t in asked[-1]["tools"]}
@@ -116,6 +162,7 @@ def test_a_chat_without_tool_calls_builds_no_argument_model(tmp_path: Path) -> N
     assert len(sent) >= 12  # the default set (run_command only when the settings enable it)
     assert sent == {name: schemas[name] for name in sent}
     assert json.loads(built) == []
+    assert modules == []
     assert '"content_delta"' in out
 
 
@@ -128,10 +175,11 @@ def test_a_tool_call_with_hostile_arguments_builds_and_validates_its_model(
     calls = [("read_file", {"path": NAME}), ("read_file", {"path": 7, "start_line": "x"})]
     with FakeOllama() as fake:
         fake.script(tool_turn(calls), text_turn("读完了 🙂"))
-        code, out, built = _one_shot(fake, tmp_path / "home", workspace, "读一下 \u202e")
+        code, out, built, modules = _one_shot(fake, tmp_path / "home", workspace, "读一下 \u202e")
         asked = fake.chat_requests
     assert code == 0, built
     assert json.loads(built) == ["read_file"]
+    assert modules == ["tray_app.tools.read_file"]  # the one tool called, not its neighbours
     results = [m["content"] for m in asked[-1]["messages"] if m["role"] == "tool"]
     assert len(results) == 2
     assert "第一行 🙂" in results[0] and "長" * 100 in results[0]

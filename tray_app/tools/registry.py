@@ -4,7 +4,9 @@ run-time tools (MCP) are added to.
 Every tool module declares ``TOOL`` (or a small family a list of them) and imports only
 ``tools.base`` and its helpers; this module imports the tool modules, so there is no circle
 between the declarations and the list of them. To add a tool, declare it in its module and add
-that module here (ARCHITECTURE.md, "Where to add things").
+that module here (ARCHITECTURE.md, "Where to add things"), then run ``make tool-schemas``: the
+registry a turn uses is built from the generated manifest (``tools.lazy``), so a turn in which
+the model calls no tool imports no tool module.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ class ToolRegistry:
 
 
 def builtin_tools() -> list[Tool]:
-    """The built-in declarations: the seed tools in their original order, then the rest."""
+    """The built-in declarations: the seed tools in their original order, then the rest (this
+    imports every tool module; a turn's registry loads each at its first call instead)."""
     from tray_app.tools.files import FILE_TOOLS
     from tray_app.tools.shell import SHELL_TOOLS
 
@@ -53,14 +56,19 @@ def builtin_tools() -> list[Tool]:
 
 
 def default_registry() -> ToolRegistry:
-    """A fresh registry of the built-in tools (each Core owns one and may add to it)."""
-    return ToolRegistry(builtin_tools())
+    """A fresh registry of the built-in tools (each Core owns one and may add to it), from the
+    manifest: a tool's module is imported at its first call."""
+    from tray_app.tools.lazy import manifest_tools
+
+    return ToolRegistry(manifest_tools())
 
 
 def builtin_titles(lang: str) -> dict[str, str]:
     """The built-in tools' names for people in ``lang`` (English where a title is missing)."""
+    from tray_app.tools.lazy import manifest_tools
+
     titles: dict[str, str] = {}
-    for tool in builtin_tools():
+    for tool in manifest_tools():
         title = tool.title(lang)
         if title:
             titles[tool.name] = title
