@@ -64,19 +64,36 @@ def test_the_approval_prompt_of_an_edit_and_a_move() -> None:
 
 
 @pytest.mark.parametrize(
-    ("language", "label"), [("en", "undo is not available"), ("zh-CN", "无法撤销")]
+    ("language", "coded", "said"),
+    [
+        (
+            "en",
+            False,
+            "bytesWritten=12 (undo is not available: the undo journal's folder /d/undo is full)",
+        ),
+        (
+            "en",
+            True,
+            "bytesWritten=12 (undo is not available: the undo journal's folder /d/undo is full)",
+        ),
+        # A result from before reason codes keeps the journal's sentence.
+        ("zh-CN", False, "已写入 12 字节（无法撤销：the undo journal's folder /d/undo is full）"),
+        ("zh-CN", True, "已写入 12 字节（无法撤销：撤销记录所在的文件夹 /d/undo⟨U+202E⟩ 已满）"),
+    ],
 )
-def test_a_change_without_an_undo_copy_says_so(language: str, label: str) -> None:
-    result = {
+def test_a_change_without_an_undo_copy_says_so(language: str, coded: bool, said: str) -> None:
+    result: dict[str, object] = {
         "success": True,
         "path": "/w/笔记 📝.txt",
         "bytesWritten": 12,
         "undo": "unavailable",
         "undoNote": "undo is not available: the undo journal's folder /d/undo is full",
     }
-    text = result_summary(result, language)
-    assert text == f"bytesWritten=12 ({label}: the undo journal's folder /d/undo is full)"
+    if coded:
+        result["card_undo_reason"] = {"code": "journal_full", "params": {"folder": "/d/undo\u202e"}}
+    assert result_summary(result, language) == said
     assert "undo" not in result_summary({"success": True, "bytesWritten": 12}, language)
+    assert "撤销" not in result_summary({"success": True, "bytesWritten": 12}, language)
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,8 @@ from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_errors import undo_failure_text
 from tray_app.terminal_preview import approval_prompt
-from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
+from tray_app.terminal_render import PERSISTENCE_TEXT, TextRenderer, approval_text, guard_lines
+from tray_app.terminal_words import chinese, terminal_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -122,14 +123,7 @@ class ChatRunner:
             self._decide(event.call_id, True)
             return
         if not self.interactive_terminal:
-            if facts.persistence is not None:
-                risk = facts.persistence.text or "runs later"
-                why = f"it {risk}, so it is always asked"
-            elif guarded:
-                why = "; ".join(guarded) + "; so it is asked whatever the flags"
-            else:
-                why = "use --yes for writes or --yes-all for everything"
-            self.err.write(f"denied {event.name}: no terminal to ask for approval ({why})\n")
+            self.err.write(self._no_terminal(event.name, facts) + "\n")
             self._decide(event.call_id, False)
             return
         self.err.write(approval_text(event, self.renderer.language))
@@ -140,12 +134,26 @@ class ChatRunner:
         remember = answer == "a" and event.can_remember
         self._decide(event.call_id, approve, remember=remember)
 
+    def _no_terminal(self, name: str, facts: Any) -> str:
+        """Why a call is denied with no terminal to ask, in the terminal's language."""
+        lang = self.renderer.language
+        if facts.persistence is not None:
+            texts = PERSISTENCE_TEXT["zh-CN" if chinese(lang) else "en"]
+            risk = texts.get(facts.persistence.code) or facts.persistence.text or texts[""]
+            why = terminal_text(lang, "persistent", risk=risk)
+        elif guard_lines(facts, lang):
+            joiner = "；" if chinese(lang) else "; "
+            why = terminal_text(lang, "guarded", lines=joiner.join(guard_lines(facts, lang)))
+        else:
+            why = terminal_text(lang, "flags")
+        return terminal_text(lang, "line", name=name, why=why)
+
     def _decide(self, call_id: str, approve: bool, *, remember: bool = False) -> None:
         """The call may have stopped waiting meanwhile (timed out, turn stopped): that is fine."""
         try:
             self.core.decide(call_id, approve, remember=remember, by="terminal")
         except NotFound:
-            self.err.write("that question is no longer waiting (timed out or stopped)\n")
+            self.err.write(terminal_text(self.renderer.language, "gone") + "\n")
 
     def emit(self, event: Event) -> None:
         if isinstance(event, McpStatus):
@@ -170,7 +178,7 @@ class ChatRunner:
                     if aborting:
                         raise
                     aborting = True
-                    self.err.write("\nstopping…\n")
+                    self.err.write("\n" + terminal_text(self.renderer.language, "stopping") + "\n")
                     self.core.abort(session_id)
                     continue
                 if event is None:

@@ -24,6 +24,7 @@ from tray_app.events import (
 from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
 from tray_app.terminal_errors import failure_text, nearest_lines, written_out
 from tray_app.terminal_preview import approval_heading, preview_summary
+from tray_app.terminal_words import approval_resolved, count_line, status_word
 from tray_app.undo_reasons import reason_text
 
 STATUS_MARK = {
@@ -80,6 +81,8 @@ def undo_note(result: dict[str, Any], language: str = "en") -> str:
     coded = result.get("card_undo_reason")
     if isinstance(coded, dict):
         why = reason_text(coded.get("code"), coded.get("params"), why, language, written_out)
+    if language.lower().startswith("zh"):
+        return f"（{label}：{why}）" if why else f"（{label}）"
     return f" ({label}: {why})" if why else f" ({label})"
 
 
@@ -125,11 +128,7 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
         return words["lines"].format(first=first, last=last, total=total, next=going_on)
     if "total_matches" in result and ("offset" in result or "next_offset" in result):
         return search_page(result, language)
-    for key in ("bytesWritten", "total", "total_matches", "exitCode", "lines", "read"):
-        if key in result:
-            omitted = [f"{k}={v}" for k, v in result.items() if k.endswith("_omitted")]
-            return f"{key}={result[key]}{note}" + (f" ({', '.join(omitted)})" if omitted else "")
-    return "ok" + note
+    return count_line(result, note, language)
 
 
 SEARCH_PAGE = {
@@ -297,9 +296,11 @@ class TextRenderer:
                 mark = STATUS_MARK[event.status]
                 timing = f" ({event.duration_ms:.0f} ms)" if event.duration_ms else ""
                 summary = result_summary(event.result, self.language)
-                self.err.write(f"[tool] {mark} {name} {event.status}{timing} {summary}\n")
+                status = status_word(event.status, self.language)
+                self.err.write(f"[tool] {mark} {name} {status}{timing} {summary}\n")
         elif isinstance(event, ApprovalResolved):
-            self.err.write(f"[approval] {event.decision} ({event.by})\n")
+            said = approval_resolved(event.decision, event.by, self.language)
+            self.err.write(f"{said}\n")
         elif isinstance(event, Notice) and event.code == "waiting_for_model":
             self._end_thinking()  # a passing state, not a warning: one dim line
             self.err.write(self._dim(f"\n… {event.message}\n"))

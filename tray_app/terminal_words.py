@@ -1,0 +1,100 @@
+"""The terminal's short lines in its language: an approval's outcome, a call denied for want of
+a terminal to ask, a tool's status word and a result's counts (``bytesWritten=…``). English
+keeps the words scripts may already read; Chinese says them in words."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def chinese(language: str) -> bool:
+    return language.lower().startswith("zh")
+
+
+DECISION_ZH = {
+    "approved": "已批准",
+    "denied": "已拒绝",
+    "timeout": "超时未答（视为拒绝）",
+    "cancelled": "已取消",
+}
+DECIDED_BY_ZH = {
+    "popup": "对话窗口",
+    "notification": "通知",
+    "tray": "托盘",
+    "terminal": "终端",
+    "rule": "规则",
+    "mcp_flag": "MCP 启动参数",
+    "timeout": "超时",
+    "abort": "已停止",
+}
+
+
+def approval_resolved(decision: str, by: str, language: str) -> str:
+    """``[approval] approved (terminal)``, or in Chinese ``[确认] 已批准（终端）``."""
+    if not chinese(language):
+        return f"[approval] {decision} ({by})"
+    return f"[确认] {DECISION_ZH.get(decision, decision)}（{DECIDED_BY_ZH.get(by, by)}）"
+
+
+#: Why a call was denied when no terminal can ask (stdin is not one).
+NO_TERMINAL = {
+    "en": {
+        "line": "denied {name}: no terminal to ask for approval ({why})",
+        "persistent": "it {risk}, so it is always asked",
+        "guarded": "{lines}; so it is asked whatever the flags",
+        "flags": "use --yes for writes or --yes-all for everything",
+        "gone": "that question is no longer waiting (timed out or stopped)",
+        "stopping": "stopping…",
+    },
+    "zh-CN": {
+        "line": "已拒绝 {name}：没有可以询问的终端（{why}）",
+        "persistent": "它{risk}，因此总是需要询问",
+        "guarded": "{lines}；因此无论参数如何都需要询问",
+        "flags": "写入请加 --yes，全部批准请加 --yes-all",
+        "gone": "该确认已不再等待（已超时或已停止）",
+        "stopping": "正在停止…",
+    },
+}
+
+
+def terminal_text(language: str, key: str, **fields: object) -> str:
+    return NO_TERMINAL["zh-CN" if chinese(language) else "en"][key].format(**fields)
+
+
+STATUS_ZH = {"success": "成功", "error": "失败", "cancelled": "已取消"}
+
+
+def status_word(status: str, language: str) -> str:
+    return STATUS_ZH.get(status, status) if chinese(language) else status
+
+
+#: A result's count, by its key: English ``key=value``, Chinese in words.
+COUNT_ZH = {
+    "bytesWritten": "已写入 {v} 字节",
+    "total": "共 {v} 项",
+    "total_matches": "共 {v} 处匹配",
+    "exitCode": "退出码 {v}",
+    "lines": "共 {v} 行",
+    "read": "已读取 {v} 个文件",
+}
+OMITTED_ZH = {
+    "entries_omitted": "省略了 {v} 项",
+    "results_omitted": "省略了 {v} 个文件",
+    "matches_omitted": "省略了 {v} 处匹配",
+}
+
+
+def count_line(result: Mapping[str, Any], note: str, language: str) -> str:
+    """The first count a result has, with what it left out; ``ok`` (完成) when none."""
+    for key in COUNT_ZH:
+        if key not in result:
+            continue
+        omitted = {k: v for k, v in result.items() if k.endswith("_omitted")}
+        if not chinese(language):
+            parts = [f"{k}={v}" for k, v in omitted.items()]
+            return f"{key}={result[key]}{note}" + (f" ({', '.join(parts)})" if parts else "")
+        said = [OMITTED_ZH.get(k, k + " {v}").format(v=v) for k, v in omitted.items() if v]
+        extra = f"（{'，'.join(said)}）" if said else ""
+        return COUNT_ZH[key].format(v=result[key]) + note + extra
+    return ("完成" if chinese(language) else "ok") + note
