@@ -5,10 +5,10 @@ MODE is ``http`` (Streamable HTTP at ``/mcp``), ``sse`` (the older HTTP+SSE at `
 ``redirect`` (answers every request with a 307 to ``--to URL``: somewhere not configured) or
 ``huge`` (answers every request with a 100 MB JSON body, sent as fast as it is read). It
 serves the same tools as ``fake_server`` on 127.0.0.1 on a port the OS picks (or ``--port``,
-to come back where a killed one was), writes that port to ``MARKS/port`` once it listens, and
-appends one line per request it receives to ``MARKS/requests`` (method, path, the
-``Authorization`` and ``X-Tenant`` headers), so a test waits on files and can check what the
-client sent and where.
+to come back where a killed one was; ``--slow-probes`` holds pings while a file says so),
+writes that port to ``MARKS/port`` once it listens, and appends one line per request it
+receives to ``MARKS/requests`` (method, path, the ``Authorization`` and ``X-Tenant`` headers),
+so a test waits on files and can check what the client sent and where.
 """
 
 from __future__ import annotations
@@ -75,6 +75,43 @@ async def huge(scope: Scope, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"{}"})
 
 
+PROBES = (b'"server/discover"', b'"ping"')
+
+
+def slow_probes(app: Any, marks: Path) -> Any:
+    """The app, but a liveness probe (``ping``, ``server/discover``) waits while the file
+    ``MARKS/hold-probes`` exists; each probe is written to ``MARKS/probes`` when it arrives."""
+
+    async def wrapped(scope: Scope, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        if any(probe in body for probe in PROBES):
+            with (marks / "probes").open("a", encoding="utf-8") as log:
+                log.write("probe\n")
+            while (marks / "hold-probes").exists():  # noqa: ASYNC110 (a file: no event)
+                await anyio.sleep(0.02)
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await app(scope, replay, send)
+
+    return wrapped
+
+
 def redirect(target: str) -> Any:
     async def app(scope: Scope, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -92,6 +129,7 @@ def main() -> None:
     parser.add_argument("marks", type=Path)
     parser.add_argument("--to", default="")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--slow-probes", action="store_true")
     args = parser.parse_args()
     os.environ["FAKE_MCP_MARKS"] = str(args.marks)  # the tools' own marks land there too
     if args.mode == "http":
@@ -110,6 +148,8 @@ def main() -> None:
     sock.listen(64)
     port = sock.getsockname()[1]
     lifespan = "on" if args.mode in ("http", "sse") else "off"
+    if args.slow_probes:
+        app = slow_probes(app, args.marks)
     config = uvicorn.Config(recording(app, args.marks), log_level="warning", lifespan=lifespan)
     http = uvicorn.Server(config)
 

@@ -5,17 +5,22 @@ server slow to answer one does not hold a call back."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
 
 from tests.fakes.core_rig import Rig
-from tests.mcp.conftest import wait_for
+from tests.mcp.conftest import fake_entry, wait_for
 from tests.mcp.http_serve import Served, serve
+from tray_app.mcp.config import parse_servers
 from tray_app.mcp.liveness import Activity, watch
+from tray_app.mcp.manager import McpManager
 
 __all__ = ["serve"]  # the fixture, imported
 
@@ -67,6 +72,54 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
     assert back.requests()  # it reconnected to the server that came back
     answer = manager.call("远程 服务", "echo", {"text": "再见 👋"}, cancel=threading.Event())
     assert "再见 👋" in str(answer)
+
+
+def test_a_ping_the_server_is_slow_to_answer_holds_no_call_back_and_none_piles_up(
+    make_rig: Any, serve: Callable[..., Served]
+) -> None:
+    served = serve("http", "--slow-probes")
+    entry = {"url": served.url, "ping_s": 0.3, "timeout_s": 60}
+    rig: Rig = make_rig(default_registry=True, mcp_servers={"慢 服务": entry})
+    wait_for(
+        lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()), 60, "the server ready"
+    )
+    manager = rig.core._mcp.manager
+    assert manager is not None
+    probes = served.marks / "probes"
+    held = served.marks / "hold-probes"
+    held.write_text("", encoding="utf-8")
+    count = lambda: len(probes.read_text().splitlines()) if probes.exists() else 0  # noqa: E731
+    before = count()
+    wait_for(lambda: count() > before, 30, "a ping held by the server")
+    for text in ("日本語 🌍", "\u202eevil", "再来 👋"):  # answered while the ping waits
+        answer = manager.call("慢 服务", "echo", {"text": text}, cancel=threading.Event())
+        assert answer["content"][0]["text"] == f"echo: {text}"
+    assert count() == before + 1  # no second ping while one is out
+    assert [s["status"] for s in rig.core.mcp_status()] == ["ready"]
+    held.unlink()
+    wait_for(lambda: count() > before + 1, 30, "the pings to go on once answered")
+    assert [s["status"] for s in rig.core.mcp_status()] == ["ready"]
+
+
+def test_an_idle_stdio_server_that_is_killed_is_noticed_without_pings(
+    manager: McpManager, marks: Path
+) -> None:
+    """A local server's exit ends its pipe: noticed at once, with pings switched off."""
+    (config,), _ = parse_servers({"本地 服务": fake_entry(marks, ping_s=0)})
+    manager.configure([config], wait=True)
+    assert manager.wait_ready("本地 服务", 60)
+    (started,) = marks.glob("started-*")
+    os.kill(int(started.name.split("-")[1]), signal.SIGKILL)
+    wait_for(
+        lambda: (
+            manager.snapshot()[0].status == "failed"
+            and manager.snapshot()[0].error == "the server closed the connection"
+        ),
+        60,
+        "the killed server to be reported",
+    )
+    wait_for(lambda: manager.snapshot()[0].status == "ready", 60, "the server started again")
+    assert manager.snapshot()[0].restarts == 1
 
 
 class SlowPings:
