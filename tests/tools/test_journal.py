@@ -477,3 +477,34 @@ def test_concurrent_calls(journal: Journal, ws: Path) -> None:
 def test_relative_paths_are_rejected(journal: Journal) -> None:
     with pytest.raises(ValueError):
         journal.record(call_id=None, tool="write_file", path=Path("relative.txt"))
+
+
+def test_an_os_error_while_undoing_is_coded_by_its_errno(
+    journal: Journal, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the OS's English words as the reason: the errno's code (permission_denied), which
+    the page and the terminal say in the user's language; an errno without a code keeps them."""
+    import errno
+
+    from tray_app.terminal_errors import failure_text
+    from tray_app.tools import journal_undo
+
+    target = ws / "新 📝\u202e.txt"
+    write(journal, target, b"hello")
+
+    def denied(*_args: object, **_kw: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", str(target))
+
+    monkeypatch.setattr(journal_undo, "remove_file", denied)
+    result = journal.undo_last()
+    assert result["success"] is False and "Permission denied" in result["error"]
+    assert (result["code"], result["params"]) == ("permission_denied", {"path": str(target)})
+    assert failure_text(result, "zh-CN") == "没有权限：" + str(target).replace("\u202e", "⟨U+202E⟩")
+
+    def odd(*_args: object, **_kw: object) -> None:
+        raise OSError(errno.EPROTO, "Protocol error")
+
+    monkeypatch.setattr(journal_undo, "remove_file", odd)
+    result = journal.undo_last()
+    assert (result["code"], result["params"]["reason"]) == ("undo_os_error", "Protocol error")
+    assert target.exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.tool_errors import ToolErrorCode, clean_params
+from tray_app.tools.fs_safe import os_error_code
 from tray_app.tools.journal_index import Entry, Index, IndexProblem
 from tray_app.tools.restore import (
     UndoRefused,
@@ -50,7 +51,10 @@ def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
         return refused(str(exc), exc.code, **exc.params)
     except OSError as exc:
         why = exc.strerror or str(exc)
-        return refused(f"undo of {path} failed: {why}", "undo_os_error", path=path, reason=why)
+        code, params = os_error_code(exc, path)  # said in the user's language by its errno
+        if code == "os_error":
+            return refused(f"undo of {path} failed: {why}", "undo_os_error", path=path, reason=why)
+        return refused(f"undo of {path} failed: {why}", code, **params)
     entry.state, entry.kept, entry.size = "undone", False, 0
     return {
         "success": True,

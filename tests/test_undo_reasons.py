@@ -1,0 +1,55 @@
+"""Every undo reason code has its text in both locales and the terminal's table, with the same
+placeholders; a stored code that is unknown or damaged falls back to the stored sentence."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tray_app.undo_reasons import (
+    REASON_ZH,
+    UNDO_REASON_CODES,
+    Reason,
+    flat,
+    from_stored,
+    reason_text,
+    unflat,
+)
+
+LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
+
+
+def _holes(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", text))
+
+
+def test_every_code_is_said_in_both_locales_and_the_terminal_with_the_same_placeholders() -> None:
+    en = json.loads((LOCALES / "en.json").read_text(encoding="utf-8"))
+    zh = json.loads((LOCALES / "zh-CN.json").read_text(encoding="utf-8"))
+    assert set(REASON_ZH) == UNDO_REASON_CODES
+    for code in UNDO_REASON_CODES:
+        key = f"undo_reason.{code}"
+        assert _holes(en[key]) == _holes(zh[key]) == _holes(REASON_ZH[code]), code
+    assert {k for k in en if k.startswith("undo_reason.")} == {
+        f"undo_reason.{c}" for c in UNDO_REASON_CODES
+    }
+
+
+def test_a_reason_survives_storage_and_flattening_and_bad_codes_keep_the_sentence() -> None:
+    why = Reason(
+        "the undo journal's folder /d/撤销\u202e is full", "journal_full", folder="/d/撤销\u202e"
+    )
+    again = from_stored(str(why), {"code": why.code, "params": why.params})
+    assert isinstance(again, Reason) and (again.code, again.params) == (why.code, why.params)
+    assert unflat(flat(why)) == ("journal_full", {"folder": "/d/撤销\u202e"})
+    said = reason_text(
+        why.code, why.params, str(why), "zh-CN", lambda v: str(v).replace("\u202e", "?")
+    )
+    assert said == "撤销记录所在的文件夹 /d/撤销? 已满"
+    assert reason_text(why.code, why.params, str(why), "en") == str(why)
+    for info in ({"code": "rm -rf", "params": {}}, {"code": "journal_full"}, None):
+        kept = from_stored("a sentence", info)
+        assert kept == "a sentence" and not isinstance(kept, Reason)
+    # params that do not fit the text (an entry from another version): the sentence
+    assert reason_text("journal_full", {"path": "/x"}, "english", "zh-CN") == "english"
