@@ -2,8 +2,10 @@
 // marked's, DOMPurify's and highlight.js's code (and each language's grammar) the first time it
 // runs: 50-250 ms on a loaded machine, all in the first frames of the first answer. Short
 // samples of each kind of block are streamed into a detached element while the page is idle,
-// one per idle period, so that cost is paid in small pieces before anyone is waiting.
+// one per idle period, so that cost is paid in small pieces before anyone is waiting; then the
+// fonts for CJK, emoji and right-to-left text are found the same way (fontwarm.js).
 import { MarkdownStream } from './mdstream.js';
+import { FONT_SAMPLES, layOutSample } from './fontwarm.js';
 
 const SAMPLES = [
   'Some **bold**, *em*, `code`, ~~gone~~ and [a link](https://example.com) 中文 😀\n\n# Title\n\nText\n',
@@ -19,13 +21,19 @@ const idle = (fn) => (window.requestIdleCallback
   ? window.requestIdleCallback(fn, { timeout: 4000 })
   : setTimeout(fn, 100));
 
-/** Streams one sample a idle period (in pieces, as an answer arrives), then stops. */
-export function warmRenderer(samples = SAMPLES) {
+/** Streams one sample a idle period (in pieces, as an answer arrives), then lays out the fonts'. */
+export function warmRenderer(samples = SAMPLES, fonts = FONT_SAMPLES) {
   let next = 0;
   const step = () => {
     const text = samples[next];
     next += 1;
-    if (text == null) return;
+    if (text == null) {
+      const font = fonts[next - samples.length - 1];
+      if (!font) return;
+      layOutSample(font);
+      idle(step);
+      return;
+    }
     const stream = new MarkdownStream(document.createElement('div'));
     for (let cut = 8; cut < text.length; cut += 24) stream.setText(text.slice(0, cut));
     while (stream.setText(text, { final: true }));

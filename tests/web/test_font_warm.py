@@ -1,0 +1,45 @@
+"""The fonts for CJK, emoji and right-to-left text are found while the page is idle.
+
+The first such character laid out in a font costs the engine a search for a fallback font
+(20-70 ms once, measured); without the warm-up that search fell in the first frames of the
+first answer using them, as a long task (bench/page_speed.py). This checks in the real page
+that every kind of text is laid out once, hidden from sight and from screen readers, and that
+nothing of it is left behind."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+# Records each warm-up box as it is added (it is laid out and removed in the same task).
+RECORD = """
+window.__warm = [];
+new MutationObserver((records) => {
+  for (const record of records) for (const node of record.addedNodes) {
+    if (node.classList?.contains('font-warm')) {
+      window.__warm.push({ kind: node.firstElementChild.tagName,
+        code: Boolean(node.querySelector('pre code')), text: node.textContent,
+        hidden: node.getAttribute('aria-hidden') });
+    }
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_fonts_for_cjk_emoji_and_rtl_are_laid_out_while_idle(app: App) -> None:
+    page = app.page
+    page.add_init_script(script=RECORD)
+    app.reload()
+    page.wait_for_function("() => window.__warm.length >= 5", timeout=60_000)
+    samples = page.evaluate("window.__warm")
+    assert [s["kind"] for s in samples] == ["P", "P", "H3", "P", "DIV"]
+    assert samples[-1]["code"]  # a code block's font, too
+    for sample in samples:
+        assert sample["hidden"] == "true"
+        for needle in ("中文", "かな", "한국어", "😀", "עברית", "العربية", "\u202e"):
+            assert needle in sample["text"]
+    assert page.locator(".font-warm").count() == 0
+    assert not app.page_errors
