@@ -186,3 +186,13 @@ def test_a_successful_calls_summary_is_said_in_chinese() -> None:
     page = {"success": True, "line_range": [1, 200], "lines": 900, "next_start_line": 201}
     assert result_summary(page, "zh-CN") == "第 1-200 行，共 900 行；下次从第 201 行开始"
     assert result_summary(page, "en") == "lines 1-200 of 900; next from line 201"
+
+
+def test_a_failed_answer_says_its_cause_in_chinese_with_the_apps_words_quoted() -> None:
+    from tray_app.terminal_words import turn_failed
+
+    message = "cannot reach 127.0.0.1:9 \u202e (refused)"
+    assert turn_failed("provider_unavailable", message, "en") == f"error: {message}"
+    said = turn_failed("provider_unavailable", message, "zh-CN")
+    assert said == "错误：无法连接模型服务（“cannot reach 127.0.0.1:9 ⟨U+202E⟩ (refused)”）"
+    assert turn_failed("a new code", "", "zh-CN") == "错误：应用内部出错了"

@@ -39,15 +39,18 @@ def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang
             *(sys.executable, "-m", "tray_app", "chat", "--yes", "--model", "qwen3:8b"),
             *("--endpoint", fake.url, "--workspace", str(workspace)),
         ],
-        input="改一下文件\n/exit\n",
+        input="改一下文件\n/undo\n/export 导出 📄.md\n/exit\n",
         capture_output=True,
         text=True,
         encoding="utf-8",
         timeout=90,
         env=env,
+        cwd=workspace,
     )
     assert result.returncode == 0, result.stderr
     assert (workspace / "旧.txt").exists()  # denied: no terminal to ask
+    assert not (workspace / NEW).exists()  # /undo took the write back
+    assert "改一下文件" in (workspace / "导出 📄.md").read_text(encoding="utf-8")
     return result.stderr
 
 
@@ -63,8 +66,15 @@ def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang
                 "search_files 成功",
                 "共 1 处匹配",
                 "已拒绝 delete_file：没有可以询问的终端（写入请加 --yes，全部批准请加 --yes-all）",
+                "Metona Tray 对话。Ctrl+C 停止回答",
+                "已撤销：",
+                "新笔记 📝⟨U+202E⟩txt.md",
+                "已导出到 ",
             ],
-            ["approved", "(terminal)", "bytesWritten=", "total_matches=", "no terminal", "success"],
+            [
+                *("approved", "(terminal)", "bytesWritten=", "total_matches=", "no terminal"),
+                *("success", "Ctrl+C stops", "exported to", '"action"'),
+            ],
         ),
         (
             "en_US.UTF-8",
@@ -74,6 +84,9 @@ def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang
                 "bytesWritten=11",
                 "total_matches=1",
                 "denied delete_file: no terminal to ask for approval (use --yes for writes",
+                "Metona Tray chat. Ctrl+C stops an answer",
+                '"success": true',
+                "exported to ",
             ],
             ["已批准", "已写入", "没有可以询问"],
         ),

@@ -29,7 +29,7 @@ from tray_app.events import (
 from tray_app.messages import read_preview
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
-from tray_app.terminal_errors import undo_failure_text
+from tray_app.terminal_errors import undo_failure_text, written_out
 from tray_app.terminal_preview import approval_prompt
 from tray_app.terminal_render import PERSISTENCE_TEXT, TextRenderer, approval_text, guard_lines
 from tray_app.terminal_words import chinese, terminal_text
@@ -243,7 +243,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             )
 
 
-def export_to(core: CoreApi, session_id: str, target: str) -> str:
+def export_to(core: CoreApi, session_id: str, target: str, language: str = "en") -> str:
     """``/export FILE``: the chat as JSON (``.json``) or Markdown, also when it is unsaved."""
     fmt = "json" if target.lower().endswith(".json") else "markdown"
     data = core.export_session(session_id, fmt=fmt)["data"]
@@ -252,16 +252,15 @@ def export_to(core: CoreApi, session_id: str, target: str) -> str:
     try:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     except OSError as exc:
-        return f"cannot write {path}: {exc.strerror or exc}"
-    return f"exported to {path.absolute()}"
+        why = written_out(exc.strerror or exc)
+        return terminal_text(language, "cannot_write", path=written_out(path), why=why)
+    return terminal_text(language, "exported", path=written_out(path.absolute()))
 
 
 def interactive(runner: ChatRunner, session_id: str) -> int:
     err = runner.err
-    err.write(
-        "Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts over;\n"
-        "/export FILE saves this chat as Markdown (or JSON for FILE.json).\n"
-    )
+    language = runner.renderer.language
+    err.write(terminal_text(language, "banner") + "\n")
     code = EXIT_OK
     while True:
         err.write("\n> ")
@@ -283,7 +282,8 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
         if text.startswith("/export"):
             target = text[len("/export") :].strip()
             err.write(
-                (export_to(runner.core, session_id, target) if target else "/export FILE") + "\n"
+                (export_to(runner.core, session_id, target, language) if target else "/export FILE")
+                + "\n"
             )
             continue
         if text == "/undo":
@@ -292,7 +292,10 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
             except (UndoFailed, NotFound) as exc:
                 err.write(undo_failure_text(exc, runner.renderer.language) + "\n")
                 continue
-            err.write(json.dumps(result, ensure_ascii=False) + "\n")
+            if chinese(language):
+                err.write(f"已撤销：{written_out(result.get('path') or '')}\n")
+            else:
+                err.write(written_out(json.dumps(result, ensure_ascii=False)) + "\n")
             continue
         code = runner.run_turn(session_id, text)
 

@@ -24,7 +24,13 @@ from tray_app.events import (
 from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
 from tray_app.terminal_errors import failure_text, nearest_lines, written_out
 from tray_app.terminal_preview import approval_heading, preview_summary
-from tray_app.terminal_words import approval_resolved, count_line, status_word
+from tray_app.terminal_words import (
+    approval_resolved,
+    count_line,
+    status_word,
+    terminal_text,
+    turn_failed,
+)
 from tray_app.undo_reasons import reason_text
 
 STATUS_MARK = {
@@ -278,7 +284,7 @@ class TextRenderer:
         elif isinstance(event, MessageFinished):
             self._end_thinking()
             if event.stopped:
-                self.err.write(self._dim("\n[stopped]\n"))
+                self.err.write(self._dim(f"\n{terminal_text(self.language, 'stopped')}\n"))
         elif isinstance(event, ToolCallEvent):
             self._end_thinking()
             call = event.call
@@ -308,7 +314,7 @@ class TextRenderer:
             self.err.write(f"\n[{event.level}] {notice_text(event, self.language)}\n")
         elif isinstance(event, TurnFailed):
             self._end_thinking()
-            self.err.write(f"\nerror: {event.message}\n")
+            self.err.write(f"\n{turn_failed(event.code, event.message, self.language)}\n")
         elif isinstance(event, TurnFinished):
             self._end_thinking()
             self.out.write("\n")

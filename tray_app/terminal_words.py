@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tray_app.terminal_errors import written_out
+
 
 def chinese(language: str) -> bool:
     return language.lower().startswith("zh")
@@ -46,6 +48,11 @@ NO_TERMINAL = {
         "flags": "use --yes for writes or --yes-all for everything",
         "gone": "that question is no longer waiting (timed out or stopped)",
         "stopping": "stopping…",
+        "stopped": "[stopped]",
+        "banner": "Metona Tray chat. Ctrl+C stops an answer; Ctrl+D or /exit quits; /new starts"
+        " over;\n/export FILE saves this chat as Markdown (or JSON for FILE.json).",
+        "exported": "exported to {path}",
+        "cannot_write": "cannot write {path}: {why}",
     },
     "zh-CN": {
         "line": "已拒绝 {name}：没有可以询问的终端（{why}）",
@@ -54,6 +61,11 @@ NO_TERMINAL = {
         "flags": "写入请加 --yes，全部批准请加 --yes-all",
         "gone": "该确认已不再等待（已超时或已停止）",
         "stopping": "正在停止…",
+        "stopped": "[已停止]",
+        "banner": "Metona Tray 对话。Ctrl+C 停止回答；Ctrl+D 或 /exit 退出；/new 重新开始；\n"
+        "/export 文件 把对话保存为 Markdown（文件名以 .json 结尾时保存为 JSON）。",
+        "exported": "已导出到 {path}",
+        "cannot_write": "无法写入 {path}（“{why}”）",
     },
 }
 
@@ -98,3 +110,24 @@ def count_line(result: Mapping[str, Any], note: str, language: str) -> str:
         extra = f"（{'，'.join(said)}）" if said else ""
         return COUNT_ZH[key].format(v=result[key]) + note + extra
     return ("完成" if chinese(language) else "ok") + note
+
+
+#: A failed answer's cause in Chinese (web/locales' ``error.<code>``); the app's words follow.
+TURN_FAILED_ZH = {
+    "provider_unavailable": "无法连接模型服务",
+    "model_not_found": "未安装该模型",
+    "no_models": "还没有安装模型，请先下载一个",
+    "capability": "模型无法完成这项请求",
+    "stream_error": "回答中断了",
+    "provider_error": "模型服务返回了错误",
+    "store_error": "聊天记录无法保存",
+    "internal": "应用内部出错了",
+}
+
+
+def turn_failed(code: str, message: str, language: str) -> str:
+    """``error: <message>``; in Chinese the cause by its code, the app's words quoted."""
+    if not chinese(language):
+        return f"error: {message}"
+    cause = TURN_FAILED_ZH.get(code, TURN_FAILED_ZH["internal"])
+    return f"错误：{cause}（“{written_out(message)}”）" if message else f"错误：{cause}"
