@@ -53,3 +53,45 @@ def test_a_reason_survives_storage_and_flattening_and_bad_codes_keep_the_sentenc
         assert kept == "a sentence" and not isinstance(kept, Reason)
     # params that do not fit the text (an entry from another version): the sentence
     assert reason_text("journal_full", {"path": "/x"}, "english", "zh-CN") == "english"
+
+
+def test_an_index_from_before_reason_codes_gets_the_column_and_keeps_its_sentences(
+    tmp_path: Path,
+) -> None:
+    """A journal written by an older version (no ``reason_info`` column) opens, lists its entry
+    with its English sentence, and gets the column for the codes from then on."""
+    import sqlite3
+
+    from tray_app.tools.journal import Journal
+    from tray_app.tools.journal_index import SCHEMA
+
+    root = tmp_path / "undo"
+    root.mkdir()
+    # The schema as it was: ``owner`` was the last column.
+    old_schema = re.sub(r"owner   TEXT,(.*)\n\s*reason_info TEXT[^\n]*", r"owner   TEXT \1", SCHEMA)
+    assert "reason_info" not in old_schema
+    with sqlite3.connect(root / "journal.sqlite3") as db:
+        db.executescript(old_schema)
+        db.execute(
+            "INSERT INTO entries (id, seq, tool, path, time, before, after, state, reason)"
+            ' VALUES (?, 1, ?, ?, 0, \'{"kind": "absent"}\', \'{"kind": "absent"}\','
+            " 'committed', ?)",
+            (b"old", b"write_file", "/w/旧 \u202e.txt".encode(), b"an old English reason"),
+        )
+    entries = Journal(root).entries()
+    assert [(e["reason"], e["reason_info"]) for e in entries] == [("an old English reason", None)]
+    with sqlite3.connect(root / "journal.sqlite3") as db:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(entries)")}
+    assert "reason_info" in columns
+    big = tmp_path / "大 📦.bin"
+    big.write_bytes(b"x" * 3_000_000)
+    journal = Journal(root, max_bytes=2 * 1024 * 1024)
+    entry = journal.record(call_id="new", tool="write_file", path=big, required=False)
+    big.write_bytes(b"y")
+    assert journal.commit(entry)
+    newest = journal.entries()[0]
+    assert newest["reason_info"] == {
+        "code": "copy_too_large",
+        "params": {"size_mb": "3.0", "budget_mb": "2"},
+    }
+    assert newest["reason"] == "no copy was kept (its 3.0 MB do not fit in the journal's 2 MB)"
