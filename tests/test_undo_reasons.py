@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tray_app.undo_reasons import (
     REASON_ZH,
     UNDO_REASON_CODES,
@@ -95,3 +97,31 @@ def test_an_index_from_before_reason_codes_gets_the_column_and_keeps_its_sentenc
         "params": {"size_mb": "3.0", "budget_mb": "2"},
     }
     assert newest["reason"] == "no copy was kept (its 3.0 MB do not fit in the journal's 2 MB)"
+
+
+def test_a_journal_that_fills_up_after_the_change_says_so_by_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The change was made but its entry could not be stored: the note keeps the storage
+    problem's code (journal_full), so the card and terminal say it in Chinese."""
+    import sqlite3
+
+    from tray_app.tools import journal_index
+    from tray_app.tools.journal import Journal
+    from tray_app.undo_reasons import Reason
+
+    journal = Journal(tmp_path / "undo")
+    target = tmp_path / "笔记 📝.txt"
+    entry = journal.record(call_id="c", tool="write_file", path=target, required=False)
+    target.write_text("新", encoding="utf-8")
+
+    def full(_self: object) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(journal_index.Index, "next_seq", full)
+    note = journal.commit(entry)
+    assert note is not None and note.startswith("undo is not available: the change was made, but")
+    assert isinstance(note, Reason) and note.code == "journal_full"
+    assert reason_text(note.code, note.params, note, "zh-CN") == (
+        f"撤销记录所在的文件夹 {tmp_path / 'undo'} 已满"
+    )

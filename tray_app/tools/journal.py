@@ -243,7 +243,9 @@ class Journal(Undoing):
                     index.update(entry)
                     dropped = trim(index)
             except IndexProblem as exc:
-                detail = str(exc)
+                detail, inner = str(exc), exc.reason
+                if isinstance(inner, Reason):  # the storage problem's own code says it all
+                    return _note(inner.reworded(f"the change was made, but {detail}"))
                 return _note(
                     Reason(
                         f"the change was made, but {detail}",
