@@ -9,11 +9,15 @@ let deadline = 0;
 const waiting = new Set(); // views with text still to draw: each has draw()
 let frame = 0;
 
-/** The end of this task's drawing budget, shared by every message drawn in it. */
+/**
+ * The end of this task's drawing budget, shared by every message drawn in it. A frame's
+ * animation-frame callbacks (the queue below, the events' flush) run in one task, so they share
+ * one budget too: it ends with the task, not with each callback.
+ */
 export function frameDeadline() {
   if (!deadline) {
     deadline = performance.now() + SLICE_MS;
-    queueMicrotask(() => {
+    setTimeout(() => {
       deadline = 0;
     });
   }
