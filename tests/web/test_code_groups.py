@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn
 from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
 
 BIDI = "\u202eevil\u202c \u2066iso\u2069"
 WIDE = "宽" * 600  # a line far wider than the popup, at the end (in view when it finishes)
@@ -79,33 +82,3 @@ def test_a_long_code_block_is_drawn_in_groups_streamed_and_reopened(app: App) ->
     # Opened again from the stored chat: drawn in one pass, the same way.
     app.reload()
     check_groups(inspect(app), body)
-
-
-# Two animation-frame callbacks of one frame (the draw queue and the events' flush), then a
-# later task: the deadline each is given.
-BUDGET_JS = """async () => {
-  const { frameDeadline } = await import(new URL('js/drawqueue.js', document.baseURI).href);
-  return new Promise((done) => {
-    const got = [];
-    requestAnimationFrame(() => {
-      got.push(frameDeadline());
-      const t = performance.now();
-      while (performance.now() < t + 2); // the first callback draws for a while
-    });
-    requestAnimationFrame(() => {
-      got.push(frameDeadline());
-      setTimeout(() => {
-        const t = performance.now();
-        while (performance.now() < t + 2);
-        got.push(frameDeadline());
-        done(got);
-      }, 0);
-    });
-  });
-}"""
-
-
-def test_the_callbacks_of_one_frame_share_one_drawing_budget(app: App) -> None:
-    first, second, later = app.page.evaluate(BUDGET_JS)
-    assert first == second  # not 8 ms each: one frame draws 8 ms of messages at most
-    assert later > first  # a later task has a budget of its own
