@@ -108,3 +108,29 @@ def test_the_terminals_short_lines_follow_its_language(
     for text in not_said:
         assert text not in stderr, (text, stderr)
     assert "\u202e" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("zh_CN.UTF-8", "metona-tray export: 没有保存的对话“报告⟨U+202E⟩🎉”"),
+        ("en_US.UTF-8", "metona-tray export: no stored chat '报告\\u202e🎉'"),
+    ],
+)
+def test_a_missing_chat_is_said_in_the_terminals_language(
+    metona_home: Path, tmp_path: Path, lang: str, said: str
+) -> None:
+    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(tmp_path), NO_COLOR="1")
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        env.pop(name, None)
+    env["LANG"] = lang
+    done = subprocess.run(
+        [sys.executable, "-m", "tray_app", "export", "报告\u202e🎉"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=90,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == said, done.stderr

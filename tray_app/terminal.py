@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.protocol import CoreApi
+from tray_app.core.turns import system_language
 from tray_app.errors import InvalidRequest, NotFound, SandboxViolation, UndoFailed
 from tray_app.events import (
     ApprovalNeeded,
@@ -220,7 +221,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             try:
                 session_id = core.get_session(args.session)["session"]["id"]
             except NotFound:
-                err.write(f"metona-tray chat: no stored chat {args.session!r}\n")
+                missing = terminal_text(runner.renderer.language, "no_chat", name=args.session)
+                err.write(f"metona-tray chat: {written_out(missing)}\n")
                 return EXIT_USAGE
         else:
             try:
@@ -237,10 +239,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     finally:
         app.close()
         if app.unsaved_sessions():
-            err.write(
-                "warning: this chat could not be saved (see above), so it ends with this "
-                "command; its answers are printed above.\n"
-            )
+            err.write(terminal_text(runner.renderer.language, "unsaved") + "\n")
 
 
 def export_to(core: CoreApi, session_id: str, target: str, language: str = "en") -> str:
@@ -321,7 +320,7 @@ def run_sessions(args: argparse.Namespace) -> int:
     finally:
         app.close()
     for session in found:
-        title = session["title"] or "(untitled)"
+        title = session["title"] or terminal_text(system_language(), "untitled")
         sys.stdout.write(f"{session['id']}  {title}  {session['model']}\n")
     return EXIT_OK
 
@@ -335,7 +334,8 @@ def run_export(args: argparse.Namespace) -> int:
         try:
             exported = app.core.export_session(args.session, fmt=args.format)
         except NotFound:
-            print(f"metona-tray export: no stored chat {args.session!r}", file=sys.stderr)
+            missing = terminal_text(system_language(), "no_chat", name=args.session)
+            print(f"metona-tray export: {written_out(missing)}", file=sys.stderr)
             return EXIT_USAGE
     finally:
         app.close()
@@ -349,6 +349,7 @@ def run_export(args: argparse.Namespace) -> int:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        print(f"metona-tray export: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        why = terminal_text(system_language(), "cannot_write", path=args.output, why=exc.strerror)
+        print(f"metona-tray export: {written_out(why)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK

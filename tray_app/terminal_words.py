@@ -39,8 +39,9 @@ def approval_resolved(decision: str, by: str, language: str) -> str:
     return f"[确认] {DECISION_ZH.get(decision, decision)}（{DECIDED_BY_ZH.get(by, by)}）"
 
 
-#: Why a call was denied when no terminal can ask (stdin is not one).
-NO_TERMINAL = {
+#: The terminal's own lines: a call denied when no terminal can ask (stdin is not one), the
+#: chat's banner, exports, a missing chat.
+TERMINAL_TEXT = {
     "en": {
         "line": "denied {name}: no terminal to ask for approval ({why})",
         "persistent": "it {risk}, so it is always asked",
@@ -53,6 +54,10 @@ NO_TERMINAL = {
         " over;\n/export FILE saves this chat as Markdown (or JSON for FILE.json).",
         "exported": "exported to {path}",
         "cannot_write": "cannot write {path}: {why}",
+        "no_chat": "no stored chat {name!r}",
+        "untitled": "(untitled)",
+        "unsaved": "warning: this chat could not be saved (see above), so it ends with this"
+        " command; its answers are printed above.",
     },
     "zh-CN": {
         "line": "已拒绝 {name}：没有可以询问的终端（{why}）",
@@ -66,12 +71,15 @@ NO_TERMINAL = {
         "/export 文件 把对话保存为 Markdown（文件名以 .json 结尾时保存为 JSON）。",
         "exported": "已导出到 {path}",
         "cannot_write": "无法写入 {path}（“{why}”）",
+        "no_chat": "没有保存的对话“{name}”",
+        "untitled": "（无标题）",
+        "unsaved": "警告：此对话无法保存（见上文），因此随本命令结束；回答已在上方打印。",
     },
 }
 
 
 def terminal_text(language: str, key: str, **fields: object) -> str:
-    return NO_TERMINAL["zh-CN" if chinese(language) else "en"][key].format(**fields)
+    return TERMINAL_TEXT["zh-CN" if chinese(language) else "en"][key].format(**fields)
 
 
 STATUS_ZH = {"success": "成功", "error": "失败", "cancelled": "已取消"}
