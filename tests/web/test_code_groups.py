@@ -79,6 +79,11 @@ def test_a_long_code_block_is_drawn_in_groups_streamed_and_reopened(app: App) ->
     expect(answer).not_to_have_class("msg assistant streaming", timeout=120_000)
     expect(answer.locator(".md-tail")).to_have_count(0)
     check_groups(inspect(app), body)
+    # Wrapping long lines still works on a block in groups: the wide line no longer scrolls.
+    answer.locator(".code-wrap").click()
+    pre = answer.locator(".content pre")
+    expect(pre).to_have_css("white-space", "pre-wrap")
+    assert pre.evaluate("(p) => p.scrollWidth <= p.clientWidth + 1")
     # Opened again from the stored chat: drawn in one pass, the same way.
     app.reload()
     check_groups(inspect(app), body)
