@@ -43,7 +43,7 @@ from typing import Any
 
 from tray_app.errors import StoreError, UndoUnavailable
 from tray_app.tools.journal_index import Entry, Index, IndexProblem, describe
-from tray_app.tools.journal_index import owner_tag as _owner_tag
+from tray_app.tools.journal_owner import owner_tag as _owner_tag
 from tray_app.tools.journal_undo import Undoing, settle
 from tray_app.tools.journal_upkeep import PENDING_TTL, adopt_legacy, make_room, sweep, trim
 from tray_app.tools.snapshot import State, TooLarge, capture, fingerprint, measure

@@ -14,7 +14,8 @@ import shutil
 import time
 from pathlib import Path
 
-from tray_app.tools.journal_index import Entry, Index, owner_alive
+from tray_app.tools.journal_index import Entry, Index
+from tray_app.tools.journal_owner import owner_alive
 from tray_app.tools.journal_undo import settle
 from tray_app.tools.snapshot import fingerprint, same_state
 from tray_app.undo_reasons import Reason
