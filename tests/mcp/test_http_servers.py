@@ -80,7 +80,8 @@ def test_a_remote_server_lists_its_tools_and_an_approved_call_runs(
         "the last mcp_status event to match",
     )
     assert all(a != b for a, b in itertools.pairwise(pushed))
-    assert pushed[0][0]["status"] == "starting"
+    # a start is "starting" then "ready", but a quick one is a single burst: one event
+    assert pushed[0][0]["status"] in ("starting", "ready")
     assert {"echo", "add_note", "wipe"} <= {t["name"] for t in row["tools"]}
 
     rig.fake.script(text_turn("looking"))
