@@ -94,7 +94,10 @@ def bench_answer_limit() -> None:
         broker=ApprovalBroker(publish, timeout=60),
         chats=chats,
         publish=publish,
-        config=TurnConfig(model="m", tools_enabled=False, max_answer_chars=ANSWER_LIMIT),
+        config=TurnConfig(
+            model="m",
+            settings=Settings(tools_enabled=False, max_answer_chars=ANSWER_LIMIT),
+        ),
     )
     tracing = tracemalloc.is_tracing()
     if tracing:
