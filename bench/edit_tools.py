@@ -12,7 +12,9 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
@@ -39,13 +41,13 @@ def bench_edit_tools() -> None:
                 "path": target.name,
                 "edits": [{"old_text": f"line {middle} =", "new_text": "x ="}],
             }
-            preview = _timed(lambda args=args: box.preview("edit_file", args))
+            preview = _timed(partial(box.preview, "edit_file", args))
             back = {
                 "path": target.name,
                 "edits": [{"old_text": "x =", "new_text": f"line {middle} ="}],
             }
 
-            def round_trip(args: dict = args, back: dict = back) -> None:
+            def round_trip(args: dict[str, Any] = args, back: dict[str, Any] = back) -> None:
                 assert box.execute("edit_file", args)["success"]
                 assert box.execute("edit_file", back)["success"]
 
@@ -54,12 +56,12 @@ def bench_edit_tools() -> None:
                 "path": target.name,
                 "edits": [{"old_text": f"line   {middle} =  {middle * 7}", "new_text": "y"}],
             }
-            loose = _timed(lambda fuzzy=fuzzy: box.preview("edit_file", fuzzy), repeat=3)
+            loose = _timed(partial(box.preview, "edit_file", fuzzy), repeat=3)
             missing = {
                 "path": target.name,
                 "edits": [{"old_text": "no such text here", "new_text": "z"}],
             }
-            nearest = _timed(lambda missing=missing: box.execute("edit_file", missing), repeat=3)
+            nearest = _timed(partial(box.execute, "edit_file", missing), repeat=3)
             print(f"edit    preview, 1 line of {lines:>7,} lines    {preview * 1000:10.1f} ms")
             print(f"edit    write, 1 line of {lines:>7,} lines      {both * 1000:10.1f} ms")
             print(f"edit    whitespace match, {lines:>7,} lines     {loose * 1000:10.1f} ms")

@@ -11,6 +11,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from tray_app.tools.binding import file_binding
@@ -36,9 +37,9 @@ def bench_guards() -> None:
         for size in (1 * MB, 5 * MB, 50 * MB):
             target = root / f"big{size // MB}.txt"
             target.write_bytes(b"0123456789abcde\n" * (size // 16))
-            bind = _timed(lambda target=target: file_binding(target))
+            bind = _timed(partial(file_binding, target))
             args = {"path": target.name, "content": "replaced\n"}
-            preview = _timed(lambda args=args: box.preview("write_file", args))
+            preview = _timed(partial(box.preview, "write_file", args))
             print(
                 f"guards  bind (sha256) {size // MB:>3} MB file            {bind * 1000:10.1f} ms"
             )
@@ -50,8 +51,8 @@ def bench_guards() -> None:
             sub = folder / f"d{n % 40}"
             sub.mkdir(parents=True, exist_ok=True)
             (sub / f"f{n}.txt").write_text("x")
-        args = {"path": "tree", "recursive": True}
-        tree = _timed(lambda: box.preview("delete_file", args))
+        tree_args = {"path": "tree", "recursive": True}
+        tree = _timed(partial(box.preview, "delete_file", tree_args))
         print(f"guards  delete preview, 2,000-file tree       {tree * 1000:10.1f} ms")
 
 

@@ -21,6 +21,7 @@ import statistics
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ class _ServerCpu:
         original = _Handler.handle_one_request
         counter = self
 
-        def handle_one_request(handler: _Handler) -> None:
+        def handle_one_request(handler: BaseHTTPRequestHandler) -> None:
             start = time.thread_time()
             try:
                 original(handler)
@@ -98,7 +99,7 @@ class _ServerCpu:
                 with counter._lock:
                     counter.seconds += spent
 
-        _Handler.handle_one_request = handle_one_request  # type: ignore[method-assign]
+        _Handler.handle_one_request = handle_one_request  # type: ignore[method-assign,assignment]
         try:
             yield
         finally:

@@ -252,12 +252,12 @@ class FakeOllama(FakeServer):
             yield from filled(b'{"model":' + json.dumps(model).encode() + b',"message":', turn.size)
             return
         if turn.ending == "endless":
-            piece = {"role": "assistant", "content": turn.content}
+            endless = {"role": "assistant", "content": turn.content}
             while True:
                 if turn.delay:
                     yield turn.delay
                 yield go_json(
-                    {"model": model, "created_at": created_at(), "message": piece, "done": False}
+                    {"model": model, "created_at": created_at(), "message": endless, "done": False}
                 )
         if turn.ending == "long_event":
             raise ValueError("long_event_turn is for FakeOpenAI; use long_line_turn")
