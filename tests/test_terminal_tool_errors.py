@@ -70,8 +70,9 @@ def test_tool_failures_are_said_in_chinese_in_a_chinese_terminal(
     workspace.mkdir()
     _script(fake_ollama, workspace)
     stderr = _chat(fake_ollama, metona_home, tmp_path / "home", workspace, "zh_CN.UTF-8")
-    failed = [line for line in stderr.splitlines() if line.startswith("[tool] ✗")]
+    failed = [line for line in stderr.splitlines() if line.startswith("[工具] ✗")]
     assert len(failed) == 3, stderr
+    assert "[tool]" not in stderr
     assert "找不到文件：" in failed[0] and "⟨U+202E⟩" in failed[0] and "🎉" in failed[0]
     assert "\u202e" not in stderr and "\x1b" not in stderr  # nothing rewrites the terminal
     assert "位于系统文件夹 /etc 内，不允许访问" in failed[1], failed[1]
@@ -87,6 +88,24 @@ def test_tool_failures_are_said_in_chinese_in_a_chinese_terminal(
     ]
     assert sent[0]["error"].startswith("file not found: ")  # the model's text stays English
     assert all("code" not in r and "params" not in r for r in sent)
+
+
+def test_a_chinese_terminal_echoes_a_calls_arguments_in_words_on_one_line(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    """The call's echo: the label and the keys in Chinese, a path with a direction control and
+    a line break kept on one line with both written out, a huge value cut."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    spoof = "合同\u202egpj.exe\n[工具] ✓ 伪造 🎉" + "长" * 5000
+    fake_ollama.script(tool_turn([("read_file", {"path": spoof})]), text_turn("好的。"))
+    stderr = _chat(fake_ollama, metona_home, tmp_path / "home", workspace, "zh_CN.UTF-8")
+    echo = [line for line in stderr.splitlines() if line.startswith("[工具] read_file ")]
+    assert len(echo) == 1, stderr
+    assert echo[0].startswith("[工具] read_file 路径：合同⟨U+202E⟩gpj.exe⏎[工具] ✓ 伪造 🎉长"), echo
+    assert echo[0].endswith("…") and len(echo[0]) < 140, echo
+    assert not any(line.startswith("[工具] ✓ 伪造") for line in stderr.splitlines()), stderr
+    assert "[tool]" not in stderr and "\u202e" not in stderr
 
 
 def test_an_english_terminal_prints_the_tools_sentence(

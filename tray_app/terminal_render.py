@@ -26,9 +26,11 @@ from tray_app.terminal_errors import failure_text, nearest_lines, written_out
 from tray_app.terminal_preview import approval_heading, preview_summary
 from tray_app.terminal_words import (
     approval_resolved,
+    arg_echo,
     count_line,
     status_word,
     terminal_text,
+    tool_label,
     turn_failed,
 )
 from tray_app.undo_reasons import reason_text
@@ -64,14 +66,14 @@ def notice_text(event: Notice, language: str) -> str:
         return event.message
 
 
-def key_args(args: dict[str, Any]) -> str:
-    """The arguments worth a glance; a model's control or direction characters written out."""
+def key_args(args: dict[str, Any], language: str = "en") -> str:
+    """The arguments worth a glance, each cut to 80 characters, a model's control or direction
+    characters written out and line breaks shown as ⏎ (the echo stays one line); in Chinese the
+    keys in words (``路径：…``)."""
     parts = []
     for key in KEY_ARGS:
         if key in args:
-            value = str(args[key])
-            value = value if len(value) <= 80 else value[:77] + "..."
-            parts.append(f"{key}={written_out(value)}")
+            parts.append(arg_echo(key, args[key], language))
     return " ".join(parts)
 
 
@@ -234,7 +236,7 @@ def persistence_line(warning: PersistenceRisk, language: str) -> str:
 def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     shown = read_preview(event.preview)
     heading = approval_heading(event.name, event.risk, language)
-    lines = [f"\n── {heading} {key_args(event.arguments)}"]
+    lines = [f"\n── {heading} {key_args(event.arguments, language)}"]
     summary = preview_summary(shown, language)
     if summary:
         lines.append(f"   {summary}")
@@ -288,22 +290,26 @@ class TextRenderer:
         elif isinstance(event, ToolCallEvent):
             self._end_thinking()
             call = event.call
-            self._names[call.call_id] = call.name
-            self.err.write(f"\n[tool] {call.name} {key_args(call.arguments)}\n")
+            self._names[call.call_id] = written_out(call.name)
+            label = tool_label(self.language)
+            echo = key_args(call.arguments, self.language)
+            self.err.write(f"\n{label} {written_out(call.name)} {echo}".rstrip() + "\n")
         elif isinstance(event, ToolCallUpdate):
             if event.status == "running" and event.progress:
                 name = self._names.get(event.call_id, "tool")
                 done, total = event.progress.get("done"), event.progress.get("total")
                 step = f"{done:g}/{total:g}" if total else f"{done:g}"
                 note = f" {event.progress['message']}" if event.progress.get("message") else ""
-                self.err.write(self._dim(f"[tool] … {name} {step}{note}\n"))
+                note = written_out(note)
+                self.err.write(self._dim(f"{tool_label(self.language)} … {name} {step}{note}\n"))
             elif event.status in ("success", "error", "cancelled"):
                 name = self._names.get(event.call_id, "tool")
                 mark = STATUS_MARK[event.status]
                 timing = f" ({event.duration_ms:.0f} ms)" if event.duration_ms else ""
                 summary = result_summary(event.result, self.language)
                 status = status_word(event.status, self.language)
-                self.err.write(f"[tool] {mark} {name} {status}{timing} {summary}\n")
+                label = tool_label(self.language)
+                self.err.write(f"{label} {mark} {name} {status}{timing} {summary}\n")
         elif isinstance(event, ApprovalResolved):
             said = approval_resolved(event.decision, event.by, self.language)
             self.err.write(f"{said}\n")

@@ -78,6 +78,42 @@ TERMINAL_TEXT = {
 }
 
 
+def tool_label(language: str) -> str:
+    """The tag of a tool call's lines; scripts reading English output keep ``[tool]``."""
+    return "[工具]" if chinese(language) else "[tool]"
+
+
+#: The arguments a call's line echoes, named in Chinese (English keeps ``key=value``).
+ARG_ZH = {
+    "path": "路径",
+    "source": "源",
+    "destination": "目标",
+    "paths": "路径",
+    "command": "命令",
+    "query": "查询",
+    "cwd": "工作目录",
+    "recursive": "递归",
+}
+ECHO_CHARS = 80
+
+
+def arg_echo(key: str, value: object, language: str) -> str:
+    """One argument as the terminal echoes it: a list joined with commas, a yes/no in words,
+    cut to ``ECHO_CHARS`` (a model may send megabytes), its hidden characters written out and
+    its line breaks shown as ⏎ so the echo stays on its line."""
+    zh = chinese(language)
+    if isinstance(value, bool):
+        text = ("是" if value else "否") if zh else str(value).lower()
+    elif isinstance(value, list | tuple):
+        text = ", ".join(str(item)[: ECHO_CHARS + 1] for item in value[:ECHO_CHARS])
+    else:
+        text = str(value)
+    if len(text) > ECHO_CHARS:
+        text = text[: ECHO_CHARS - 1] + "…"
+    shown = written_out(text).replace("\n", "⏎")
+    return f"{ARG_ZH.get(key, key)}：{shown}" if zh else f"{key}={shown}"
+
+
 def terminal_text(language: str, key: str, **fields: object) -> str:
     return TERMINAL_TEXT["zh-CN" if chinese(language) else "en"][key].format(**fields)
 
