@@ -1,17 +1,17 @@
-"""One tool call from the model's request to the tool message it gets back.
+"""One tool call from the model's request to the tool message it gets back: check, preview,
+ask, run.
 
 Each call is recorded before anything happens to it and updated at every step (pending,
-running, success/error/cancelled), so a card never loses its state and a crash never loses a
-call's record. Failures of every kind become ``{"success": false, "error": ...}`` for the model,
-including a bug in the handling itself: that call is answered, the log gets the traceback, and
-the loop goes on.
+running, success/error/cancelled; ``call_recorder.CallRecorder``), so a card never loses its
+state and a crash never loses a call's record. Failures of every kind become
+``{"success": false, "error": ...}`` for the model, including a bug in the handling itself:
+that call is answered, the log gets the traceback, and the loop goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -19,12 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
-from tray_app.agent.call_results import NOT_RUN, for_model, refused, tools_disabled
+from tray_app.agent.call_recorder import CallRecorder
+from tray_app.agent.call_results import NOT_RUN, refused, tools_disabled
 from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
 from tray_app.agent.progress import progress_reporter
-from tray_app.agent.stored_images import stored_form
 from tray_app.errors import StoreError
-from tray_app.events import ApprovalNeeded, ClientFlag, Publish, ToolCallEvent, ToolCallUpdate
+from tray_app.events import ApprovalNeeded, ClientFlag, Publish
 from tray_app.messages import (
     AnyPreview,
     ErrorPreview,
@@ -32,10 +32,9 @@ from tray_app.messages import (
     ToolCallRecord,
     ToolStatus,
     preview_json,
-    tool_result_images,
     with_facts,
 )
-from tray_app.store.records import ChatRepository, MessageRecord, new_id
+from tray_app.store.records import ChatRepository, MessageRecord
 from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.base import Risk, ToolResult, failure
 from tray_app.tools.toolbox import CheckedCall, Toolbox
@@ -47,6 +46,8 @@ MAX_APPROVAL_ROUNDS = 5  # a target that keeps changing after each approval is g
 
 
 class CallHandler:
+    """Decides what happens to each tool call of one turn; ``records`` writes it down."""
+
     def __init__(
         self,
         *,
@@ -70,88 +71,18 @@ class CallHandler:
         self.result_room = result_room
         self.guards = guards if guards is not None else TurnGuards()
         self.session_id = session_id
-        self.turn_id = turn_id
         self.toolbox = toolbox
         self.broker = broker
-        self.chats = chats
         self.publish = publish
         self.confirmation_mode = confirmation_mode
-        self.on_tool_record = on_tool_record
-        self.on_message = on_message  # each tool message stored (the turn's history keeps it)
-        self._announced: set[str] = set()
-        self._answered: set[str] = set()
-
-    def _new_record(self, call: ToolCall, message_id: str) -> ToolCallRecord:
-        return ToolCallRecord(
-            call_id=new_id("c"),
-            session_id=self.session_id,
-            message_id=message_id,
-            provider_id=call.id,
-            name=call.name,
-            arguments=call.arguments,
+        self.records = CallRecorder(
+            session_id=session_id,
+            turn_id=turn_id,
+            chats=chats,
+            publish=publish,
+            on_tool_record=on_tool_record,
+            on_message=on_message,
         )
-
-    def _update(self, record: ToolCallRecord, status: ToolStatus, **fields: Any) -> None:
-        """A new status (with its result...): only what changed is written, never the
-        arguments or the preview again (the decision may have been set on the record)."""
-        record.status = status
-        for key, value in fields.items():
-            setattr(record, key, value)
-        changed = ("status", "decision", "decided_by", *fields)
-        self.chats.update_tool_call(
-            record.session_id, record.call_id, **{name: getattr(record, name) for name in changed}
-        )
-        self.publish(
-            ToolCallUpdate(
-                session_id=self.session_id,
-                call_id=record.call_id,
-                status=status,
-                result=record.result,
-                duration_ms=record.duration_ms,
-                undoable=record.undoable,
-                decision=record.decision,
-                decided_by=record.decided_by,
-            )
-        )
-
-    def _answer(self, record: ToolCallRecord, result: dict[str, Any]) -> None:
-        """The tool message the model receives, in the order of the calls."""
-        self._answered.add(record.call_id)
-        message = MessageRecord(
-            session_id=self.session_id,
-            turn_id=self.turn_id,
-            role="tool",
-            # ``card_*`` keys and a failure's ``code``/``params`` (the page's translation of the
-            # sentence) are for the card, not the text; a result's images go on ``images``.
-            content=json.dumps(for_model(result), ensure_ascii=False),
-            tool_name=record.name,
-            tool_call_id=record.provider_id,
-            images=tool_result_images(result),
-        )
-        # The images are stored once, with the call's result: the store's copy refers to them.
-        self.chats.add_message(stored_form(message, record.call_id))
-        if self.on_message is not None:
-            self.on_message(message)
-        if self.on_tool_record is not None:
-            self.on_tool_record(record)
-
-    def _announce(self, record: ToolCallRecord, status: ToolStatus) -> None:
-        """The call's record, stored whole the first time; asked again, its new preview."""
-        record.status = status
-        if record.call_id in self._announced:
-            self.chats.update_tool_call(
-                record.session_id,
-                record.call_id,
-                status=status,
-                risk=record.risk,
-                preview=record.preview,
-                decision=record.decision,
-                decided_by=record.decided_by,
-            )
-        else:
-            self._announced.add(record.call_id)
-            self.chats.upsert_tool_call(record)
-        self.publish(ToolCallEvent(session_id=self.session_id, call=record.model_copy()))
 
     async def skip(
         self,
@@ -163,45 +94,42 @@ class CallHandler:
     ) -> None:
         """Answer a call without running it (a round limit, or the repeat guard); ``code`` and
         ``params`` let the card and the terminal say ``reason`` in the user's language."""
-        record = self._new_record(call, message_id)
-        self._announce(record, "pending")
+        record = self.records.new_record(call, message_id)
+        self.records.announce(record, "pending")
         result = failure(reason, code=code, params=params)
-        self._update(record, "cancelled", result=result, decision="skipped", decided_by="rule")
-        self._answer(record, result)
+        self.records.close(record, "cancelled", result, decision="skipped", decided_by="rule")
 
     async def handle(self, call: ToolCall, message_id: str) -> None:
         """Validate, check, ask if needed, run; the model always gets one answer."""
         if self.guards.repeated(call.name, call.arguments):
             await self.skip(call, message_id, REPEATED, "repeated", {"n": REPEAT_LIMIT})
             return
-        record = self._new_record(call, message_id)
+        record = self.records.new_record(call, message_id)
         try:
             await self._handle(call, record)
         except (asyncio.CancelledError, StoreError):
             raise
         except Exception as exc:  # a bug: answer this call, keep the turn going
             log.exception("handling tool call %s (%s) failed", record.call_id, call.name)
-            if record.call_id in self._answered:
+            if self.records.answered(record):
                 return
-            if record.call_id not in self._announced:
-                self._announce(record, "pending")
+            if not self.records.announced(record):
+                self.records.announce(record, "pending")
             result = failure(
                 f"{call.name} failed inside the app ({type(exc).__name__}); "
                 "the details are in the app's log file",
                 code="failed_inside_app",
                 params={"tool": call.name, "error": type(exc).__name__},
             )
-            self._update(record, "error", result=result)
-            self._answer(record, result)
+            self.records.close(record, "error", result)
 
     async def _handle(self, call: ToolCall, record: ToolCallRecord) -> None:
         toolbox = self.toolbox
         checked = self._check(call)
         if not isinstance(checked, CheckedCall) or toolbox is None:
-            self._announce(record, "pending")
+            self.records.announce(record, "pending")
             result = checked if not isinstance(checked, CheckedCall) else tools_disabled()
-            self._update(record, "error", result=result, decision="refused", decided_by="rule")
-            self._answer(record, result)
+            self.records.close(record, "error", result, decision="refused", decided_by="rule")
             return
         # Validated once: the same parsed arguments go to every preview and to the run.
         tool = checked.tool
@@ -209,11 +137,10 @@ class CallHandler:
         preview = await toolbox.preview_async(checked)
         preview, cost, over = self._budget(tool.risk, preview)
         record.preview = preview_json(preview)
-        self._announce(record, "pending")
+        self.records.announce(record, "pending")
         if isinstance(preview, ErrorPreview):
             result = refused(call.name, preview)
-            self._update(record, "error", result=result, decision="refused", decided_by="rule")
-            self._answer(record, result)
+            self.records.close(record, "error", result, decision="refused", decided_by="rule")
             return
         ask = over or needs_confirmation(
             risk=tool.risk,
@@ -256,8 +183,7 @@ class CallHandler:
             code="target_kept_changing",
             params={"n": MAX_APPROVAL_ROUNDS},
         )
-        self._update(record, "error", result=result, decision="refused", decided_by="rule")
-        self._answer(record, result)
+        self.records.close(record, "error", result, decision="refused", decided_by="rule")
 
     async def _reshow(
         self,
@@ -278,15 +204,14 @@ class CallHandler:
                 f"{call} was not run: its target changed after the user approved it ({why})",
                 code="target_changed",
             )
-            self._update(record, "error", result=result, decision="refused", decided_by="rule")
-            self._answer(record, result)
+            self.records.close(record, "error", result, decision="refused", decided_by="rule")
             return None
         fresh = with_facts(
             fresh, changed_since_shown=True, approval_round=(shown.approval_round or 1) + 1
         )
         preview, cost, _ = self._budget(risk, fresh)
         record.preview = preview_json(preview)
-        self._announce(record, "pending")  # the card shows the new diff
+        self.records.announce(record, "pending")  # the card shows the new diff
         return preview, cost
 
     def _budget(self, risk: Risk, preview: AnyPreview) -> tuple[AnyPreview, Cost, bool]:
@@ -319,18 +244,16 @@ class CallHandler:
             )
         except asyncio.CancelledError:
             result = failure("cancelled: the user stopped the turn", code="stopped")
-            self._update(
-                record, "cancelled", result=result, decision="cancelled", decided_by="abort"
+            self.records.close(
+                record, "cancelled", result, decision="cancelled", decided_by="abort"
             )
-            self._answer(record, result)
             raise
         record.decision, record.decided_by = outcome.decision, outcome.by
         if outcome.decision == "approved":
             return True
         why, code = NOT_RUN[outcome.decision]
         result = failure(f"{call.name} was not run: {why}", code=code)
-        self._update(record, "cancelled", result=result)
-        self._answer(record, result)
+        self.records.close(record, "cancelled", result)
         return False
 
     def _check(self, call: ToolCall) -> CheckedCall | ToolResult:
@@ -356,7 +279,7 @@ class CallHandler:
     ) -> bool:
         """Run and answer the call; with ``rebind``, False (and no answer yet) when the tool
         refused because its target is not the one the user approved: ask again."""
-        self._update(record, "running")
+        self.records.update(record, "running")
         # Asked or not, the tool checks once more that its target is what was previewed.
         binding = (record.preview or {}).get("binding")
         bound = binding if isinstance(binding, dict) else None
@@ -389,13 +312,8 @@ class CallHandler:
                 f"cancelled: the user stopped the turn{note}",
                 code="stopped_running" if note else "stopped",
             )
-            self._update(
-                record,
-                "cancelled",
-                result=result,
-                duration_ms=round((time.monotonic() - started) * 1000, 1),
-            )
-            self._answer(record, result)
+            took = round((time.monotonic() - started) * 1000, 1)
+            self.records.close(record, "cancelled", result, duration_ms=took)
             raise
         if rebind and result.get("changed_since_approval"):
             return False
@@ -424,5 +342,4 @@ class CallHandler:
         )
         if status == "success":  # the budgets count what really happened
             self.guards.charge(cost)
-        self._update(record, status, result=result, duration_ms=duration, undoable=undoable)
-        self._answer(record, result)
+        self.records.close(record, status, result, duration_ms=duration, undoable=undoable)
