@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tray_app.core.bus import EventBus
-from tray_app.desktop.window import UiPump
+from tray_app.desktop.ui_pump import UiPump
 from tray_app.events import ContentDelta, StateChanged, UiAction
 
 

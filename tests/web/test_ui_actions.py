@@ -1,4 +1,4 @@
-"""What the tray menu and notification clicks ask of the page (desktop/window.py posts them
+"""What the tray menu and notification clicks ask of the page (desktop/ui_pump.py posts them
 into the same ``metona.dispatch`` batches as Core events)."""
 
 from __future__ import annotations

@@ -129,7 +129,8 @@ class DesktopApp:
         from tray_app.desktop.hotkey import HotkeyManager
         from tray_app.desktop.mcp_link import McpCallHost
         from tray_app.desktop.notify import Notifier
-        from tray_app.desktop.window import Popup, UiPump
+        from tray_app.desktop.ui_pump import UiPump
+        from tray_app.desktop.window import Popup
 
         self.running = start_app(self.paths)  # the core thread, chat store, audit log
         self.core = self.running.core

@@ -1,4 +1,4 @@
-"""The tray side of the popup: starts, stops and talks to the popup process, and the ui pump.
+"""The tray side of the popup: starts, stops and talks to the popup process.
 
 The popup (pywebview window + guarded bridge, ``tray_app.desktop.popup``) runs in a
 ``multiprocessing`` spawn child. ``Popup`` is its stand-in here, safe from any thread:
@@ -22,15 +22,12 @@ import json
 import logging
 import multiprocessing
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tray_app.core.bus import Subscription
 from tray_app.desktop.placement import Rect
 from tray_app.desktop.popup.link import Link, LinkClosed, Message
-from tray_app.desktop.popup.wire import item
-from tray_app.events import Event, UiAction
 
 log = logging.getLogger(__name__)
 
@@ -338,69 +335,3 @@ class Popup:
 
 def _box(anchor: Rect | None) -> list[int] | None:
     return [anchor.x, anchor.y, anchor.width, anchor.height] if anchor is not None else None
-
-
-class UiPump:
-    """Blocks on the core's events; each batch goes to the listeners (tray, notifier) and, as
-    clean ASCII-safe JSON objects, to ``sink`` (the page's deliverer). Desktop-side UI
-    requests (``post``) travel in the same batches, in order, as ``UiAction`` events.
-    No timer: with nothing happening the thread sleeps in ``Subscription.get``."""
-
-    def __init__(
-        self,
-        subscription: Subscription,
-        sink: Callable[[list[dict[str, Any]]], None],
-        listeners: Sequence[Callable[[list[Event]], None]] = (),
-        *,
-        gather: float = 0.02,
-    ) -> None:
-        self._sub = subscription
-        self._sink = sink
-        self._listeners = list(listeners)
-        self._gather = gather
-        self._posted: list[UiAction] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="metona-ui-pump", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def post(self, action: UiAction) -> None:
-        """Send a tray request to the page with the next batch (the listeners never see it)."""
-        with self._lock:
-            self._posted.append(action)
-        self._sub.wake()
-
-    def stop(self, timeout: float = 1.0) -> None:
-        self._stop.set()
-        self._sub.wake()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-        self._sub.close()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            first = self._sub.get()  # blocks; no wakeups while nothing happens
-            if self._stop.is_set():
-                return
-            if first is not None:  # an event, not a wake-up
-                self._stop.wait(self._gather)  # a streaming answer arrives in bursts
-            try:
-                self.pump_once([first] if first is not None else [])
-            except Exception:
-                log.exception("ui pump: a batch failed")
-
-    def pump_once(self, first: list[Event] | None = None) -> None:
-        events = (first or []) + self._sub.drain()
-        with self._lock:
-            posted, self._posted = self._posted, []
-        if events:
-            for listener in self._listeners:
-                try:
-                    listener(events)
-                except Exception:
-                    log.exception("ui pump: listener failed")
-        items = [item(e) for e in events] + [item(p) for p in posted]
-        if items and not self._stop.is_set():
-            self._sink(items)
