@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.desktop.placement import Rect, centred, pick_screen, place_popup
-from tray_app.desktop.popup import navlock
+from tray_app.desktop.popup import dialogs, navlock
 from tray_app.desktop.popup.delivery import Deliverer
 from tray_app.desktop.popup.guard import KeyCourier, same_page
 from tray_app.desktop.popup.wire import js_ascii
@@ -278,70 +278,20 @@ class PopupWindow:
     def pick_folder(self, start: str | None = None) -> str | None:
         """The native folder dialog (blocks the calling thread, never the GUI thread); None
         when cancelled. The popup does not hide on focus loss while it is open."""
-        import webview
-
-        folder = start or str(Path.home())
         self.dialog_open = True
         try:
-            result = self.window.create_file_dialog(webview.FileDialog.FOLDER, directory=folder)
+            return dialogs.pick_folder(self.window, start or str(Path.home()))
         finally:
             self.dialog_open = False
-        if not result:
-            return None
-        return str(result[0] if isinstance(result, (list, tuple)) else result)
 
     def save_file(self, name: str) -> str | None:
         """The native save dialog in the user's home folder suggesting ``name`` (blocks the
         calling thread); None when cancelled. Like ``pick_folder``, the popup stays open."""
-        import webview
-
         self.dialog_open = True
         try:
-            if self.gtk:
-                return self._gtk_save(name)
-            result = self.window.create_file_dialog(
-                webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=name
-            )
+            return dialogs.save_file(self.window, name, gtk=self.gtk)
         finally:
             self.dialog_open = False
-        if not result:
-            return None
-        return str(result[0] if isinstance(result, (list, tuple)) else result)
-
-    def _gtk_save(self, name: str) -> str | None:
-        """GTK's save dialog built here, not pywebview's: that one replaces an existing file
-        without asking; this one has GTK's own (translated) "replace it?" confirmation."""
-        from gi.repository import GLib, Gtk
-
-        done = threading.Event()
-        chosen: list[str | None] = [None]
-
-        def run() -> bool:
-            try:
-                dialog = Gtk.FileChooserDialog(
-                    title="Save file",
-                    transient_for=self.window.native,
-                    action=Gtk.FileChooserAction.SAVE,
-                )
-                dialog.add_buttons(
-                    Gtk.STOCK_CANCEL, Gtk.ResponseType.CANCEL, Gtk.STOCK_SAVE, Gtk.ResponseType.OK
-                )
-                dialog.set_default_response(Gtk.ResponseType.OK)
-                dialog.set_do_overwrite_confirmation(True)
-                dialog.set_current_folder(str(Path.home()))
-                dialog.set_current_name(name)
-                if dialog.run() == Gtk.ResponseType.OK:
-                    chosen[0] = dialog.get_filename()
-                dialog.destroy()
-            except Exception:
-                log.exception("the save dialog failed")
-            finally:
-                done.set()
-            return False
-
-        GLib.idle_add(run)
-        done.wait()
-        return chosen[0]
 
     def destroy(self) -> None:
         self._allow_close = True
