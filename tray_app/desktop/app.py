@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 import threading
 import time
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from tray_app.desktop import autostart, test_hooks
 from tray_app.desktop.instance import SingleInstance, forward
+from tray_app.desktop.main_loop import MainLoop
 from tray_app.paths import AppPaths
 
 if TYPE_CHECKING:
@@ -52,7 +52,6 @@ log = logging.getLogger(__name__)
 
 QUIT_DEADLINE = 4.0
 START_WAIT = 60.0  # seconds a request that needs Core waits for the start-up
-LINUX = sys.platform.startswith("linux")
 TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
 
 
@@ -72,7 +71,7 @@ class DesktopApp:
         self.instance = instance
         self.show_at_start = show_at_start
         self.quitting = threading.Event()
-        self._stopped = threading.Event()
+        self.main_loop = MainLoop(self.quitting, QUIT_DEADLINE)
         self.test_hooks = os.environ.get(TEST_HOOKS_ENV) == "1"
         self.started = threading.Event()  # Core and everything that talks to it exist
         self._building = threading.Lock()  # held while they are built; quit waits for it
@@ -99,10 +98,10 @@ class DesktopApp:
         self.tray = Tray(self, language=start_language(self.paths.settings_file))
         self.instance.serve(self._on_command, conversations={"mcp_call": self._on_mcp_call})
         self.tray.start()
-        self._install_signal_handlers()  # after pystray, which resets SIGINT
+        self.main_loop.on_signals(self.quit)  # after pystray, which resets SIGINT
         log.info("desktop app starting (tray backend %s)", self.tray.backend)
         threading.Thread(target=self._start, name="metona-start", daemon=True).start()
-        self._main_loop()
+        self.main_loop.run()
         # The main loop has ended: Quit ran.
         if not self.quitting.is_set():
             self._shutdown(end_loop=False)
@@ -173,37 +172,6 @@ class DesktopApp:
         self.started.set()
         log.info("core started (page %s)", index)
 
-    def _main_loop(self) -> None:
-        """The tray's GUI loop on the main thread. Linux: a GLib loop, which the GTK tray icon
-        (``run_detached``) and the notifications share. macOS (untested): NSApp's loop, which
-        pystray's status item needs, as an accessory app (no Dock icon). Windows (untested):
-        pystray runs in its own thread, so the main thread only waits."""
-        if LINUX:
-            from gi.repository import GLib
-
-            self._loop: Any = GLib.MainLoop()
-            self._loop.run()
-        elif sys.platform == "darwin":  # pragma: no cover - not run here
-            from AppKit import NSApplication  # type: ignore[import-not-found]
-            from PyObjCTools import AppHelper  # type: ignore[import-not-found]
-
-            NSApplication.sharedApplication().setActivationPolicy_(1)
-            AppHelper.runEventLoop(installInterrupt=False)
-        else:
-            self.quitting.wait()
-            self._stopped.wait(QUIT_DEADLINE)
-
-    def _end_main_loop(self) -> None:
-        if LINUX:
-            from gi.repository import GLib
-
-            GLib.idle_add(self._loop.quit)
-        elif sys.platform == "darwin":  # pragma: no cover - not run here
-            from PyObjCTools import AppHelper
-
-            AppHelper.callAfter(AppHelper.stopEventLoop)
-        self._stopped.set()
-
     def _icon_file(self) -> Path | None:
         """The app icon as a file, for notifications (drawn, like the tray icon)."""
         from tray_app.desktop.icons import tray_image
@@ -225,20 +193,6 @@ class DesktopApp:
         self._apply_autostart(self._start_at_login, at_start=True)
         if self.show_at_start:
             self.popup.show()
-
-    def _install_signal_handlers(self) -> None:
-        if LINUX:
-            from gi.repository import GLib
-
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, self._on_signal)
-            return
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: self.quit())
-
-    def _on_signal(self) -> bool:
-        self.quit()
-        return True
 
     # ---- what the tray and the notifier ask (tray.TrayActions) -----------------------------
 
@@ -382,7 +336,7 @@ class DesktopApp:
                 ("core", lambda: self.running.close(1.5) if self.running else None),
             ]
         if end_loop:
-            steps.append(("main loop", self._end_main_loop))
+            steps.append(("main loop", self.main_loop.end))
         for name, step in steps:
             began = time.monotonic()
             try:
