@@ -8,6 +8,7 @@ import { h, copyText } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { codeText, groupCode } from './codegroups.js';
+import { markBidi } from './bidimark.js';
 
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   .replace(/"/g, '&quot;');
@@ -76,7 +77,7 @@ export function lex(src, links = null) {
 /** Sanitized fragment for a piece of Markdown. */
 export function renderMarkdown(text) {
   const html = marked.parse(text, { async: false });
-  return touch(DOMPurify.sanitize(html, PURIFY));
+  return markBidi(touch(DOMPurify.sanitize(html, PURIFY)));
 }
 
 /**
@@ -86,7 +87,7 @@ export function renderMarkdown(text) {
 export function renderTokens(tokens, { final = true } = {}) {
   const fragment = touch(DOMPurify.sanitize(marked.parser(tokens), PURIFY));
   if (final) highlight(fragment);
-  return fragment;
+  return markBidi(fragment); // after highlighting, which redraws a code block from its text
 }
 
 /** One `div.md-block` per token, all through a single sanitiser pass (a finished message). */
@@ -94,7 +95,7 @@ export function renderBlocks(tokens) {
   const html = tokens.map((token) => `<div class="md-block">${marked.parser([token])}</div>`).join('');
   const fragment = touch(DOMPurify.sanitize(html, PURIFY_BLOCKS));
   highlight(fragment);
-  return fragment;
+  return markBidi(fragment);
 }
 
 // Our own trusted touches on an already-sanitized fragment.
