@@ -5,11 +5,15 @@ OS; ``sandbox.SandboxPolicy`` applies them.
 
 from __future__ import annotations
 
+import fnmatch
+import itertools
 import os
 import re
+from collections.abc import Iterable, Sequence
 
 from tray_app.errors import SandboxViolation
 from tray_app.tool_errors import ToolErrorCode
+from tray_app.tools.path_parts import fold
 
 MAX_PATH_CHARS = 4096
 
@@ -195,3 +199,60 @@ def raw_path_problem(raw: object) -> SandboxViolation | None:
                 problem=problem,
             )
     return None
+
+
+def is_sensitive_name(name: str) -> bool:
+    """True for names such as ``.env``, ``id_rsa`` or ``server.pem`` (case-insensitive)."""
+    folded = fold(name)
+    if folded in SENSITIVE_TEMPLATES:
+        return False
+    return any(fnmatch.fnmatchcase(folded, pattern) for pattern in SENSITIVE_PATTERNS)
+
+
+def is_secret_pair(parts: Sequence[str]) -> bool:
+    """A folder and a name inside it that together hold credentials (``.kube/config``)."""
+    folded = [fold(p) for p in parts]
+    return any((folder, name) in SENSITIVE_PAIRS for folder, name in itertools.pairwise(folded))
+
+
+def name_problem(parts: Iterable[str], raw: str) -> SandboxViolation | None:
+    """Why a path with these components is refused by name (a secret file), or None."""
+    parts = list(parts)
+    if is_secret_pair(parts):
+        return SandboxViolation(
+            f"{raw!r} refers to a configuration file that holds credentials "
+            "(.kube/config, .docker/config.json); access to it is not allowed",
+            code="path_secret_config",
+            path=raw,
+        )
+    for part in parts:
+        if is_sensitive_name(part):
+            return SandboxViolation(
+                f"{raw!r} refers to {part!r}, which looks like a secret file "
+                "(keys, passwords, .env); access to it is not allowed",
+                code="path_secret_name",
+                path=raw,
+                name=part,
+            )
+    return None
+
+
+def persistence_code(parts: Sequence[str], home_tails: Iterable[Sequence[str]]) -> str | None:
+    """The ``PERSISTENCE_RISKS`` code of a path's folded ``parts``, or None; ``home_tails``
+    are its parts below each home folder it is inside."""
+    for rest in home_tails:
+        for pattern, code in PERSISTENCE_HOME:
+            if _match_parts(rest, pattern, anchored=True):
+                return code
+    for pattern, code in PERSISTENCE_ANYWHERE:
+        if _match_parts(parts, pattern, anchored=False):
+            return code
+    return None
+
+
+def _match_parts(parts: Sequence[str], pattern: tuple[str, ...], *, anchored: bool) -> bool:
+    """``parts`` is ``pattern`` (anchored) or ends with it; ``*`` matches one name."""
+    if len(parts) != len(pattern) and (anchored or len(parts) < len(pattern)):
+        return False
+    tail = parts[len(parts) - len(pattern) :]
+    return all(want == "*" or got == fold(want) for got, want in zip(tail, pattern, strict=True))

@@ -1,4 +1,5 @@
-"""The one path resolver every tool goes through.
+"""The one path resolver every tool goes through (the rules by name are in ``path_rules``,
+the component arithmetic in ``path_parts``).
 
 ``SandboxPolicy.resolve(raw, access=...)`` turns what the model wrote into a real, absolute path
 or raises ``SandboxViolation`` with a sentence naming the path and the reason. The order matters:
@@ -37,32 +38,30 @@ with ``O_NOFOLLOW``; the model cannot run such a race without an approved ``run_
 
 from __future__ import annotations
 
-import fnmatch
-import itertools
 import logging
 import os
-import re
 import stat
 import sys
-import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from tray_app.errors import SandboxViolation
 from tray_app.tool_errors import ToolErrorCode
+from tray_app.tools.path_parts import fold, path_key, plain_abs, split_raw, unique, within
 from tray_app.tools.path_rules import (
     BLOCKED_CODES,
     HOME_SECRET_DIRS,
     MAX_PATH_CHARS,
-    PERSISTENCE_ANYWHERE,
-    PERSISTENCE_HOME,
     PERSISTENCE_RISKS,
     POSIX_SYSTEM_DIRS,
-    SENSITIVE_PAIRS,
     SENSITIVE_PATTERNS,
     SENSITIVE_TEMPLATES,
     WINDOWS_SYSTEM_DIRS,
+    is_secret_pair,
+    is_sensitive_name,
+    name_problem,
+    persistence_code,
     raw_path_problem,
 )
 
@@ -83,32 +82,6 @@ Access = Literal["read", "write", "delete", "list", "search", "cwd"]
 _MODIFYING = frozenset({"write", "delete"})
 
 
-def _fold(part: str) -> str:
-    return unicodedata.normalize("NFC", part).casefold()
-
-
-def _key(path: Path, *, fold: bool) -> tuple[str, ...]:
-    parts = path.parts
-    return tuple(_fold(p) for p in parts) if fold else parts
-
-
-def _within(child: tuple[str, ...], root: tuple[str, ...]) -> bool:
-    return len(child) >= len(root) and child[: len(root)] == root
-
-
-def _split_raw(raw: str) -> list[str]:
-    seps = "/\\" if os.name == "nt" else "/"
-    return [p for p in re.split(f"[{re.escape(seps)}]", raw) if p]
-
-
-def _plain_abs(path: str) -> Path:
-    """Absolute and normalised without touching the disk (``//x`` becomes ``/x`` on POSIX)."""
-    norm = os.path.normpath(os.path.abspath(path))
-    if os.name != "nt" and norm.startswith("//"):
-        norm = "/" + norm.lstrip("/")
-    return Path(norm)
-
-
 class SandboxPolicy:
     """Where the tools may go. Cheap to build; no I/O beyond resolving the configured folders."""
 
@@ -125,14 +98,14 @@ class SandboxPolicy:
         sandbox_enabled: bool = False,
         home: Path | None = None,
     ) -> None:
-        self.home = Path(os.path.realpath(_plain_abs(str(home) if home else str(Path.home()))))
+        self.home = Path(os.path.realpath(plain_abs(str(home) if home else str(Path.home()))))
         self.run_command_enabled = run_command_enabled
         self.sandbox_enabled = sandbox_enabled
-        self.allowed_roots: list[Path] = _unique(
+        self.allowed_roots: list[Path] = unique(
             p for p in (self._configured(d) for d in allowed_dirs) if p is not None
         )
         # The app's own folders; run_command's OS sandbox keeps them read-only too.
-        self.protected_dirs: list[Path] = _unique(
+        self.protected_dirs: list[Path] = unique(
             p for p in (self._configured(d) for d in protected_dirs) if p is not None
         )
         self._blocked: list[tuple[Path, str, tuple[str, ...]]] = []
@@ -164,7 +137,7 @@ class SandboxPolicy:
         """The real absolute path for ``raw``, or ``SandboxViolation`` saying why not."""
         self._check_raw(raw)
         joined = os.path.join(self.workspace, self._expand_home(raw))
-        plain = _plain_abs(joined)
+        plain = plain_abs(joined)
         parent, name = os.path.split(joined.rstrip("/\\" if os.name == "nt" else "/"))
         if access == "delete" and name not in ("", os.curdir, os.pardir) and parent:
             # The entry itself is removed: resolve its folder, never follow the final link.
@@ -192,30 +165,20 @@ class SandboxPolicy:
 
     def is_sensitive_name(self, name: str) -> bool:
         """True for names such as ``.env``, ``id_rsa`` or ``server.pem`` (case-insensitive)."""
-        folded = _fold(name)
-        if folded in SENSITIVE_TEMPLATES:
-            return False
-        return any(fnmatch.fnmatchcase(folded, pattern) for pattern in SENSITIVE_PATTERNS)
+        return is_sensitive_name(name)
 
     def is_secret_entry(self, path: Path) -> bool:
         """``is_sensitive_name`` for an entry met in a walk, with its folder (``.kube/config``)."""
-        return self.is_sensitive_name(path.name) or _secret_pair([path.parent.name, path.name])
+        return is_sensitive_name(path.name) or is_secret_pair([path.parent.name, path.name])
 
     def persistence_risk(self, path: Path) -> dict[str, str] | None:
         """``{"code", "text"}`` when writing ``path`` makes something run later (login, VS
         Code, git), else None. ``path`` is a resolved path; compared case-folded."""
-        parts = [_fold(p) for p in Path(os.path.abspath(path)).parts]
-        for home in {self.home, Path(os.path.abspath(Path.home()))}:
-            base = _key(home, fold=True)
-            if _within(tuple(parts), base):
-                rest = parts[len(base) :]
-                for pattern, code in PERSISTENCE_HOME:
-                    if _match_parts(rest, pattern, anchored=True):
-                        return {"code": code, "text": PERSISTENCE_RISKS[code]}
-        for pattern, code in PERSISTENCE_ANYWHERE:
-            if _match_parts(parts, pattern, anchored=False):
-                return {"code": code, "text": PERSISTENCE_RISKS[code]}
-        return None
+        parts = path_key(Path(os.path.abspath(path)), fold_case=True)
+        homes = {self.home, Path(os.path.abspath(Path.home()))}
+        homes_keys = (path_key(h, fold_case=True) for h in homes)
+        code = persistence_code(parts, [parts[len(h) :] for h in homes_keys if within(parts, h)])
+        return None if code is None else {"code": code, "text": PERSISTENCE_RISKS[code]}
 
     def is_blocked(self, path: Path) -> bool:
         """True when ``path`` is a system, credential, user-blocked or app folder, or inside one."""
@@ -227,9 +190,9 @@ class SandboxPolicy:
 
     def is_allowed_root_or_ancestor(self, path: Path) -> bool:
         """True for an allowed root, the home folder, the workspace, or a folder holding one."""
-        key = _key(Path(os.path.abspath(path)), fold=True)
+        key = path_key(Path(os.path.abspath(path)), fold_case=True)
         guarded = [*self.allowed_roots, self.home, self.workspace]
-        return any(_within(_key(root, fold=True), key) for root in guarded)
+        return any(within(path_key(root, fold_case=True), key) for root in guarded)
 
     # ---- internals -----------------------------------------------------------------------
 
@@ -240,7 +203,7 @@ class SandboxPolicy:
             if text:
                 log.warning("ignoring folder %r: not an absolute path", text)
             return None
-        return Path(os.path.realpath(_plain_abs(text)))
+        return Path(os.path.realpath(plain_abs(text)))
 
     @staticmethod
     def _system_dirs() -> list[Path]:
@@ -256,19 +219,20 @@ class SandboxPolicy:
     def _add_blocked(self, folder: Path, label: str) -> None:
         if not folder.is_absolute():
             return
-        for form in {_plain_abs(str(folder)), Path(os.path.realpath(folder))}:
-            self._blocked.append((form, label, _key(form, fold=True)))
+        for form in {plain_abs(str(folder)), Path(os.path.realpath(folder))}:
+            self._blocked.append((form, label, path_key(form, fold_case=True)))
 
     def _blocking(self, path: Path) -> tuple[Path, str] | None:
-        key = _key(path, fold=True)
+        key = path_key(path, fold_case=True)
         for folder, label, folder_key in self._blocked:
-            if _within(key, folder_key):
+            if within(key, folder_key):
                 return folder, label
         return None
 
     def _inside_allowed(self, path: Path) -> bool:
-        key = _key(path, fold=self.case_insensitive)
-        return any(_within(key, _key(r, fold=self.case_insensitive)) for r in self.allowed_roots)
+        fold_case = self.case_insensitive
+        key = path_key(path, fold_case=fold_case)
+        return any(within(key, path_key(r, fold_case=fold_case)) for r in self.allowed_roots)
 
     def _expand_home(self, raw: str) -> str:
         seps = ("/", "\\") if os.name == "nt" else ("/",)
@@ -287,26 +251,13 @@ class SandboxPolicy:
         if problem is not None:
             raise problem
         assert isinstance(raw, str)
-        self._check_names(_split_raw(raw), raw)
+        self._check_names(split_raw(raw), raw)
 
-    def _check_names(self, parts: Iterable[str], raw: str) -> None:
-        parts = list(parts)
-        if _secret_pair(parts):
-            raise SandboxViolation(
-                f"{raw!r} refers to a configuration file that holds credentials "
-                "(.kube/config, .docker/config.json); access to it is not allowed",
-                code="path_secret_config",
-                path=raw,
-            )
-        for part in parts:
-            if self.is_sensitive_name(part):
-                raise SandboxViolation(
-                    f"{raw!r} refers to {part!r}, which looks like a secret file "
-                    "(keys, passwords, .env); access to it is not allowed",
-                    code="path_secret_name",
-                    path=raw,
-                    name=part,
-                )
+    @staticmethod
+    def _check_names(parts: Iterable[str], raw: str) -> None:
+        problem = name_problem(parts, raw)
+        if problem is not None:
+            raise problem
 
     def _check_blocked(self, path: Path, raw: str) -> None:
         hit = self._blocking(path)
@@ -321,7 +272,7 @@ class SandboxPolicy:
 
     def _check_git(self, plain: Path, real: Path, raw: str) -> None:
         for parts in (plain.parts, real.parts):
-            if any(_fold(p) == ".git" for p in parts):
+            if any(fold(p) == ".git" for p in parts):
                 raise SandboxViolation(
                     f"{self._describe(raw, real)} is inside a .git folder; changing files there "
                     "is not allowed (hooks and config there can run code)",
@@ -383,24 +334,3 @@ class SandboxPolicy:
                     code="path_link_loop",
                     path=raw,
                 )
-
-
-def _secret_pair(parts: Sequence[str]) -> bool:
-    folded = [_fold(p) for p in parts]
-    return any((folder, name) in SENSITIVE_PAIRS for folder, name in itertools.pairwise(folded))
-
-
-def _match_parts(parts: Sequence[str], pattern: tuple[str, ...], *, anchored: bool) -> bool:
-    """``parts`` is ``pattern`` (anchored) or ends with it; ``*`` matches one name."""
-    if len(parts) != len(pattern) and (anchored or len(parts) < len(pattern)):
-        return False
-    tail = parts[len(parts) - len(pattern) :]
-    return all(want == "*" or got == _fold(want) for got, want in zip(tail, pattern, strict=True))
-
-
-def _unique(paths: Iterable[Path]) -> list[Path]:
-    seen: list[Path] = []
-    for path in paths:
-        if path not in seen:
-            seen.append(path)
-    return seen
