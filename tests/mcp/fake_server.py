@@ -180,7 +180,24 @@ def crash() -> str:
     os._exit(3)
 
 
+#: With ``FAKE_MCP_HOSTILE=1`` the server also offers a tool whose name and 10 KB description
+#: carry CJK, emoji, line breaks, a tab and a bidi override (U+202E).
+HOSTILE_TOOL = "报告\u202e工具 🙂"
+HOSTILE_DESCRIPTION = "第一行：读取报告 📄\n\t第二行 \u202eevil.exe\n" + "长文本" * 3400
+
+
+def hostile(text: str = "") -> str:
+    return f"hostile: {text}"
+
+
 def main() -> None:
+    if os.environ.get("FAKE_MCP_HOSTILE") == "1":
+        server.add_tool(
+            hostile,
+            name=HOSTILE_TOOL,
+            description=HOSTILE_DESCRIPTION,
+            annotations=ToolAnnotations(read_only_hint=True),
+        )
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, default=0)
     args = parser.parse_args()

@@ -90,3 +90,24 @@ def test_a_claude_desktop_file_is_read(tmp_path: Path) -> None:
     file.write_text("[1]", encoding="utf-8")
     with pytest.raises(ValueError):
         read_claude_config(file)
+
+
+@pytest.mark.parametrize("seconds", [0, 5, 30, 45.5, 3600, "12"])
+def test_the_idle_check_is_off_or_five_seconds_to_an_hour(seconds: object) -> None:
+    servers, errors = parse_servers({"本地 服务": {"command": "x", "ping_s": seconds}})
+    assert errors == {} and servers[0].ping_s == float(seconds)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seconds", [0.5, 4.99, -1, 3600.5, float("nan"), float("inf"), True])
+def test_an_idle_check_outside_the_bounds_is_refused_naming_them(seconds: object) -> None:
+    servers, errors = parse_servers({"本地 服务": {"command": "x", "ping_s": seconds}})
+    assert servers == []
+    assert "0 (off) or 5 to 3600 seconds" in errors["本地 服务"]
+
+
+def test_the_settings_form_gets_the_idle_checks_error_under_its_field() -> None:
+    from tray_app.core.mcp_settings import prepare_servers
+
+    _, errors = prepare_servers({"远程 服务": {"url": "http://127.0.0.1:9/mcp", "ping_s": 1}}, {})
+    assert list(errors) == ["mcp_servers.远程 服务.ping_s"]
+    assert "0 (off) or 5 to 3600" in errors["mcp_servers.远程 服务.ping_s"]

@@ -19,10 +19,16 @@ from tests.fakes.core_rig import Rig
 from tests.mcp.conftest import fake_entry, wait_for
 from tests.mcp.http_serve import Served, serve
 from tray_app.mcp.config import parse_servers
+from tray_app.mcp.connection import ServerConnection
 from tray_app.mcp.liveness import Activity, watch
 from tray_app.mcp.manager import McpManager
 
 __all__ = ["serve"]  # the fixture, imported
+
+
+def fast_pings(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """Probe every ``seconds`` (below the 5 s a setting may ask for, so the tests are quick)."""
+    monkeypatch.setattr(ServerConnection, "_ping_every", lambda _self: seconds)
 
 
 def rows_after(rig: Rig, start: int, name: str) -> list[dict[str, Any]]:
@@ -33,10 +39,11 @@ def rows_after(rig: Rig, start: int, name: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("mode", ["http", "sse"])
 def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back(
-    make_rig: Any, serve: Callable[..., Served], mode: str
+    make_rig: Any, serve: Callable[..., Served], mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    fast_pings(monkeypatch, 0.5)
     first = serve(mode)
-    entry: dict[str, Any] = {"url": first.url, "ping_s": 0.5, "timeout_s": 30}
+    entry: dict[str, Any] = {"url": first.url, "timeout_s": 30}
     if mode == "sse":
         entry["type"] = "sse"
     rig: Rig = make_rig(default_registry=True, mcp_servers={"远程 服务": entry})
@@ -75,10 +82,11 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
 
 
 def test_a_ping_the_server_is_slow_to_answer_holds_no_call_back_and_none_piles_up(
-    make_rig: Any, serve: Callable[..., Served]
+    make_rig: Any, serve: Callable[..., Served], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    fast_pings(monkeypatch, 0.3)
     served = serve("http", "--slow-probes")
-    entry = {"url": served.url, "ping_s": 0.3, "timeout_s": 60}
+    entry = {"url": served.url, "timeout_s": 60}
     rig: Rig = make_rig(default_registry=True, mcp_servers={"慢 服务": entry})
     wait_for(
         lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()), 60, "the server ready"

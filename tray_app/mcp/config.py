@@ -23,6 +23,11 @@ SecretLookup = Callable[[str], "str | None"]
 
 KEYRING_PREFIX = "keyring:"
 MAX_SERVERS = 64
+# An idle server is probed every ``ping_s`` seconds; 0 switches the probe off. Below 5 s the
+# probes would be most of the traffic a remote server sees (and a busy machine's 20 s answer
+# window would overlap the next one); above an hour a dead server goes unnoticed too long.
+PING_MIN_S = 5.0
+PING_MAX_S = 3_600.0
 # Letters and digits of any script (a Chinese user names servers in Chinese), spaces, '.', '_'
 # and '-': no slashes, controls, bidi or zero-width characters (\w has none of them).
 _NAME = re.compile(r"^[^\W_][\w .-]{0,63}$")
@@ -43,7 +48,7 @@ class ServerConfig(BaseModel):
     enabled: bool = True
     timeout_s: float = Field(default=60.0, gt=0.0, le=3_600.0)
     trust: Trust = "ask"
-    ping_s: float = Field(default=30.0, ge=0.0, le=3_600.0)  # idle liveness probe; 0: none
+    ping_s: float = 30.0  # idle liveness probe (mcp/liveness.py): 0 or PING_MIN_S..PING_MAX_S
     disabled_tools: list[str] = Field(default_factory=list)  # left out of every turn
     network: bool = True  # under the bubblewrap sandbox: may the server reach the network
     type: Literal["stdio", "http", "streamable-http", "sse"] | None = (
@@ -57,6 +62,15 @@ class ServerConfig(BaseModel):
             raise ValueError(
                 "a server name is 1 to 64 letters or digits (any script), spaces, '.', '_' "
                 "or '-', and starts with a letter or digit"
+            )
+        return value
+
+    @field_validator("ping_s")
+    @classmethod
+    def _ping_in_range(cls, value: float) -> float:
+        if value != 0 and not PING_MIN_S <= value <= PING_MAX_S:
+            raise ValueError(
+                f"the idle check is 0 (off) or {PING_MIN_S:g} to {PING_MAX_S:g} seconds"
             )
         return value
 

@@ -7,7 +7,7 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { call } from './bridge.js';
-import { visible } from './format.js';
+import { visible, visibleText } from './format.js';
 import { secretBox } from './settings_mcp_secret.js';
 
 const STATUS_KEY = { ready: 'mcp.status_running', starting: 'mcp.status_starting', failed: 'mcp.status_failed',
@@ -103,7 +103,9 @@ export function mcpSection({ onChange }) {
         } });
       return h('label', { class: 'tool-row mcp-tool' }, box,
         h('span', { class: 'tool-text' }, h('code', { class: 'tool-title', text: visible(tool.name) }),
-          tool.description ? h('span', { class: 'help', text: visible(tool.description) }) : null),
+          // A description's line breaks and tabs are its text (shown as breaks); bidi and other
+          // controls are written out.
+          tool.description ? h('span', { class: 'help mcp-tool-description', text: visibleText(tool.description) }) : null),
         h('span', { class: `cap mcp-risk risk-${tool.risk}`,
           i18n: tool.read_only_hint && tool.risk === 'write' ? 'mcp.risk_read_asks' : RISK_KEY[tool.risk] || 'mcp.risk_write' }));
     });
@@ -152,6 +154,7 @@ export function mcpSection({ onChange }) {
       url: input('url', entry.url, { inputmode: 'url' }),
       headers: area('headers', unpair(entry.headers, ': ')),
       timeout_s: input('timeout_s', entry.timeout_s ?? 60, { type: 'number', min: 1, max: 3600, step: 1 }),
+      ping_s: input('ping_s', entry.ping_s ?? 30, { type: 'number', min: 0, max: 3600, step: 1 }),
       trust: h('select', { class: 'input', id: 'mcp-f-trust' },
         h('option', { value: 'ask', i18n: 'mcp.trust_ask' }), h('option', { value: 'trust_read_only', i18n: 'mcp.trust_read_only' })),
       enabled: h('input', { type: 'checkbox', id: 'mcp-f-enabled', checked: entry.enabled !== false }),
@@ -170,7 +173,7 @@ export function mcpSection({ onChange }) {
     const form = h('form', { class: 'mcp-form', 'aria-labelledby': 'mcp-form-title', novalidate: true },
       h('h4', { id: 'mcp-form-title', i18n: name ? ['mcp.edit_title', { name: visible(name) }] : 'mcp.add_title' }),
       field('name', f.name), field('kind', f.kind), stdio, http, secrets.root,
-      field('timeout_s', f.timeout_s), field('trust', f.trust, 'mcp.trust_help'),
+      field('timeout_s', f.timeout_s), field('ping_s', f.ping_s, 'mcp.ping_help'), field('trust', f.trust, 'mcp.trust_help'),
       h('div', { class: 'field' }, h('label', { class: 'check', for: 'mcp-f-enabled' }, f.enabled, ' ', h('span', { i18n: 'mcp.enabled' }))),
       formError,
       h('div', { class: 'mcp-form-actions' },
@@ -210,6 +213,10 @@ export function mcpSection({ onChange }) {
       const timeout = Number(f.timeout_s.value);
       if (!Number.isFinite(timeout) || timeout <= 0) return fail('timeout_s', t('mcp.bad_timeout'));
       next.timeout_s = timeout;
+      // The same bounds as Core's (mcp/config.py), said in the page's language; Core checks again.
+      const ping = f.ping_s.value.trim() === '' ? NaN : Number(f.ping_s.value);
+      if (!Number.isFinite(ping) || (ping !== 0 && (ping < 5 || ping > 3600))) return fail('ping_s', t('mcp.bad_ping'));
+      next.ping_s = ping;
       next.trust = f.trust.value;
       next.enabled = f.enabled.checked;
       const all = {};
@@ -339,7 +346,7 @@ export function mcpWidens(next, old) {
     if (entry.trust === 'trust_read_only' && before.trust !== 'trust_read_only') return true;
     const offBefore = before.disabled_tools || [];
     if (offBefore.some((tool) => !(entry.disabled_tools || []).includes(tool))) return true;
-    const strip = ({ enabled, trust, disabled_tools, timeout_s, ...rest }) => rest; // eslint-disable-line no-unused-vars
+    const strip = ({ enabled, trust, disabled_tools, timeout_s, ping_s, ...rest }) => rest; // eslint-disable-line no-unused-vars
     if (stable(strip(entry)) !== stable(strip(before))) return true;
   }
   return false;
