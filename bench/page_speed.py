@@ -110,7 +110,7 @@ def stream_answer(page: Any, fake: FakeOllama, text: str, prompt: str) -> dict[s
     page.press("#prompt", "Enter")
     page.wait_for_function(
         """(n) => document.querySelectorAll('.msg.assistant:not(.streaming) .msg-foot').length >= n
-             && !document.querySelector('.msg.assistant .md-tail')""",
+             && !document.querySelector('.msg.assistant[aria-busy]')""",
         arg=answers + 1,
     )
     perf: dict[str, Any] = page.evaluate("window.__perf.on = false, window.__perf")

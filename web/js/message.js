@@ -132,13 +132,16 @@ export class AssistantMessage {
     const until = frameDeadline();
     const more = this.md.setText(this.shown.content, { final, until })
       | this.thinkMd.setText(this.shown.thinking, { final, until });
-    if (more) drawLater(this);
+    // Busy (not read yet) until the whole text is drawn, not only received.
+    if (more) {
+      this.el.setAttribute('aria-busy', 'true');
+      drawLater(this);
+    } else if (final) this.el.removeAttribute('aria-busy');
   }
 
   finish(record) {
     Object.assign(this.record, record, { streaming: false });
     this.el.classList.remove('streaming');
-    this.el.removeAttribute('aria-busy');
     this.finalWanted = true;
     this.draw();
     tx(this.thinkLabel, 'msg.thought');
