@@ -6,6 +6,8 @@
 #   gui    xvfb xauth xdotool x11-utils    the desktop end to end under Xvfb (tests/e2e), which start
 #          trayer dbus openbox             their own X server, D-Bus session, window manager, tray
 #          notification-daemon             host, the recording notification server and the real one
+#   keyring gnome-keyring                  the real OS keyring (Secret Service) the keyring tests and
+#                                          tests/e2e start on their own D-Bus session, unlocked
 # plus everything the desktop app itself needs (WebKitGTK, GTK, AppIndicator, PyGObject's build
 # headers and the `desktop` extra): install-desktop-deps.sh installs those with the packages
 # above in the same apt run. Not root, or not Debian: the tests that lack something skip and say
@@ -28,7 +30,8 @@ if [[ ! -x "$npm_cache/node_modules/.bin/mcp-server-filesystem" ]]; then
     fi
 fi
 
-test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation fonts-noto-color-emoji xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon)
+test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation fonts-noto-color-emoji xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon
+    gnome-keyring)
 
 if [[ $(uname -s) != Linux ]]; then
     echo "tests/e2e and the sandbox tests are Linux-only here; they will be skipped" >&2

@@ -12,7 +12,7 @@ import pytest
 
 from tray_app.paths import AppPaths
 
-pytest_plugins = ["tests.fakes.plugin", "tests.fakes.core_rig"]
+pytest_plugins = ["tests.fakes.plugin", "tests.fakes.core_rig", "tests.secret_service"]
 
 
 def _is_loopback(address: Any) -> bool:

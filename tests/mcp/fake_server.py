@@ -4,7 +4,8 @@ Tools with and without annotations, an error result, an image, an embedded resou
 resource link, structured content, a slow tool that reports progress and honours
 cancellation, a tool list that grows, the client's roots, and a crash. ``FAKE_MCP_MARKS`` names
 a folder where the server writes what happened (``cancelled``, ``started-<pid>``) so tests can
-wait on files instead of guessing. ``--http PORT`` serves Streamable HTTP instead of stdio.
+wait on files instead of guessing (and ``token-<pid>``: the ``FAKE_MCP_TOKEN`` it was given).
+``--http PORT`` serves Streamable HTTP instead of stdio.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ def main() -> None:
     args = parser.parse_args()
     with contextlib.suppress(OSError):  # in a sandbox the marks folder may not be there
         mark(f"started-{os.getpid()}")
+        if "FAKE_MCP_TOKEN" in os.environ:  # what the client put in the env (a keyring secret)
+            mark(f"token-{os.getpid()}", os.environ["FAKE_MCP_TOKEN"])
     print(f"fake MCP server {os.getpid()} starting", file=sys.stderr, flush=True)
     if args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)

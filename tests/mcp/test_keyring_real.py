@@ -1,0 +1,96 @@
+"""MCP secrets through the real OS keyring (gnome-keyring-daemon's Secret Service on a private
+D-Bus session, picked by keyring itself): stored from Core with Chinese names and emoji, read
+into a server's env, replaced (the server restarts), removed; and ``metona-tray mcp test`` as
+a user runs it, reading the same keyring."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.core_rig import Rig
+from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.secret_service import KeyringDaemon, stored
+from tray_app.store.secrets import SERVICE, SecretStore
+
+SERVER = "本地 服务"
+NAME = f"{SERVER}.FAKE_MCP_TOKEN"
+FIRST = "令牌-🔑-\u202eexe.txt-" + "a" * 2000
+SECOND = "第二个 🗝️ token " + "b" * 100
+
+
+def entry(marks: Path) -> dict[str, Any]:
+    return fake_entry(
+        marks, env={"FAKE_MCP_MARKS": str(marks), "FAKE_MCP_TOKEN": f"keyring:{NAME}"}
+    )
+
+
+def tokens(marks: Path) -> dict[int, str]:
+    """What each started server process found in its env, by process id."""
+    return {
+        int(p.name.split("-", 1)[1]): p.read_text(encoding="utf-8") for p in marks.glob("token-*")
+    }
+
+
+def status(rig: Rig) -> dict[str, Any]:
+    return next((s for s in rig.core.mcp_status() if s["name"] == SERVER), {})
+
+
+def test_a_secret_stored_from_core_reaches_the_server_and_replacing_it_restarts_it(
+    make_rig: Any, real_keyring: KeyringDaemon, marks: Path, metona_home: Path
+) -> None:
+    rig: Rig = make_rig(secrets=SecretStore, mcp_servers={SERVER: entry(marks)})
+    failed = wait_for(lambda: status(rig).get("status") == "failed" and status(rig), 60,
+                      "the server to fail without its secret")  # fmt: skip
+    assert NAME in failed["error"] and tokens(marks) == {}
+
+    saved = rig.core.set_mcp_secret(NAME, FIRST)
+    assert saved == {"reference": f"keyring:{NAME}", "stored_in_keyring": True, "warning": None}
+    user = f"mcp:{NAME}"
+    assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == [FIRST]
+    wait_for(lambda: status(rig).get("status") == "ready", 60, "the server with its secret")
+    assert list(tokens(marks).values()) == [FIRST]
+
+    rig.core.set_mcp_secret(NAME, SECOND)
+    assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == [SECOND]
+    wait_for(lambda: SECOND in tokens(marks).values(), 60, "a restarted server with the new one")
+    assert sorted(tokens(marks).values()) == sorted([FIRST, SECOND])  # two processes
+    wait_for(lambda: status(rig).get("status") == "ready", 60, "the restarted server ready")
+
+    rig.core.set_mcp_secret(NAME, None)  # removed: the server cannot start any more
+    assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == []
+    wait_for(lambda: status(rig).get("status") == "failed", 60, "the server without it")
+    assert len(tokens(marks)) == 2
+
+    shown = json.dumps([rig.core.get_settings(), rig.core.mcp_status()], ensure_ascii=False)
+    sent = json.dumps([e.model_dump() for e in rig.log.events], ensure_ascii=False)
+    for secret in (FIRST, SECOND):
+        assert secret[:20] not in shown and secret[:20] not in sent
+    logged = [p for p in metona_home.rglob("*") if p.is_file() and b"a" * 2000 in p.read_bytes()]
+    assert logged == []
+
+
+def test_mcp_test_in_a_terminal_reads_the_secret_from_the_keyring(
+    real_keyring: KeyringDaemon, marks: Path, metona_home: Path, tmp_path: Path
+) -> None:
+    SecretStore().set(f"mcp:{NAME}", FIRST)  # as `keyring set metona-tray mcp:NAME` would
+    (metona_home / "config").mkdir(parents=True, exist_ok=True)
+    (metona_home / "config" / "settings.json").write_text(
+        json.dumps({"mcp_servers": {SERVER: entry(marks)}}), encoding="utf-8"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    env.update(PYTHONPATH=str(ROOT), NO_COLOR="1", LANG="zh_CN.UTF-8")
+    assert env["DBUS_SESSION_BUS_ADDRESS"] == real_keyring.address
+    assert "PYTHON_KEYRING_BACKEND" not in env  # keyring finds the Secret Service itself
+    done = subprocess.run(
+        [sys.executable, "-m", "tray_app", "mcp", "test", SERVER],
+        input="", capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert SERVER in done.stdout and "Traceback" not in done.stderr
+    assert list(tokens(marks).values()) == [FIRST]
+    assert FIRST[:20] not in done.stdout + done.stderr
