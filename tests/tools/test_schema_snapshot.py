@@ -22,7 +22,7 @@ from tests.fakes.turns import text_turn, tool_turn
 from tray_app.tools.base import ToolArgs, model_key, validate_args
 from tray_app.tools.lazy import ManifestTool
 from tray_app.tools.registry import builtin_tools, default_registry
-from tray_app.tools.schema_snapshot import generate, manifest
+from tray_app.tools.schema_snapshot import TARGET, generate, manifest, render
 from tray_app.tools.tool_schemas import SCHEMAS, TOOLS
 
 NAME = "家 🙂 \u202eevil.txt\u202c.md"
@@ -185,3 +185,10 @@ def test_a_tool_call_with_hostile_arguments_builds_and_validates_its_model(
     assert "第一行 🙂" in results[0] and "長" * 100 in results[0]
     assert "invalid" in results[1].lower() and "path" in results[1]
     assert '"tool_call"' in out
+
+
+def test_the_file_is_exactly_what_make_tool_schemas_writes() -> None:
+    """Compact (one entry a line) and untouched by hand or by the formatter."""
+    text = TARGET.read_text(encoding="utf-8")
+    assert text == render(generate(), manifest()), "run `make tool-schemas`"
+    assert len(text.splitlines()) < 60
