@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import ok
-from tray_app.tools import search_rg, search_run
+from tray_app.tools import search_lines, search_rg, search_run
 from tray_app.tools.toolbox import Toolbox
 
 RG = search_rg.rg_binary()
@@ -261,9 +261,9 @@ def test_line_matching_over_the_whole_text_equals_line_by_line() -> None:
             expected = (
                 []
                 if "\n" in needle
-                else search_run._line_matches_by_line(text, needle, case_sensitive)
+                else search_lines._line_matches_by_line(text, needle, case_sensitive)
             )
-            assert search_run.line_matches(text, query, case_sensitive) == expected, (text, query)
+            assert search_lines.line_matches(text, query, case_sensitive) == expected, (text, query)
 
 
 @needs_rg

@@ -15,10 +15,10 @@ That needs rg's pattern to match at least every line the Python search matches:
   Unicode), and the one character whose lowercase is two, ``İ`` (``i`` + U+0307), is added by
   hand: ``i`` also matches ``İ`` and U+0307 becomes optional;
 * rg decodes UTF-8 and BOM-marked UTF-16 as Python does, and with ``--text`` a NUL byte is just
-  a byte, as it is to Python past its binary sniff. UTF-32, which rg cannot decode, is never
-  given to rg: ``starts_utf32`` picks those files out by their BOM (a 4-byte read, ~3 us a
-  file) and Python reads them itself. (A NUL alternative in the pattern would do the same but
-  costs rg its literal fast path: 4-6x slower.)
+  a byte, as it is to Python past its binary sniff. UTF-32, which rg cannot decode, is read
+  by Python whatever rg says: ``starts_utf32`` picks those files out by their BOM (a 4-byte
+  read, ~1.5 us a file, done while rg runs). (A NUL alternative in the pattern would do the
+  same but costs rg its literal fast path: 4-6x slower.)
 
 Queries rg cannot take as a pattern the same way (a newline, U+FFFD, text that is not valid
 Unicode) go to the Python search. Known limit (as in the sandbox docstring): a file swapped

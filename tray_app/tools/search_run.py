@@ -1,6 +1,6 @@
 """One search_files run over the walk's entries: name matches, content matches, every cap.
 
-Content is matched by Python (``line_matches``) in every case. When ripgrep is available it
+Content is matched by Python (``search_lines``) in every case. When ripgrep is available it
 first tells, per batch of candidate files, which of them may match (``search_rg``); files it
 rules out are counted as searched but not read. The entries are first classified (which only
 needs the name and the lstat the walk already has), then replayed in walk order through the
@@ -19,91 +19,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tray_app.tools import search_rg
-from tray_app.tools.fs_safe import NotReadable, looks_binary, read_regular
 from tray_app.tools.fs_walk import Entry, Walk, is_regular
+from tray_app.tools.search_lines import MAX_SEARCH_FILE_BYTES, ByteNeedle, file_matches
 from tray_app.tools.search_names import MAX_NAME_FILES, NameMatcher, name_hit, names_by_listing
-from tray_app.tools.text_codec import detect_bom
 
 if TYPE_CHECKING:
     from tray_app.tools.search_files import SearchFilesArgs
 
 MAX_SCAN_FILES = 1000  # files whose content is searched
-MAX_SEARCH_FILE_BYTES = 500 * 1024
-MAX_MATCHES_PER_FILE = 10
-MATCH_TEXT_CHARS = 200
 # Candidate files per rg run: the whole 1,000-file cap in one run (measured: 4 runs of 250, one
 # at a time or at once, cost 30% more than one). A batch also goes when 4,000 entries are
 # pending; rg then scans it in a thread while the walk collects the next.
 RG_BATCH = 1000
 
 Kind = Literal["folder", "skip", "name", "none", "content"]
-
-
-def line_matches(text: str, query: str, case_sensitive: bool) -> list[dict[str, Any]]:
-    """The first match on each matching line (1-based line and column), at most 10 lines.
-
-    Finds occurrences in the whole text and maps them to lines, instead of lowering and
-    searching line by line; the same answer, since ``lower()`` keeps every character's place
-    (the one exception, ``İ``, takes the line-by-line way).
-    """
-    needle = query if case_sensitive else query.lower()
-    if "\n" in needle:
-        return []  # a line never holds a line break
-    hay = text if case_sensitive else text.lower()
-    if len(hay) != len(text):
-        return _line_matches_by_line(text, needle, case_sensitive)
-    found: list[dict[str, Any]] = []
-    number, counted = 1, 0
-    pos = hay.find(needle)
-    while pos >= 0:
-        number += hay.count("\n", counted, pos)
-        start = hay.rfind("\n", 0, pos) + 1
-        end = hay.find("\n", pos)
-        end = len(hay) if end < 0 else end
-        found.append(_match(text[start:end], number, pos - start))
-        if len(found) >= MAX_MATCHES_PER_FILE or end >= len(hay):
-            break
-        counted = pos
-        pos = hay.find(needle, end + 1)
-    return found
-
-
-def _line_matches_by_line(text: str, needle: str, case_sensitive: bool) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        hay = line if case_sensitive else line.lower()
-        column = hay.find(needle)
-        if column < 0:
-            continue
-        found.append(_match(line, number, column))
-        if len(found) >= MAX_MATCHES_PER_FILE:
-            break
-    return found
-
-
-def _match(line: str, number: int, column: int) -> dict[str, Any]:
-    shown = line.strip()
-    if len(shown) > MATCH_TEXT_CHARS:
-        begin = max(0, column - MATCH_TEXT_CHARS // 3)
-        shown = line[begin : begin + MATCH_TEXT_CHARS].strip() + " …"
-        shown = ("… " if begin else "") + shown
-    return {"line": number, "text": shown, "column": column + 1}
-
-
-def file_text(path: Path) -> str | None:
-    """Text of a searchable file: regular, at most 500 KB, not binary; else None."""
-    try:
-        fd_data, _ = read_regular(path, MAX_SEARCH_FILE_BYTES)
-    except (OSError, NotReadable):
-        return None
-    if len(fd_data) > MAX_SEARCH_FILE_BYTES:
-        return None
-    found = detect_bom(fd_data)
-    if found is not None:  # UTF-16 text from Windows tools is searched like any other
-        return fd_data[len(found[0]) :].decode(found[1], errors="replace")
-    if looks_binary(fd_data):
-        return None
-    return fd_data.decode("utf-8", errors="replace")
 
 
 class Search:
@@ -124,6 +53,7 @@ class Search:
         self.by_content = args.search_type in ("content", "both")
         self.matcher = NameMatcher(args.query, args.case_sensitive)
         self.exts = tuple(args.file_extensions or ())
+        self.needle = ByteNeedle.of(args.query, args.case_sensitive) if self.by_content else None
         self.results: list[dict[str, Any]] = []
         self.total_matches = 0
         self.scanned = 0  # files looked at
@@ -135,7 +65,7 @@ class Search:
         self.rg = rg if pattern is not None and self.by_content else None
         self.pattern = pattern or ""
         self.engine = "ripgrep" if self.rg else "python"
-        self.python_only: set[str] = set()  # candidates read without asking rg
+        self.python_only: set[str] = set()  # candidates read whatever rg says
         self.batches = 0  # rg runs so far
         self._abort = _Either(cancel)  # set when the search ends: rg runs still going stop
 
@@ -181,11 +111,8 @@ class Search:
                 if kind == "content":
                     read += 1
                     path = entry.path_str
-                    if search_rg.starts_utf32(path):
-                        self.python_only.add(path)  # rg cannot decode UTF-32: Python reads it
-                    else:
-                        candidates.append(path)
-                        argv_chars += len(path) + 1
+                    candidates.append(path)
+                    argv_chars += len(path) + 1
                 full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
                 if full or len(pending) >= 4 * RG_BATCH:
                     while inflight:  # one rg at a time: two would fight over two cores
@@ -218,6 +145,9 @@ class Search:
 
             batch.thread = threading.Thread(target=ask, name="metona-rg", daemon=True)
             batch.thread.start()
+            # rg cannot decode UTF-32 (its answer about such a file means nothing): Python
+            # reads those itself. Picked out while rg runs, not before it starts.
+            self.python_only.update(path for path in candidates if search_rg.starts_utf32(path))
         else:
             batch.maybe = set()
         return batch
@@ -281,10 +211,9 @@ class Search:
         path = entry.path_str
         if maybe is not None and path not in maybe and path not in self.python_only:
             return  # rg read it and found no line the Python match could find
-        text = file_text(entry.path)
-        if text is None:
+        matches = file_matches(entry.path, self.args.query, self.args.case_sensitive, self.needle)
+        if matches is None:
             return
-        matches = line_matches(text, self.args.query, self.args.case_sensitive)
         room = self.limit - self.total_matches
         if len(matches) > room:
             matches, self.truncated = matches[:room], True
