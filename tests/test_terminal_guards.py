@@ -4,11 +4,10 @@ without a terminal to ask it is denied with the budget named, while the calls wi
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.fakes.cli import chat_command, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
@@ -18,13 +17,8 @@ from tray_app.store.settings import Settings, save_settings
 def _chat(
     fake: FakeOllama, metona_home: Path, tmp_path: Path, workspace: Path, stdin: str
 ) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(tmp_path / "home"), NO_COLOR="1")
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    command = [sys.executable, "-m", "tray_app", "chat", "--model", "qwen3:8b"]
-    command += ["--endpoint", fake.url, "--workspace", str(workspace), "--yes-all"]
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=90, env=env)
+    env = cli_env(metona_home, tmp_path / "home")
+    return run_cli(chat_command(fake.url, workspace, "--yes-all"), env, stdin)
 
 
 def test_yes_all_does_not_approve_a_delete_past_the_budget(

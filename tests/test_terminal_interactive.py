@@ -5,43 +5,20 @@ from __future__ import annotations
 import os
 import select
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from tests.fakes.cli import chat_command, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-
-
-def _env(metona_home: Path, home: Path) -> dict[str, str]:
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(home), NO_COLOR="1")
-    env.pop("DISPLAY", None)
-    return env
 
 
 def test_no_prompt_starts_a_chat_that_reads_one_message_per_line(
     fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
 ) -> None:
     fake_ollama.script(text_turn("First answer."), text_turn("Second answer."))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tray_app",
-            "chat",
-            "--model",
-            "qwen3:8b",
-            "--endpoint",
-            fake_ollama.url,
-            "--workspace",
-            str(tmp_path),
-        ],
-        input="hello\nand again\n/exit\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=_env(metona_home, tmp_path),
-    )
+    env = cli_env(metona_home, tmp_path)
+    result = run_cli(chat_command(fake_ollama.url, tmp_path), env, "hello\nand again\n/exit\n")
     assert result.returncode == 0, result.stderr
     assert "First answer." in result.stdout and "Second answer." in result.stdout
     second = fake_ollama.chat_requests[1]["messages"]
@@ -78,23 +55,11 @@ def test_on_a_terminal_a_write_waits_for_the_typed_answer(
     )
     master, slave = os.openpty()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tray_app",
-            "chat",
-            "--model",
-            "qwen3:8b",
-            "--endpoint",
-            fake_ollama.url,
-            "--workspace",
-            str(workspace),
-            "write a note",
-        ],
+        chat_command(fake_ollama.url, workspace, "write a note"),
         stdin=slave,
         stdout=subprocess.PIPE,
         stderr=slave,
-        env=_env(metona_home, tmp_path),
+        env=cli_env(metona_home, tmp_path),
     )
     os.close(slave)
     try:

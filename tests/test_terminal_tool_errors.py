@@ -5,11 +5,9 @@ has its direction control written out, and the model still receives English."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.fakes.cli import chat_command, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 
@@ -17,31 +15,8 @@ HOSTILE = "报告\u202egpj.exe 🎉"
 
 
 def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang: str) -> str:
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(home), NO_COLOR="1")
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
-        env.pop(name, None)
-    env["LANG"] = lang
-    home.mkdir(exist_ok=True)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tray_app",
-            "chat",
-            "--model",
-            "qwen3:8b",
-            "--endpoint",
-            fake.url,
-            "--workspace",
-            str(workspace),
-        ],
-        input="看看这些文件\n/exit\n",
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=90,
-        env=env,
-    )
+    env = cli_env(metona_home, home, lang=lang)
+    result = run_cli(chat_command(fake.url, workspace), env, "看看这些文件\n/exit\n")
     assert result.returncode == 0, result.stderr
     return result.stderr
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.cli import chat_command, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 
@@ -19,30 +17,8 @@ from tests.fakes.turns import text_turn, tool_turn
 def _chat(
     fake: FakeOllama, metona_home: Path, tmp_path: Path, workspace: Path, stdin: str, *flags: str
 ) -> Any:
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(tmp_path / "home"), NO_COLOR="1")
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tray_app",
-            "chat",
-            "--model",
-            "qwen3:8b",
-            "--endpoint",
-            fake.url,
-            "--workspace",
-            str(workspace),
-            *flags,
-        ],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        env=env,
-    )
+    env = cli_env(metona_home, tmp_path / "home")
+    return run_cli(chat_command(fake.url, workspace, *flags), env, stdin)
 
 
 def _undo_lines(stderr: str) -> list[dict[str, Any]]:

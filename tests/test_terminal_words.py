@@ -4,13 +4,12 @@ said in Chinese, not as English words or ``key=value``; an English terminal keep
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.cli import chat_command, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 
@@ -18,11 +17,7 @@ NEW = "新笔记 📝\u202etxt.md"
 
 
 def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang: str) -> str:
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(home), NO_COLOR="1")
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
-        env.pop(name, None)
-    env["LANG"] = lang
-    home.mkdir(exist_ok=True)
+    env = cli_env(metona_home, home, lang=lang)
     (workspace / "旧.txt").write_text("第一行 🙂\n第二行\n", encoding="utf-8")
     fake.script(
         tool_turn(
@@ -34,19 +29,8 @@ def _chat(fake: FakeOllama, metona_home: Path, home: Path, workspace: Path, lang
         ),
         text_turn("好的。"),
     )
-    result = subprocess.run(
-        [
-            *(sys.executable, "-m", "tray_app", "chat", "--yes", "--model", "qwen3:8b"),
-            *("--endpoint", fake.url, "--workspace", str(workspace)),
-        ],
-        input="改一下文件\n/undo\n/export 导出 📄.md\n/exit\n",
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=90,
-        env=env,
-        cwd=workspace,
-    )
+    typed = "改一下文件\n/undo\n/export 导出 📄.md\n/exit\n"
+    result = run_cli(chat_command(fake.url, workspace, "--yes"), env, typed, cwd=workspace)
     assert result.returncode == 0, result.stderr
     assert (workspace / "旧.txt").exists()  # denied: no terminal to ask
     assert not (workspace / NEW).exists()  # /undo took the write back
@@ -120,17 +104,7 @@ def test_the_terminals_short_lines_follow_its_language(
 def test_a_missing_chat_is_said_in_the_terminals_language(
     metona_home: Path, tmp_path: Path, lang: str, said: str
 ) -> None:
-    env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(tmp_path), NO_COLOR="1")
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
-        env.pop(name, None)
-    env["LANG"] = lang
-    done = subprocess.run(
-        [sys.executable, "-m", "tray_app", "export", "报告\u202e🎉"],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=90,
-        env=env,
-    )
+    env = cli_env(metona_home, tmp_path, lang=lang)
+    done = run_cli([sys.executable, "-m", "tray_app", "export", "报告\u202e🎉"], env)
     assert done.returncode == 2
     assert done.stderr.strip() == said, done.stderr
