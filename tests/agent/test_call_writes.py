@@ -5,14 +5,12 @@ success), and the record the store ends with equals the one the events described
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tray_app.store import rows as rows_module
-from tray_app.store import writes as writes_module
+from tests.fakes.store_spy import count_serialised
 
 CONTENT = "第一行 ✨\nمرحبا 🇨🇳 \u202eevil\u202c\n" + "长" * 20_000
 
@@ -20,16 +18,7 @@ CONTENT = "第一行 ✨\nمرحبا 🇨🇳 \u202eevil\u202c\n" + "长" * 20_0
 def test_a_written_file_serialises_arguments_and_preview_once(
     make_rig: Callable[..., Rig], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    written: list[str] = []
-    for module in (writes_module, rows_module):
-        original = module._call_value
-
-        def counting(name: str, value: Any, original: Any = original) -> Any:
-            if value is not None and name in ("arguments", "preview", "result"):
-                written.append(name)
-            return original(name, value)
-
-        monkeypatch.setattr(module, "_call_value", counting)
+    written = count_serialised(monkeypatch)
     rig = make_rig(default_registry=True, sqlite=True)
     target = rig.workspace / "笔记 👩🏽‍💻.txt"
     arguments = {"path": str(target), "content": CONTENT}
@@ -40,7 +29,7 @@ def test_a_written_file_serialises_arguments_and_preview_once(
     rig.core.decide(asked.call_id, True)
     assert rig.finish(turn).stop_reason == "done"
     assert target.read_text(encoding="utf-8") == CONTENT
-    assert sorted(written) == ["arguments", "preview", "result"]
+    assert sorted(name for name, _ in written) == ["arguments", "preview", "result"]
 
     (stored,) = rig.core.get_session(sid)["tool_calls"]
     (announced,) = [e.call for e in rig.log.of_type("tool_call")]

@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.store_spy import count_serialised
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
-from tray_app.store import rows as rows_module
-from tray_app.store import writes as writes_module
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord
@@ -57,16 +56,7 @@ def test_status_changes_keep_the_first_arguments(chats: ChatRepository) -> None:
 def test_sqlite_serialises_the_arguments_once_for_pending_running_success(
     sqlite_chats: SQLiteChats, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    written: list[int] = []
-    original = writes_module._call_value
-
-    def counting(name: str, value: Any) -> Any:
-        out = original(name, value)
-        if name == "arguments":
-            written.append(len(out))
-        return out
-
-    monkeypatch.setattr(writes_module, "_call_value", counting)
+    serialised = count_serialised(monkeypatch)
     session = sqlite_chats.create_session(model="m", workspace=None)
     message = MessageRecord(session_id=session.id, role="assistant")
     sqlite_chats.add_message(message)
@@ -74,6 +64,7 @@ def test_sqlite_serialises_the_arguments_once_for_pending_running_success(
     for status in ("pending", "running", "success"):
         record.status = status  # type: ignore[assignment]
         sqlite_chats.upsert_tool_call(record)
+    written = [chars for name, chars in serialised if name == "arguments"]
     assert len(written) == 1 and written[0] > 100_000  # characters
     (stored,) = sqlite_chats.tool_calls(session.id)
     assert stored.status == "success" and stored.arguments == BIG
@@ -109,19 +100,10 @@ def test_update_refuses_what_a_call_is(chats: ChatRepository, field: str) -> Non
 def test_sqlite_updates_serialise_only_what_changed(
     sqlite_chats: SQLiteChats, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    written: list[str] = []
-    for module in (writes_module, rows_module):
-        original = module._call_value
-
-        def counting(name: str, value: Any, original: Any = original) -> Any:
-            if value is not None and name in ("arguments", "preview", "result"):
-                written.append(name)
-            return original(name, value)
-
-        monkeypatch.setattr(module, "_call_value", counting)
+    written = count_serialised(monkeypatch)
     session = sqlite_chats.create_session(model="m", workspace=None)
     record = _call(session.id, "m_1", preview={"kind": "diff", "text": "长" * 50_000})
     sqlite_chats.upsert_tool_call(record)
     sqlite_chats.update_tool_call(session.id, "c_1", status="running")
     sqlite_chats.update_tool_call(session.id, "c_1", status="success", result={"success": True})
-    assert sorted(written) == ["arguments", "preview", "result"]
+    assert sorted(name for name, _ in written) == ["arguments", "preview", "result"]
