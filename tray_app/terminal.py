@@ -28,6 +28,7 @@ from tray_app.events import (
     TurnFinished,
 )
 from tray_app.messages import read_preview
+from tray_app.os_reasons import os_params, os_reason_text
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_errors import undo_failure_text, written_out
@@ -251,7 +252,7 @@ def export_to(core: CoreApi, session_id: str, target: str, language: str = "en")
     try:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     except OSError as exc:
-        why = written_out(exc.strerror or exc)
+        why = os_reason_text(os_params(exc), language, written_out)
         return terminal_text(language, "cannot_write", path=written_out(path), why=why)
     return terminal_text(language, "exported", path=written_out(path.absolute()))
 
@@ -349,7 +350,9 @@ def run_export(args: argparse.Namespace) -> int:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        why = terminal_text(system_language(), "cannot_write", path=args.output, why=exc.strerror)
-        print(f"metona-tray export: {written_out(why)}", file=sys.stderr)
+        language = system_language()
+        why = os_reason_text(os_params(exc), language, written_out)
+        said = terminal_text(language, "cannot_write", path=written_out(args.output), why=why)
+        print(f"metona-tray export: {said}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK

@@ -70,7 +70,7 @@ TERMINAL_TEXT = {
         "banner": "Metona Tray 对话。Ctrl+C 停止回答；Ctrl+D 或 /exit 退出；/new 重新开始；\n"
         "/export 文件 把对话保存为 Markdown（文件名以 .json 结尾时保存为 JSON）。",
         "exported": "已导出到 {path}",
-        "cannot_write": "无法写入 {path}（“{why}”）",
+        "cannot_write": "无法写入 {path}（{why}）",
         "no_chat": "没有保存的对话“{name}”",
         "untitled": "（无标题）",
         "unsaved": "警告：此对话无法保存（见上文），因此随本命令结束；回答已在上方打印。",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Literal, cast, get_args
 
+from tray_app.os_reasons import os_reason_text
 from tray_app.tool_errors import Params, clean_params
 
 UndoReasonCode = Literal[
@@ -99,15 +100,15 @@ REASON_ZH: dict[str, str] = {
     "journal_locked": "{folder} 中的撤销记录被另一个进程锁定",
     "journal_no_permission": "撤销记录所在的文件夹 {folder} 无法写入（权限不足）",
     "journal_file_in_the_way": "无法创建撤销记录文件夹 {folder}：该位置已有一个文件",
-    "journal_not_writable": "撤销记录所在的文件夹 {folder} 无法写入（“{detail}”）",
-    "journal_unusable": "{folder} 中的撤销记录无法使用（“{detail}”）",
+    "journal_not_writable": "撤销记录所在的文件夹 {folder} 无法写入（{detail}）",
+    "journal_unusable": "{folder} 中的撤销记录无法使用（{detail}）",
     "journal_lost_track": "撤销记录丢失了这次更改",
-    "journal_failed_after_change": "更改已完成，但撤销记录无法保存（“{detail}”）",
+    "journal_failed_after_change": "更改已完成，但撤销记录无法保存（{detail}）",
     "copy_too_many": "未保留副本：其中超过 {count} 个文件和文件夹",
     "copy_too_large": "未保留副本：它的 {size_mb} MB 超出撤销记录的 {budget_mb} MB 上限",
-    "copy_unreadable": "未保留副本（“{detail}”）",
+    "copy_unreadable": "未保留副本（{detail}）",
     "copy_dropped": "为使撤销记录不超过 {budget_mb} MB，它保存的副本已被删除",
-    "after_unreadable": "无法读取更改后的状态（“{detail}”）",
+    "after_unreadable": "无法读取更改后的状态（{detail}）",
     "nothing_changed": "无需撤销：{path} 没有被更改",
     "change_unsupported": "从 {was} 到 {now} 的更改无法撤销",
 }
@@ -125,7 +126,10 @@ def reason_text(
     template = REASON_ZH.get(str(code))
     if template is None or not language.lower().startswith("zh") or not isinstance(params, Mapping):
         return english
+    values = {str(k): shown(v) for k, v in params.items()}
+    if "detail" in params:  # an OS error's reason in words by its errno, else quoted
+        values["detail"] = os_reason_text(params, language, shown)
     try:
-        return template.format_map({str(k): shown(v) for k, v in params.items()})
+        return template.format_map(values)
     except (KeyError, IndexError, ValueError):
         return english

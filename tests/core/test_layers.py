@@ -18,7 +18,8 @@ PACKAGE = ROOT / "tray_app"
 BOTTOM = {
     "errors",
     "tool_errors",
-    "undo_reasons",  # why a change cannot be undone, coded (imports only tool_errors)
+    "undo_reasons",  # why a change cannot be undone, coded (imports os_reasons, tool_errors)
+    "os_reasons",  # an OS error's reason by its errno, in words (imports only tool_errors)
     "terminal_errors",  # the coded failures' texts for the terminal and the tray (bottom only)
     "paths",
     "runtime_dir",

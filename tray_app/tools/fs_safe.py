@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from tray_app.os_reasons import ERRNO_CODES
 from tray_app.tool_errors import CodedError, ToolErrorCode
 from tray_app.tools.base import ToolResult, failure
 
@@ -165,21 +166,6 @@ _ERRNO_WORDS = {
 }
 
 
-#: The code of an OS error by its errno (``tool_errors``); any other is ``os_error``.
-_ERRNO_CODES: dict[int, ToolErrorCode] = {
-    errno.EACCES: "permission_denied",
-    errno.EPERM: "not_permitted",
-    errno.EISDIR: "is_a_folder",
-    errno.ENOTDIR: "not_a_folder_on_path",
-    errno.ELOOP: "too_many_links",
-    errno.ENAMETOOLONG: "name_too_long",
-    errno.ENOSPC: "disk_full",
-    errno.EROFS: "read_only_disk",
-    errno.ENOTEMPTY: "folder_not_empty",
-    errno.EEXIST: "already_exists",
-    errno.EBUSY: "in_use",
-    errno.EXDEV: "other_device",
-}
 _NOT_FOUND: dict[str, ToolErrorCode] = {"file": "file_not_found", "folder": "folder_not_found"}
 
 
@@ -190,7 +176,7 @@ def os_error_code(
     where = exc.filename if isinstance(exc.filename, str) and exc.filename else str(path)
     if exc.errno == errno.ENOENT:
         return _NOT_FOUND.get(what, "path_not_found"), {"path": where}
-    code = _ERRNO_CODES.get(exc.errno or -1)
+    code = ERRNO_CODES.get(exc.errno or -1)  # any other errno is os_error
     if code is None:
         return "os_error", {"path": where, "reason": exc.strerror or str(exc)}
     return code, {"path": where}

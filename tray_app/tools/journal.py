@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.errors import StoreError, UndoUnavailable
+from tray_app.os_reasons import os_params
 from tray_app.tools.journal_index import Entry, Index, IndexProblem, describe
 from tray_app.tools.journal_owner import owner_tag as _owner_tag
 from tray_app.tools.journal_undo import Undoing, settle
@@ -234,7 +235,7 @@ class Journal(Undoing):
                 entry.reason = entry.reason or Reason(
                     f"its new state could not be read ({exc.strerror})",
                     "after_unreadable",
-                    detail=exc.strerror or str(exc),
+                    **os_params(exc),
                 )
             settle(entry, after)
             try:
@@ -349,7 +350,7 @@ def _unkept(exc: BaseException) -> Reason:
     if isinstance(first, Reason):
         return first
     detail = getattr(exc, "strerror", None) or str(exc)
-    return Reason(detail, "copy_unreadable", detail=detail)
+    return Reason(detail, "copy_unreadable", **os_params(exc))
 
 
 def _refusal(tool: str, why: str) -> str:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tray_app.os_reasons import os_params
 from tray_app.tools.snapshot import State
 from tray_app.undo_reasons import Reason, code_of, from_stored
 
@@ -186,7 +187,7 @@ def describe(exc: BaseException, root: Path) -> Reason:
             f"the undo journal's folder {root} cannot be written ({detail})",
             "journal_not_writable",
             folder=root,
-            detail=detail,
+            **os_params(exc),
         )
     return Reason(
         f"the undo journal in {root} cannot be used ({text})",

@@ -121,8 +121,18 @@ export function shownParams(params) {
  * unknown reason (an older entry) keeps the journal's English sentence. */
 export function undoReasonArg(info, english) {
   const key = info && typeof info.code === 'string' ? `undo_reason.${info.code}` : '';
-  if (key && hasText(key)) return { key, args: shownParams(info.params) };
-  return visibleText(english || '');
+  if (!key || !hasText(key)) return visibleText(english || '');
+  const args = shownParams(info.params);
+  if (typeof info.params?.detail === 'string') args.detail = osReasonArg(info.params);
+  return { key, args };
+}
+
+/** An OS error inside a reason (``detail``, and ``os``: its errno's code, tray_app/os_reasons.py)
+ * as an i18n argument: the code's words, else the OS's own text (quoted in Chinese). */
+function osReasonArg(params) {
+  const key = `os_reason.${params.os}`;
+  if (typeof params.os === 'string' && params.os !== 'other' && hasText(key)) return { key };
+  return { key: 'os_reason.other', args: { detail: visibleText(params.detail) } };
 }
 
 /** Why a call failed, in the page's language: ``tool_error.<code>`` with its parameters; a code
