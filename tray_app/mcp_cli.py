@@ -90,7 +90,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def add_serve_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    serve = actions.add_parser("serve", help="offer this app's tools to another MCP client")
+    serve = actions.add_parser(
+        "serve",
+        help="offer this app's tools to another MCP client",
+        description="Offer Metona Tray's tools to another MCP client over stdio. While Metona "
+        "Tray runs, calls go to it (it asks you in its popup and notifications) and the tools "
+        "of the MCP servers it is connected to are offered too, named as it names them "
+        "(server__tool). Without it, only the built-in tools are offered.",
+    )
     serve.add_argument("--workspace", metavar="DIR", help="folder relative paths resolve against")
     serve.add_argument("--yes", action="store_true", help="approve writes and new folders")
     serve.add_argument(

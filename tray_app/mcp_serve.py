@@ -2,7 +2,10 @@
 
 Another MCP client (an editor, another agent) gets the built-in tools with everything around
 them: the sandbox policy, previews, the approval rules, budgets, the undo journal and the audit
-log. stdin/stdout carry the protocol, so nobody can be asked in this terminal:
+log. While the app runs, it also gets the tools of the MCP servers the app is connected to, as
+the app's model sees them (``server__tool``, ``[server] description``), asked afresh at each
+``tools/list``; their calls always go to the app (there is no server to run them here). stdin/
+stdout carry the protocol, so nobody can be asked in this terminal:
 
 - while Metona Tray runs, each call is forwarded to it over the instance socket
   (``desktop/mcp_link.py``) and its Core runs it: a call that needs asking shows its card in
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import functools
 import json
 import sys
 import threading
@@ -56,6 +60,10 @@ APP_GONE = (
     "{name}: Metona Tray quit before the call finished, so whether it ran is not known here; "
     "its chat 'MCP client' and `metona-tray changes` say"
 )
+APP_ONLY = (
+    "{name} was not run: it is a tool of an MCP server Metona Tray is connected to, and only "
+    "the running Metona Tray can run it; open Metona Tray and try again"
+)
 NO_ANSWER = (
     "{name} was not run: Metona Tray is running but did not answer in time (the machine may be "
     "busy); try again"
@@ -79,13 +87,12 @@ TEXT = {
 }
 
 
-def annotations_for(tool: Tool) -> dict[str, Any]:
-    """What a client should know about each tool (MCP ``ToolAnnotations`` hints)."""
-    read_only = tool.risk is Risk.READ
+def annotations_for(risk: Risk) -> dict[str, Any]:
+    """What a client should know about a tool of this risk (MCP ``ToolAnnotations`` hints)."""
     return {
-        "readOnlyHint": read_only,
-        "destructiveHint": tool.risk in (Risk.DESTRUCTIVE, Risk.COMMAND),
-        "openWorldHint": tool.risk is Risk.COMMAND,
+        "readOnlyHint": risk is Risk.READ,
+        "destructiveHint": risk in (Risk.DESTRUCTIVE, Risk.COMMAND),
+        "openWorldHint": risk is Risk.COMMAND,
     }
 
 
@@ -179,7 +186,22 @@ class Calls:
             self._mode = mode
             print(self.text[mode], file=sys.stderr, flush=True)
 
-    def run(self, name: str, arguments: dict[str, Any], cancelled: threading.Event) -> Any:
+    def app_tools(self) -> list[dict[str, Any]]:
+        """The running app's MCP servers' tools; none when no app answers in time."""
+        try:
+            return self.link.tools()
+        except InstanceError:
+            return []
+
+    def run(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        cancelled: threading.Event,
+        *,
+        app_only: bool = False,
+    ) -> Any:
+        """The call's result; ``app_only``: one of the app's MCP tools, which nothing here runs."""
         try:
             result = self.link.call(name, arguments, cancelled)
         except AppGone:
@@ -191,6 +213,8 @@ class Calls:
             return {"success": False, "error": f"{name} was not run: Metona Tray said: {exc}"}
         except InstanceError:
             self.say_mode("alone")
+            if app_only:
+                return {"success": False, "error": APP_ONLY.format(name=name)}
             try:
                 return self.local.run(name, arguments, cancelled)
             except MetonaError as exc:  # e.g. --workspace is outside the allowed folders
@@ -225,31 +249,51 @@ async def _serve(calls: Calls, listed: list[Tool]) -> None:
     from mcp.server.stdio import stdio_server
 
     tools = {tool.name: tool for tool in listed}
+    app_tools: dict[str, dict[str, Any]] = {}  # the running app's MCP tools, as last listed
     # Calls wait for a person: more of them may wait at once than the default pool has threads.
     pool = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="metona-mcp-call")
 
+    async def refresh_app_tools() -> list[dict[str, Any]]:
+        fresh = await asyncio.get_running_loop().run_in_executor(pool, calls.app_tools)
+        fresh = [tool for tool in fresh if tool["name"] not in tools]  # built-ins win
+        app_tools.clear()
+        app_tools.update((tool["name"], tool) for tool in fresh)
+        return fresh
+
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[
+        offered = [
+            types.Tool(
+                name=tool.name,
+                description=tool.description,
+                input_schema=tool.schema(),
+                annotations=types.ToolAnnotations.model_validate(annotations_for(tool.risk)),
+            )
+            for tool in tools.values()
+        ]
+        for tool in await refresh_app_tools():
+            hints = annotations_for(Risk(tool["risk"]))
+            offered.append(
                 types.Tool(
-                    name=tool.name,
-                    description=tool.description,
-                    input_schema=tool.schema(),
-                    annotations=types.ToolAnnotations.model_validate(annotations_for(tool)),
+                    name=tool["name"],
+                    description=tool["description"],
+                    input_schema=tool["input_schema"],
+                    annotations=types.ToolAnnotations.model_validate(hints),
                 )
-                for tool in tools.values()
-            ]
-        )
+            )
+        return types.ListToolsResult(tools=offered)
 
     async def call_tool(_ctx: Any, params: Any) -> types.CallToolResult:
         name, arguments = params.name, dict(params.arguments or {})
-        if name not in tools:
+        if name not in tools and name not in app_tools:
+            await refresh_app_tools()  # a client may call what it has not listed yet
+        if name not in tools and name not in app_tools:
             text = f"unknown tool {name!r}"
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
         cancelled = threading.Event()
         loop = asyncio.get_running_loop()
+        run = functools.partial(calls.run, app_only=name not in tools)
         try:
-            result = await loop.run_in_executor(pool, calls.run, name, arguments, cancelled)
+            result = await loop.run_in_executor(pool, run, name, arguments, cancelled)
         except asyncio.CancelledError:
             cancelled.set()  # the client cancelled: the call stops where it runs
             raise

@@ -106,6 +106,16 @@ class ApiKeySaved(TypedDict):
     warning: str | None
 
 
+class ServedTool(TypedDict):
+    """One MCP server's tool as the app's model is offered it (``metona-tray mcp serve`` offers
+    it to its own client under the same name)."""
+
+    name: str  # "server__tool", as the app names it
+    description: str  # "[server] ...", bounded
+    input_schema: Json
+    risk: str  # tools.base.Risk value: what the app's approvals treat it as
+
+
 class McpSecretSaved(TypedDict):
     """A secret for an MCP server kept (never sent back): the reference to write instead."""
 

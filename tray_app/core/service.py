@@ -44,6 +44,7 @@ from tray_app.core.results import (
     ModelList,
     PullStarted,
     Repaired,
+    ServedTool,
     ServerStatus,
     SessionData,
     SessionHit,
@@ -278,6 +279,22 @@ class Core:
         ``client_flag`` approves what its --yes / --yes-all allow, recorded as ``mcp_flag``);
         cancelling the future stops the call like stopping a turn."""
         return self._runner.submit(self._turns.run_tool(session_id, name, arguments, client_flag))
+
+    def mcp_tools(self) -> list[ServedTool]:
+        """The MCP servers' tools a turn is offered now, named and described as the model sees
+        them (``mcp serve`` offers them to its client while this app runs)."""
+        return self._call(self._served_tools)
+
+    def _served_tools(self) -> list[ServedTool]:
+        return [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.schema(),
+                "risk": tool.risk.value,
+            }
+            for tool in self._factory.offered_extras(self._settings.current)
+        ]
 
     def mcp_status(self) -> list[Json]:
         """The MCP servers: status, last error, tools with their risk (any thread)."""

@@ -86,6 +86,15 @@ class TurnFactory:
             and (settings.run_command_enabled or tool.risk is not Risk.COMMAND)
         ]
 
+    def offered_extras(self, settings: Settings) -> list[Tool]:
+        """The run-time (MCP) tools a turn would be offered now, named as the turn names them."""
+        if not settings.tools_enabled or self.extra_tools is None:
+            return []
+        base = self.registry if self.registry is not None else default_registry()
+        extra = self.extra_tools({tool.name for tool in base})
+        enabled = set(self.enabled_tools(settings, extra))
+        return [tool for tool in extra if tool.name in enabled]
+
     def toolbox(self, settings: Settings, workspace: str | None) -> Toolbox | None:
         if not settings.tools_enabled:
             return None

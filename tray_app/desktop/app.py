@@ -289,6 +289,8 @@ class DesktopApp:
             return {"ok": True, "status": self.hotkeys.status()}
         if command == "mcp_open":  # `metona-tray mcp serve` asks through this app
             return self.mcp_calls.open_session(request)
+        if command == "mcp_tools":  # ... and offers this app's MCP servers' tools too
+            return self.mcp_calls.tools()
         if self.test_hooks:
             return test_hooks.answer(self, command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}

@@ -9,7 +9,7 @@ Authentication: a random key in ``instance.key`` (mode 0600, inside the 0700 run
 is the ``authkey`` of ``multiprocessing.connection``, whose HMAC challenge runs both ways
 before any command is read. Messages are JSON bytes (``send_bytes``), never pickles.
 
-Commands: ``show``, ``toggle``, ``hide``, ``quit``, ``ping``, ``mcp_open``; with
+Commands: ``show``, ``toggle``, ``hide``, ``quit``, ``ping``, ``mcp_open``, ``mcp_tools``; with
 ``METONA_TEST_HOOKS=1`` in the first instance's environment, also the test-only commands handled
 by ``app.py`` (documented there). A *conversation* (``mcp_call``, ``desktop/mcp_link.py``) keeps
 its connection while it runs: its handler may read more messages (a cancel) before it answers.

@@ -18,6 +18,11 @@ Protocol (JSON messages on the authenticated, user-only instance socket, one con
   notification is shown (``Core.start_tool``'s ``client_flag``, recorded as ``mcp_flag``);
   anything else is asked. No flag widens what the app's own turns may do, even in that chat.
 - The client sees the connection close without an answer when the app quits mid-call.
+- ``{"command": "mcp_tools"}`` → ``{"ok", "tools": [{"name", "description", "input_schema",
+  "risk"}]}``: the tools of the MCP servers the app is connected to, as its own model is
+  offered them (``server__tool``), so ``mcp serve`` offers them too; a call to one is an
+  ``mcp_call`` like any other and the app's approvals ask for it. At most ``MAX_TOOLS_REPLY``
+  bytes of them (the servers' texts are already bounded by the app).
 
 Messages are bounded (``MAX_REQUEST`` in, ``MAX_REPLY`` out); the app reads nothing else.
 """
@@ -28,6 +33,7 @@ import concurrent.futures
 import contextlib
 import json
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -44,6 +50,7 @@ from tray_app.desktop.instance import (
 )
 from tray_app.errors import NotFound
 from tray_app.events import ClientFlag
+from tray_app.tools.base import Risk
 
 if TYPE_CHECKING:
     from tray_app.core.service import Core
@@ -54,6 +61,7 @@ SESSION_TITLE = "MCP client"
 MAX_REQUEST = MAX_MESSAGE  # a call's arguments: the instance socket's own bound
 MAX_REPLY = 16_000_000  # a call's result; tools shorten what they return long before this
 MAX_SESSIONS = 256  # chats opened by `mcp serve` processes that the app still serves
+MAX_TOOLS_REPLY = 8_000_000  # the app's MCP tools as one answer; the rest are left off
 MAX_CANCEL = 1024  # the only message a client sends during a call
 POLL = 0.25  # seconds between looks at the client while a call runs (cancel, gone)
 CONNECT_WAIT = 10.0  # seconds to reach the app
@@ -90,6 +98,20 @@ class McpCallHost:
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
         return {"ok": True, "session_id": session_id}
+
+    def tools(self) -> dict[str, Any]:
+        """The app's MCP tools for ``mcp serve`` to offer, bounded in bytes (a server may list
+        hundreds, each with a 64 KB schema): the first that fit, in the app's order."""
+        offered = self._core().mcp_tools()
+        out: list[dict[str, Any]] = []
+        size = 0
+        for tool in offered:
+            size += len(json.dumps(tool)) + 2  # as sent: JSON, ASCII only
+            if size > MAX_TOOLS_REPLY:
+                log.warning("mcp serve: %d MCP tools left off its list", len(offered) - len(out))
+                break
+            out.append(dict(tool))
+        return {"ok": True, "tools": out}
 
     def call(self, request: dict[str, Any], conn: Connection) -> dict[str, Any]:
         session_id, name = request.get("session_id"), request.get("name")
@@ -136,6 +158,20 @@ def _client_gone(conn: Connection) -> bool:
 
 # ---- the `mcp serve` side ----------------------------------------------------------------------
 
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the names the app gives (mcp/naming.py)
+_RISKS = {risk.value for risk in Risk}
+
+
+def _served_tool(tool: object) -> bool:
+    return (
+        isinstance(tool, dict)
+        and isinstance(tool.get("name"), str)
+        and _TOOL_NAME.fullmatch(tool["name"]) is not None
+        and isinstance(tool.get("description"), str)
+        and isinstance(tool.get("input_schema"), dict)
+        and tool.get("risk") in _RISKS
+    )
+
 
 class AppGone(Exception):
     """The app closed the connection before the call ended (it quit, or crashed)."""
@@ -165,6 +201,13 @@ class AppLink:
             return True  # there, but busy
         except InstanceError:
             return False
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The app's MCP tools to offer (``InstanceError`` when no app answers); an entry that
+        is not what the app sends is dropped."""
+        reply = self._instance.send({"command": "mcp_tools"}, timeout=CONNECT_WAIT)
+        tools = reply.get("tools") if reply.get("ok") else None
+        return [t for t in tools if _served_tool(t)] if isinstance(tools, list) else []
 
     def _open(self) -> str:
         request = {"command": "mcp_open", "workspace": self.workspace}
