@@ -29,10 +29,10 @@ def use_system_gtk() -> None:
 
 use_system_gtk()
 
-from tray_app.cli import main  # noqa: E402
+from tray_app.cli import run  # noqa: E402
 
 if __name__ == "__main__":
     # The popup window is a multiprocessing (spawn) child: in a frozen build it is this same
     # executable, started with multiprocessing's own arguments, which this call handles.
     multiprocessing.freeze_support()
-    raise SystemExit(main())
+    run()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from tray_app import __version__
 
@@ -191,9 +191,6 @@ def forward_to_running_app(toggle: bool) -> int | None:
         return None  # the app's own start reports what is wrong with the runtime folder
 
 
-EXIT_BROKEN_PIPE = 141  # what a shell reports for a program ended by SIGPIPE (128 + 13)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given in ([], ["--toggle"]):  # the launch the hotkey and the autostart use: no parser
@@ -208,8 +205,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`... | head -1`): end quietly, like any Unix filter. The
         # command's own clean-up (stopping the turn, closing the store) already ran.
+        from tray_app.quick_exit import EXIT_BROKEN_PIPE
+
         silence_stdout()
         return EXIT_BROKEN_PIPE
+
+
+def run() -> NoReturn:
+    """The process's entry (``metona-tray``, ``python -m tray_app``, the bundle): ``main``; a
+    terminal command then ends without the interpreter's teardown (``quick_exit``)."""
+    code = main()
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):  # ``--toggle``: nothing more
+        from tray_app.quick_exit import QUICK_COMMANDS, end_process
+
+        if sys.argv[1] in QUICK_COMMANDS:
+            end_process(code)
+    raise SystemExit(code)
 
 
 def silence_stdout() -> None:
@@ -259,4 +270,4 @@ def dispatch(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
