@@ -204,9 +204,6 @@ class KeyringDaemon:
 @pytest.fixture(scope="session")
 def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyringDaemon]:
     """One bus and one unlocked gnome-keyring-daemon per test session (per xdist worker)."""
-    reason = why_not()
-    if reason:
-        pytest.skip(reason)
     with running_keyring(tmp_path_factory.mktemp("secret-service")) as daemon:
         yield daemon
 
@@ -214,6 +211,10 @@ def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keyring
 @contextlib.contextmanager
 def running_keyring(folder: Path) -> Iterator[KeyringDaemon]:
     """A private bus with an unlocked keyring daemon on it, both stopped at the end."""
+    reason = why_not()
+    if reason:
+        pytest.skip(reason)
+    folder.mkdir(parents=True, exist_ok=True)
     bus = PrivateBus(folder).start()
     daemon: KeyringDaemon | None = None
     try:

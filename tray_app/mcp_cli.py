@@ -292,11 +292,15 @@ def _secret_lookup() -> Any:
     store: list[Any] = []
 
     def lookup(name: str) -> str | None:
+        from tray_app.mcp.config import SecretUnavailable
+
         if not store:
             from tray_app.store.secrets import SecretStore
 
             store.append(SecretStore())
         value = store[0].get(name)
+        if not isinstance(value, str) and not store[0].usable:
+            raise SecretUnavailable(store[0].reason or "no usable keyring")
         return value if isinstance(value, str) else None
 
     return lookup

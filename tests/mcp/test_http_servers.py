@@ -232,7 +232,12 @@ def test_a_secret_set_for_a_server_restarts_it_and_is_never_echoed(
     assert "远程-token" in row["error"]  # the reference is not in the keyring yet
 
     saved = rig.core.set_mcp_secret("远程-token", TOKEN)
-    assert saved == {"reference": "keyring:远程-token", "stored_in_keyring": True, "warning": None}
+    assert saved == {
+        "reference": "keyring:远程-token",
+        "stored_in_keyring": True,
+        "warning": None,
+        "problem": None,
+    }
     assert TOKEN not in json.dumps(saved)
     assert FileKeyring().get_password("metona-tray", "mcp:远程-token") == TOKEN
     # The server was waiting to retry (backoff): it starts again at once with the secret.

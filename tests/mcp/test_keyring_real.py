@@ -1,7 +1,7 @@
 """MCP secrets through the real OS keyring (gnome-keyring-daemon's Secret Service on a private
 D-Bus session, picked by keyring itself): stored from Core with Chinese names and emoji, read
 into a server's env, replaced (the server restarts), removed; and ``metona-tray mcp test`` as
-a user runs it, reading the same keyring."""
+a user runs it, reading the same keyring; a locked keyring and a stopped daemon said as such."""
 
 from __future__ import annotations
 
@@ -12,9 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import keyring
+import pytest
+import secretstorage
+
 from tests.fakes.core_rig import Rig
 from tests.mcp.conftest import ROOT, fake_entry, wait_for
-from tests.secret_service import KeyringDaemon, stored
+from tests.secret_service import KeyringDaemon, connect, running_keyring, stored, use_keyring
 from tray_app.store.secrets import SERVICE, SecretStore
 
 SERVER = "本地 服务"
@@ -49,7 +53,12 @@ def test_a_secret_stored_from_core_reaches_the_server_and_replacing_it_restarts_
     assert NAME in failed["error"] and tokens(marks) == {}
 
     saved = rig.core.set_mcp_secret(NAME, FIRST)
-    assert saved == {"reference": f"keyring:{NAME}", "stored_in_keyring": True, "warning": None}
+    assert saved == {
+        "reference": f"keyring:{NAME}",
+        "stored_in_keyring": True,
+        "warning": None,
+        "problem": None,
+    }
     user = f"mcp:{NAME}"
     assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == [FIRST]
     wait_for(lambda: status(rig).get("status") == "ready", 60, "the server with its secret")
@@ -94,3 +103,58 @@ def test_mcp_test_in_a_terminal_reads_the_secret_from_the_keyring(
     assert SERVER in done.stdout and "Traceback" not in done.stderr
     assert list(tokens(marks).values()) == [FIRST]
     assert FIRST[:20] not in done.stdout + done.stderr
+
+
+def test_a_locked_keyring_is_said_as_locked_and_a_secret_stored_then_lasts_the_session(
+    make_rig: Any, marks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_keyring(tmp_path / "own") as daemon:  # locked below: not the shared one
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            rig: Rig = make_rig(secrets=SecretStore, mcp_servers={SERVER: entry(marks)})
+            rig.core.set_mcp_secret(NAME, FIRST)
+            wait_for(lambda: status(rig).get("status") == "ready", 60, "the server ready")
+
+            with connect(daemon.address) as bus:
+                secretstorage.Collection(bus).lock()
+            changed = {SERVER: {**entry(marks), "timeout_s": 45}}  # restarts the server
+            rig.core.update_settings({"mcp_servers": changed})
+            failed = wait_for(lambda: status(rig).get("status") == "failed" and status(rig), 60,
+                              "the restarted server to fail")  # fmt: skip
+            assert "cannot be read" in failed["error"] and "Locked" in failed["error"]
+            assert "which is not there" not in failed["error"]  # it is there: say why not
+
+            saved = rig.core.set_mcp_secret(NAME, SECOND)
+            assert saved["stored_in_keyring"] is False and saved["problem"] == "locked"
+            wait_for(lambda: SECOND in tokens(marks).values(), 60, "the server with it")
+            assert rig.core.get_settings()["keyring_problem"] == "locked"
+            for secret in (FIRST, SECOND):
+                assert secret[:20] not in json.dumps(rig.core.mcp_status(), ensure_ascii=False)
+                assert secret[:20] not in (saved["warning"] or "")
+        finally:
+            keyring.set_keyring(previous)
+
+
+def test_mcp_test_with_the_keyring_daemon_gone_says_the_keyring_cannot_be_read(
+    marks: Path, metona_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_keyring(tmp_path / "own") as daemon:
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            SecretStore().set(f"mcp:{NAME}", FIRST)
+            daemon.stop()  # the bus stays; nothing on it offers the Secret Service now
+            (metona_home / "config").mkdir(parents=True, exist_ok=True)
+            (metona_home / "config" / "settings.json").write_text(
+                json.dumps({"mcp_servers": {SERVER: entry(marks)}}), encoding="utf-8"
+            )
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+            env.update(PYTHONPATH=str(ROOT), NO_COLOR="1", LANG="C.UTF-8")
+            done = subprocess.run(
+                [sys.executable, "-m", "tray_app", "mcp", "test", SERVER],
+                input="", capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+            )  # fmt: skip
+        finally:
+            keyring.set_keyring(previous)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "the system keyring cannot be read" in done.stdout, done.stdout
+    assert tokens(marks) == {} and FIRST[:20] not in done.stdout + done.stderr

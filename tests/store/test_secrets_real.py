@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.secret_service import KeyringDaemon, stored
-from tray_app.store.secrets import SERVICE, SecretStore
+import keyring
+import pytest
+import secretstorage
+
+from tests.secret_service import KeyringDaemon, connect, running_keyring, stored, use_keyring
+from tray_app.store.secrets import LOCKED, SERVICE, UNAVAILABLE, SecretStore
 
 ENDPOINT = "http://127.0.0.1:11434/v1/"
 KEY = "sk-密钥-🔑-\u202eexe.txt-" + "x" * 4000
@@ -32,3 +36,35 @@ def test_a_key_goes_to_the_secret_service_and_survives_a_new_store(
     SecretStore().set(ENDPOINT, "")  # an empty key deletes it
     assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == []
     assert SecretStore().get(ENDPOINT) is None
+
+
+def test_a_locked_keyring_then_a_stopped_daemon_keep_keys_for_the_session_and_say_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_keyring(tmp_path / "own") as daemon:  # this test locks and stops its own
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            opened = SecretStore()
+            opened.set(ENDPOINT, KEY)
+            assert opened.usable and opened.problem is None
+
+            with connect(daemon.address) as bus:
+                secretstorage.Collection(bus).lock()
+            locked = SecretStore()
+            locked.set("http://other.example/", KEY)
+            assert not locked.usable and locked.problem == LOCKED
+            assert locked.get("http://other.example/") == KEY  # for this session
+            user = "http://other.example"
+            assert stored(daemon.address, {"service": SERVICE, "username": user}) == []
+
+            daemon.stop()
+            gone = SecretStore()  # keyring judged the Secret Service present a moment ago
+            assert not gone.usable and gone.problem == UNAVAILABLE and gone.reason
+            opened.set(ENDPOINT, KEY + "2")
+            assert not opened.usable and opened.problem == UNAVAILABLE
+            assert opened.get(ENDPOINT) == KEY + "2"
+        finally:
+            keyring.set_keyring(previous)
+    for store in (locked, gone, opened):
+        assert KEY[:40] not in (store.reason or "")
+    assert KEY[:40] not in caplog.text

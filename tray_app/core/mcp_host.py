@@ -107,7 +107,7 @@ class McpHost:
 
                 self._manager = McpManager(
                     log_dir=self._paths.log_dir,
-                    secrets=self._secret,
+                    secrets=self._lookup,
                     roots=lambda: list(self._settings().allowed_dirs),
                     sandbox=lambda: self._settings().sandbox_enabled,
                     on_change=self._changed,
@@ -195,6 +195,17 @@ class McpHost:
             out.append({"name": name, "status": "invalid", "error": why, "tools": []})
         return out
 
+    def _lookup(self, user: str) -> str | None:
+        """A ``keyring:NAME`` secret for a starting server; SecretUnavailable when it is not
+        found because the keyring cannot be read (not because it was never stored)."""
+        from tray_app.mcp.config import SecretUnavailable
+
+        value = self._secret(user)
+        store = self._store() if value is None else None
+        if store is not None and not store.usable:
+            raise SecretUnavailable(store.reason or "no usable keyring")
+        return value
+
     def set_secret(self, name: str, secret: str | None) -> McpSecretSaved:
         """Keep ``secret`` for ``keyring:NAME`` (empty: remove it) and restart the servers
         that use it. The secret is never returned, logged or written to the settings file."""
@@ -224,6 +235,7 @@ class McpHost:
             "reference": f"{KEYRING_PREFIX}{name}",
             "stored_in_keyring": store.usable,
             "warning": None if store.usable else store.reason,
+            "problem": None if store.usable else store.problem,
         }
 
     def stop(self) -> None:

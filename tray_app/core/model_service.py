@@ -166,4 +166,5 @@ class ModelService:
         return {
             "stored_in_keyring": secrets.usable,
             "warning": None if secrets.usable else secrets.reason,
+            "problem": None if secrets.usable else secrets.problem,
         }

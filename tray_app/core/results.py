@@ -103,7 +103,8 @@ class SettingsSaved(TypedDict):
 
 class ApiKeySaved(TypedDict):
     stored_in_keyring: bool
-    warning: str | None
+    warning: str | None  # English detail (logs, the terminal)
+    problem: str | None  # why not in the keyring: store/secrets.py's codes, said by the page
 
 
 class ServedTool(TypedDict):
@@ -121,7 +122,8 @@ class McpSecretSaved(TypedDict):
 
     reference: str  # "keyring:NAME"
     stored_in_keyring: bool  # False: kept for this session only (no usable keyring)
-    warning: str | None
+    warning: str | None  # English detail (logs, the terminal)
+    problem: str | None  # why not in the keyring: store/secrets.py's codes, said by the page
 
 
 class Undone(TypedDict, total=False):

@@ -80,6 +80,7 @@ class SettingsService:
         secrets = self._secrets.get()
         data["api_key_set"] = bool(secrets and secrets.get(self._settings.endpoint))
         data["keyring_usable"] = bool(secrets and secrets.usable)
+        data["keyring_problem"] = secrets.problem if secrets and not secrets.usable else None
         return data
 
     async def update(self, patch: Json) -> SettingsSaved:

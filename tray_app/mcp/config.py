@@ -144,13 +144,24 @@ class MissingSecret(ValueError):
     """A ``keyring:NAME`` reference whose secret is not in the keyring."""
 
 
+class SecretUnavailable(Exception):
+    """Raised by a lookup whose keyring cannot be read (locked, its service gone): the secret
+    may well be there, so "store it" would be the wrong advice."""
+
+
 def resolve_secrets(values: Mapping[str, str], lookup: SecretLookup | None) -> dict[str, str]:
     """Replace ``keyring:NAME`` values by the secrets they name."""
     out: dict[str, str] = {}
     for key, value in values.items():
         if value.startswith(KEYRING_PREFIX):
             name = value[len(KEYRING_PREFIX) :]
-            secret = lookup(keyring_user(name)) if lookup is not None else None
+            try:
+                secret = lookup(keyring_user(name)) if lookup is not None else None
+            except SecretUnavailable as exc:
+                raise MissingSecret(
+                    f"{key} refers to the keyring entry {name!r}, but the system keyring "
+                    f"cannot be read: {exc} (unlock or start it, then restart this server)"
+                ) from None
             if not secret:
                 raise MissingSecret(
                     f"{key} refers to the keyring entry {name!r}, which is not there "

@@ -3,7 +3,9 @@
 Service ``metona-tray``, username = the endpoint URL (normalised like the settings do). When
 there is no usable keyring -- keyring's ``fail`` or ``null`` backend, or a backend that raises
 -- the key lives in this object's memory for the session and ``usable`` is False with a
-``reason`` the UI and ``doctor`` show. Backends that would write the key to a file in clear
+``reason`` (English detail, for logs and ``doctor``) and a ``problem`` code the page says in the
+user's language: the keyring is locked, the Secret Service is gone, there is none, or it would
+write keys in clear. Backends that would write the key to a file in clear
 (``keyrings.alt``'s) count as unusable unless ``allow_insecure`` (tests only). Keys never go
 to the settings file, to any other file, or to a log line.
 """
@@ -19,6 +21,26 @@ SERVICE = "metona-tray"
 
 _NO_BACKEND = ("keyring.backends.fail.Keyring", "keyring.backends.null.Keyring")
 _INSECURE_PREFIX = "keyrings.alt."
+
+#: ``SecretStore.problem``: why keys are not kept in the keyring (web/locales ``keyring.*``).
+NO_KEYRING = "no_keyring"  # no backend on this system
+INSECURE = "insecure"  # only a backend that writes keys to a file in clear
+LOCKED = "locked"  # the keyring is locked, or its unlock prompt was dismissed
+UNAVAILABLE = "unavailable"  # the backend failed: the Secret Service is gone, D-Bus failed
+
+
+def _problem_of(exc: BaseException) -> str:
+    """LOCKED for a locked keyring (keyring's own error, or SecretStorage's prompt text),
+    else UNAVAILABLE."""
+    import keyring.errors
+
+    if isinstance(exc, keyring.errors.KeyringLocked):
+        return LOCKED
+    text = str(exc).lower()
+    return LOCKED if "locked" in text or "prompt dismissed" in text else UNAVAILABLE
+
+
+_NONE = ("no keyring backend is available on this system", NO_KEYRING)
 
 
 def endpoint_key(endpoint: str) -> str:
@@ -38,11 +60,17 @@ class SecretStore:
         self._memory: dict[str, str] = {}
         self._backend: Any | None = None
         self.reason: str | None = None
+        self.problem: str | None = None
         import keyring  # here, not at import: most starts never need a key (~15 ms)
 
         chosen = keyring.get_keyring() if backend is None else backend
-        candidates = list(getattr(chosen, "backends", None) or [chosen])  # a ChainerBackend
-        refusals: list[str] = []
+        self.backend_name = _class_name(chosen)
+        try:  # a ChainerBackend asks each backend again: the Secret Service may be gone by now
+            candidates = list(getattr(chosen, "backends", None) or [chosen])
+        except Exception as exc:
+            self._disable(exc, None)
+            return
+        refusals: list[tuple[str, str]] = []
         for candidate in candidates:
             refusal = self._refusal(candidate, allow_insecure=allow_insecure)
             if refusal is None:
@@ -50,16 +78,17 @@ class SecretStore:
                 break
             refusals.append(refusal)
         if self._backend is None:
-            self.reason = refusals[0] if refusals else "no keyring backend is available"
+            self.reason, self.problem = refusals[0] if refusals else _NONE
         self.backend_name = _class_name(self._backend if self._backend is not None else chosen)
 
     @staticmethod
-    def _refusal(backend: Any, *, allow_insecure: bool) -> str | None:
+    def _refusal(backend: Any, *, allow_insecure: bool) -> tuple[str, str] | None:
+        """(reason, problem) when this backend must not keep keys."""
         name = _class_name(backend)
         if name in _NO_BACKEND:
-            return "no keyring backend is available on this system"
+            return _NONE
         if name.startswith(_INSECURE_PREFIX) and not allow_insecure:
-            return f"the keyring backend {name} would keep keys in a file in clear text"
+            return f"the keyring backend {name} would keep keys in a file in clear text", INSECURE
         return None
 
     @property
@@ -115,5 +144,6 @@ class SecretStore:
         if key:
             detail = detail.replace(key, "***")
         self.reason = f"the keyring backend {self.backend_name} failed ({detail})"
+        self.problem = _problem_of(exc)
         self._backend = None
         log.warning("%s; API keys are kept for this session only", self.reason)

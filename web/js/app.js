@@ -184,7 +184,9 @@ async function openSettings() {
     .catch(() => {}); // an older bridge without the command: no note
   call('get_settings')
     .then((fresh) => {
-      if (fresh?.keyring_usable === false) ui.settings.showNote('api_key', 'set.api_key_no_keyring');
+      if (fresh?.keyring_usable === false) {
+        ui.settings.showNote('api_key', fresh.keyring_problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring');
+      }
     })
     .catch(() => {});
 }

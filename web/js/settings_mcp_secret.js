@@ -75,7 +75,7 @@ export function secretBox({ kind, serverName, env, headers }) {
       const box = header ? headers : env;
       box.value = setLine(box.value, name, header ? ': ' : '=', saved.reference, header);
       note.textContent = [t('mcp.keyring_stored', { key: visible(name), reference: visible(saved.reference) }),
-        saved.stored_in_keyring ? '' : t('mcp.keyring_session_only', { reason: visible(saved.warning || '') })].join(' ').trim();
+        saved.stored_in_keyring ? '' : t('mcp.keyring_session_only', { reason: keyringProblem(saved) })].join(' ').trim();
       note.hidden = false;
     } catch (err) {
       fail('mcp.keyring_failed', { reason: visible(err.message || String(err)) }, value);
@@ -85,4 +85,11 @@ export function secretBox({ kind, serverName, env, headers }) {
   }
 
   return { root };
+}
+
+/** Why a secret is not in the keyring, in the page's language (Core's English detail only for a
+ * problem this page has no words for). */
+function keyringProblem(saved) {
+  const known = ['locked', 'unavailable', 'no_keyring', 'insecure'];
+  return known.includes(saved.problem) ? t(`keyring.${saved.problem}`) : visible(saved.warning || '');
 }

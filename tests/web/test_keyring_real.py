@@ -1,0 +1,114 @@
+"""Settings › Tool servers › "Store a secret in the system keyring" in a real browser through the
+real bridge and Core, with the real OS keyring (gnome-keyring-daemon's Secret Service on a
+private D-Bus session, tests/secret_service.py): the secret goes to the daemon and the server
+gets it; with the daemon stopped the page says so in Chinese, the server still gets the secret
+for this session, and the secret is never on the page or in a file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.mcp.conftest import ROOT, wait_for
+from tests.secret_service import KeyringDaemon, running_keyring, stored, use_keyring
+from tests.web.conftest import App, AppFactory
+from tray_app.store.secrets import SERVICE, SecretStore
+
+pytestmark = pytest.mark.web
+
+SERVER = "本地 服务"
+REFERENCE = f"keyring:{SERVER}.FAKE_MCP_TOKEN"
+SECRET = "令牌 🔑 \u202eexe.txt " + "z" * 300
+
+
+def add_server_with_a_secret(app: App, marks: Path) -> Any:
+    """Fill the server form and store FAKE_MCP_TOKEN through the keyring box (not saved yet)."""
+    page = app.page
+    page.click("#btn-settings")
+    expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
+    page.click("#mcp-add")
+    page.fill("#mcp-f-name", SERVER)
+    page.fill("#mcp-f-command", sys.executable)
+    page.fill("#mcp-f-args", "-m\ntests.mcp.fake_server")
+    page.fill("#mcp-f-cwd", str(ROOT))
+    page.fill("#mcp-f-env", f"FAKE_MCP_MARKS={marks}")
+    page.locator(".mcp-secret summary").click()
+    page.fill("#mcp-secret-key", "FAKE_MCP_TOKEN")
+    page.fill("#mcp-secret-value", SECRET)
+    page.click("#mcp-secret-store")
+    return page.locator("#mcp-secret-note")
+
+
+def save_and_wait_for_the_token(app: App, marks: Path) -> None:
+    page = app.page
+    expect(page.locator("#mcp-f-env")).to_have_value(
+        f"FAKE_MCP_MARKS={marks}\nFAKE_MCP_TOKEN={REFERENCE}"
+    )
+    page.click("#mcp-save")
+    wait_for(lambda: list(marks.glob("token-*")), 60, "the server to start with its secret")
+    (token,) = marks.glob("token-*")
+    assert token.read_text(encoding="utf-8") == SECRET
+
+
+def assert_never_shown(app: App, home: Path) -> None:
+    page = app.page
+    assert SECRET[:20] not in page.content()
+    assert SECRET[:20] not in page.evaluate(
+        "JSON.stringify(localStorage) + document.body.innerText"
+    )
+    needle = SECRET.encode()[:40]
+    assert [p for p in home.rglob("*") if p.is_file() and needle in p.read_bytes()] == []
+    assert app.page_errors == [] and app.dialogs == []
+
+
+def test_a_secret_stored_in_the_popup_goes_to_the_secret_service(
+    make_app: AppFactory,
+    fake_ollama: FakeOllama,
+    real_keyring: KeyringDaemon,
+    tmp_path: Path,
+    metona_home: Path,
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    app = make_app(fake_ollama, secrets=SecretStore)
+    note = add_server_with_a_secret(app, marks)
+    expect(note).to_have_text(f"Stored. FAKE_MCP_TOKEN now refers to {REFERENCE}.")
+    user = f"mcp:{SERVER}.FAKE_MCP_TOKEN"
+    assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == [SECRET]
+    save_and_wait_for_the_token(app, marks)
+    assert_never_shown(app, metona_home)
+
+
+def test_with_the_keyring_daemon_stopped_the_page_says_so_in_chinese(
+    make_app: AppFactory,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+    metona_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    with running_keyring(tmp_path / "own") as daemon:  # stopped below: not the shared one
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            app = make_app(fake_ollama, language="zh-CN", secrets=SecretStore)
+            assert app.core.get_settings()["keyring_usable"] is True  # opened while it ran
+            daemon.stop()
+            note = add_server_with_a_secret(app, marks)
+            expect(note).to_have_text(
+                f"已保存。FAKE_MCP_TOKEN 现在引用 {REFERENCE}。 "
+                "系统密钥环服务未运行或已停止响应。密钥只保留到应用退出：密钥环可用后请重新保存。"
+            )
+            settings = app.core.get_settings()
+            assert settings["keyring_usable"] is False
+            assert settings["keyring_problem"] == "unavailable"
+            save_and_wait_for_the_token(app, marks)  # kept in memory for this session
+            assert_never_shown(app, metona_home)
+        finally:
+            keyring.set_keyring(previous)
