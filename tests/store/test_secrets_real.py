@@ -3,6 +3,7 @@ session bus (tests/secret_service.py), which keyring picks by itself, as on a us
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import keyring
@@ -68,3 +69,30 @@ def test_a_locked_keyring_then_a_stopped_daemon_keep_keys_for_the_session_and_sa
     for store in (locked, gone, opened):
         assert KEY[:40] not in (store.reason or "")
     assert KEY[:40] not in caplog.text
+
+
+def test_reading_a_key_while_another_thread_removes_it_keeps_the_keyring(
+    real_keyring: KeyringDaemon,
+) -> None:
+    """A server starting (a read) while the user removes its secret: the entry vanishes
+    between the Secret Service's search and its read. It is not there -- the keyring still
+    works (this race made every key session-only until a restart)."""
+    secrets = SecretStore()
+    done = threading.Event()
+    seen: set[str | None] = set()
+
+    def read() -> None:
+        while not done.is_set():
+            seen.add(secrets.get(ENDPOINT))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(60):
+            secrets.set(ENDPOINT, KEY)
+            secrets.delete(ENDPOINT)
+            assert secrets.usable, secrets.reason
+    finally:
+        done.set()
+        reader.join(30)
+    assert seen <= {None, KEY}

@@ -40,6 +40,17 @@ def _problem_of(exc: BaseException) -> str:
     return LOCKED if "locked" in text or "prompt dismissed" in text else UNAVAILABLE
 
 
+def _vanished(exc: BaseException) -> bool:
+    """SecretStorage's ItemNotFoundException: another thread removed the entry while this one
+    read or removed it. It is simply not there; the keyring works (one such race used to make
+    every key session-only until the app restarted)."""
+    try:
+        from secretstorage.exceptions import ItemNotFoundException
+    except ImportError:  # not Linux, or no SecretStorage: no such race
+        return False
+    return isinstance(exc, ItemNotFoundException)
+
+
 _NONE = ("no keyring backend is available on this system", NO_KEYRING)
 
 
@@ -103,7 +114,8 @@ class SecretStore:
         try:
             value = self._backend.get_password(SERVICE, user)
         except Exception as exc:
-            self._disable(exc, None)
+            if not _vanished(exc):
+                self._disable(exc, None)
             return None
         return value if isinstance(value, str) and value else None
 
@@ -136,7 +148,8 @@ class SecretStore:
         except keyring.errors.PasswordDeleteError:
             pass  # there was none
         except Exception as exc:
-            self._disable(exc, None)
+            if not _vanished(exc):
+                self._disable(exc, None)
 
     def _disable(self, exc: Exception, key: str | None) -> None:
         """The keyring failed: keep keys in memory from now on and say why."""
