@@ -1,23 +1,31 @@
-"""Every undo reason code has its text in both locales and the terminal's table, with the same
-placeholders; a stored code that is unknown or damaged falls back to the stored sentence."""
+"""Every undo reason code has its text in both locales with the same placeholders, and the
+terminal and the tray say the page's own Chinese (read from web/locales, never a copy); a stored
+code that is unknown or damaged, or a locale file that cannot be read, falls back to the stored
+sentence."""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.cli import cli_env, run_cli
+from tray_app.paths import AppPaths
+from tray_app.tools.journal import Journal
 from tray_app.undo_reasons import (
-    REASON_ZH,
     UNDO_REASON_CODES,
     Reason,
     flat,
     from_stored,
     reason_text,
+    reason_zh,
     unflat,
 )
+from tray_app.web_files import locale_texts
 
 LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
 
@@ -26,13 +34,14 @@ def _holes(text: str) -> set[str]:
     return set(re.findall(r"\{(\w+)\}", text))
 
 
-def test_every_code_is_said_in_both_locales_and_the_terminal_with_the_same_placeholders() -> None:
+def test_every_code_is_in_both_locales_alike_and_the_terminal_says_the_page_chinese() -> None:
     en = json.loads((LOCALES / "en.json").read_text(encoding="utf-8"))
     zh = json.loads((LOCALES / "zh-CN.json").read_text(encoding="utf-8"))
-    assert set(REASON_ZH) == UNDO_REASON_CODES
     for code in UNDO_REASON_CODES:
         key = f"undo_reason.{code}"
-        assert _holes(en[key]) == _holes(zh[key]) == _holes(REASON_ZH[code]), code
+        assert _holes(en[key]) == _holes(zh[key]) and zh[key] != en[key], code
+        assert reason_zh(code) == zh[key], code  # the terminal's and the tray's Chinese
+    assert reason_zh("rm -rf") is None and reason_zh("undo_reason.journal_full") is None
     assert {k for k in en if k.startswith("undo_reason.")} == {
         f"undo_reason.{c}" for c in UNDO_REASON_CODES
     }
@@ -125,3 +134,77 @@ def test_a_journal_that_fills_up_after_the_change_says_so_by_its_code(
     assert reason_text(note.code, note.params, note, "zh-CN") == (
         f"撤销记录所在的文件夹 {tmp_path / 'undo'} 已满"
     )
+
+
+@pytest.fixture
+def fresh_locales() -> Iterator[None]:
+    """Locale files are read once a process; these tests point METONA_WEB_DIR elsewhere."""
+    locale_texts.cache_clear()
+    yield
+    locale_texts.cache_clear()
+
+
+def _web_copy(tmp_path: Path, zh_edit: dict[str, str] | None, raw: bytes | None = None) -> Path:
+    web = tmp_path / "web 网页"
+    (web / "locales").mkdir(parents=True)
+    for name in ("en.json", "zh-CN.json"):
+        (web / "locales" / name).write_bytes((LOCALES / name).read_bytes())
+    target = web / "locales" / "zh-CN.json"
+    if raw is not None:
+        target.write_bytes(raw)
+    elif zh_edit:
+        data = json.loads(target.read_text(encoding="utf-8"))
+        data.update(zh_edit)
+        target.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return web
+
+
+@pytest.mark.usefixtures("fresh_locales")
+def test_the_terminal_says_what_the_locale_file_says_so_they_cannot_drift(
+    metona_home: Path, tmp_path: Path
+) -> None:
+    """Through the real ``metona-tray changes`` in a Chinese terminal: a translator's edit of
+    ``undo_reason.copy_too_large`` in zh-CN.json is what the terminal shows, hostile text kept
+    out of the terminal's control."""
+    edited = "副本过大 🐘：{size_mb} MB ＞ {budget_mb} MB"
+    web = _web_copy(tmp_path, {"undo_reason.copy_too_large": edited})
+    big = tmp_path / "大文件 \u202e📦.txt"
+    big.write_text("x" * 3_000_000, encoding="utf-8")
+    journal = Journal(AppPaths.under(metona_home).journal_dir, max_bytes=2 * 1024 * 1024)
+    entry = journal.record(call_id="c-大", tool="write_file", path=big, required=False)
+    big.write_text("新\n", encoding="utf-8")
+    assert journal.commit(entry)
+    journal.close()
+    env = cli_env(metona_home, tmp_path / "home", lang="zh_CN.UTF-8")
+    command = [sys.executable, "-m", "tray_app", "changes"]
+    shown = run_cli(command, {**env, "METONA_WEB_DIR": str(web)})
+    assert shown.returncode == 0, shown.stderr
+    assert "[无法撤销: 副本过大 🐘：3.0 MB ＞ 2 MB]" in shown.stdout, shown.stdout
+    assert "\u202e" not in shown.stdout and "未保留副本" not in shown.stdout
+    usual = run_cli(command, env)  # the app's own web/: its own Chinese
+    assert "未保留副本：它的 3.0 MB 超出撤销记录的 2 MB 上限" in usual.stdout, usual.stdout
+
+
+@pytest.mark.usefixtures("fresh_locales")
+@pytest.mark.parametrize(
+    "raw",
+    [b"\xff\xfe not utf-8", b"[1, 2]", b"{", b" " * (5 * 1024 * 1024)],
+    ids=["not-utf8", "not-an-object", "cut", "too-large"],
+)
+def test_a_damaged_locale_file_leaves_the_english_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: bytes
+) -> None:
+    monkeypatch.setenv("METONA_WEB_DIR", str(_web_copy(tmp_path, None, raw)))
+    why = Reason("the undo journal's folder /d is full", "journal_full", folder="/d")
+    assert reason_text(why.code, why.params, str(why), "zh-CN") == str(why)
+
+
+@pytest.mark.usefixtures("fresh_locales")
+def test_a_missing_locale_folder_leaves_the_english_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("METONA_WEB_DIR", str(tmp_path / "nowhere"))
+    assert reason_text("journal_lost_track", {}, "lost", "zh-CN") == "lost"
+    monkeypatch.delenv("METONA_WEB_DIR")
+    locale_texts.cache_clear()
+    assert reason_text("journal_lost_track", {}, "lost", "zh-CN") == "撤销记录丢失了这次更改"

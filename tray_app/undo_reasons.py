@@ -4,8 +4,8 @@ user's language.
 A ``Reason`` is the English sentence (a ``str``: the model, the logs and ``--json`` keep it) that
 also carries a ``code`` and its ``params``. The journal stores the code beside the sentence
 (``journal_index``); an entry written before codes existed has only the sentence, which is then
-shown as it is. ``web/locales/*.json`` hold ``undo_reason.<code>``; ``REASON_ZH`` is the
-terminal's and the tray's Chinese.
+shown as it is. ``web/locales/*.json`` hold ``undo_reason.<code>``; the terminal and the tray
+read the Chinese from there too (``reason_zh``), so it is written once.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Literal, cast, get_args
 
 from tray_app.os_reasons import os_reason_text
 from tray_app.tool_errors import Params, clean_params
+from tray_app.web_files import locale_texts
 
 UndoReasonCode = Literal[
     "journal_full",
@@ -93,25 +94,12 @@ def from_stored(text: str | None, info: Mapping[str, object] | None) -> str | No
     return Reason(text, cast(UndoReasonCode, code), **{str(k): v for k, v in params.items()})
 
 
-#: The terminal's and the tray's Chinese for each code (the page's are in web/locales).
-REASON_ZH: dict[str, str] = {
-    "journal_full": "撤销记录所在的文件夹 {folder} 已满",
-    "journal_read_only": "撤销记录所在的文件夹 {folder} 是只读的",
-    "journal_locked": "{folder} 中的撤销记录被另一个进程锁定",
-    "journal_no_permission": "撤销记录所在的文件夹 {folder} 无法写入（权限不足）",
-    "journal_file_in_the_way": "无法创建撤销记录文件夹 {folder}：该位置已有一个文件",
-    "journal_not_writable": "撤销记录所在的文件夹 {folder} 无法写入（{detail}）",
-    "journal_unusable": "{folder} 中的撤销记录无法使用（{detail}）",
-    "journal_lost_track": "撤销记录丢失了这次更改",
-    "journal_failed_after_change": "更改已完成，但撤销记录无法保存（{detail}）",
-    "copy_too_many": "未保留副本：其中超过 {count} 个文件和文件夹",
-    "copy_too_large": "未保留副本：它的 {size_mb} MB 超出撤销记录的 {budget_mb} MB 上限",
-    "copy_unreadable": "未保留副本（{detail}）",
-    "copy_dropped": "为使撤销记录不超过 {budget_mb} MB，它保存的副本已被删除",
-    "after_unreadable": "无法读取更改后的状态（{detail}）",
-    "nothing_changed": "无需撤销：{path} 没有被更改",
-    "change_unsupported": "从 {was} 到 {now} 的更改无法撤销",
-}
+def reason_zh(code: object) -> str | None:
+    """The Chinese template of a reason code: the page's own ``undo_reason.<code>`` in
+    ``web/locales/zh-CN.json``, the one copy the page, the terminal and the tray all say."""
+    if code not in UNDO_REASON_CODES:
+        return None
+    return locale_texts("zh-CN").get(f"undo_reason.{code}")
 
 
 def reason_text(
@@ -121,10 +109,13 @@ def reason_text(
     language: str,
     shown: Callable[[object], str] = str,
 ) -> str:
-    """The reason in ``language``: its code's Chinese, else the English sentence as stored.
-    ``shown`` prepares each parameter (the terminal writes control characters out)."""
-    template = REASON_ZH.get(str(code))
-    if template is None or not language.lower().startswith("zh") or not isinstance(params, Mapping):
+    """The reason in ``language``: its code's Chinese (the page's, from ``web/locales``), else
+    the English sentence as stored. ``shown`` prepares each parameter (the terminal writes
+    control characters out)."""
+    if not language.lower().startswith("zh") or not isinstance(params, Mapping):
+        return english
+    template = reason_zh(code)
+    if template is None:
         return english
     values = {str(k): shown(v) for k, v in params.items()}
     if "detail" in params:  # an OS error's reason in words by its errno, else quoted

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import threading
 import time
 import webbrowser
@@ -39,6 +38,7 @@ from tray_app.desktop import autostart, test_hooks
 from tray_app.desktop.instance import SingleInstance, forward
 from tray_app.desktop.main_loop import MainLoop
 from tray_app.paths import AppPaths
+from tray_app.web_files import web_root
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -53,16 +53,6 @@ log = logging.getLogger(__name__)
 QUIT_DEADLINE = 4.0
 START_WAIT = 60.0  # seconds a request that needs Core waits for the start-up
 TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
-
-
-def web_root() -> Path:
-    """The page: next to the package in a checkout, under ``_MEIPASS`` when frozen."""
-    override = os.environ.get("METONA_WEB_DIR")
-    if override:
-        return Path(override)
-    if getattr(sys, "frozen", False):
-        return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent)) / "web"
-    return Path(__file__).resolve().parents[2] / "web"
 
 
 class DesktopApp:

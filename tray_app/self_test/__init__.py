@@ -24,8 +24,8 @@ Check = tuple[str, Callable[[Path], str]]
 
 
 def _checks(display: bool) -> list[Check]:
-    from tray_app.desktop.app import web_root
     from tray_app.self_test import agent_turn, files, popup_check
+    from tray_app.web_files import web_root
 
     checks: list[Check] = [
         ("modules", lambda _root: files.check_modules()),
