@@ -43,6 +43,7 @@ from tray_app.desktop.mcp_link import (
 )
 from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded
+from tray_app.mcp_serve_changes import ToolChanges
 from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool
 
@@ -186,10 +187,13 @@ class Calls:
             self._mode = mode
             print(self.text[mode], file=sys.stderr, flush=True)
 
-    def app_tools(self) -> list[dict[str, Any]]:
-        """The running app's MCP servers' tools; none when no app answers in time."""
+    def app_tools(self) -> list[dict[str, Any]] | None:
+        """The running app's MCP servers' tools: none when no app runs; None when it runs but
+        did not answer in time (busy: what it offered last still holds)."""
         try:
             return self.link.tools()
+        except InstanceTimeout:
+            return None
         except InstanceError:
             return []
 
@@ -245,22 +249,25 @@ def run_serve(args: argparse.Namespace) -> int:
 
 async def _serve(calls: Calls, listed: list[Tool]) -> None:
     import mcp_types as types
-    from mcp.server.lowlevel import Server
+    from mcp.server.lowlevel import NotificationOptions, Server
     from mcp.server.stdio import stdio_server
 
     tools = {tool.name: tool for tool in listed}
+    changes = ToolChanges()
     app_tools: dict[str, dict[str, Any]] = {}  # the running app's MCP tools, as last listed
     # Calls wait for a person: more of them may wait at once than the default pool has threads.
     pool = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="metona-mcp-call")
 
     async def refresh_app_tools() -> list[dict[str, Any]]:
-        fresh = await asyncio.get_running_loop().run_in_executor(pool, calls.app_tools)
-        fresh = [tool for tool in fresh if tool["name"] not in tools]  # built-ins win
+        answer = await asyncio.get_running_loop().run_in_executor(pool, calls.app_tools)
+        if answer is None:  # the app is busy: keep what it offered
+            return list(app_tools.values())
+        fresh = [tool for tool in answer if tool["name"] not in tools]  # built-ins win
         app_tools.clear()
         app_tools.update((tool["name"], tool) for tool in fresh)
         return fresh
 
-    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+    async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
         offered = [
             types.Tool(
                 name=tool.name,
@@ -270,16 +277,21 @@ async def _serve(calls: Calls, listed: list[Tool]) -> None:
             )
             for tool in tools.values()
         ]
-        for tool in await refresh_app_tools():
+        fresh = await refresh_app_tools()
+        changes.listed(ctx, fresh)
+        for tool in fresh:
             hints = annotations_for(Risk(tool["risk"]))
-            offered.append(
-                types.Tool(
-                    name=tool["name"],
-                    description=tool["description"],
-                    input_schema=tool["input_schema"],
-                    annotations=types.ToolAnnotations.model_validate(hints),
+            try:
+                offered.append(
+                    types.Tool(
+                        name=tool["name"],
+                        description=tool["description"],
+                        input_schema=tool["input_schema"],
+                        annotations=types.ToolAnnotations.model_validate(hints),
+                    )
                 )
-            )
+            except ValueError:  # pydantic's: one odd schema costs only its tool
+                continue
         return types.ListToolsResult(tools=offered)
 
     async def call_tool(_ctx: Any, params: Any) -> types.CallToolResult:
@@ -306,9 +318,17 @@ async def _serve(calls: Calls, listed: list[Tool]) -> None:
             is_error=not result.get("success", False),
         )
 
-    server: Server[Any] = Server("metona-tray", on_list_tools=list_tools, on_call_tool=call_tool)
+    server: Server[Any] = Server(
+        "metona-tray",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=changes.listen_handler,
+    )
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    following = asyncio.ensure_future(changes.follow(refresh_app_tools))
     try:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(read_stream, write_stream, options)
     finally:
+        following.cancel()
         pool.shutdown(wait=False, cancel_futures=True)

@@ -11,6 +11,7 @@ built-in tools are offered.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.conftest import ROOT, fake_entry, wait_for
 from tests.mcp.fake_server import HOSTILE_TOOL
@@ -160,6 +163,52 @@ async def test_without_the_app_only_the_built_in_tools_are_offered(
         assert not any("__" in name for name in listed)
         unknown = await client.call_tool("u62a5_e5918a__x", {})
         assert unknown.is_error is True and "unknown tool" in str(unknown.content)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake era; 2026 era where offered
+async def test_the_client_is_told_when_the_apps_tools_change(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str], mode: str
+) -> None:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            changed.set()
+
+    env = {"METONA_HOME": str(metona_home), "PYTHONPATH": str(ROOT), "HOME": str(metona_home)}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tray_app", "mcp", "serve", "--workspace", str(work)],
+        env=env,
+    )
+    async with Client(
+        stdio_client(params, errlog=errlog), mode=mode, message_handler=on_message
+    ) as client:
+        before = by_name((await client.list_tools()).tools)
+        assert not any(name.endswith("__late") for name in before)
+        async with contextlib.AsyncExitStack() as stack:
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                sub = await stack.enter_async_context(client.listen(tools_list_changed=True))
+
+                async def follow() -> None:
+                    async for _event in sub:
+                        changed.set()
+
+                following = asyncio.create_task(follow())
+                stack.callback(following.cancel)
+            manager = app.running.core._mcp.manager
+            assert manager is not None  # the app's server lists a new tool
+            grown = await asyncio.to_thread(
+                manager.call, SERVER, "grow", {}, cancel=threading.Event()
+            )
+            assert grown["isError"] is False
+            await asyncio.wait_for(changed.wait(), 90)
+        after = by_name((await client.list_tools()).tools)
+        late = [name for name in after if name.endswith("__late")]
+        assert len(late) == 1 and SAFE_NAME.fullmatch(late[0])
+        assert set(before) < set(after)
 
 
 def test_help_says_which_tools_are_offered() -> None:
