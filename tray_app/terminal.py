@@ -27,6 +27,7 @@ from tray_app.events import (
     TurnFailed,
     TurnFinished,
 )
+from tray_app.history_warnings import warning_text
 from tray_app.messages import read_preview
 from tray_app.os_reasons import os_params, os_reason_text
 from tray_app.paths import AppPaths
@@ -209,7 +210,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     app = start_app(paths, settings=settings, persist_settings=False, mcp="first_turn")
     core = app.core
     if core.history_warning:
-        err.write(f"warning: {core.history_warning}\n")
+        err.write(history_line(core.history_warning) + "\n")
     runner = ChatRunner(core, args, out, err)
     try:
         if args.session and app.history == "off":
@@ -300,15 +301,22 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
         code = runner.run_turn(session_id, text)
 
 
+def history_line(warning: str) -> str:
+    """``warning: History is off: ...`` in the terminal's language."""
+    language = system_language()
+    return terminal_text(language, "warning", text=warning_text(warning, language, written_out))
+
+
 def open_for_reading(command: str) -> RunningApp | None:
     """The app for a command that only reads history; None (after one line) if there is none."""
     app = start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True, mcp="off")
     if app.history == "off":
-        print(f"metona-tray {command}: {app.core.history_warning}", file=sys.stderr)
+        said = warning_text(app.core.history_warning, system_language(), written_out)
+        print(f"metona-tray {command}: {said}", file=sys.stderr)
         app.close()
         return None
     if app.core.history_warning:
-        print(f"warning: {app.core.history_warning}", file=sys.stderr)
+        print(history_line(app.core.history_warning), file=sys.stderr)
     return app
 
 

@@ -55,6 +55,7 @@ TERMINAL_TEXT = {
         "exported": "exported to {path}",
         "cannot_write": "cannot write {path}: {why}",
         "no_chat": "no stored chat {name!r}",
+        "warning": "warning: {text}",
         "untitled": "(untitled)",
         "unsaved": "warning: this chat could not be saved (see above), so it ends with this"
         " command; its answers are printed above.",
@@ -72,6 +73,7 @@ TERMINAL_TEXT = {
         "exported": "已导出到 {path}",
         "cannot_write": "无法写入 {path}（{why}）",
         "no_chat": "没有保存的对话“{name}”",
+        "warning": "警告：{text}",
         "untitled": "（无标题）",
         "unsaved": "警告：此对话无法保存（见上文），因此随本命令结束；回答已在上方打印。",
     },

@@ -20,6 +20,7 @@ BOTTOM = {
     "tool_errors",
     "undo_reasons",  # why a change cannot be undone, coded (imports os_reasons, tool_errors)
     "os_reasons",  # an OS error's reason by its errno, in words (imports only tool_errors)
+    "history_warnings",  # why history is off or read-only, coded (imports os_reasons, tool_errors)
     "terminal_errors",  # the coded failures' texts for the terminal and the tray (bottom only)
     "web_files",  # where web/ is; the page's locale texts the Python side also says (stdlib)
     "paths",

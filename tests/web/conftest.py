@@ -128,6 +128,7 @@ def make_app(browser: Any, app_paths: AppPaths, workspace: Path) -> Iterator[App
         locale: str = "en-US",
         wait: bool = True,
         secrets: Any = None,
+        history_warning: str | None = None,
         **overrides: Any,
     ) -> App:
         values: dict[str, Any] = {
@@ -138,7 +139,12 @@ def make_app(browser: Any, app_paths: AppPaths, workspace: Path) -> Iterator[App
             "theme": "light",
         }
         values.update(overrides)
-        core = Core(settings=Settings(**values), paths=app_paths, secrets=secrets).start()
+        core = Core(
+            settings=Settings(**values),
+            paths=app_paths,
+            secrets=secrets,
+            history_warning=history_warning,
+        ).start()
         harness = PageHarness(core).start()
         context = browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from tray_app.core.mcp_host import McpStart
 from tray_app.core.service import Core
 from tray_app.events import Notice
+from tray_app.history_warnings import HistoryWarning
 from tray_app.logs import setup_logging
+from tray_app.os_reasons import os_params
 from tray_app.paths import AppPaths
 from tray_app.store.audit import AuditLog
 from tray_app.store.chats import SQLiteChats, open_chat_store
@@ -55,7 +57,12 @@ def prepare_folders(paths: AppPaths) -> str | None:
         # No log file: keep log records off the terminal (logging's last resort is stderr);
         # the user gets one sentence from the caller instead.
         logging.getLogger().addHandler(logging.NullHandler())
-        return f"The app's folders cannot be written ({exc.strerror or exc}: {exc.filename})."
+        return HistoryWarning(
+            f"The app's folders cannot be written ({exc.strerror or exc}: {exc.filename}).",
+            "folders_unwritable",
+            path=exc.filename or paths.data_dir,
+            **os_params(exc),
+        )
     return None
 
 

@@ -77,6 +77,8 @@ class Status(TypedDict):
     pending: int
     running: list[str]  # session ids with a running turn
     history_warning: str | None
+    # its code, params and cause (history_warnings.warning_info), for the page's language
+    history_warning_info: Json | None
     workspace: str  # where a new chat works (the sandbox's choice)
 
 

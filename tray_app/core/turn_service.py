@@ -33,6 +33,7 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
+from tray_app.history_warnings import warning_info
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
@@ -297,6 +298,7 @@ class TurnService:
             "pending": self._broker.pending_count(),
             "running": self._active.ids(),
             "history_warning": self._history_warning,
+            "history_warning_info": warning_info(self._history_warning),
             # The folder a new chat works in: the sandbox policy decides it (a blocked or
             # missing first allowed folder is skipped), so the page shows this, not a guess.
             "workspace": self._factory.workspace(self._settings.current, None),

@@ -15,6 +15,7 @@ from collections.abc import Collection
 from typing import Any
 
 from tray_app.errors import StoreError
+from tray_app.history_warnings import HistoryWarning, problem_of
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, Database, open_database
@@ -75,9 +76,13 @@ def open_chat_store(
                 pass
             else:
                 log.warning("chat history read-only: %s", exc)
-                return SQLiteChats(db), f"History is read-only: {exc}"
+                why = problem_of(exc) or str(exc)
+                return SQLiteChats(db), HistoryWarning(
+                    f"History is read-only: {exc}", "history_read_only", why
+                )
         log.warning("chat history disabled: %s", exc)
-        return MemoryChats(), f"History is off: {exc}"
+        why = problem_of(exc) or str(exc)
+        return MemoryChats(), HistoryWarning(f"History is off: {exc}", "history_off", why)
     chats = SQLiteChats(db, mark=ProcessMark.acquire(paths.data_dir))
     if recover:
         with repair_lock(paths.data_dir) as held:

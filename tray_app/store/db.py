@@ -36,6 +36,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tray_app.errors import StoreError
+from tray_app.history_warnings import StoreProblem
+from tray_app.os_reasons import os_params
 from tray_app.store.fts import prepare_fts
 from tray_app.store.verified import stamp, unchanged_since_close
 
@@ -185,12 +187,23 @@ def open_database(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"Cannot create the folder for the chat history {path}: {exc}.") from exc
+        raise StoreError(
+            StoreProblem(
+                f"Cannot create the folder for the chat history {path}: {exc}.",
+                "no_folder",
+                path=path,
+                **os_params(exc),
+            )
+        ) from exc
     if path.exists() and path.stat().st_size > 0 and not unchanged_since_close(path):
         check_integrity(path, busy_timeout=busy_timeout)
     if not os.access(path.parent, os.W_OK):
         raise StoreError(
-            f"Cannot save to the chat history {path}: its folder is read-only or not writable."
+            StoreProblem(
+                f"Cannot save to the chat history {path}: its folder is read-only or not writable.",
+                "folder_not_writable",
+                path=path,
+            )
         )
     try:
         conn = sqlite3.connect(
@@ -253,8 +266,13 @@ def check_integrity(path: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -
             if not was_there and (companion.name.endswith("-shm") or companion.stat().st_size == 0):
                 companion.unlink()
     raise StoreError(
-        f"The chat history {path} is damaged or is not a database ({problem}). "
-        "It was left as it is so it can be recovered."
+        StoreProblem(
+            f"The chat history {path} is damaged or is not a database ({problem}). "
+            "It was left as it is so it can be recovered.",
+            "damaged",
+            path=path,
+            detail=problem,
+        )
     )
 
 
@@ -266,7 +284,9 @@ def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
 def _open_read_only(path: Path, busy_timeout: float, known: int) -> Database:
     """Read a file whose folder cannot be written (a read-only mount): no lock, no repair."""
     if not path.exists():
-        raise StoreError(f"There is no chat history yet at {path}.")
+        raise StoreError(
+            StoreProblem(f"There is no chat history yet at {path}.", "no_history", path=path)
+        )
     if not unchanged_since_close(path):
         check_integrity(path, busy_timeout=busy_timeout)
     conn: sqlite3.Connection | None = None
@@ -296,9 +316,15 @@ def _check_version(conn: sqlite3.Connection, path: Path, known: int) -> None:
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version > known:
         raise StoreError(
-            f"The chat history {path} was written by a newer version of Metona Tray "
-            f"(schema {version}; this version knows up to {known}). It was left as it is; "
-            "update the app to see it."
+            StoreProblem(
+                f"The chat history {path} was written by a newer version of Metona Tray "
+                f"(schema {version}; this version knows up to {known}). It was left as it is; "
+                "update the app to see it.",
+                "newer",
+                path=path,
+                version=version,
+                known=known,
+            )
         )
 
 
@@ -350,23 +376,41 @@ def _blank(sql: str) -> bool:
     return not code.strip(" \t\r\n;")
 
 
-def _describe(exc: sqlite3.Error, path: Path, action: str) -> str:
+def _describe(exc: sqlite3.Error, path: Path, action: str) -> StoreProblem:
     text = str(exc)
     lowered = text.lower()
     if "locked" in lowered or "busy" in lowered:
-        return (
+        return StoreProblem(
             f"The chat history {path} is locked by another program (another Metona Tray, "
-            "or a database tool?) and stayed locked past the wait time."
+            "or a database tool?) and stayed locked past the wait time.",
+            "locked",
+            path=path,
         )
     if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        return (
+        return StoreProblem(
             f"The chat history {path} is damaged or is not a database ({text}). "
-            "It was left as it is so it can be recovered."
+            "It was left as it is so it can be recovered.",
+            "damaged",
+            path=path,
+            detail=text,
         )
     if "disk" in lowered and "full" in lowered:
-        return f"Cannot {action} the chat history {path}: the disk is full."
+        return StoreProblem(
+            f"Cannot {action} the chat history {path}: the disk is full.", "disk_full", path=path
+        )
     if "readonly" in lowered or "read-only" in lowered:
-        return f"Cannot {action} the chat history {path}: it is on a read-only disk or folder."
+        return StoreProblem(
+            f"Cannot {action} the chat history {path}: it is on a read-only disk or folder.",
+            "read_only",
+            path=path,
+        )
     if "unable to open" in lowered or "permission" in lowered:
-        return f"Cannot {action} the chat history {path}: {text} (check its permissions)."
-    return f"Cannot {action} the chat history {path}: {text}."
+        return StoreProblem(
+            f"Cannot {action} the chat history {path}: {text} (check its permissions).",
+            "cannot_open",
+            path=path,
+            detail=text,
+        )
+    return StoreProblem(
+        f"Cannot {action} the chat history {path}: {text}.", "failed", path=path, detail=text
+    )

@@ -19,6 +19,7 @@ import { createEventPump } from './events.js';
 import { createActions } from './actions.js';
 import { HistoryPanel } from './history.js';
 import { settingsLink } from './settings_link.js';
+import { historyWarningArg } from './historywarn.js';
 
 const ui = {};
 let actions;
@@ -363,6 +364,10 @@ async function boot() {
   store.approvals = pending;
   setTheme(settings.theme);
   await setLanguage(settings.language);
+  // History off or read-only this run (a damaged, locked or newer database): said once, in a
+  // toast that stays until it is closed or read for a while.
+  const warning = historyWarningArg(status);
+  if (warning) toast({ ...(typeof warning === 'string' ? { text: warning } : warning), level: 'warning', ms: 30000 });
   actions.newChat();
   if (sessions.length) await actions.open(sessions[0].id);
   approvalsChanged();

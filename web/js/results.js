@@ -129,7 +129,7 @@ export function undoReasonArg(info, english) {
 
 /** An OS error inside a reason (``detail``, and ``os``: its errno's code, tray_app/os_reasons.py)
  * as an i18n argument: the code's words, else the OS's own text (quoted in Chinese). */
-function osReasonArg(params) {
+export function osReasonArg(params) {
   const key = `os_reason.${params.os}`;
   if (typeof params.os === 'string' && params.os !== 'other' && hasText(key)) return { key };
   return { key: 'os_reason.other', args: { detail: visibleText(params.detail) } };
