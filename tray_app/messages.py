@@ -229,20 +229,8 @@ class OtherPreview(_Preview):
     kind: str = ""
 
 
-Preview = Annotated[
-    NewFilePreview
-    | DiffPreview
-    | FilePreview
-    | TreePreview
-    | PathPreview
-    | MovePreview
-    | CommandPreview
-    | McpPreview
-    | NoPreview
-    | ErrorPreview,
-    Field(discriminator="kind"),
-]
-AnyPreview = (
+#: Every kind this version draws; a record may also hold one it does not know (``OtherPreview``).
+KnownPreview = (
     NewFilePreview
     | DiffPreview
     | FilePreview
@@ -253,8 +241,9 @@ AnyPreview = (
     | McpPreview
     | NoPreview
     | ErrorPreview
-    | OtherPreview
 )
+Preview = Annotated[KnownPreview, Field(discriminator="kind")]
+AnyPreview = KnownPreview | OtherPreview
 PREVIEW_KINDS = frozenset(
     get_args(model.model_fields["kind"].annotation)[0] for model in get_args(get_args(Preview)[0])
 )

@@ -91,6 +91,33 @@ COLUMNS = (
 )
 
 
+#: The columns a change's later steps rewrite; ``id``, ``call_id``, ``tool`` and ``path`` say
+#: which change it is and are written once.
+_CHANGING = [c for c in COLUMNS.split(", ") if c not in ("id", "call_id", "tool", "path")]
+_INSERT = (
+    f"INSERT INTO entries (id, call_id, tool, path, {', '.join(_CHANGING)})"  # noqa: S608
+    f" VALUES ({', '.join('?' * (4 + len(_CHANGING)))})"
+)
+_UPDATE = f"UPDATE entries SET {', '.join(f'{c}=?' for c in _CHANGING)} WHERE id=?"  # noqa: S608
+
+
+def _changing_values(entry: Entry) -> tuple[object, ...]:
+    """``entry``'s values for ``_CHANGING``, in its order, as stored."""
+    return (
+        entry.seq,
+        entry.time,
+        json.dumps(entry.before),
+        json.dumps(entry.after) if entry.after is not None else None,
+        entry.state,
+        entry.size,
+        int(entry.kept),
+        _b(entry.reason),
+        int(entry.noop),
+        entry.owner,
+        _info_text(entry.reason),
+    )
+
+
 def _b(text: str | None) -> bytes | None:
     """Names are stored as bytes: a path (or a model's call id) may hold lone surrogates, which
     SQLite's text cannot, and every one must come back exactly."""
@@ -272,46 +299,11 @@ class Index:
     # -- inside ``write()`` ----------------------------------------------------------------
 
     def insert(self, entry: Entry) -> None:
-        self.conn.execute(
-            f"INSERT INTO entries ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",  # noqa: S608
-            (
-                _b(entry.id),
-                entry.seq,
-                _b(entry.call_id),
-                _b(entry.tool),
-                _b(entry.path),
-                entry.time,
-                json.dumps(entry.before),
-                json.dumps(entry.after) if entry.after is not None else None,
-                entry.state,
-                entry.size,
-                int(entry.kept),
-                _b(entry.reason),
-                int(entry.noop),
-                entry.owner,
-                _info_text(entry.reason),
-            ),
-        )
+        fixed = (_b(entry.id), _b(entry.call_id), _b(entry.tool), _b(entry.path))
+        self.conn.execute(_INSERT, (*fixed, *_changing_values(entry)))
 
     def update(self, entry: Entry) -> None:
-        self.conn.execute(
-            "UPDATE entries SET seq=?, time=?, before=?, after=?, state=?, size=?, kept=?,"
-            " reason=?, noop=?, owner=?, reason_info=? WHERE id=?",
-            (
-                entry.seq,
-                entry.time,
-                json.dumps(entry.before),
-                json.dumps(entry.after) if entry.after is not None else None,
-                entry.state,
-                entry.size,
-                int(entry.kept),
-                _b(entry.reason),
-                int(entry.noop),
-                entry.owner,
-                _info_text(entry.reason),
-                _b(entry.id),
-            ),
-        )
+        self.conn.execute(_UPDATE, (*_changing_values(entry), _b(entry.id)))
 
     def delete(self, entry_id: str) -> None:
         self.conn.execute("DELETE FROM entries WHERE id = ?", (_b(entry_id),))
