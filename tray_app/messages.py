@@ -8,6 +8,7 @@ to the page; none of those should import another for a type.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
@@ -103,10 +104,14 @@ def tool_result_images(result: Mapping[str, Any]) -> list[str]:
 # (``extra="allow"``) so a new fact reaches the page before it is typed here.
 
 
+#: A turn whose model calls no tool never reads a preview: their schemas are built at first use.
+_DEFERRED = ConfigDict(extra="allow", defer_build=True)
+
+
 class PersistenceRisk(BaseModel):
     """The target makes something run later (login, a new shell, VS Code, git): always asks."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = _DEFERRED
     code: str
     text: str = ""
     path: str = ""
@@ -115,7 +120,7 @@ class PersistenceRisk(BaseModel):
 class BudgetOver(BaseModel):
     """The per-turn damage budget this call would go past: asks whatever the mode or grants."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = _DEFERRED
     name: Literal["files_removed", "bytes_written", "commands"]
     limit: int | float
     used: int | float
@@ -124,7 +129,7 @@ class BudgetOver(BaseModel):
 
 
 class _Preview(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = _DEFERRED
 
     tool: str | None = None
     text: str = ""
@@ -247,7 +252,11 @@ AnyPreview = KnownPreview | OtherPreview
 PREVIEW_KINDS = frozenset(
     get_args(model.model_fields["kind"].annotation)[0] for model in get_args(get_args(Preview)[0])
 )
-_PREVIEW: TypeAdapter[Any] = TypeAdapter(Preview)
+
+
+@functools.cache
+def _preview_adapter() -> TypeAdapter[Any]:
+    return TypeAdapter(Preview)
 
 
 def parse_preview(data: Mapping[str, Any] | AnyPreview | None) -> AnyPreview:
@@ -258,7 +267,7 @@ def parse_preview(data: Mapping[str, Any] | AnyPreview | None) -> AnyPreview:
         return data
     raw = dict(data or {})
     if raw.get("kind") in PREVIEW_KINDS:
-        parsed: AnyPreview = _PREVIEW.validate_python(raw)
+        parsed: AnyPreview = _preview_adapter().validate_python(raw)
         return parsed
     return OtherPreview.model_validate({**raw, "kind": str(raw.get("kind") or "")})
 
@@ -299,6 +308,8 @@ class ToolCallRecord(BaseModel):
     ``tool_call_update`` sends changed fields under these same names; the page and the terminal
     read it as it is (ARCHITECTURE.md §3).
     """
+
+    model_config = ConfigDict(defer_build=True)  # built at a chat's first tool call
 
     call_id: str
     session_id: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tray_app.messages import ChatMessage, ToolCall
 
@@ -57,6 +57,8 @@ class ProviderNotice(BaseModel):
     waits ``retry_in_s`` seconds before attempt ``attempt`` of ``attempts`` retries.
     """
 
+    model_config = ConfigDict(defer_build=True)  # built at the first busy answer
+
     code: Literal["retrying"] = "retrying"
     status: int
     retry_in_s: float
@@ -82,6 +84,8 @@ class ModelInfo(BaseModel):
 
 
 class PullProgress(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built at the first pull, never in a chat
+
     status: str
     digest: str | None = None
     total: int | None = None
