@@ -30,7 +30,7 @@ TEXTS = {
     },
     "zh-CN": {
         "label": "空闲检查间隔（秒）",
-        "help": "0 表示关闭检查；否则为 5 到 3600。",
+        "help": "0 表示关闭检查；否则为 5 到 3600 秒。",
         "bad": "请输入 0（关闭）或 5 到 3600 之间的秒数。",
     },
 }
@@ -75,6 +75,8 @@ def test_the_idle_check_is_set_in_the_form_and_bounded(
         page.click("#mcp-save")
         expect(error).to_have_text(texts["bad"])
         expect(page.locator("#mcp-f-ping_s")).to_be_focused()
+    field.scroll_into_view_if_needed()
+    app.screenshot(f"settings-mcp-idle-check-{language}")
     assert "ping_s" not in saved(app)  # nothing was saved
 
     page.fill("#mcp-f-ping_s", "0")  # off
@@ -111,7 +113,9 @@ def test_a_tool_description_keeps_its_line_breaks_and_shows_a_bidi_override(
     shown = description.inner_text()  # as laid out: a break only where one is drawn
     lines = shown.split("\n")
     assert lines[:2] == ["第一行：读取报告 📄", "第二行 ⟨U+202E⟩evil.exe"], lines[:3]
-    assert lines[2].startswith("长文本长文本")
+    assert lines[2].startswith("长文本长文本") and shown.endswith("…")  # 10 KB: cut, said so
     assert "⟨U+000A⟩" not in shown and "⟨U+0009⟩" not in shown
     assert "\u202e" not in (description.text_content() or "")  # never reorders what is read
+    tool.scroll_into_view_if_needed()
+    app.screenshot("settings-mcp-tool-description")
     assert app.page_errors == [] and app.dialogs == []

@@ -36,6 +36,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 McpStart = Literal["start", "first_turn", "off"]
+
+
+def _shortened(text: str, limit: int) -> str:
+    """At most ``limit`` characters, an ellipsis saying when some were cut."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
 FIRST_TURN_WAIT = 20.0
 
 
@@ -183,7 +190,7 @@ class McpHost:
                 data["tools"] = [
                     {
                         "name": tool.name,
-                        "description": tool.description[:300],
+                        "description": _shortened(tool.description, 300),
                         "risk": risk_of(tool.annotations, trust)[0].value,
                         "read_only_hint": tool.annotations.get("readOnlyHint") is True,
                         "enabled": tool.name not in off,
