@@ -228,14 +228,59 @@ def test_a_hung_rg_is_killed_on_cancel(tmp_path: Path) -> None:
     assert answer is None and cancel.is_set()
 
 
-def test_rg_naming_a_file_it_was_not_given_is_not_trusted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("printed", ["/etc/passwd\\n", "{a}\\n{a}\\n", "{a}"])
+def test_rg_naming_a_file_it_was_not_given_is_not_trusted(tmp_path: Path, printed: str) -> None:
+    """Not given, named twice, or a name cut off: no answer, and nothing handed on."""
+    given = str(tmp_path / "a.txt")
     fake = tmp_path / "rg"
-    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdout.write('/etc/passwd\\0')\n")
+    text = printed.replace("{a}", given)
+    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdout.write({text!r})\n")
     fake.chmod(0o755)
+    handed: list[str] = []
     answer = search_rg.may_match(
-        str(fake), "x", [str(tmp_path / "a.txt")], deadline=time.monotonic() + 60
+        str(fake), "x", [given], deadline=time.monotonic() + 60, on_named=handed.append
     )
     assert answer is None
+    assert handed in ([], [given])  # never a file it was not given
+
+
+def test_files_rg_names_are_matched_once_while_it_runs_and_the_rest_by_the_replay(
+    box: Toolbox, layout: Any, monkeypatch: Any
+) -> None:
+    """Each file rg names is read once (in rg's thread, up to EARLY_FILES of a batch); a
+    search whose first files fill the page reads few in vain; same answer as Python alone."""
+    for i in range(200):
+        (layout.work / f"f{i:03}.txt").write_text("针 needle 🙂\nhay\n" if i % 2 else "hay\n")
+    (layout.work / "line\nbreak.txt").write_text("a needle in a name with a line break\n")
+    reads: list[tuple[str, str]] = []
+    real = search_run.file_matches
+
+    def spy(path: Path, *args: Any) -> Any:
+        reads.append((path.name, threading.current_thread().name))
+        return real(path, *args)
+
+    monkeypatch.setattr(search_run, "file_matches", spy)
+    given: list[str] = []
+    real_may = search_rg.may_match
+
+    def may(rg: str, pattern: str, files: list[str], **kw: Any) -> set[str] | None:
+        given.extend(files)
+        return real_may(rg, pattern, files, **kw)
+
+    monkeypatch.setattr(search_rg, "may_match", may)
+    whole = run(box, {"query": "needle", "max_results": 200})
+    assert whole["total_files"] == whole["total_matches"] == 101
+    names = [name for name, _ in reads]
+    assert len(names) == len(set(names)) == 101  # only the matching files, each once
+    assert sum(thread == "metona-rg" for _, thread in reads) == search_run.EARLY_FILES
+    assert "line\nbreak.txt" in names and not any("\n" in path for path in given)
+    reads.clear()
+    page = run(box, {"query": "needle", "max_results": 5})
+    assert page["total_matches"] == 5 and page["truncated"] is True
+    assert len(reads) <= 5 + 5  # rg's thread stops at 5 lines; the replay needs the first 5
+    monkeypatch.setattr(search_rg, "rg_binary", lambda: None)
+    assert run(box, {"query": "needle", "max_results": 200}) == whole
+    assert run(box, {"query": "needle", "max_results": 5}) == page
 
 
 def test_queries_rg_cannot_take_go_to_python() -> None:

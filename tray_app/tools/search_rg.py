@@ -38,7 +38,7 @@ import sys
 import sysconfig
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Windows limits a command line to 32,767 characters; POSIX allows far more per process.
 MAX_ARGV_CHARS = 24_000 if os.name == "nt" else 512_000
@@ -108,21 +108,27 @@ def may_match(
     *,
     deadline: float,
     cancel: threading.Event | None = None,
+    on_named: Callable[[str], None] | None = None,
 ) -> set[str] | None:
     """The subset of ``files`` rg says may match, or None when rg could not answer for all.
 
     None means "read them all in Python" (rg missing, failed, a file vanished); a cancel or
-    the deadline also gives None, and the caller's walk notices the same stop.
+    the deadline also gives None, and the caller's walk notices the same stop. ``on_named``
+    is called (in this thread) with each file as soon as rg names it, while rg scans the
+    rest: rg prints a name a line, flushed at once (``--line-buffered``), so no file given
+    may hold a line break (None: the caller reads such files itself).
     """
     if not files:
         return set()
+    if any("\n" in name for name in files):
+        return None
     command = [
         rg,
         "--no-config",
         "--no-ignore",
         "--max-depth=0",
         "--files-with-matches",
-        "--null",
+        "--line-buffered",
         "--text",
         "--no-messages",
         "--color=never",
@@ -144,16 +150,37 @@ def may_match(
         )
     except OSError:
         return None
+    names = _Names(set(files), on_named)
     # rg can only name files it was given, each once: more output than that is a broken rg.
     cap = sum(len(os.fsencode(f)) + 1 for f in files) + 1
-    output = _bounded_output(proc, cap, deadline, cancel)
-    if output is None or proc.returncode not in (0, 1):
+    if not _bounded_output(proc, cap, deadline, cancel, names.take) or names.broken:
         return None
-    given = set(files)
-    named = {os.fsdecode(raw) for raw in output.split(b"\0") if raw}
-    if not named <= given:
+    if names.rest or proc.returncode not in (0, 1):
         return None
-    return named
+    return names.named
+
+
+class _Names:
+    """rg's output taken as it comes: the files it names, each checked against those given."""
+
+    def __init__(self, given: set[str], on_named: Callable[[str], None] | None) -> None:
+        self.given = given
+        self.on_named = on_named
+        self.named: set[str] = set()
+        self.rest = b""  # the start of a line whose end has not come yet
+        self.broken = False  # rg named a file it was not given, or one twice
+
+    def take(self, chunk: bytes) -> None:
+        lines = (self.rest + chunk).split(b"\n")
+        self.rest = lines.pop()
+        for raw in lines:
+            name = os.fsdecode(raw)
+            if self.broken or name not in self.given or name in self.named:
+                self.broken = True
+                return
+            self.named.add(name)
+            if self.on_named is not None:
+                self.on_named(name)
 
 
 def _bounded_output(
@@ -161,14 +188,20 @@ def _bounded_output(
     cap: int,
     deadline: float,
     cancel: threading.Event | None,
-) -> bytes | None:
-    """Everything rg prints; None (rg killed) past ``cap`` bytes, the deadline or a cancel."""
+    take: Callable[[bytes], None],
+) -> bool:
+    """Hands everything rg prints to ``take``; False (rg killed) past ``cap`` bytes, the
+    deadline or a cancel."""
     stdout = proc.stdout
     assert stdout is not None
     try:
         if os.name == "nt":
-            return _read_in_thread(stdout.fileno(), cap, deadline, cancel)
-        return _read_polling(stdout.fileno(), cap, deadline, cancel)
+            output = _read_in_thread(stdout.fileno(), cap, deadline, cancel)
+            if output is None:
+                return False
+            take(output)
+            return True
+        return _read_polling(stdout.fileno(), cap, deadline, cancel, take)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -181,9 +214,12 @@ def _stopped(deadline: float, cancel: threading.Event | None) -> bool:
 
 
 def _read_polling(
-    fd: int, cap: int, deadline: float, cancel: threading.Event | None
-) -> bytes | None:
-    chunks: list[bytes] = []
+    fd: int,
+    cap: int,
+    deadline: float,
+    cancel: threading.Event | None,
+    take: Callable[[bytes], None],
+) -> bool:
     total = 0
     while not _stopped(deadline, cancel):
         ready, _, _ = select.select([fd], [], [], _POLL)
@@ -191,12 +227,12 @@ def _read_polling(
             continue
         chunk = os.read(fd, 65536)
         if not chunk:
-            return b"".join(chunks)
+            return True
         total += len(chunk)
         if total > cap:
-            return None
-        chunks.append(chunk)
-    return None
+            return False
+        take(chunk)
+    return False
 
 
 def _read_in_thread(

@@ -2,10 +2,11 @@
 
 Content is matched by Python (``search_lines``) in every case. When ripgrep is available it
 first tells, per batch of candidate files, which of them may match (``search_rg``); files it
-rules out are counted as searched but not read. The entries are first classified (which only
-needs the name and the lstat the walk already has), then replayed in walk order through the
-same counters and caps as without rg, so both engines give the same results, counts and
-``truncated``.
+rules out are counted as searched but not read, and the first files it names are matched in
+its thread as it names them, while it scans the rest. The entries are first classified
+(which only needs the name and the lstat the walk already has), then replayed in walk order
+through the same counters and caps as without rg, so both engines give the same results,
+counts and ``truncated``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ MAX_SCAN_FILES = 1000  # files whose content is searched
 # at a time or at once, cost 30% more than one). A batch also goes when 4,000 entries are
 # pending; rg then scans it in a thread while the walk collects the next.
 RG_BATCH = 1000
+# Files of a batch matched as rg names them (the rest when the replay meets them): a search
+# whose first files fill the page must not read hundreds more in vain.
+EARLY_FILES = 64
 
 Kind = Literal["folder", "skip", "name", "none", "content"]
 
@@ -111,8 +115,11 @@ class Search:
                 if kind == "content":
                     read += 1
                     path = entry.path_str
-                    candidates.append(path)
-                    argv_chars += len(path) + 1
+                    if "\n" in path:  # rg names files a line each: Python reads this one
+                        self.python_only.add(path)
+                    else:
+                        candidates.append(path)
+                        argv_chars += len(path) + 1
                 full = len(candidates) >= RG_BATCH or argv_chars >= search_rg.MAX_ARGV_CHARS
                 if full or len(pending) >= 4 * RG_BATCH:
                     while inflight:  # one rg at a time: two would fight over two cores
@@ -140,7 +147,12 @@ class Search:
 
             def ask() -> None:
                 batch.maybe = search_rg.may_match(
-                    rg, pattern, candidates, deadline=self.deadline, cancel=self._abort
+                    rg,
+                    pattern,
+                    candidates,
+                    deadline=self.deadline,
+                    cancel=self._abort,
+                    on_named=lambda path: self._read_early(batch, path),
                 )
 
             batch.thread = threading.Thread(target=ask, name="metona-rg", daemon=True)
@@ -152,13 +164,26 @@ class Search:
             batch.maybe = set()
         return batch
 
+    def _read_early(self, batch: _Batch, path: str) -> None:
+        """Match a file rg has just named, in rg's thread while rg scans the rest (instead of
+        after it). Bounded, so a search whose cap the first files meet reads few in vain."""
+        if (
+            batch.early_matches >= self.limit
+            or len(batch.early) >= EARLY_FILES
+            or self._abort.is_set()
+        ):
+            return
+        matches = file_matches(Path(path), self.args.query, self.args.case_sensitive, self.needle)
+        batch.early[path] = matches
+        batch.early_matches += len(matches or ())
+
     def _settle(self, batch: _Batch) -> bool:
         if batch.thread is not None:
             batch.thread.join()
         if self.cancel is not None and self.cancel.is_set():
             self.truncated = True  # the walk stops at its next entry too
             return False
-        return self.replay(batch.pending, batch.maybe)
+        return self.replay(batch.pending, batch.maybe, batch.early)
 
     def classify(self, entry: Entry) -> Kind:
         if entry.kind == "directory":
@@ -180,9 +205,15 @@ class Search:
             return "none"
         return "content"
 
-    def replay(self, pending: list[tuple[Entry, Kind]], maybe: set[str] | None) -> bool:
+    def replay(
+        self,
+        pending: list[tuple[Entry, Kind]],
+        maybe: set[str] | None,
+        early: dict[str, list[dict[str, Any]] | None] | None = None,
+    ) -> bool:
         """Visit ``pending`` in order; False once a cap stopped the search. ``maybe``: the
-        files rg says may match (None: rg could not answer, read them all)."""
+        files rg says may match (None: rg could not answer, read them all); ``early``: the
+        matches of files already read while rg ran."""
         for entry, kind in pending:
             if (
                 self.total_matches >= self.limit
@@ -191,10 +222,16 @@ class Search:
             ):
                 self.truncated = True
                 return False
-            self.visit(entry, kind, maybe)
+            self.visit(entry, kind, maybe, early)
         return True
 
-    def visit(self, entry: Entry, kind: Kind, maybe: set[str] | None) -> None:
+    def visit(
+        self,
+        entry: Entry,
+        kind: Kind,
+        maybe: set[str] | None,
+        early: dict[str, list[dict[str, Any]] | None] | None = None,
+    ) -> None:
         if kind == "folder":
             if self.by_name and not self.exts and self.matcher(entry):
                 self.add(name_hit(entry), 1)
@@ -211,7 +248,12 @@ class Search:
         path = entry.path_str
         if maybe is not None and path not in maybe and path not in self.python_only:
             return  # rg read it and found no line the Python match could find
-        matches = file_matches(entry.path, self.args.query, self.args.case_sensitive, self.needle)
+        if early is not None and path in early:
+            matches = early[path]
+        else:
+            matches = file_matches(
+                entry.path, self.args.query, self.args.case_sensitive, self.needle
+            )
         if matches is None:
             return
         room = self.limit - self.total_matches
@@ -233,6 +275,9 @@ class _Batch:
         self.candidates = candidates
         self.thread: threading.Thread | None = None
         self.maybe: set[str] | None = None
+        # Files rg named, already matched in its thread: written there, read after the join.
+        self.early: dict[str, list[dict[str, Any]] | None] = {}
+        self.early_matches = 0
 
     def done(self) -> bool:
         return self.thread is None or not self.thread.is_alive()
