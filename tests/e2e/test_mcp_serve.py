@@ -164,3 +164,33 @@ async def test_yes_all_deletes_without_a_notification_and_the_app_can_undo_it(
     assert (delete["decision"], delete["decided_by"]) == ("approved", "mcp_flag")
     app.core("undo", delete["call_id"])
     assert (workspace / gone).read_text(encoding="utf-8") == "旧\n"
+
+
+async def test_the_apps_mcp_servers_tools_are_offered_and_asked_for_in_the_app(
+    desktop: DesktopEnv, app: AppProcess, workspace: Path, errlog: IO[str], tmp_path: Path
+) -> None:
+    """The real app answers ``mcp_tools``: a client of ``mcp serve`` sees the tools of the MCP
+    server configured in the app (its hostile tool under the app's safe name) and a call to one
+    is asked for by the app's notification, then run by the app's connection to that server."""
+    from tests.mcp.conftest import fake_entry
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {"FAKE_MCP_MARKS": str(marks), "FAKE_MCP_HOSTILE": "1"}
+    app.core("update_settings", {"mcp_servers": {"报告 服务": fake_entry(marks, env=env)}})
+    await until(
+        lambda: [s["status"] for s in app.core("mcp_status")] == ["ready"], "the server ready"
+    )
+    served = {tool["name"]: tool for tool in app.send("mcp_tools")["tools"]}  # as serve asks
+    [hostile] = [n for n, t in served.items() if "\u202eevil.exe" in t["description"]]
+    async with serve(app, workspace, errlog) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "write_file" in listed and set(served) <= set(listed)
+        assert listed[hostile].description == served[hostile]["description"]
+        call = asyncio.create_task(client.call_tool(hostile, {"text": "来自客户端 ✓"}))
+        note = (await until(lambda: asking(desktop, "来自客户端"), "the approval notification"))[0]
+        await until(lambda: app.state()["notified"], "the app to wire the buttons")
+        desktop.invoke(int(note["id"]), "approve")
+        ran = await asyncio.wait_for(call, 60)
+    assert ran.is_error is False, ran.content
+    assert "hostile: 来自客户端 ✓" in str(ran.structured_content)
