@@ -55,36 +55,49 @@ class HeadlessApp:
             self.instance.release()
             self.running.close(1.5)
 
+    @classmethod
+    def start(cls, metona_home: Path, *, mcp: str, offer_tools: bool) -> HeadlessApp:
+        """Core behind the real instance socket, answering as desktop/app.py does; with
+        ``offer_tools`` also ``mcp_tools`` (the app's MCP servers' tools), else like an app
+        from before that command."""
+        paths = AppPaths.under(metona_home)
+        running = start_app(paths, mcp=mcp)
+        instance = SingleInstance(paths.runtime_dir)
+        assert instance.acquire()
+        quitting = threading.Event()
+        host = McpCallHost(lambda: running.core, quitting.is_set)
+
+        def answer(request: dict[str, Any]) -> dict[str, Any]:
+            if request["command"] == "ping":
+                return {"ok": True}
+            if request["command"] == "mcp_open":
+                return host.open_session(request)
+            if request["command"] == "mcp_tools" and offer_tools:
+                return host.tools()
+            return {"ok": False, "error": "unknown command"}
+
+        instance.serve(answer, conversations={"mcp_call": host.call})
+        return cls(running, instance, quitting)
+
+
+def write_settings(metona_home: Path, settings: dict[str, Any]) -> None:
+    """The settings file the app reads at start."""
+    config = metona_home / "config" / "settings.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps(settings), encoding="utf-8")
+
 
 @pytest.fixture
 def work(tmp_path: Path, metona_home: Path) -> Path:
     folder = tmp_path / "work"
     folder.mkdir()
-    config = metona_home / "config" / "settings.json"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    settings = {"allowed_dirs": [str(folder)], "confirmation_mode": "all_writes"}
-    config.write_text(json.dumps(settings), encoding="utf-8")
+    write_settings(metona_home, {"allowed_dirs": [str(folder)], "confirmation_mode": "all_writes"})
     return folder
 
 
 @pytest.fixture
 def app(metona_home: Path, work: Path) -> Iterator[HeadlessApp]:
-    paths = AppPaths.under(metona_home)
-    running = start_app(paths, mcp="off")
-    instance = SingleInstance(paths.runtime_dir)
-    assert instance.acquire()
-    quitting = threading.Event()
-    host = McpCallHost(lambda: running.core, quitting.is_set)
-
-    def answer(request: dict[str, Any]) -> dict[str, Any]:
-        if request["command"] == "ping":
-            return {"ok": True}
-        if request["command"] == "mcp_open":
-            return host.open_session(request)
-        return {"ok": False, "error": "unknown command"}
-
-    instance.serve(answer, conversations={"mcp_call": host.call})
-    headless = HeadlessApp(running, instance, quitting)
+    headless = HeadlessApp.start(metona_home, mcp="off", offer_tools=False)
     try:
         yield headless
     finally:

@@ -28,11 +28,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.conftest import ROOT, fake_entry, wait_for
 from tests.mcp.fake_server import HOSTILE_TOOL
-from tests.mcp.test_serve_app import HeadlessApp, errlog, serve, until
-from tray_app.core.bootstrap import start_app
-from tray_app.desktop.instance import SingleInstance
-from tray_app.desktop.mcp_link import McpCallHost
-from tray_app.paths import AppPaths
+from tests.mcp.test_serve_app import HeadlessApp, errlog, serve, until, write_settings
 
 pytestmark = pytest.mark.timeout(180)
 __all__ = ["errlog"]  # the fixture, imported
@@ -53,33 +49,15 @@ def work(tmp_path: Path, metona_home: Path) -> Path:
         "confirmation_mode": "all_writes",
         "mcp_servers": {SERVER: fake_entry(marks, env=env)},
     }
-    config = metona_home / "config" / "settings.json"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(json.dumps(settings), encoding="utf-8")
+    write_settings(metona_home, settings)
     return folder
 
 
 @pytest.fixture
 def app(metona_home: Path, work: Path) -> Iterator[HeadlessApp]:
     """The app's instance socket as desktop/app.py answers it, with its MCP servers started."""
-    paths = AppPaths.under(metona_home)
-    running = start_app(paths, mcp="start")
-    instance = SingleInstance(paths.runtime_dir)
-    assert instance.acquire()
-    quitting = threading.Event()
-    host = McpCallHost(lambda: running.core, quitting.is_set)
-
-    def answer(request: dict[str, Any]) -> dict[str, Any]:
-        if request["command"] == "ping":
-            return {"ok": True}
-        if request["command"] == "mcp_open":
-            return host.open_session(request)
-        if request["command"] == "mcp_tools":
-            return host.tools()
-        return {"ok": False, "error": "unknown command"}
-
-    instance.serve(answer, conversations={"mcp_call": host.call})
-    headless = HeadlessApp(running, instance, quitting)
+    headless = HeadlessApp.start(metona_home, mcp="start", offer_tools=True)
+    running = headless.running
     try:
         wait_for(
             lambda: [s["status"] for s in running.core.mcp_status()] == ["ready"],
