@@ -19,7 +19,7 @@ ANSWER = "好的 🙂 — \u202e done \u202c, 完成。"
 #: Never needed for a chat without MCP servers, an API key or an export: the other commands'
 #: parsers, httpx's own command-line client (click, rich, pygments: the MCP SDK installs them;
 #: ``-X importtime`` lists the blocked ``httpx._main`` attempt itself, so it is not named), the MCP
-#: SDK, the keyring, the OpenAI provider, export and the GUI.
+#: SDK, the keyring, the OpenAI provider, export, the undo journal and the GUI.
 NOT_FOR_A_CHAT = (
     "tray_app.changes_cli",
     "tray_app.mcp_cli",
@@ -32,6 +32,8 @@ NOT_FOR_A_CHAT = (
     "keyring",
     "tray_app.providers.openai",
     "tray_app.store.export",
+    "tray_app.tools.journal",  # the undo journal: opened at the first tool call
+    "tray_app.tools.journal_index",
     "tray_app.desktop",
     "webview",
 )
@@ -71,6 +73,7 @@ def test_a_one_shot_chat_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert "tray_app.providers.ollama" in names  # the list is real
     loaded = sorted(n for n in names if n in NOT_FOR_A_CHAT or n.startswith(PACKAGES))
     assert loaded == []
+    assert not (Path(env["METONA_HOME"]) / "data" / "undo" / "journal.sqlite3").exists()
 
 
 #: Run in the child after the real command: which pydantic models had their schema built.

@@ -333,11 +333,10 @@ class CallHandler:
             status: ToolStatus = "cancelled"
         else:
             status = "success" if result.get("success") else "error"
-        journal = toolbox.journal
         undoable = bool(
             status == "success"
-            and journal is not None
             and record.risk in (Risk.WRITE.value, Risk.DESTRUCTIVE.value)
+            and (journal := toolbox.journal) is not None
             and journal.can_undo(record.call_id)
         )
         if status == "success":  # the budgets count what really happened

@@ -148,6 +148,7 @@ class Core:
             await self._turns.stop_all(timeout / 2)
             await self._models.reset()
             self._chats.close()
+            self._factory.close()
 
         try:
             self._runner.run(close(), timeout)

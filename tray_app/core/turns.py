@@ -61,6 +61,11 @@ class TurnFactory:
             self._journal = Journal(self.paths.journal_dir)
         return self._journal
 
+    def close(self) -> None:
+        """Close the undo journal's index if a turn or a command opened it."""
+        if self._journal is not None:
+            self._journal.close()
+
     def policy(self, settings: Settings, workspace: str | None) -> SandboxPolicy:
         return sandbox_policy(settings, self.paths, workspace=workspace)
 
@@ -106,7 +111,7 @@ class TurnFactory:
         box = Toolbox(
             self.policy(settings, workspace),
             registry=registry,
-            journal=self.journal(),
+            journal=self.journal,  # opened at the first call that needs it
             undo_optional=settings.allow_writes_without_undo,
         )
         box.enabled = set(self.enabled_tools(settings, box.registry))

@@ -69,17 +69,25 @@ class Toolbox:
         enabled: Iterable[str] | None = None,
         *,
         registry: ToolRegistry | None = None,
-        journal: Journal | None = None,
+        journal: Journal | Callable[[], Journal] | None = None,
         undo_optional: bool = False,
     ) -> None:
         self.policy = policy
         self.registry = registry if registry is not None else default_registry()
-        self.journal = journal
+        #: The undo journal, or what opens it when a call first needs it: a chat whose model
+        #: calls no tool never imports or opens it (start-up, issue 13).
+        self._journal = journal
         self.undo_optional = undo_optional
         names = self.registry.names()
         self.enabled = set(names) if enabled is None else set(enabled) & set(names)
         #: Where a result shortened for the model is kept whole for the user (Core's keeper).
         self.full_results: FullResults | None = None
+
+    @property
+    def journal(self) -> Journal | None:
+        if callable(self._journal):
+            self._journal = self._journal()
+        return self._journal
 
     def definitions(self) -> list[dict[str, Any]]:
         return [tool.definition() for tool in self.registry if tool.name in self.enabled]
