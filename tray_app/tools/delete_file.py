@@ -31,6 +31,7 @@ from tray_app.tools.fs_safe import (
     human_size,
     kind_of,
     os_failure,
+    removable,
 )
 from tray_app.tools.fs_walk import Entry, Walk
 from tray_app.tools.previews import TREE_MAX_LINES, _bounded
@@ -65,18 +66,10 @@ class DeletePlan:
 
 
 def plan_delete(policy: SandboxPolicy, args: DeleteFileArgs) -> DeletePlan | ToolResult:
-    target = policy.resolve(args.path, access="delete")
-    if policy.is_allowed_root_or_ancestor(target):
-        return failure(
-            f"{target} is an allowed folder, the home folder or the workspace (or holds one); "
-            "it cannot be deleted",
-            code="delete_protected",
-            params={"path": target},
-        )
-    try:
-        info = os.lstat(target)
-    except OSError as exc:
-        return os_failure(exc, target, what="file or folder")
+    found = removable(policy, args.path, verb="deleted", code="delete_protected")
+    if isinstance(found, dict):
+        return found
+    target, info = found
     kind = kind_of(info.st_mode)
     if kind != "directory":
         size = info.st_size if stat.S_ISREG(info.st_mode) else 0

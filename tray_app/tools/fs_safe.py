@@ -11,11 +11,14 @@ import os
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tray_app.os_reasons import ERRNO_CODES
 from tray_app.tool_errors import CodedError, ToolErrorCode
 from tray_app.tools.base import ToolResult, failure
+
+if TYPE_CHECKING:
+    from tray_app.tools.sandbox import SandboxPolicy
 
 READ_CHUNK = 64 * 1024
 BINARY_SNIFF = 8 * 1024
@@ -75,6 +78,26 @@ def open_regular(path: Path) -> tuple[int, os.stat_result]:
         os.close(fd)
         raise
     return fd, info
+
+
+def removable(
+    policy: SandboxPolicy, raw: str, *, verb: str, code: ToolErrorCode
+) -> tuple[Path, os.stat_result] | ToolResult:
+    """``raw`` as an entry that may be taken away (deleted, moved: the link itself, never its
+    target) and its ``lstat``; or why not: it is an allowed folder, the home folder or the
+    workspace, or holds one (``code``, the sentence says ``verb``), or the OS refused."""
+    path = policy.resolve(raw, access="delete")
+    if policy.is_allowed_root_or_ancestor(path):
+        return failure(
+            f"{path} is an allowed folder, the home folder or the workspace (or holds one); "
+            f"it cannot be {verb}",
+            code=code,
+            params={"path": path},
+        )
+    try:
+        return path, os.lstat(path)
+    except OSError as exc:
+        return os_failure(exc, path, what="file or folder")
 
 
 def _not_regular(path: Path, mode: int) -> NotReadable:

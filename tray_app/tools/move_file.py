@@ -32,7 +32,7 @@ from tray_app.tools.base import (
 )
 from tray_app.tools.binding import changed_failure, changed_since_approval, file_binding
 from tray_app.tools.file_args import PATH_HELP
-from tray_app.tools.fs_safe import human_size, kind_of, os_failure
+from tray_app.tools.fs_safe import human_size, kind_of, os_failure, removable
 from tray_app.tools.fs_write import make_parents
 from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.undo_steps import commit_change, discard_change
@@ -65,18 +65,10 @@ class MovePlan:
 
 
 def plan_move(policy: SandboxPolicy, args: MoveFileArgs) -> MovePlan | ToolResult:
-    source = policy.resolve(args.source, access="delete")
-    if policy.is_allowed_root_or_ancestor(source):
-        return failure(
-            f"{source} is an allowed folder, the home folder or the workspace (or holds one); "
-            "it cannot be moved",
-            code="move_protected",
-            params={"path": source},
-        )
-    try:
-        info = os.lstat(source)
-    except OSError as exc:
-        return os_failure(exc, source, what="file or folder")
+    found = removable(policy, args.source, verb="moved", code="move_protected")
+    if isinstance(found, dict):
+        return found
+    source, info = found
     destination = policy.resolve(args.destination, access="delete")
     there = _lstat(destination)
     into = there is not None and (
