@@ -1,7 +1,7 @@
 // The session's model: a menu of installed models with their capability badges.
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { bytes } from './format.js';
+import { bytes, visible } from './format.js';
 import { tx } from './i18n.js';
 
 const BADGES = ['tools', 'thinking', 'vision'];
@@ -9,6 +9,19 @@ const BADGES = ['tools', 'thinking', 'vision'];
 export function badges(capabilities = []) {
   return BADGES.filter((c) => capabilities.includes(c))
     .map((c) => h('span', { class: `cap cap-${c}`, i18n: `cap.${c}` }));
+}
+
+/**
+ * A model's name as the header shows it: [name, tag]. What identifies it is kept: the name
+ * without the registry and owner before its last "/" (the tooltip has the whole name), and its
+ * tag, which the CSS cuts last (chat.css: the name gives its room first).
+ */
+export function modelLabel(name) {
+  const shown = visible(name);
+  const slash = shown.lastIndexOf('/');
+  const bare = slash >= 0 && slash < shown.length - 1 ? shown.slice(slash + 1) : shown;
+  const colon = bare.lastIndexOf(':');
+  return colon > 0 ? [bare.slice(0, colon), bare.slice(colon)] : [bare, ''];
 }
 
 export class ModelPicker {
@@ -59,9 +72,11 @@ export class ModelPicker {
     this.current = name;
     if (name) {
       delete this.nameEl.dataset.i18n;
-      this.nameEl.textContent = name;
+      const [base, tag] = modelLabel(name);
+      this.nameEl.replaceChildren(h('span', { class: 'model-base', text: base }),
+        tag ? h('span', { class: 'model-tag', text: tag }) : '');
     } else tx(this.nameEl, 'model.none');
-    this.button.title = name || '';
+    this.button.title = name ? visible(name) : '';
   }
 
   render(models, error) {
