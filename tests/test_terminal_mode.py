@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import midstream_error_turn, slow_turn, text_turn, tool_turn
 from tray_app.events import parse_event
@@ -74,18 +75,7 @@ def events(stdout: str) -> list[dict[str, Any]]:
 
 
 def chat(run: Run, fake: FakeOllama, workspace: Path, prompt: str, *flags: str) -> Any:
-    return run(
-        "chat",
-        "--json",
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        fake.url,
-        "--workspace",
-        str(workspace),
-        *flags,
-        prompt,
-    )
+    return run(*chat_args(fake.url, workspace, "--json", *flags, prompt))
 
 
 def test_done_when_a_scripted_write_lands_and_the_answer_streams(
@@ -129,16 +119,7 @@ def test_without_yes_and_without_a_terminal_writes_are_denied(
         tool_turn([("write_file", {"path": "x.txt", "content": "x"})]),
         text_turn("The write was denied."),
     )
-    result = run(
-        "chat",
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        fake_ollama.url,
-        "--workspace",
-        str(workspace),
-        "write x",
-    )
+    result = run(*chat_args(fake_ollama.url, workspace, "write x"))
     assert result.returncode == 0
     assert "no terminal to ask" in result.stderr
     assert not (workspace / "x.txt").exists()
@@ -261,17 +242,7 @@ def test_a_model_without_tools_still_answers(
     run: Run, fake_ollama: FakeOllama, workspace: Path
 ) -> None:
     fake_ollama.script(text_turn("Just chatting."))
-    result = run(
-        "chat",
-        "--json",
-        "--model",
-        "gemma3:4b",
-        "--endpoint",
-        fake_ollama.url,
-        "--workspace",
-        str(workspace),
-        "hello",
-    )
+    result = run(*chat_args(fake_ollama.url, workspace, "--json", "hello", model="gemma3:4b"))
     assert result.returncode == 0, result.stderr
     assert "tools" not in fake_ollama.chat_requests[0]
     assert any(
@@ -285,16 +256,7 @@ def test_an_error_mid_stream_exits_1_with_the_servers_words_and_keeps_the_text(
     fake_ollama.script(
         midstream_error_turn("The partial ans", "model runner has unexpectedly stopped")
     )
-    result = run(
-        "chat",
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        fake_ollama.url,
-        "--workspace",
-        str(workspace),
-        "hi",
-    )
+    result = run(*chat_args(fake_ollama.url, workspace, "hi"))
     assert result.returncode == 1
     assert "The partial ans" in result.stdout
     assert "model runner has unexpectedly stopped" in result.stderr
@@ -319,16 +281,7 @@ def test_an_error_mid_stream_exits_1_with_the_servers_words_and_keeps_the_text(
 
 
 def test_server_down_exits_1_and_says_how_to_fix_it(run: Run, workspace: Path) -> None:
-    result = run(
-        "chat",
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        "http://127.0.0.1:9",
-        "--workspace",
-        str(workspace),
-        "hi",
-    )
+    result = run(*chat_args("http://127.0.0.1:9", workspace, "hi"))
     assert result.returncode == 1
     assert "ollama" in result.stderr.lower()
 
@@ -485,16 +438,7 @@ def test_the_terminal_prints_which_matches_a_search_page_shows(
     fake_ollama.script(
         tool_turn([("search_files", {**query, "offset": 3})]), text_turn("Found them.")
     )
-    result = run(
-        "chat",
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        fake_ollama.url,
-        "--workspace",
-        str(workspace),
-        "find the needles",
-    )
+    result = run(*chat_args(fake_ollama.url, workspace, "find the needles"))
     assert result.returncode == 0, result.stderr
     shown = result.stdout + result.stderr
     assert expected in shown, shown

@@ -27,12 +27,15 @@ def cli_env(metona_home: Path, home: Path, *, lang: str | None = None) -> dict[s
     return env
 
 
+def chat_args(endpoint: str, workspace: Path, *args: str, model: str = MODEL) -> list[str]:
+    """``chat``'s arguments after ``metona-tray``: against a fake model server, in
+    ``workspace``, then ``args`` (flags, a prompt)."""
+    return ["chat", "--model", model, "--endpoint", endpoint, "--workspace", str(workspace), *args]
+
+
 def chat_command(endpoint: str, workspace: Path, *args: str) -> list[str]:
-    """``metona-tray chat`` against a fake model server, in ``workspace``."""
-    return [
-        *(sys.executable, "-m", "tray_app", "chat", "--model", MODEL),
-        *("--endpoint", endpoint, "--workspace", str(workspace), *args),
-    ]
+    """``metona-tray chat`` as a command line (see ``chat_args``)."""
+    return [sys.executable, "-m", "tray_app", *chat_args(endpoint, workspace, *args)]
 
 
 def run_cli(
