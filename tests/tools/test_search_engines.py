@@ -46,6 +46,9 @@ def build_tree(work: Path, outside: Path) -> dict[str, Path]:
     (work / "late_nul.txt").write_bytes(b"x" * 9000 + b"\nneedle late\n\x00tail needle\n")
     (work / "long.txt").write_text("w" * 5000 + " needle " + "v" * 5000 + "\n")
     (work / "many.txt").write_text("needle line\n" * 40)
+    (work / "🙂 表情").mkdir()
+    (work / "🙂 表情" / f"{BIDI}txt.exe 名 🙃.md").write_text(f"名前 needle 🙃 {BIDI}Needle\n")
+    (work / "🙂 表情" / "huge_line.txt").write_text("针" * 160_000 + " NEEDLE 🙂 tail\n")
     (work / "big.txt").write_bytes(b"needle\n" * 80_000)  # > 500 KB: not searched
     (work / "empty.txt").write_bytes(b"")
     for i in range(30):
@@ -147,6 +150,7 @@ def test_the_tree_really_exercises_both_engines(
     names = {Path(r["path"]).name for r in result["results"]}
     assert {"utf16.txt", "utf32.txt", "bom8.txt", "latin1.txt", "late_nul.txt"} <= names
     assert {"utf16be.txt", "utf32be.txt", "crlf.txt", "笔记.md", "emoji.txt"} <= names
+    assert {f"{BIDI}txt.exe 名 🙃.md", "huge_line.txt"} <= names
     assert "binary.bin" not in names and "big.txt" not in names
     late = next(r for r in result["results"] if r["path"].endswith("late_nul.txt"))
     assert [m["line"] for m in late["matches"]] == [2, 3]
