@@ -40,6 +40,8 @@ def test_a_new_database_gets_every_migration_wal_and_foreign_keys(app_paths: App
         versions = [r[0] for r in db.conn.execute("SELECT version FROM schema_migrations")]
         assert versions == list(range(1, len(MIGRATIONS) + 1))
         assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        # NORMAL: kept across a kill or crash (test_crash.py), one fsync per checkpoint (README)
+        assert db.conn.execute("PRAGMA synchronous").fetchone()[0] == 1
         assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         tables = {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master")}
         assert {"sessions", "messages", "tool_calls", "messages_fts"} <= tables
