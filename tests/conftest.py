@@ -60,3 +60,14 @@ def app_paths(metona_home: Path) -> Iterator[AppPaths]:
     paths = AppPaths.under(metona_home)
     paths.ensure()
     yield paths
+
+
+@pytest.fixture
+def fresh_locales() -> Iterator[None]:
+    """The page's locale files are read once a process (``web_files.locale_texts``): for a test
+    that points METONA_WEB_DIR at other ones."""
+    from tray_app.web_files import locale_texts
+
+    locale_texts.cache_clear()
+    yield
+    locale_texts.cache_clear()

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.cli import cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
-from tray_app.os_reasons import ERRNO_CODES, OS_REASON, os_params, os_reason_text
+from tray_app.os_reasons import ERRNO_CODES, os_params, os_reason_text
 from tray_app.undo_reasons import reason_text
+from tray_app.web_files import locale_texts
 
 LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
 
@@ -24,8 +25,34 @@ LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
 def test_the_terminals_words_are_the_pages(language: str, file: str) -> None:
     page = json.loads((LOCALES / file).read_text(encoding="utf-8"))
     said = {k.removeprefix("os_reason."): v for k, v in page.items() if k.startswith("os_reason.")}
-    assert said == OS_REASON[language]
     assert set(ERRNO_CODES.values()) | {"other"} == set(said)
+    for code in ERRNO_CODES.values():
+        assert os_reason_text({"os": code, "detail": "OS words"}, language) == said[code]
+    other = os_reason_text({"os": "other", "detail": "I/O 🙂"}, language)
+    assert other == said["other"].format(detail="I/O 🙂") and "I/O 🙂" in other
+
+
+@pytest.mark.usefixtures("fresh_locales")
+def test_an_edit_of_the_locale_is_what_the_terminal_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The locale file is the one copy: an edit there is what the terminal and the tray say;
+    a locale that cannot be read leaves the OS's own text."""
+    web = tmp_path / "web"
+    (web / "locales").mkdir(parents=True)
+    page = json.loads((LOCALES / "zh-CN.json").read_text(encoding="utf-8"))
+    page["os_reason.permission_denied"] = "权限不够 🔒"
+    page["os_reason.other"] = "系统说：{detail}"
+    (web / "locales" / "zh-CN.json").write_text(json.dumps(page), encoding="utf-8")
+    monkeypatch.setenv("METONA_WEB_DIR", str(web))
+    denied = os_params(PermissionError(errno.EACCES, "Permission denied"))
+    broken = os_params(OSError(errno.EIO, "Input/output error {os}"))
+    assert os_reason_text(denied, "zh-CN") == "权限不够 🔒"
+    assert os_reason_text(broken, "zh-CN") == "系统说：Input/output error {os}"
+    assert os_reason_text(denied, "en") == "Permission denied"  # no en.json there
+    (web / "locales" / "zh-CN.json").write_text('{"os_reason.other": "{oops}"}', encoding="utf-8")
+    locale_texts.cache_clear()
+    assert os_reason_text(broken, "zh-CN") == "Input/output error {os}"
 
 
 def test_a_known_errno_is_said_in_words_and_an_unknown_one_quoted() -> None:
@@ -41,20 +68,9 @@ def test_a_known_errno_is_said_in_words_and_an_unknown_one_quoted() -> None:
     assert said == "撤销记录所在的文件夹 /d/撤销 无法写入（没有权限）"
 
 
-def _cli(fake: FakeOllama, home: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, HOME=str(home), NO_COLOR="1", LANG="zh_CN.UTF-8")
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
-        env.pop(name, None)
-    home.mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "tray_app", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=90,
-        env=env,
-    )
+def _cli(metona_home: Path, home: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = cli_env(metona_home, home, lang="zh_CN.UTF-8")
+    return run_cli([sys.executable, "-m", "tray_app", *args], env, stdin)
 
 
 def test_a_chinese_terminal_says_why_an_export_cannot_be_written(
@@ -67,7 +83,7 @@ def test_a_chinese_terminal_says_why_an_export_cannot_be_written(
     blocker.write_text("x", encoding="utf-8")
     stdin = f"/export {folder}\n/export {blocker}/chat.md\n/exit\n"
     args = ("chat", "--model", "qwen3:8b", "--endpoint", fake_ollama.url)
-    result = _cli(fake_ollama, tmp_path / "home", stdin, *args)
+    result = _cli(metona_home, tmp_path / "home", stdin, *args)
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if "无法写入" in line]
     assert len(lines) == 2, result.stderr

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -134,14 +133,6 @@ def test_a_journal_that_fills_up_after_the_change_says_so_by_its_code(
     assert reason_text(note.code, note.params, note, "zh-CN") == (
         f"撤销记录所在的文件夹 {tmp_path / 'undo'} 已满"
     )
-
-
-@pytest.fixture
-def fresh_locales() -> Iterator[None]:
-    """Locale files are read once a process; these tests point METONA_WEB_DIR elsewhere."""
-    locale_texts.cache_clear()
-    yield
-    locale_texts.cache_clear()
 
 
 def _web_copy(tmp_path: Path, zh_edit: dict[str, str] | None, raw: bytes | None = None) -> Path:

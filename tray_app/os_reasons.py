@@ -2,8 +2,8 @@
 
 A sentence that wraps an OS error keeps the OS's English text (``strerror``) for the model, the
 logs and ``--json``. Beside it, ``os_params`` gives ``os``: the errno's code from
-``tool_errors`` (the table the tools' own failures use), so the page (``os_reason.<code>`` in
-``web/locales``) and the terminal (``OS_REASON``) say why in the user's language. An errno
+``tool_errors`` (the table the tools' own failures use), so the page and the terminal say why
+in the user's language, both from ``os_reason.<code>`` in ``web/locales`` (one copy). An errno
 without a code keeps the OS's text, quoted as a detail (``os_reason.other``).
 """
 
@@ -13,6 +13,7 @@ import errno
 from collections.abc import Callable, Mapping
 
 from tray_app.tool_errors import ToolErrorCode
+from tray_app.web_files import locale_texts
 
 #: The code of an OS error by its errno; the tools' failures use the same codes.
 ERRNO_CODES: dict[int, ToolErrorCode] = {
@@ -32,41 +33,7 @@ ERRNO_CODES: dict[int, ToolErrorCode] = {
     errno.EXDEV: "other_device",
 }
 
-#: The reason alone (no path: the sentence around it names one), for the terminal and the tray.
-OS_REASON: dict[str, dict[str, str]] = {
-    "en": {
-        "path_not_found": "not found",
-        "permission_denied": "permission denied",
-        "not_permitted": "operation not permitted",
-        "is_a_folder": "it is a folder",
-        "not_a_folder_on_path": "a part of the path is not a folder",
-        "too_many_links": "too many symbolic links",
-        "name_too_long": "the name is too long",
-        "disk_full": "no space left on the disk",
-        "read_only_disk": "the disk is read-only",
-        "folder_not_empty": "the folder is not empty",
-        "already_exists": "it already exists",
-        "in_use": "it is in use",
-        "other_device": "it is on another disk",
-        "other": "{detail}",
-    },
-    "zh-CN": {
-        "path_not_found": "找不到",
-        "permission_denied": "没有权限",
-        "not_permitted": "不允许的操作",
-        "is_a_folder": "它是文件夹",
-        "not_a_folder_on_path": "路径中的某一部分不是文件夹",
-        "too_many_links": "符号链接过多",
-        "name_too_long": "名称过长",
-        "disk_full": "磁盘空间不足",
-        "read_only_disk": "磁盘为只读",
-        "folder_not_empty": "文件夹不是空的",
-        "already_exists": "已经存在",
-        "in_use": "正在使用中",
-        "other_device": "位于另一个磁盘上",
-        "other": "“{detail}”",
-    },
-}
+_CODES = frozenset(ERRNO_CODES.values())
 
 
 def errno_code(exc: BaseException) -> ToolErrorCode | None:
@@ -85,10 +52,15 @@ def os_params(exc: BaseException) -> dict[str, object]:
 def os_reason_text(
     params: Mapping[str, object], language: str, shown: Callable[[object], str] = str
 ) -> str:
-    """The reason in ``params`` (``os_params``) in ``language``: its code's words, else the OS's
-    text (quoted in Chinese, where it stays English)."""
-    words = OS_REASON["zh-CN" if language.lower().startswith("zh") else "en"]
+    """The reason in ``params`` (``os_params``) in ``language``: its code's words (the page's
+    ``os_reason.<code>``, read from ``web/locales``), else the OS's text (quoted in Chinese,
+    where it stays English); the OS's text alone when the locale cannot be read."""
+    words = locale_texts("zh-CN" if language.lower().startswith("zh") else "en")
     code = params.get("os")
-    if isinstance(code, str) and code in words and code != "other":
-        return words[code]
-    return words["other"].format(detail=shown(params.get("detail", "")))
+    if code in _CODES and isinstance(code, str) and f"os_reason.{code}" in words:
+        return words[f"os_reason.{code}"]
+    detail = shown(params.get("detail", ""))
+    try:
+        return words.get("os_reason.other", "{detail}").format(detail=detail)
+    except (KeyError, IndexError, ValueError):  # a damaged template: the OS's text
+        return detail
