@@ -30,20 +30,23 @@ def press_return_until(desktop: DesktopEnv, done: Callable[[], object]) -> None:
         desktop.xdotool("key", "Return")
 
 
-def test_export_goes_through_the_native_save_dialog(
-    desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, tmp_path: Path
-) -> None:
+def answered_chat(app: AppProcess, fake: FakeOllama) -> tuple[str, str]:
+    """A chat with one question answered: its id and its title (the suggested file name)."""
     fake.script(text_turn(ANSWER))
     session = app.core("new_session")
     app.core("send_message", session["id"], QUESTION)
     wait_for(lambda: app.core("status")["state"] == "idle", 15, "the answer")
-    title = app.core("get_session", session["id"])["session"]["title"]
-    folder = tmp_path / "exports"
-    folder.mkdir()
+    return session["id"], app.core("get_session", session["id"])["session"]["title"]
 
+
+def export_into(
+    desktop: DesktopEnv, app: AppProcess, session_id: str, fmt: str, folder: Path
+) -> None:
+    """Show the popup, ask the page's bridge to export the chat, and type ``folder`` in front
+    of the suggested name in the save dialog (not yet confirmed)."""
     app.send("show")
     wait_for(lambda: app.state()["visible"], 15, "the popup")
-    payload = json.dumps({"session_id": session["id"], "format": "json"})
+    payload = json.dumps({"session_id": session_id, "format": fmt})
     app.eval_js(
         "(import(new URL('js/bridge.js', location.href).href)"
         f".then(m => m.call('export_session', {payload}))"
@@ -54,6 +57,15 @@ def test_export_goes_through_the_native_save_dialog(
     # The name field holds the suggested name: put the folder in front of it.
     desktop.xdotool("key", "Home")
     desktop.xdotool("type", "--delay", "10", f"{folder}/")
+
+
+def test_export_goes_through_the_native_save_dialog(
+    desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, tmp_path: Path
+) -> None:
+    session_id, title = answered_chat(app, fake)
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    export_into(desktop, app, session_id, "json", folder)
     desktop.screenshot("09-save-dialog")
     press_return_until(desktop, lambda: app.eval_js("window.__exported || null"))
     result = wait_for(lambda: app.eval_js("window.__exported || null"), 15, "the export")
@@ -68,26 +80,10 @@ def test_export_goes_through_the_native_save_dialog(
 def test_an_existing_file_is_not_replaced_without_asking(
     desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, tmp_path: Path
 ) -> None:
-    fake.script(text_turn(ANSWER))
-    session = app.core("new_session")
-    app.core("send_message", session["id"], QUESTION)
-    wait_for(lambda: app.core("status")["state"] == "idle", 15, "the answer")
-    title = app.core("get_session", session["id"])["session"]["title"]
+    session_id, title = answered_chat(app, fake)
     existing = tmp_path / f"{title}.md"  # what an earlier export of this chat wrote
     existing.write_text("old notes 旧笔记\n", encoding="utf-8")
-
-    app.send("show")
-    wait_for(lambda: app.state()["visible"], 15, "the popup")
-    payload = json.dumps({"session_id": session["id"], "format": "markdown"})
-    app.eval_js(
-        "(import(new URL('js/bridge.js', location.href).href)"
-        f".then(m => m.call('export_session', {payload}))"
-        ".then(r => { window.__exported = r; }, e => { window.__exported = String(e); }), 1)"
-    )
-    dialog = wait_for(lambda: desktop.visible_windows("Save file"), 15, "the save dialog")
-    desktop.xdotool("windowactivate", "--sync", dialog[0])
-    desktop.xdotool("key", "Home")
-    desktop.xdotool("type", "--delay", "10", f"{tmp_path}/")
+    export_into(desktop, app, session_id, "markdown", tmp_path)
     before = desktop.top_windows()
     press_return_until(desktop, lambda: desktop.top_windows() - before)
     wait_for(lambda: desktop.top_windows() - before, 15, "GTK to ask before replacing the file")
