@@ -39,8 +39,9 @@ DEPENDS = [
     "libayatana-appindicator3-1",
 ]
 #: bubblewrap: run_command's sandbox; the colour emoji font: emoji in paths, names and code
-#: show as pictures instead of empty boxes (WebKitGTK draws with the system's fonts).
-RECOMMENDS = ["bubblewrap", "fonts-noto-color-emoji"]
+#: show as pictures instead of empty boxes (WebKitGTK draws with the system's fonts);
+#: gnome-keyring: the Secret Service that keeps API keys and tool servers' secrets.
+RECOMMENDS = ["bubblewrap", "fonts-noto-color-emoji", "gnome-keyring"]
 DESCRIPTION = """\
 Tray chat with a local model that works on your files
  A small chat in the system tray that talks to a local model (Ollama or any

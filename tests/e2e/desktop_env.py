@@ -1,5 +1,6 @@
-"""A private desktop for end-to-end tests: Xvfb, a D-Bus session, the test notification
-server and a tray host (trayer), each a child process stopped by PID; and ``AppProcess``, the
+"""A private desktop for end-to-end tests: Xvfb, a D-Bus session, the OS keyring
+(gnome-keyring-daemon, unlocked, when installed), the test notification server and a tray host
+(trayer), each a child process stopped by PID; and ``AppProcess``, the
 real app (``python -m tray_app``) driven through its instance socket and xdotool.
 
 Everything waits on conditions with timeouts (``wait_for``), never on fixed sleeps.
@@ -22,6 +23,7 @@ from typing import Any, TypeVar
 
 from PIL import Image, ImageGrab
 
+from tests.secret_service import DAEMON, KeyringDaemon
 from tray_app.desktop.instance import InstanceError, SingleInstance
 from tray_app.paths import AppPaths
 
@@ -113,6 +115,7 @@ class DesktopEnv:
         self.children: list[Child] = []
         self.display = ""
         self.bus_address = ""
+        self.keyring: KeyringDaemon | None = None
         artifacts.mkdir(parents=True, exist_ok=True)
 
     # ---- start / stop ----------------------------------------------------------------------
@@ -128,6 +131,7 @@ class DesktopEnv:
         try:
             self._start_xvfb()
             self._start_dbus()
+            self._start_keyring()
             self._start_window_manager()
             self._start_notifications()
             self._start_tray()
@@ -137,6 +141,9 @@ class DesktopEnv:
         return self
 
     def stop(self) -> None:
+        if self.keyring is not None:
+            self.keyring.stop()
+            self.keyring = None
         for child in reversed(self.children):
             child.stop()
         self.children.clear()
@@ -162,6 +169,12 @@ class DesktopEnv:
         assert popen.stdout is not None
         self.bus_address = popen.stdout.readline().decode().strip()
         assert self.bus_address, "dbus-daemon printed no address"
+
+    def _start_keyring(self) -> None:
+        """The Secret Service a desktop session has, its login keyring unlocked: the app's
+        keyring resolves to it by itself. Started here, the bus never activates a locked one."""
+        if shutil.which(DAEMON) is not None:
+            self.keyring = KeyringDaemon(self.bus_address, self.workdir).start()
 
     def _start_window_manager(self) -> None:
         """openbox, as a user's desktop has one: decorations, focus, stacking, struts."""

@@ -23,7 +23,7 @@ def _build_module():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
-def test_the_deb_recommends_the_sandbox_and_a_colour_emoji_font(tmp_path: Path) -> None:
+def test_the_deb_recommends_the_sandbox_a_colour_emoji_font_and_a_keyring(tmp_path: Path) -> None:
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     program = bundle / "metona-tray"
@@ -34,5 +34,6 @@ def test_the_deb_recommends_the_sandbox_and_a_colour_emoji_font(tmp_path: Path) 
         ["dpkg-deb", "-f", str(deb), "Recommends"], capture_output=True, text=True, check=True
     ).stdout
     names = {name.strip() for name in recommends.split(",")}
-    # Emoji in paths, file names and code render as pictures, not empty boxes.
-    assert {"bubblewrap", "fonts-noto-color-emoji"} <= names
+    # Emoji in paths, file names and code render as pictures, not empty boxes; the keyring
+    # keeps API keys and tool servers' secrets (without it they last the session only).
+    assert {"bubblewrap", "fonts-noto-color-emoji", "gnome-keyring"} <= names
