@@ -13,11 +13,17 @@ to the settings file, to any other file, or to a log line.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 SERVICE = "metona-tray"
+
+#: One keyring call at a time in this process. keyring's Secret Service backend opens a new
+#: D-Bus connection and session per call; gnome-keyring answers concurrent ones wrongly (the
+#: default collection "missing", then a prompt; an entry gone mid-read) or aborts.
+_ONE_AT_A_TIME = threading.Lock()
 
 _NO_BACKEND = ("keyring.backends.fail.Keyring", "keyring.backends.null.Keyring")
 _INSECURE_PREFIX = "keyrings.alt."
@@ -41,9 +47,9 @@ def _problem_of(exc: BaseException) -> str:
 
 
 def _vanished(exc: BaseException) -> bool:
-    """SecretStorage's ItemNotFoundException: another thread removed the entry while this one
-    read or removed it. It is simply not there; the keyring works (one such race used to make
-    every key session-only until the app restarted)."""
+    """SecretStorage's ItemNotFoundException: another process (``mcp serve``, a terminal
+    command) removed the entry while this one read or removed it. It is simply not there; the
+    keyring works (one such race used to make every key session-only until a restart)."""
     try:
         from secretstorage.exceptions import ItemNotFoundException
     except ImportError:  # not Linux, or no SecretStorage: no such race
@@ -112,7 +118,8 @@ class SecretStore:
         if user in self._memory or self._backend is None:
             return self._memory.get(user)
         try:
-            value = self._backend.get_password(SERVICE, user)
+            with _ONE_AT_A_TIME:
+                value = self._backend.get_password(SERVICE, user)
         except Exception as exc:
             if not _vanished(exc):
                 self._disable(exc, None)
@@ -128,7 +135,8 @@ class SecretStore:
             return
         if self._backend is not None:
             try:
-                self._backend.set_password(SERVICE, user, key)
+                with _ONE_AT_A_TIME:
+                    self._backend.set_password(SERVICE, user, key)
             except Exception as exc:
                 self._disable(exc, key)
             else:
@@ -144,7 +152,8 @@ class SecretStore:
         import keyring.errors
 
         try:
-            self._backend.delete_password(SERVICE, user)
+            with _ONE_AT_A_TIME:
+                self._backend.delete_password(SERVICE, user)
         except keyring.errors.PasswordDeleteError:
             pass  # there was none
         except Exception as exc:
