@@ -5,13 +5,13 @@ stopped by PID, also when a test fails. Screenshots go to ``test-artifacts/e2e/`
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.app_setup import app_home, app_settings, running
 from tests.e2e.desktop_env import ROOT, AppProcess, DesktopEnv, missing_tools
 from tests.fakes.ollama_server import FakeOllama
 
@@ -62,19 +62,5 @@ def app(
     desktop: DesktopEnv, fake: FakeOllama, workspace: Path, tmp_path: Path,
     request: pytest.FixtureRequest,
 ) -> Iterator[AppProcess]:  # fmt: skip
-    home = tmp_path / "home"
-    (home / "config").mkdir(parents=True)
-    settings = {
-        "endpoint": fake.url,
-        "default_model": "qwen3:8b",
-        "think": False,
-        "allowed_dirs": [str(workspace)],
-        "language": "en",
-    }
-    (home / "config" / "settings.json").write_text(json.dumps(settings))
-    process = AppProcess(desktop, home, name=request.node.name)
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
+    home = app_home(tmp_path, app_settings(fake.url, workspace))
+    yield from running(AppProcess(desktop, home, name=request.node.name))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.app_setup import app_home, app_settings, running
 from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
@@ -30,23 +31,9 @@ def app_with_server(
 ) -> Iterator[AppProcess]:  # fmt: skip
     marks = tmp_path / "marks"
     marks.mkdir()
-    home = tmp_path / "home"
-    (home / "config").mkdir(parents=True)
-    settings = {
-        "endpoint": fake.url,
-        "default_model": "qwen3:8b",
-        "think": False,
-        "allowed_dirs": [str(workspace)],
-        "language": "zh-CN",
-        "mcp_servers": {SERVER: fake_entry(marks, trust="trust_read_only")},
-    }
-    (home / "config" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    process = AppProcess(desktop, home, name=request.node.name)
-    try:
-        process.start()
-        yield process
-    finally:
-        process.stop()
+    servers = {SERVER: fake_entry(marks, trust="trust_read_only")}
+    settings = app_settings(fake.url, workspace, language="zh-CN", mcp_servers=servers)
+    yield from running(AppProcess(desktop, app_home(tmp_path, settings), name=request.node.name))
 
 
 def text_of(app: AppProcess, selector: str) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.app_setup import app_home
 from tests.e2e.desktop_env import AppProcess, Child, DesktopEnv, wait_for
 from tests.fakes.ollama_server import FakeOllama
 from tray_app.desktop.tray_text import TRAY_TEXT
@@ -26,11 +27,8 @@ def fresh(
     desktop: DesktopEnv, fake: FakeOllama, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[AppProcess]:
     """An app launched but not waited for: the test talks to it from its first moment."""
-    home = tmp_path / "home"
-    (home / "config").mkdir(parents=True)
     settings = {"endpoint": fake.url, "default_model": "qwen3:8b", "language": "zh-CN"}
-    (home / "config" / "settings.json").write_text(json.dumps(settings))
-    app = AppProcess(desktop, home, name=request.node.name)
+    app = AppProcess(desktop, app_home(tmp_path, settings), name=request.node.name)
     app.child = Child(app.name, app.launch())
     try:
         wait_for(lambda: app.send("ping"), 60, "the instance socket", interval=0.01)
