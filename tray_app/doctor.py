@@ -59,6 +59,7 @@ def gather(endpoint: str | None) -> dict[str, Any]:
         "usable": secrets.usable,
         "backend": secrets.backend_name,
         "reason": secrets.reason,
+        "locked": secrets.locked(),
     }
     try:
         from tray_app.desktop.checks import desktop_report
@@ -82,7 +83,12 @@ def print_report(report: dict[str, Any]) -> None:
     else:
         print(f"\n       {server.get('error')}")
     keyring = report["keyring"]
-    if keyring["usable"]:
+    if keyring["usable"] and keyring.get("locked"):
+        print(
+            f"[warn] keyring: {keyring['backend']} is locked; the app asks for its password "
+            "when it first needs a key (unlock it at login to avoid that)"
+        )
+    elif keyring["usable"]:
         print(f"[ok ] keyring: {keyring['backend']} (API keys are stored there)")
     else:
         print(f"[warn] keyring: {keyring['reason']}; API keys are kept for the session only")

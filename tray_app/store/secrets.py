@@ -113,6 +113,21 @@ class SecretStore:
         """Whether keys survive a restart (False: kept in memory for this session only)."""
         return self._backend is not None
 
+    def locked(self) -> bool | None:
+        """Whether the Secret Service's default keyring is locked, asked without a prompt (for
+        ``doctor``: the app's first key would ask for its password); None when not known."""
+        if self._backend is None or not self.backend_name.endswith(".SecretService.Keyring"):
+            return None
+        try:
+            from contextlib import closing
+
+            import secretstorage
+
+            with _ONE_AT_A_TIME, closing(secretstorage.dbus_init()) as bus:
+                return bool(secretstorage.Collection(bus).is_locked())
+        except Exception:  # no default keyring yet, the service left: get/set will say
+            return None
+
     def get(self, endpoint: str) -> str | None:
         user = endpoint_key(endpoint)
         if user in self._memory or self._backend is None:

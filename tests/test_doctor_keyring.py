@@ -1,0 +1,68 @@
+"""``metona-tray doctor`` as a user runs it, against the real OS keyring (gnome-keyring-daemon's
+Secret Service on a private D-Bus session): found and unlocked, locked (said without a prompt),
+and gone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+import secretstorage
+
+from tests.secret_service import KeyringDaemon, connect, running_keyring, use_keyring
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
+
+
+def doctor(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    env.update(PYTHONPATH=str(ROOT), NO_COLOR="1")
+    env.pop("DISPLAY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "tray_app", "doctor", "--endpoint", "http://127.0.0.1:9", *args],
+        input="", capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def keyring_report(tmp_path: Path) -> Any:
+    return json.loads(doctor(tmp_path, "--json").stdout)["keyring"]
+
+
+def test_doctor_finds_the_unlocked_secret_service(
+    real_keyring: KeyringDaemon, tmp_path: Path
+) -> None:
+    report = keyring_report(tmp_path)
+    assert report == {"usable": True, "backend": SECRET_SERVICE, "reason": None, "locked": False}
+    assert f"[ok ] keyring: {SECRET_SERVICE}" in doctor(tmp_path).stdout
+
+
+def test_doctor_says_a_locked_keyring_is_locked_and_a_gone_one_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_keyring(tmp_path / "own") as daemon:
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            with connect(daemon.address) as bus:
+                secretstorage.Collection(bus).lock()
+            report = keyring_report(tmp_path)
+            assert report["usable"] is True and report["locked"] is True
+            said = doctor(tmp_path).stdout
+            assert f"[warn] keyring: {SECRET_SERVICE} is locked" in said
+            with connect(daemon.address) as bus:  # asked, never prompted: still locked
+                assert secretstorage.Collection(bus).is_locked()
+
+            daemon.stop()
+            gone = keyring_report(tmp_path)
+            assert gone["usable"] is False and gone["reason"] and gone["locked"] is None
+            assert "[warn] keyring:" in doctor(tmp_path).stdout
+        finally:
+            keyring.set_keyring(previous)
