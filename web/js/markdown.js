@@ -9,6 +9,7 @@ import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { codeText, groupCode } from './codegroups.js';
 import { markBidi } from './bidimark.js';
+import { wrapChanged } from './codewrap.js';
 
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   .replace(/"/g, '&quot;');
@@ -132,7 +133,10 @@ function wrapCode(pre) {
     class: 'code-btn code-wrap', type: 'button', 'aria-pressed': 'false', i18nTitle: 'md.wrap', i18nLabel: 'md.wrap',
   }, icon('wrap'));
   const box = h('div', { class: 'code-block' });
-  wrap.addEventListener('click', () => wrap.setAttribute('aria-pressed', String(box.classList.toggle('wrapped'))));
+  wrap.addEventListener('click', () => {
+    wrap.setAttribute('aria-pressed', String(box.classList.toggle('wrapped')));
+    wrapChanged(pre); // a long block's groups off screen take their wrapped height
+  });
   const head = h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: lang }), h('span', { class: 'code-tools' }, wrap, copy));
   pre.replaceWith(box);
   box.append(head, pre);

@@ -1,0 +1,64 @@
+"""With Wrap on, a long code block's line groups off screen take the height of their wrapped
+lines: drawing them (scrolling to them) moves nothing, so the scrollbar does not jump."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import text_turn
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+BIDI = "\u202eevil\u202c"
+
+# The block's height as drawn (groups off screen at their intrinsic size) and once every group
+# is really laid out; how many groups are off screen; and the log's height both ways.
+MEASURE = """(pre) => {
+  const groups = [...pre.querySelectorAll(':scope > div')];
+  const log = pre.closest('.log') || document.scrollingElement;
+  const drawn = (g) => g.firstElementChild.checkVisibility({ contentVisibilityAuto: true });
+  const skipped = groups.filter((g) => !drawn(g)).length;
+  const estimated = pre.getBoundingClientRect().height;
+  const scrollEstimated = log.scrollHeight;
+  for (const g of groups) g.style.contentVisibility = 'visible';
+  const real = pre.getBoundingClientRect().height;
+  const scrollReal = log.scrollHeight;
+  for (const g of groups) g.style.removeProperty('content-visibility');
+  return { groups: groups.length, skipped, estimated, real, scrollEstimated, scrollReal,
+           wrapped: getComputedStyle(pre).whiteSpace };
+}"""
+
+
+def body() -> str:
+    rows = [f"row_{n} = '{'宽字' * 25} {'ascii ' * 15}{BIDI} 😀'  # {n}\n" for n in range(400)]
+    return "".join(rows)
+
+
+def test_wrapped_groups_off_screen_keep_their_wrapped_height(app: App) -> None:
+    code = body()
+    assert len(code) > 50_000
+    app.fake.script(
+        text_turn(f"代码：\n\n```python\n{code}```\n\n之后 after 😀\n", chunk_chars=4096)
+    )
+    app.send("长代码")
+    answer = app.page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=120_000)
+    expect(answer.locator(".content")).to_contain_text("之后 after")
+    pre = answer.locator(".content pre")
+    answer.locator(".code-wrap").click()
+    expect(pre).to_have_css("white-space", "pre-wrap")
+    seen: dict[str, Any] = pre.evaluate(MEASURE)
+    assert seen["groups"] > 20 and seen["skipped"] > 10, seen  # most groups are off screen
+    # Off screen, the wrapped groups are as high as when drawn (within a few per cent)
+    assert abs(seen["estimated"] - seen["real"]) < 0.05 * seen["real"], seen
+    assert abs(seen["scrollEstimated"] - seen["scrollReal"]) < 0.05 * seen["scrollReal"], seen
+    # and back unwrapped, as high as their lines again
+    answer.locator(".code-wrap").click()
+    expect(pre).to_have_css("white-space", "pre")
+    again: dict[str, Any] = pre.evaluate(MEASURE)
+    assert abs(again["estimated"] - again["real"]) < 1, again
+    assert app.page_errors == []
