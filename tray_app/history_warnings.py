@@ -5,18 +5,19 @@ The store's failures stay English sentences (``str``: logs, ``--json``, older ca
 carry a code and its params: a ``StoreProblem`` is why the database cannot be used (the first
 argument of the ``StoreError`` that ``store/db.py`` raises), a ``HistoryWarning`` what that
 means for this run (history off, read-only, the app's folders not writable) with the problem
-inside. ``web/locales`` hold ``history_warning.<code>`` and ``store_problem.<code>``;
-``HISTORY_TEXT`` is the terminal's copy of them (``tests/test_history_warnings.py`` checks they
-agree). An OS error inside says why by its errno (``os_reasons``).
+inside. ``web/locales`` hold ``history_warning.<code>`` and ``store_problem.<code>``, which the
+page and the terminal both read (one copy). An OS error inside says why by its errno
+(``os_reasons``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, get_args
 
 from tray_app.os_reasons import os_reason_text
 from tray_app.tool_errors import Params, clean_params
+from tray_app.web_files import locale_texts
 
 StoreProblemCode = Literal[
     "locked",
@@ -31,6 +32,12 @@ StoreProblemCode = Literal[
     "failed",
 ]
 HistoryWarningCode = Literal["history_off", "history_read_only", "folders_unwritable"]
+#: Every text key the page and the terminal need (tests/test_history_warnings.py checks both
+#: locales hold each with the same placeholders).
+TEXT_KEYS: frozenset[str] = frozenset(
+    [f"history_warning.{code}" for code in get_args(HistoryWarningCode)]
+    + [f"store_problem.{code}" for code in get_args(StoreProblemCode)]
+)
 
 
 class StoreProblem(str):
@@ -83,59 +90,13 @@ def warning_info(warning: object) -> dict[str, object] | None:
     return {"code": warning.code, "params": dict(warning.params), "why": inner}
 
 
-#: The terminal's copy of ``web/locales``' ``history_warning.*`` and ``store_problem.*``.
-HISTORY_TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "history_warning.history_off": "History is off: {why}",
-        "history_warning.history_read_only": "History is read-only: {why}",
-        "history_warning.folders_unwritable": "The app's folders cannot be written ({detail}: "
-        "{path}).",
-        "store_problem.locked": "The chat history {path} is locked by another program (another "
-        "Metona Tray, or a database tool?) and stayed locked past the wait time.",
-        "store_problem.damaged": "The chat history {path} is damaged or is not a database "
-        "({detail}). It was left as it is so it can be recovered.",
-        "store_problem.newer": "The chat history {path} was written by a newer version of "
-        "Metona Tray (schema {version}; this version knows up to {known}). It was left as it "
-        "is; update the app to see it.",
-        "store_problem.disk_full": "The chat history {path} cannot be written: the disk is full.",
-        "store_problem.read_only": "The chat history {path} is on a read-only disk or folder.",
-        "store_problem.cannot_open": "The chat history {path} cannot be opened ({detail}; check "
-        "its permissions).",
-        "store_problem.folder_not_writable": "Cannot save to the chat history {path}: its folder "
-        "is read-only or not writable.",
-        "store_problem.no_folder": "Cannot create the folder for the chat history {path} "
-        "({detail}).",
-        "store_problem.no_history": "There is no chat history yet at {path}.",
-        "store_problem.failed": "The chat history {path} cannot be used ({detail}).",
-    },
-    "zh-CN": {
-        "history_warning.history_off": "本次不保存聊天记录：{why}",
-        "history_warning.history_read_only": "聊天记录只能读取，不会保存：{why}",
-        "history_warning.folders_unwritable": "应用的文件夹无法写入：{path}（{detail}）。",
-        "store_problem.locked": "聊天记录 {path} 被另一个程序锁定（另一个 Metona Tray，或数据库"
-        "工具？），等待之后仍未解锁。",
-        "store_problem.damaged": "聊天记录 {path} 已损坏或不是数据库（{detail}）。它保持原样，"
-        "以便恢复。",
-        "store_problem.newer": "聊天记录 {path} 由更新版本的 Metona Tray 写入（结构版本 "
-        "{version}；此版本最高支持 {known}）。它保持原样；请更新应用后查看。",
-        "store_problem.disk_full": "聊天记录 {path} 无法写入：磁盘空间不足。",
-        "store_problem.read_only": "聊天记录 {path} 位于只读的磁盘或文件夹中。",
-        "store_problem.cannot_open": "无法打开聊天记录 {path}（{detail}；请检查它的权限）。",
-        "store_problem.folder_not_writable": "无法保存到聊天记录 {path}：它所在的文件夹是只读的"
-        "或不可写。",
-        "store_problem.no_folder": "无法为聊天记录 {path} 创建文件夹（{detail}）。",
-        "store_problem.no_history": "{path} 还没有聊天记录。",
-        "store_problem.failed": "无法使用聊天记录 {path}（{detail}）。",
-    },
-}
-
-
 def warning_text(warning: object, language: str, shown: Callable[[object], str] = str) -> str:
-    """The warning in ``language`` (``shown`` prepares each param: the terminal writes control
-    characters out); a plain sentence, or one whose params do not fit, as it is."""
+    """The warning in ``language``, from ``web/locales`` (``shown`` prepares each param: the
+    terminal writes control characters out); a plain sentence, a code without a text or params
+    that do not fit it give the English sentence as it is."""
     if not isinstance(warning, HistoryWarning):
         return shown(warning)
-    texts = HISTORY_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+    texts = locale_texts("zh-CN" if language.lower().startswith("zh") else "en")
     try:
         why = os_reason_text(warning.params, language, shown)  # an uncoded cause, quoted
         if warning.why is not None:
