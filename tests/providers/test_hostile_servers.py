@@ -10,7 +10,6 @@ stopped reading early, said why, and kept what arrived before.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from contextlib import aclosing
 
 import pytest
@@ -36,21 +35,6 @@ from tray_app.providers.ollama import OllamaProvider
 from tray_app.providers.openai import OpenAIProvider
 
 MB = 1024 * 1024
-KINDS = ["ollama", "openai"]
-
-
-@pytest.fixture(params=KINDS)
-async def served(request: pytest.FixtureRequest) -> AsyncIterator[tuple[FakeServer, Provider]]:
-    """A fake server and a provider talking to it, once per provider kind."""
-    fake: FakeServer = FakeOllama() if request.param == "ollama" else FakeOpenAI()
-    with fake:
-        provider: Provider = (
-            OllamaProvider(fake.url) if request.param == "ollama" else OpenAIProvider(fake.url)
-        )
-        try:
-            yield fake, provider
-        finally:
-            await provider.aclose()
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])

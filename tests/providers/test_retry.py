@@ -5,34 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from email.utils import formatdate
 
 import pytest
 
 from tests.fakes._server import FakeServer
 from tests.fakes.ollama_server import FakeOllama
-from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.turns import busy_turn, error_turn, text_turn
 from tests.providers._helpers import request
 from tray_app.errors import ProviderHTTPError, ServerBusy
 from tray_app.providers._http import parse_retry_after
 from tray_app.providers.base import Provider, ProviderNotice, StreamDelta, StreamDone
-from tray_app.providers.ollama import OllamaProvider
-from tray_app.providers.openai import OpenAIProvider
-
-
-@pytest.fixture(params=["ollama", "openai"])
-async def served(request: pytest.FixtureRequest) -> AsyncIterator[tuple[FakeServer, Provider]]:
-    fake: FakeServer = FakeOllama() if request.param == "ollama" else FakeOpenAI()
-    with fake:
-        provider: Provider = (
-            OllamaProvider(fake.url) if request.param == "ollama" else OpenAIProvider(fake.url)
-        )
-        try:
-            yield fake, provider
-        finally:
-            await provider.aclose()
 
 
 async def drain(provider: Provider) -> tuple[list[object], BaseException | None]:

@@ -10,8 +10,6 @@ or read (sizes, mtimes, hashes, link targets, access times), and every legitimat
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -32,6 +30,8 @@ from redteam_commands import (
 from redteam_legit import LEGIT, legit_writes
 from redteam_paths import deletes, home_and_variables, symlinks, system, traversal, urls_and_control
 from redteam_world import Case, World, build_world
+
+from tests.tools.shell_helpers import bwrap_problem
 
 # name: (policy, cases); the policies are ``World.policy``'s.
 ATTACKS: dict[str, tuple[str, Callable[[], list[Case]]]] = {
@@ -103,18 +103,6 @@ def test_the_corpus_is_large_and_has_both_halves() -> None:
 # ---- run_command in bubblewrap --------------------------------------------------------------
 
 
-def _bwrap_problem() -> str | None:
-    if not sys.platform.startswith("linux"):
-        return "bubblewrap is Linux only"
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bwrap not found: install the Debian package 'bubblewrap'"
-    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    probe += ["--unshare-net", "--unshare-pid", "--cap-drop", "ALL", "--", "/bin/true"]
-    done = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
-    return None if done.returncode == 0 else f"bwrap cannot run here: {done.stderr.strip()}"
-
-
 @pytest.fixture
 def far() -> Iterator[Path]:
     """A folder outside /tmp (bwrap gives commands a private /tmp, which would hide escapes)."""
@@ -130,7 +118,7 @@ def far() -> Iterator[Path]:
 def test_sandboxed_commands_write_nothing_outside_the_workspace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, far: Path
 ) -> None:
-    problem = _bwrap_problem()
+    problem = bwrap_problem()
     if problem:
         pytest.skip(problem)
     world = build_world(tmp_path, monkeypatch, far=far)

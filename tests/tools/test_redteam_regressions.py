@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests.tools.shell_helpers import bwrap_problem
 from tray_app.tools import sandbox
 from tray_app.tools.fs_safe import iso_time
 from tray_app.tools.toolbox import Toolbox
@@ -98,19 +96,10 @@ def test_listing_a_folder_with_a_far_future_file_on_tmpfs(policy_for, monkeypatc
         assert [e["name"] for e in result["entries"]] == ["future.txt", "normal.txt"]
 
 
-def _bwrap_problem() -> str | None:
-    bwrap = shutil.which("bwrap")
-    if not sys.platform.startswith("linux") or bwrap is None:
-        return "needs bubblewrap on Linux"
-    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]
-    done = subprocess.run([*probe, "--cap-drop", "ALL", "--", "/bin/true"], check=False)
-    return None if done.returncode == 0 else "bwrap cannot create a sandbox here"
-
-
 def test_sandboxed_commands_cannot_change_the_policys_app_folders(layout) -> None:
     # The sandbox took the app's folders from METONA_HOME, never from the policy it was given,
     # so a command could rewrite the settings the policy protects (and grant itself more).
-    problem = _bwrap_problem()
+    problem = bwrap_problem()
     if problem:
         pytest.skip(problem)
     settings = layout.home / ".config" / "metona-tray" / "settings.json"
@@ -135,7 +124,7 @@ def test_sandboxed_commands_cannot_change_the_policys_app_folders(layout) -> Non
 def test_a_credential_folder_that_is_a_link_is_hidden_in_the_sandbox(layout) -> None:
     # Only real folders were masked: with ~/.gnupg a link (GNU stow folds folders that way)
     # a sandboxed command read the keys through it or at the link's target.
-    problem = _bwrap_problem()
+    problem = bwrap_problem()
     if problem:
         pytest.skip(problem)
     real = layout.home / "dotfiles" / "gnupg"

@@ -6,18 +6,17 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.tools.shell_helpers import run_command, wait_until
 from tray_app.store.settings import Settings
 from tray_app.tools import shell
-from tray_app.tools.base import ToolContext
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.shell import SHELL_TOOLS, RunCommandArgs, clamp_timeout, scrub_env
+from tray_app.tools.shell import SHELL_TOOLS, clamp_timeout, scrub_env
 from tray_app.tools.toolbox import Toolbox
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands")
@@ -41,17 +40,7 @@ def policy(tmp_path: Path) -> SandboxPolicy:
 
 
 def run(policy: SandboxPolicy, cancel: threading.Event | None = None, **args: Any) -> Any:
-    ctx = ToolContext(policy=policy, cancel=cancel or threading.Event(), call_id="c1")
-    return shell.run_command(ctx, RunCommandArgs(**args))
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
+    return run_command(policy, cancel, call_id="c1", **args)
 
 
 def alive(pid: int) -> bool:

@@ -7,24 +7,17 @@ where either is missing they skip with the reason found at run time.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
-import subprocess
 import sys
-import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.tools.shell_helpers import bwrap_problem, run_command, wait_until
 from tray_app.paths import AppPaths
-from tray_app.tools import shell
-from tray_app.tools.base import ToolContext
 from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.shell import RunCommandArgs
 
 # A Python the sandbox can see: the test's venv may live under /tmp, which is private inside it.
 SANDBOX_PYTHON = next(
@@ -34,24 +27,7 @@ SANDBOX_PYTHON = next(
 )
 
 
-def _bwrap_problem() -> str | None:
-    if not sys.platform.startswith("linux"):
-        return "bubblewrap is Linux only"
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bwrap not found: install the Debian package 'bubblewrap'"
-    probe = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    probe += ["--unshare-net", "--unshare-pid", "--cap-drop", "ALL", "--", "/bin/true"]
-    try:
-        done = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"bwrap cannot run here: {exc}"
-    if done.returncode != 0:
-        return f"bwrap cannot create a sandbox here: {done.stderr.strip()}"
-    return None
-
-
-PROBLEM = _bwrap_problem()
+PROBLEM = bwrap_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")
 
 
@@ -69,18 +45,7 @@ def policy(tmp_path: Path) -> SandboxPolicy:
     )
 
 
-def run(policy: SandboxPolicy, cancel: threading.Event | None = None, **args: Any) -> Any:
-    ctx = ToolContext(policy=policy, cancel=cancel or threading.Event())
-    return shell.run_command(ctx, RunCommandArgs(**args))
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
+run = run_command
 
 
 @pytest.fixture
