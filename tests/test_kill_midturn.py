@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn, tool_turn
 from tray_app.paths import AppPaths
@@ -68,9 +69,10 @@ def start_chat(metona_home: Path, tmp_path: Path) -> Callable[..., subprocess.Po
     procs: list[subprocess.Popen[str]] = []
 
     def start(*args: str) -> subprocess.Popen[str]:
+        """``metona-tray`` with ``args`` (``chat_args``), running until the test ends it."""
         env = dict(os.environ, METONA_HOME=str(metona_home), HOME=str(home), NO_COLOR="1")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tray_app", "chat", "--json", *args],
+            [sys.executable, "-m", "tray_app", *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -95,15 +97,7 @@ def test_killed_mid_stream_the_answer_so_far_comes_back_as_stopped(
 ) -> None:
     words = " ".join(f"word{i}" for i in range(200))
     fake_ollama.script(slow_turn(words, delay=0.05, chunk_chars=6))
-    proc = start_chat(
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        fake_ollama.url,
-        "--workspace",
-        str(tmp_path),
-        "tell me a long story",
-    )
+    proc = start_chat(*chat_args(fake_ollama.url, tmp_path, "--json", "tell me a long story"))
     db = app_paths.database_file
     poll(
         db,
@@ -146,14 +140,7 @@ def test_killed_mid_tool_call_the_card_and_the_call_survive(
         ),
     )
     proc = start_chat(
-        "--model",
-        "qwen3:8b",
-        "--endpoint",
-        fake_ollama.url,
-        "--workspace",
-        str(workspace),
-        "--yes-all",
-        "write then wait",
+        *chat_args(fake_ollama.url, workspace, "--json", "--yes-all", "write then wait")
     )
     db = app_paths.database_file
     poll(db, "SELECT name, status FROM tool_calls", lambda rows: ("run_command", "running") in rows)
@@ -174,6 +161,8 @@ def test_killed_mid_tool_call_the_card_and_the_call_survive(
     # running now: any app start elsewhere in a parallel run may already have reaped it.)
     fake_ollama.script(text_turn("Sorry, the command was interrupted."))
     again = start_chat(
+        "chat",
+        "--json",
         "--session",
         session.id,
         "--endpoint",

@@ -22,15 +22,21 @@ def final_update(rig: Rig, call_id: str) -> Any:
     )
 
 
-def test_a_call_that_finishes_after_the_stop_is_reported_as_done(make_rig: Any) -> None:
-    rig: Rig = make_rig(sqlite=True)
+def stop_while_running(rig: Rig) -> tuple[str, Any]:
+    """The user stops the turn while the ``stubborn`` tool runs: the chat and the call's last
+    update."""
     rig.fake.script(tool_turn([("stubborn", {"seconds": 60})]))
     sid, turn = rig.send("change it")
     assert rig.slow_started.wait(10)
     call = rig.log.wait_type("tool_call")
     rig.core.abort(sid)
     assert rig.finish(turn).stop_reason == "aborted"
-    update = final_update(rig, call.call.call_id)
+    return sid, final_update(rig, call.call.call_id)
+
+
+def test_a_call_that_finishes_after_the_stop_is_reported_as_done(make_rig: Any) -> None:
+    rig: Rig = make_rig(sqlite=True)
+    sid, update = stop_while_running(rig)
     assert update.status == "success" and update.result == {"success": True, "changed": True}
     assert rig.notes == ["stubborn"]
     (stored,) = rig.core.get_session(sid)["tool_calls"]
@@ -44,12 +50,6 @@ def test_a_call_still_running_after_the_grace_says_it_may_yet_finish(
 ) -> None:
     monkeypatch.setattr(calls, "TOOL_STOP_GRACE", 0.01)
     rig: Rig = make_rig()
-    rig.fake.script(tool_turn([("stubborn", {"seconds": 60})]))
-    sid, turn = rig.send("change it")
-    assert rig.slow_started.wait(10)
-    call = rig.log.wait_type("tool_call")
-    rig.core.abort(sid)
-    assert rig.finish(turn).stop_reason == "aborted"
-    update = final_update(rig, call.call.call_id)
+    _, update = stop_while_running(rig)
     assert update.status == "cancelled"
     assert "may yet finish" in update.result["error"]
