@@ -124,8 +124,9 @@ class UndoFailed(MetonaError, CodedError):
     code of ``tool_errors``) let the page and the terminal say it in the user's language."""
 
 
-class ExportFailed(MetonaError):
-    """An exported chat could not be written to the file the user chose."""
+class ExportFailed(MetonaError, CodedError):
+    """An exported chat could not be written to the file the user chose; ``code`` and
+    ``params`` (an OS error's code of ``tool_errors``) let the page say why in its language."""
 
 
 class InvalidRequest(MetonaError):

@@ -89,10 +89,34 @@ def test_a_file_that_cannot_be_written_is_a_one_line_error(app: App, tmp_path: P
     row.locator(".session-export").click()
     row.locator("button", has_text="Markdown").click()
     toast = page.locator(".toast.error")
-    expect(toast).to_contain_text("cannot write")
+    expect(toast).to_contain_text("The chat could not be saved there: Folder not found: ")
     expect(toast).to_contain_text("missing folder")
     assert "\n" not in toast.inner_text().strip()
     assert not (tmp_path / "missing folder").exists()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_why_an_export_cannot_be_written_is_said_in_the_pages_language(
+    make_app: object, fake_ollama: object, tmp_path: Path, lang: str
+) -> None:
+    """Onto a folder (EISDIR): the OS's reason in words, the folder's bidi control written out."""
+    app: App = make_app(fake_ollama, language=lang)  # type: ignore[operator]
+    session_id = chat(app)
+    folder = tmp_path / "导出 \u202efdp.md 📁"
+    folder.mkdir()
+    app.harness.save_to = folder
+    page = app.page
+    page.locator("#btn-sidebar").click()
+    row = page.locator(f'.session[data-session-id="{session_id}"]')
+    row.locator(".session-export").click()
+    row.locator("button.btn.small").first.click()  # Markdown
+    said = {
+        "en": f"The chat could not be saved there: {tmp_path}/导出 ⟨U+202E⟩fdp.md 📁 is a folder",
+        "zh-CN": f"无法将对话保存到该位置：{tmp_path}/导出 ⟨U+202E⟩fdp.md 📁 是文件夹",
+    }[lang]
+    expect(page.locator(".toast.error")).to_contain_text(said)
+    assert "Is a directory" not in page.locator(".toast.error").inner_text()
+    assert app.page_errors == []
 
 
 def test_the_not_saved_notice_offers_export_in_chinese(

@@ -14,6 +14,7 @@ from typing import Any
 
 from tray_app.atomic import atomic_write
 from tray_app.errors import ExportFailed
+from tray_app.os_reasons import errno_code
 
 MAX_NAME = 80  # characters of the title kept in the file name
 
@@ -49,4 +50,14 @@ def write_export(path: Path, text: str) -> None:
             target, text.encode("utf-8"), private=True, prefix=f".{target.name}-", suffix=".tmp"
         )
     except OSError as exc:
-        raise ExportFailed(f"cannot write {target}: {exc.strerror or exc}") from None
+        why = exc.strerror or str(exc)
+        code = errno_code(exc)
+        if code == "path_not_found":  # the file is new: it is its folder that is missing
+            raise ExportFailed(
+                f"cannot write {target}: {why}", code="folder_not_found", path=target.parent
+            ) from None
+        if code is None:
+            raise ExportFailed(
+                f"cannot write {target}: {why}", code="os_error", path=target, reason=why
+            ) from None
+        raise ExportFailed(f"cannot write {target}: {why}", code=code, path=target) from None
