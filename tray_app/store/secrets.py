@@ -5,9 +5,10 @@ there is no usable keyring -- keyring's ``fail`` or ``null`` backend, or a backe
 -- the key lives in this object's memory for the session and ``usable`` is False with a
 ``reason`` (English detail, for logs and ``doctor``) and a ``problem`` code the page says in the
 user's language: the keyring is locked, the Secret Service is gone, there is none, or it would
-write keys in clear. Backends that would write the key to a file in clear
-(``keyrings.alt``'s) count as unusable unless ``allow_insecure`` (tests only). Keys never go
-to the settings file, to any other file, or to a log line.
+write keys in clear. Storing a key after a backend failed tries that backend again, so
+unlocking the keyring (or its service coming back) needs no restart. Backends that would write
+the key to a file in clear (``keyrings.alt``'s) count as unusable unless ``allow_insecure``
+(tests only). Keys never go to the settings file, to any other file, or to a log line.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class SecretStore:
     def __init__(self, backend: Any | None = None, *, allow_insecure: bool = False) -> None:
         self._memory: dict[str, str] = {}
         self._backend: Any | None = None
+        self._failed: Any | None = None  # the backend that failed: tried again on the next set
         self.reason: str | None = None
         self.problem: str | None = None
         import keyring  # here, not at import: most starts never need a key (~15 ms)
@@ -130,11 +132,12 @@ class SecretStore:
 
     def get(self, endpoint: str) -> str | None:
         user = endpoint_key(endpoint)
-        if user in self._memory or self._backend is None:
+        backend = self._backend  # once: another thread may turn it off meanwhile
+        if user in self._memory or backend is None:
             return self._memory.get(user)
         try:
             with _ONE_AT_A_TIME:
-                value = self._backend.get_password(SERVICE, user)
+                value = backend.get_password(SERVICE, user)
         except Exception as exc:
             if not _vanished(exc):
                 self._disable(exc, None)
@@ -148,10 +151,13 @@ class SecretStore:
         if not key:
             self.delete(endpoint)
             return
-        if self._backend is not None:
+        if self._backend is None and self._failed is not None:
+            self._retry()
+        backend = self._backend
+        if backend is not None:
             try:
                 with _ONE_AT_A_TIME:
-                    self._backend.set_password(SERVICE, user, key)
+                    backend.set_password(SERVICE, user, key)
             except Exception as exc:
                 self._disable(exc, key)
             else:
@@ -159,16 +165,34 @@ class SecretStore:
                 return
         self._memory[user] = key
 
+    def _retry(self) -> None:
+        """Storing a key after a failure tries the keyring again (the user unlocked it, its
+        service came back): if it works, the keys kept in memory meanwhile move there."""
+        backend = self._failed
+        if backend is None:
+            return
+        self._backend, self._failed = backend, None
+        self.reason = self.problem = None
+        for user, key in list(self._memory.items()):
+            try:
+                with _ONE_AT_A_TIME:
+                    backend.set_password(SERVICE, user, key)
+            except Exception as exc:
+                self._disable(exc, key)
+                return
+            self._memory.pop(user, None)
+
     def delete(self, endpoint: str) -> None:
         user = endpoint_key(endpoint)
         self._memory.pop(user, None)
-        if self._backend is None:
+        backend = self._backend
+        if backend is None:
             return
         import keyring.errors
 
         try:
             with _ONE_AT_A_TIME:
-                self._backend.delete_password(SERVICE, user)
+                backend.delete_password(SERVICE, user)
         except keyring.errors.PasswordDeleteError:
             pass  # there was none
         except Exception as exc:
@@ -182,5 +206,6 @@ class SecretStore:
             detail = detail.replace(key, "***")
         self.reason = f"the keyring backend {self.backend_name} failed ({detail})"
         self.problem = _problem_of(exc)
+        self._failed = self._backend if self._backend is not None else self._failed
         self._backend = None
         log.warning("%s; API keys are kept for this session only", self.reason)
