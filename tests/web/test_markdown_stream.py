@@ -75,6 +75,24 @@ CORPUS = [
     "Para\n\n```\n" + "unclosed until the very end 👩‍👩‍👧‍👦\n" * 300,
     "1. step\n\n   ```sh\n" + "   echo 'in a list item'\n" * 150 + "   ```\n2. next\n",
     "```\n```\n``` x\n" + "`" * 70 + "\n" + "a\n" * 100 + "```\n",
+    # Long quotes are committed child by child while they grow (mdquote.js).
+    "".join(
+        f"> Para {n}: 中文段落 😀 {BIDI} see [later] and **bold** `code`.\n>\n"
+        + (f"> - item {n} 第一\n> - item {n} 👩‍👩‍👧‍👦\n>\n" if n % 3 == 0 else "")
+        + (f"> ```py\n> x = {n}  # {BIDI}\n>\n> y = 'עברית'\n> ```\n>\n" if n % 5 == 0 else "")
+        + (f"> > nested {n} 한국어\n> > two\n>\n" if n % 7 == 0 else "")
+        for n in range(40)
+    )
+    + "\nAfter the quote.\n\n[later]: https://example.com/later\n",
+    "".join(
+        f"> Line {n} 漢字 with a lazy\ncontinuation {n} 😀\n> ===\n>\n"
+        f"> # H{n}\n> text\n> ---\n>  \n"
+        for n in range(32)
+    )
+    + "\n- after\n- list\n",
+    "Intro.\n\n"
+    + "".join(f"> {n}. 第{n}步 {BIDI}\n>\n" for n in range(1, 90))
+    + "> [ref]: https://example.com/r\n\nUses [ref].\n",
     # Too long to highlight: drawn in groups of lines (codegroups.js), open and closed alike.
     "Long:\n\n```rust\n"
     + "".join(f'let v{n} = "漢字 😀 {BIDI}"; // {"x" * (n % 97)}\n' for n in range(1100))
@@ -289,3 +307,40 @@ def test_a_code_block_longer_than_a_frame_streams_whole_into_the_chat(app: App) 
     expect(answer.locator(".content")).to_contain_text("After the code: 完成.")
     expect(answer.locator(".content pre code.hljs")).to_have_count(1)
     assert answer.locator(".content pre code").text_content() == body
+
+
+QUOTE_JS = (
+    """
+async ({ text, step }) => {
+"""
+    + ONE_RENDER
+    + """
+  const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
+  const el = document.createElement('div');
+  const stream = new MarkdownStream(el);
+  let early = null;
+  for (let at = step; at < text.length; at += step) {
+    stream.setText(text.slice(0, at));
+    if (!early && at > text.length / 2) early = el.querySelector('blockquote > p');
+  }
+  while (stream.setText(text, { final: true }));
+  const once = document.createElement('div');
+  oneRender(MarkdownStream, once, text);
+  return { kept: Boolean(early) && el.querySelector('blockquote > p') === early,
+           same: el.innerHTML === once.innerHTML, repairs: stream.repairs };
+}
+"""
+)
+
+
+def test_a_long_quote_is_committed_child_by_child_while_it_grows(app: App) -> None:
+    text = "".join(
+        f"> 第{n}段 😀 {BIDI} **bold** `code` and a [link](https://example.com/{n}).\n>\n"
+        + (f"> - item {n}\n> - עברית\n>\n" if n % 4 == 0 else "")
+        for n in range(120)
+    )
+    text += "\nAfter the quote.\n"
+    result = app.page.evaluate(QUOTE_JS, {"text": text, "step": 48})
+    assert result["kept"], "the quote's first paragraph was drawn again as the quote grew"
+    assert result["same"]
+    assert result["repairs"] == 0

@@ -1,14 +1,16 @@
 // Incremental Markdown for a text that grows (a streaming answer or its thinking). A block is
 // committed (rendered once, kept) when two more blocks follow it, since only then can no later
 // text change it; a list or table that is still growing is committed item by item / row by row,
-// so a frame costs the size of the unfinished part, never of the whole answer; a fenced code
-// block ends the blocks before it, and while open it grows as text (mdfence.js). Reference
-// definitions that arrive later redraw the blocks that use them. The finished DOM equals the
-// one-pass render of the whole text (tests/web/test_markdown_stream.py checks it).
+// a long blockquote child by child (mdquote.js), so a frame costs the size of the unfinished
+// part, never of the whole answer; a fenced code block ends the blocks before it, and while open
+// it grows as text (mdfence.js). Reference definitions that arrive later redraw the blocks that
+// use them. The finished DOM equals the one-pass render of the whole text
+// (tests/web/test_markdown_stream.py checks it).
 import { h } from './dom.js';
 import { lex, renderTokens, renderBlocks } from './markdown.js';
 import { OpenFence, fenceStarted, fenceBound } from './mdfence.js';
 import { markerOf, loosen, nestedDefs } from './mdtokens.js';
+import { QUOTE_OPEN, openQuote, advanceQuote, redrawQuoteItems } from './mdquote.js';
 
 // An item whose marker is followed by text really is the next item: the one before it ended.
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
@@ -128,7 +130,7 @@ export class MarkdownStream {
   advance(final) {
     for (;;) {
       if (this.open) {
-        const rest = this.open.kind === 'list' ? this.advanceList(final) : this.advanceTable(final);
+        const rest = this.advanceOpen(final);
         if (rest) return rest;
         continue; // the list or table ended: go on after it
       }
@@ -151,6 +153,13 @@ export class MarkdownStream {
       if (!final && tokens[j] && this.openBlock(tokens[j], at)) continue;
       return tokens.slice(i);
     }
+  }
+
+  advanceOpen(final) {
+    const { kind } = this.open;
+    if (kind === 'list') return this.advanceList(final);
+    if (kind === 'table') return this.advanceTable(final);
+    return advanceQuote(this, (tokens) => final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens));
   }
 
   // Whether the second block from tokens[i] on is certainly a list or table: then the block
@@ -198,7 +207,9 @@ export class MarkdownStream {
         block.el.replaceChildren(renderTokens(lex(block.raw, this.links).filter(shown)));
       }
     }
-    for (const item of this.open?.items || []) {
+    if (this.open?.kind === 'quote') redrawQuoteItems(this.open, uses, this.links);
+    if (this.open?.kind !== 'list') return;
+    for (const item of this.open.items) {
       if (!uses(item.raw)) continue;
       const list = lex(item.raw, this.links)[0];
       if (list?.type !== 'list') continue;
@@ -212,6 +223,14 @@ export class MarkdownStream {
 
   // Starts committing a list or table at `start` item by item; false for other blocks.
   openBlock(token, start) {
+    if (token.type === 'blockquote' && token.raw.length >= QUOTE_OPEN) {
+      const { el, open } = openQuote();
+      this.open = open;
+      this.pos = start;
+      this.place(el);
+      this.blocks.push({ el, raw: null, start });
+      return true;
+    }
     if (token.type !== 'list' && token.type !== 'table') return false;
     const el = h('div', { class: 'md-block' });
     if (token.type === 'list') {
@@ -335,8 +354,9 @@ export class MarkdownStream {
   close() {
     this.setTailNodes([]);
     const block = this.blocks[this.blocks.length - 1];
-    if (this.open.kind === 'list' && !this.open.items.length) {
-      // It was no list after all ("* * *" is a rule): nothing of it was committed.
+    if (this.open.kind !== 'table' && !this.open.items.length) {
+      // It was no list after all ("* * *" is a rule), or a quote that ended before any of it was
+      // committed: it is drawn the usual way.
       block.el.remove();
       this.blocks.pop();
     } else block.raw = this.text.slice(block.start, this.pos);
