@@ -10,6 +10,7 @@ characters written out (``⟨U+202E⟩``), so it cannot rewrite the terminal or 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -197,6 +198,18 @@ def written_out(value: object) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+#: What a model's answer may not send to a terminal: C0 and C1 controls but line ends and tabs
+#: (ESC starts sequences that move the cursor, retitle the window or write the clipboard; CR
+#: overwrites a line) and bidi overrides, embeddings and isolates (they reverse what follows).
+_UNSAFE_IN_ANSWER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def answer_for_terminal(text: str) -> str:
+    """A model's answer or thinking as a terminal may show it: those characters written out as
+    ``⟨U+001B⟩``, everything else (line ends, tabs, any script, emoji) kept."""
+    return _UNSAFE_IN_ANSWER.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
 
 
 _ZWJ = "\u200d"

@@ -22,7 +22,12 @@ from tray_app.events import (
     TurnFinished,
 )
 from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
-from tray_app.terminal_errors import failure_text, nearest_lines, written_out
+from tray_app.terminal_errors import (
+    answer_for_terminal,
+    failure_text,
+    nearest_lines,
+    written_out,
+)
 from tray_app.terminal_preview import approval_heading, preview_summary
 from tray_app.terminal_words import (
     approval_resolved,
@@ -266,6 +271,7 @@ class TextRenderer:
         )
         self._in_thinking = False
         self._names: dict[str, str] = {}
+        self._out_tty = bool(getattr(out, "isatty", lambda: False)())
 
     def _dim(self, text: str) -> str:
         return f"\033[2m{text}\033[0m" if self.color else text
@@ -275,11 +281,13 @@ class TextRenderer:
             if not self._in_thinking:
                 self.err.write(self._dim("thinking: "))
                 self._in_thinking = True
-            self.err.write(self._dim(event.text))
+            self.err.write(self._dim(answer_for_terminal(event.text)))
             self.err.flush()
         elif isinstance(event, ContentDelta):
             self._end_thinking()
-            self.out.write(event.text)
+            # A terminal gets the answer with its escapes and bidi controls written out; a pipe
+            # or file gets it byte for byte (what scripts read).
+            self.out.write(answer_for_terminal(event.text) if self._out_tty else event.text)
             self.out.flush()
         elif isinstance(event, MessageStarted):
             self._in_thinking = False
