@@ -2,7 +2,8 @@
 real bridge and Core, with the real OS keyring (gnome-keyring-daemon's Secret Service on a
 private D-Bus session, tests/secret_service.py): the secret goes to the daemon and the server
 gets it; with the daemon stopped the page says so in Chinese, the server still gets the secret
-for this session, and the secret is never on the page or in a file."""
+for this session, and the secret is never on the page or in a file; with the keyring locked
+the API key field says to unlock it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from typing import Any
 
 import keyring
 import pytest
+import secretstorage
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.mcp.conftest import ROOT, wait_for
-from tests.secret_service import KeyringDaemon, running_keyring, stored, use_keyring
+from tests.secret_service import KeyringDaemon, connect, running_keyring, stored, use_keyring
 from tests.web.conftest import App, AppFactory
 from tray_app.store.secrets import SERVICE, SecretStore
 
@@ -110,5 +112,29 @@ def test_with_the_keyring_daemon_stopped_the_page_says_so_in_chinese(
             assert settings["keyring_problem"] == "unavailable"
             save_and_wait_for_the_token(app, marks)  # kept in memory for this session
             assert_never_shown(app, metona_home)
+        finally:
+            keyring.set_keyring(previous)
+
+
+def test_with_the_keyring_locked_the_api_key_field_says_unlock_it_in_chinese(
+    make_app: AppFactory,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with running_keyring(tmp_path / "own") as daemon:  # locked below: not the shared one
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            with connect(daemon.address) as bus:
+                secretstorage.Collection(bus).lock()
+            app = make_app(fake_ollama, language="zh-CN", secrets=SecretStore)
+            app.page.click("#btn-settings")
+            note = app.page.locator(":has(> #set-api_key) .note")
+            expect(note).to_have_text(
+                "系统密钥环已锁定：在此输入的 API 密钥只保留到应用退出，绝不写入磁盘。"
+                "请解锁密钥环后重新输入密钥。"
+            )
+            assert app.core.get_settings()["keyring_problem"] == "locked"
+            assert app.page_errors == [] and app.dialogs == []
         finally:
             keyring.set_keyring(previous)
