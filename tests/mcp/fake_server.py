@@ -42,8 +42,10 @@ server = MCPServer("fake")
 
 def mark(name: str, text: str = "") -> None:
     folder = os.environ.get("FAKE_MCP_MARKS")
-    if folder:
-        Path(folder, name).write_text(text, encoding="utf-8")
+    if folder:  # whole or not at all: a test may read it the moment it appears
+        part = Path(folder, f".{name}.part")
+        part.write_text(text, encoding="utf-8")
+        part.replace(Path(folder, name))
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
