@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn
+from tests.fakes.turns import slow_turn
 from tests.web.conftest import AppFactory
 
 pytestmark = pytest.mark.web
@@ -76,4 +77,47 @@ def test_an_override_in_an_answer_is_written_out_and_reorders_nothing(
     assert seen["copies"][0] == f"name = 'photo{RLO}gnp.exe'\n", seen["copies"]
     assert seen["copies"][1] == ANSWER.strip() or seen["copies"][1] == ANSWER, seen["copies"]
     app.screenshot(f"answer-bidi-{lang}")
+    assert app.page_errors == []
+
+
+# Installed before the answer streams: after every change to the answer's DOM (before the engine
+# paints it), whether any text outside a marked span holds a direction control.
+WATCH_UNMARKED = """() => {
+  window.__unmarked = [];
+  window.__checks = 0;
+  const check = () => {
+    window.__checks += 1;
+    for (const content of document.querySelectorAll('.msg.assistant .content')) {
+      const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const marked = n.parentElement.closest('.bidi-mark');
+        if (/[\\u202a-\\u202e\\u2066-\\u2069]/.test(n.data) && !marked) {
+          window.__unmarked.push(n.data.slice(0, 80));
+        }
+      }
+    }
+  };
+  new MutationObserver(check).observe(document.querySelector('#log') || document.body,
+    { subtree: true, childList: true, characterData: true });
+}"""
+
+
+def test_an_override_in_a_code_block_still_streaming_is_marked_too(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """The open code block grows as text (mdfence.js): its controls are marked as it grows,
+    not only once it closes."""
+    lines = "".join(f"name_{n} = 'photo{RLO}gnp.exe' # 第{n}行 😀\n" for n in range(40))
+    fake_ollama.script(
+        slow_turn(f"代码：\n\n```python\n{lines}```\n\n完。\n", delay=0.01, chunk_chars=24)
+    )
+    app = make_app(fake_ollama)
+    app.page.evaluate(WATCH_UNMARKED)
+    app.send("code")
+    answer = app.page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=60_000)
+    expect(answer.locator(".content")).to_contain_text("完。")
+    assert app.page.evaluate("window.__checks") > 20
+    assert app.page.evaluate("window.__unmarked") == []
+    assert answer.locator(".content pre .bidi-mark").count() == 40
     assert app.page_errors == []

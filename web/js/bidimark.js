@@ -17,8 +17,9 @@ function mark(char) {
   return span;
 }
 
-function splitText(node) {
-  const text = node.data;
+/** `text` as strings and marked controls, in order (none: `[text]`). */
+export function bidiParts(text) {
+  if (!BIDI.test(text)) return [text];
   const parts = [];
   let last = 0;
   for (const m of text.matchAll(BIDI_ALL)) {
@@ -27,7 +28,11 @@ function splitText(node) {
     last = m.index + 1;
   }
   if (last < text.length) parts.push(text.slice(last));
-  node.replaceWith(...parts);
+  return parts;
+}
+
+function splitText(node) {
+  node.replaceWith(...bidiParts(node.data));
 }
 
 /** Marks every bidi control in `root`'s text and attributes; one cheap check when there is none. */

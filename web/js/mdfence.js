@@ -5,6 +5,7 @@
 // highlighted, like any other block: the finished DOM is the same as a one-pass render.
 
 import { groupEnd, newGroup, sealGroup } from './codegroups.js';
+import { bidiParts } from './bidimark.js';
 
 // A fence that starts a line (the fast path takes only unindented fences: an indented one has
 // its indentation taken off each line, which the one-pass render must do).
@@ -112,13 +113,26 @@ export class OpenFence {
   append(more) {
     let rest = more;
     for (let at = groupEnd(rest, 0, this.size); at >= 0; at = groupEnd(rest, 0, this.size)) {
-      this.node.appendData(rest.slice(0, at));
-      sealGroup(this.group, this.node.data);
+      this.put(rest.slice(0, at));
+      sealGroup(this.group, this.group.textContent);
       this.newGroup();
       rest = rest.slice(at + 1);
     }
-    this.node.appendData(rest);
+    this.put(rest);
     this.size += rest.length;
+  }
+
+  // A bidi control goes in its own marked span, as in the closed block (bidimark.js); the text
+  // after it in a new text node.
+  put(text) {
+    for (const part of bidiParts(text)) {
+      if (typeof part === 'string') this.node.appendData(part);
+      else {
+        const node = document.createTextNode('');
+        this.node.after(part, node);
+        this.node = node;
+      }
+    }
   }
 
   newGroup() {
