@@ -117,7 +117,28 @@ def test_changes_lists_newest_first_with_what_can_be_undone(cli: Any, changed: P
     assert len(lines) == 3
     assert lines[0].startswith("#3 ") and "delete_file" in lines[0] and "[can undo]" in lines[0]
     # The bidi override is shown, not obeyed: the name cannot read backwards in the terminal.
-    assert NEW_NAME.replace("\u202e", "\\u202e") in lines[2] and "\u202e" not in text.stdout
+    assert NEW_NAME.replace("\u202e", "⟨U+202E⟩") in lines[2] and "\u202e" not in text.stdout
+
+
+@pytest.mark.parametrize("lang", ["en_US.UTF-8", "zh_CN.UTF-8"])
+def test_a_hidden_character_in_a_name_is_written_out_one_way_in_changes_and_undo(
+    cli: Any, changed: Path, lang: str
+) -> None:
+    """`changes` lists, and `undo` reports, a bidi override in a name as the rest of the
+    terminal (and the page, the cards) show it: ⟨U+202E⟩, never a Python escape."""
+    shown = NEW_NAME.replace("\u202e", "⟨U+202E⟩")
+    listing = cli("changes", lang=lang)
+    assert listing.returncode == 0, listing.stderr
+    (line,) = [x for x in listing.stdout.splitlines() if x.startswith("#1 ")]
+    assert shown in line and "\\u202e" not in listing.stdout, line
+    assert "\u202e" not in listing.stdout
+    undone = cli("undo", "1", lang=lang)
+    assert undone.returncode == 0, undone.stderr
+    assert shown in undone.stdout and "\\u202e" not in undone.stdout, undone.stdout
+    assert "\u202e" not in undone.stdout
+    assert not (changed / NEW_NAME).exists()
+    again = cli("undo", "1", lang=lang)
+    assert again.returncode == 1 and "\\u" not in again.stderr, again.stderr
 
 
 def test_undo_by_number_then_last_then_by_call_id(cli: Any, changed: Path) -> None:

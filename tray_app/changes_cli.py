@@ -47,15 +47,6 @@ def _start(command: str, err: TextIO) -> RunningApp | None:
         return None
 
 
-_BIDI = {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F)}
-
-
-def _printable(text: str) -> str:
-    """A path prints as it is: bytes that are not UTF-8 (kept as lone surrogates) and bidi
-    controls (which could make a name read backwards in the terminal) as escapes."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(_BIDI)
-
-
 def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
@@ -135,7 +126,7 @@ def run_changes(
     if args.json:
         listed = [_public(e) for e in entries]
         text = json.dumps(listed, ensure_ascii=False, indent=2)
-        if text != _printable(text):  # lone surrogates: JSON's \u escapes keep them exact
+        if text != written_out(text):  # lone surrogates, bidi: JSON's \u escapes keep them exact
             text = json.dumps(listed, indent=2)
         out.write(text + "\n")
         return EXIT_OK
@@ -146,10 +137,11 @@ def run_changes(
     tools = max(len(e["tool"]) for e in entries)
     for e in entries:
         out.write(
-            _printable(
+            written_out(
                 f"#{e['seq']:<{width}}  {_when(e['time'])}  {e['tool']:<{tools}}  {e['path']}"
-                f"  [{_status(e)}]\n"
+                f"  [{_status(e)}]"
             )
+            + "\n"
         )
     return EXIT_OK
 
@@ -164,12 +156,12 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         result = app.core.undo_last() if args.last else app.core.undo_change(str(args.change))
     except (OSError, MetonaError) as exc:
         why = undo_failure_text(exc, _language())
-        err.write(_printable(f"metona-tray undo: {why}\n"))
+        err.write(written_out(f"metona-tray undo: {why}") + "\n")
         return EXIT_USAGE if isinstance(exc, NotFound) else EXIT_FAILED
     finally:
         app.close()
     done = f"{result.get('action', 'undone')} {result.get('path', '')} (undid {result['tool']})"
-    out.write(_printable(done) + "\n")
+    out.write(written_out(done) + "\n")
     if result.get("warning"):
-        err.write(f"warning: {result['warning']}\n")
+        err.write(written_out(f"warning: {result['warning']}") + "\n")
     return EXIT_OK
