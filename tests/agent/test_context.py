@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from tray_app.agent.context import estimate_tokens, fit_history, truncate_tool_result
 from tray_app.messages import ChatMessage, ToolCall
 
@@ -11,6 +14,25 @@ def test_estimate_counts_cjk_per_character_and_other_text_per_four() -> None:
     assert estimate_tokens("abcd" * 10) == 10
     assert estimate_tokens("你好世界") == 4
     assert estimate_tokens("你好 abcd") == 2 + 2  # " abcd" is 5 chars -> 2 tokens
+
+
+#: Run in a fresh interpreter: whether the CJK pattern was compiled after each step.
+CJK_PROBE = """
+from tray_app.agent import context
+steps = [context._cjk.cache_info().currsize]
+steps.append((context.estimate_tokens("plain ascii text"), context._cjk.cache_info().currsize))
+steps.append((context.estimate_tokens("長😀\u202eab"), context._cjk.cache_info().currsize))
+print(steps)
+"""
+
+
+def test_the_cjk_pattern_is_compiled_at_first_use_not_at_import() -> None:
+    """Every start imports this module; only text that is not ASCII needs the pattern."""
+    done = subprocess.run(
+        [sys.executable, "-c", CJK_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0, (4, 0), (2, 1)]"
 
 
 def test_truncated_tool_result_says_how_much_was_cut() -> None:
