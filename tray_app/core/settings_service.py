@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from tray_app.core.results import Json, SettingsSaved
-from tray_app.errors import InvalidSettings
+from tray_app.errors import InvalidSettings, StoreError
 from tray_app.events import Event, SettingsUpdated
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
@@ -105,9 +105,15 @@ class SettingsService:
         self._settings = updated
         for listener in self._listeners:
             await listener(old, updated)
-        if self._persist:
-            save_settings(updated, self._paths.settings_file)
         shown = public_settings(updated.model_dump())
+        if self._persist:
+            try:
+                save_settings(updated, self._paths.settings_file)
+            except StoreError:
+                # Not saved, yet in force until the app quits (the error says so): every
+                # viewer shows what is in force.
+                self._publish(SettingsUpdated(settings=shown))
+                raise
         self._publish(SettingsUpdated(settings=shown))
         return {"settings": shown}
 

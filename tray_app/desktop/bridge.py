@@ -58,6 +58,7 @@ from tray_app.errors import (
     Unsupported,
     error_code,
 )
+from tray_app.history_warnings import problem_of
 from tray_app.tool_errors import CodedError
 from tray_app.tools.builtin_rules import built_in_rules
 
@@ -315,6 +316,11 @@ class Bridge:
             elif isinstance(exc, StoreError) and exc.reason_info:  # the undo journal's reason
                 info = exc.reason_info
                 envelope["details"] = {"reason_code": info["code"], "reason_params": info["params"]}
+            elif isinstance(exc, StoreError) and (problem := problem_of(exc)) is not None:
+                envelope["details"] = {
+                    "problem_code": problem.code,
+                    "problem_params": problem.params,
+                }
             return envelope
         except Exception as exc:  # a bug: the page shows a sentence, the log has the trace
             log.exception("bridge command failed")

@@ -21,6 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tray_app.atomic import atomic_write
 from tray_app.errors import StoreError
+from tray_app.history_warnings import StoreProblem
+from tray_app.os_reasons import os_params
 
 log = logging.getLogger(__name__)
 
@@ -235,15 +237,21 @@ def save_settings(settings: Settings, path: Path) -> None:
         raise StoreError(save_problem(path, exc)) from exc
 
 
-def save_problem(path: Path, exc: OSError) -> str:
-    """One sentence for a settings file that could not be written."""
+def save_problem(path: Path, exc: OSError) -> StoreProblem:
+    """One sentence for a settings file that could not be written, coded (``os`` by its errno)
+    so the page says it in its language."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         reason = "the disk is full"
     elif exc.errno == errno.EROFS:
         reason = "it is on a read-only disk"
     else:
         reason = exc.strerror or str(exc)
-    return f"Cannot save the settings to {path}: {reason}. The settings apply until the app quits."
+    return StoreProblem(
+        f"Cannot save the settings to {path}: {reason}. The settings apply until the app quits.",
+        "settings_not_saved",
+        path=path,
+        **os_params(exc),
+    )
 
 
 def _keep_backup(path: Path) -> None:

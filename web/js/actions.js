@@ -5,6 +5,7 @@ import { store, currentSession, modelInfo, forgetSession } from './store.js';
 import { toast } from './toast.js';
 import { hasText, t, tx } from './i18n.js';
 import { shownParams } from './results.js';
+import { problemArgs } from './historywarn.js';
 import { middlePath, visible } from './format.js';
 
 // The codes of ``tray_app/errors.py`` ERROR_CODES (and the page's own), each with a
@@ -23,6 +24,12 @@ export function createActions(ui) {
   /** A refused command: its code's sentence in the page's language, the app's detail after
    * (a coded detail, such as why an undo was not done, in the page's language too). */
   function fail(err) {
+    // A store problem the app coded (a settings file that cannot be written): its own sentence.
+    const problem = typeof err?.details?.problem_code === 'string' ? `store_problem.${err.details.problem_code}` : '';
+    if (problem && hasText(problem)) {
+      toast({ key: problem, args: problemArgs(err.details.problem_params), level: 'error', ms: 8000 });
+      return;
+    }
     const code = err && err.code;
     const why = typeof err?.details?.code === 'string' ? `tool_error.${err.details.code}` : '';
     const detail = why && hasText(why) ? t(why, shownParams(err.details.params)) : (err && err.message) || String(err);

@@ -5,11 +5,14 @@ import { hasText } from './i18n.js';
 import { osReasonArg, shownParams } from './results.js';
 import { visibleText } from './format.js';
 
-function coded(info) {
-  const args = shownParams(info.params);
-  if (typeof info.params?.detail === 'string') args.detail = osReasonArg(info.params);
+/** A store problem's params as i18n arguments: shown safely, an OS error's detail in words. */
+export function problemArgs(params) {
+  const args = shownParams(params);
+  if (typeof params?.detail === 'string') args.detail = osReasonArg(params);
   return args;
 }
+
+const coded = (info) => problemArgs(info.params);
 
 /** ``{ key, args }`` for the warning in ``status``, its English sentence, or null for none. */
 export function historyWarningArg(status) {
