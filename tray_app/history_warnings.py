@@ -109,6 +109,18 @@ def warning_text(warning: object, language: str, shown: Callable[[object], str] 
         return shown(warning)
 
 
+def problem_text(problem: StoreProblem, language: str, shown: Callable[[object], str] = str) -> str:
+    """A store problem in ``language`` (``store_problem.<code>`` of ``web/locales``); its English
+    sentence when the locale has no text for it or its params do not fit."""
+    texts = locale_texts("zh-CN" if language.lower().startswith("zh") else "en")
+    try:
+        return texts[f"store_problem.{problem.code}"].format_map(
+            _values(problem.params, language, shown)
+        )
+    except (KeyError, IndexError, ValueError):
+        return shown(problem)
+
+
 def _values(params: Params, language: str, shown: Callable[[object], str]) -> dict[str, str]:
     values = {key: shown(value) for key, value in params.items()}
     if "detail" in params:  # an OS error by its errno in words; any other text quoted

@@ -161,3 +161,25 @@ def test_every_error_class_has_a_chinese_sentence_for_the_tray() -> None:
     from tray_app.errors import ERROR_CODES, INTERNAL
 
     assert set(ERROR_ZH) == {*ERROR_CODES.values(), INTERNAL}
+
+
+def test_settings_that_cannot_be_saved_are_said_whole_in_the_menus_language(
+    tmp_path: Path,
+) -> None:
+    """A real settings save onto a folder (EISDIR): the notification says the coded problem in
+    Chinese, the OS's reason in words, the path's direction control written out."""
+    import pytest
+
+    from tray_app.desktop.tray_errors import failure_detail
+    from tray_app.errors import StoreError
+    from tray_app.store.settings import Settings, save_settings
+
+    target = tmp_path / "设置 \u202e" / "settings.json"
+    target.mkdir(parents=True)
+    with pytest.raises(StoreError) as caught:
+        save_settings(Settings(), target)
+    said = failure_detail(caught.value, "zh-CN")
+    where = f"{tmp_path}/设置 ⟨U+202E⟩/settings.json"
+    assert said == f"设置无法保存到 {where}（它是文件夹）；在应用退出前仍然有效。"
+    english = failure_detail(caught.value, "en")  # English keeps the app's sentence
+    assert english.startswith(f"Cannot save the settings to {where}: ")

@@ -1,13 +1,15 @@
 """Why a tray menu action failed, in the menu's language (its notification's body).
 
 A coded failure (a tool error, an undo refusal) says its code's text; the undo journal's coded
-reason says its own; any other error says a sentence for its class (``errors.ERROR_CODES``) in
-Chinese with the app's English words quoted after it, as the page does for an unknown error.
+reason and a coded store problem (settings that cannot be saved) say their own; any other error
+says a sentence for its class (``errors.ERROR_CODES``) in Chinese with the app's English words
+quoted after it, as the page does for an unknown error.
 """
 
 from __future__ import annotations
 
 from tray_app.errors import StoreError, error_code
+from tray_app.history_warnings import problem_of, problem_text
 from tray_app.terminal_errors import coded_text, written_out
 from tray_app.tool_errors import CodedError
 from tray_app.undo_reasons import reason_text
@@ -49,6 +51,9 @@ def failure_detail(exc: BaseException, language: str) -> str:
         return coded_text(exc, language)
     if not language.lower().startswith("zh"):
         return written_out(raw)
+    problem = problem_of(exc) if isinstance(exc, StoreError) else None
+    if problem is not None:  # a settings file that cannot be written, said whole
+        return problem_text(problem, language, written_out)
     info = exc.reason_info if isinstance(exc, StoreError) else None
     if info:
         said = reason_text(info.get("code"), info.get("params"), "", language, written_out)
