@@ -51,6 +51,7 @@ def test_a_secret_stored_from_core_reaches_the_server_and_replacing_it_restarts_
     failed = wait_for(lambda: status(rig).get("status") == "failed" and status(rig), 60,
                       "the server to fail without its secret")  # fmt: skip
     assert NAME in failed["error"] and tokens(marks) == {}
+    assert failed["error_code"] is None  # not stored: nothing the keyring could not read
 
     saved = rig.core.set_mcp_secret(NAME, FIRST)
     assert saved == {
@@ -123,6 +124,7 @@ def test_a_locked_keyring_is_said_as_locked_and_a_secret_stored_then_lasts_the_s
                               "the restarted server to fail")  # fmt: skip
             assert "cannot be read" in failed["error"] and "Locked" in failed["error"]
             assert "which is not there" not in failed["error"]  # it is there: say why not
+            assert failed["error_code"] == "keyring_unreadable"  # the page words it
 
             saved = rig.core.set_mcp_secret(NAME, SECOND)
             assert saved["stored_in_keyring"] is False and saved["problem"] == "locked"

@@ -138,3 +138,40 @@ def test_with_the_keyring_locked_the_api_key_field_says_unlock_it_in_chinese(
             assert app.page_errors == [] and app.dialogs == []
         finally:
             keyring.set_keyring(previous)
+
+
+def test_a_server_whose_secret_the_gone_keyring_holds_says_so_in_chinese(
+    make_app: AppFactory,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    entry = {
+        "command": sys.executable,
+        "args": ["-m", "tests.mcp.fake_server"],
+        "cwd": str(ROOT),
+        "env": {"FAKE_MCP_MARKS": str(marks), "FAKE_MCP_TOKEN": REFERENCE},
+    }
+    with running_keyring(tmp_path / "own") as daemon:
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            SecretStore().set(f"mcp:{SERVER}.FAKE_MCP_TOKEN", SECRET)  # stored last session
+            daemon.stop()
+            app = make_app(
+                fake_ollama, language="zh-CN", secrets=SecretStore, mcp_servers={SERVER: entry}
+            )
+            app.page.click("#btn-settings")
+            row = app.page.locator(f'.mcp-server[data-name="{SERVER}"]')
+            expect(row.locator(".mcp-error-why")).to_have_text(
+                "它需要的密钥在系统密钥环中，但现在无法读取（已锁定或服务未运行）。"
+                "请解锁或启动密钥环，然后重新启动本应用。",
+                timeout=60_000,
+            )
+            expect(row.locator(".mcp-error-text")).to_contain_text("cannot be read")
+            assert list(marks.glob("token-*")) == []
+            assert SECRET[:20] not in app.page.content()
+            assert app.page_errors == [] and app.dialogs == []
+        finally:
+            keyring.set_keyring(previous)

@@ -144,6 +144,13 @@ class MissingSecret(ValueError):
     """A ``keyring:NAME`` reference whose secret is not in the keyring."""
 
 
+class KeyringUnreadable(MissingSecret):
+    """A ``keyring:NAME`` reference whose secret may be there, but the keyring cannot be read
+    (locked, its service gone); ``code`` lets the page say so in the user's language."""
+
+    code = "keyring_unreadable"
+
+
 class SecretUnavailable(Exception):
     """Raised by a lookup whose keyring cannot be read (locked, its service gone): the secret
     may well be there, so "store it" would be the wrong advice."""
@@ -158,9 +165,9 @@ def resolve_secrets(values: Mapping[str, str], lookup: SecretLookup | None) -> d
             try:
                 secret = lookup(keyring_user(name)) if lookup is not None else None
             except SecretUnavailable as exc:
-                raise MissingSecret(
+                raise KeyringUnreadable(
                     f"{key} refers to the keyring entry {name!r}, but the system keyring "
-                    f"cannot be read: {exc} (unlock or start it, then restart this server)"
+                    f"cannot be read: {exc} (unlock or start it, then restart the app)"
                 ) from None
             if not secret:
                 raise MissingSecret(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from tray_app.mcp.config import SecretLookup, ServerConfig, resolve_secrets
+from tray_app.mcp.config import KeyringUnreadable, SecretLookup, ServerConfig, resolve_secrets
 from tray_app.mcp.liveness import Activity, watch
 from tray_app.mcp.sandbox import contained_command, private_env, private_folder
 from tray_app.mcp.sse_limit import SSE_EVENT_LIMIT_MB, SseAnswerTooLarge, overflowed_sse
@@ -67,6 +67,7 @@ class ServerState:
     name: str
     status: Status = "starting"
     error: str | None = None
+    error_code: str | None = None  # a failure the page words itself (mcp/config.py's codes)
     tools: list[RemoteTool] = field(default_factory=list)
     restarts: int = 0
     protocol: str | None = None
@@ -77,6 +78,7 @@ class ServerState:
             "name": self.name,
             "status": self.status,
             "error": self.error,
+            "error_code": self.error_code,
             "restarts": self.restarts,
             "protocol": self.protocol,
             "transport": self.transport,
@@ -84,12 +86,23 @@ class ServerState:
         }
 
 
-def describe_error(exc: BaseException) -> str:
-    """One line for the user; the SDK wraps task-group failures in exception groups."""
+def _innermost(exc: BaseException) -> BaseException:
+    """The SDK wraps task-group failures in exception groups: the first one inside."""
     inner = getattr(exc, "exceptions", None)  # an ExceptionGroup (no builtin name on 3.10)
     while isinstance(inner, tuple) and inner and isinstance(inner[0], BaseException):
         exc = inner[0]
         inner = getattr(exc, "exceptions", None)
+    return exc
+
+
+def error_code(exc: BaseException) -> str | None:
+    """The code of a failure the page words itself (``KeyringUnreadable``), else None."""
+    return KeyringUnreadable.code if isinstance(_innermost(exc), KeyringUnreadable) else None
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for the user; the SDK wraps task-group failures in exception groups."""
+    exc = _innermost(exc)
     text = " ".join(str(exc).split())[:300]
     if not text and type(exc).__module__.startswith("httpx"):
         text = "the connection to the server broke"  # httpx's read errors often say nothing
@@ -142,6 +155,7 @@ class ServerConnection:
                 raise
             except Exception as exc:
                 log.info("MCP server %s: %s", self.config.name, describe_error(exc))
+                self.state.error_code = None if self._silent else error_code(exc)
                 self._set("failed", self._silent or describe_error(exc))
             self._client = None
             self._ended.set()
@@ -168,6 +182,8 @@ class ServerConnection:
     def _set(self, status: Status, error: str | None) -> None:
         self.state.status = status
         self.state.error = error
+        if error is None:
+            self.state.error_code = None
         if status == "starting":
             self._settled.clear()
         else:

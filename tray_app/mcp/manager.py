@@ -180,6 +180,7 @@ class McpManager:
                 name=c.state.name,
                 status=c.state.status,
                 error=c.state.error,
+                error_code=c.state.error_code,
                 tools=list(c.state.tools),
                 restarts=c.state.restarts,
                 protocol=c.state.protocol,

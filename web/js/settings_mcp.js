@@ -80,6 +80,8 @@ export function mcpSection({ onChange }) {
     const item = h('li', { class: 'mcp-server', dataset: { name } }, head,
       h('div', { class: 'mcp-what mono', text: visible(String(what || '')) }),
       row?.error ? h('p', { class: 'mcp-error', role: 'status' }, h('span', { i18n: 'mcp.last_error' }), ' ',
+        row.error_code === 'keyring_unreadable' ? h('span', { class: 'mcp-error-why', i18n: 'mcp.keyring_unreadable' }) : null,
+        row.error_code === 'keyring_unreadable' ? ' ' : null,
         h('span', { class: 'mcp-error-text', text: visible(String(row.error)) })) : null,
       h('div', { class: 'mcp-controls' },
         h('label', { class: 'switch', for: `${id}-on` }, toggle, h('span', { class: 'track', 'aria-hidden': 'true' }),
