@@ -12,7 +12,12 @@ import pytest
 
 from tray_app.paths import AppPaths
 
-pytest_plugins = ["tests.fakes.plugin", "tests.fakes.core_rig", "tests.secret_service"]
+pytest_plugins = [
+    "tests.fakes.plugin",
+    "tests.fakes.core_rig",
+    "tests.secret_service",
+    "tests.terminal_rig",
+]
 
 
 def _is_loopback(address: Any) -> bool:
