@@ -66,3 +66,9 @@ def test_a_pipe_gets_the_answer_byte_for_byte(
     result = run_cli(chat_command(fake_ollama.url, tmp_path, "say something"), env)
     assert result.returncode == 0, result.stderr
     assert HOSTILE.replace("\r", "\n") in result.stdout  # (text mode reads CR as a line end)
+
+
+def test_a_windows_line_end_stays_a_line_end_and_a_lone_cr_is_written_out() -> None:
+    from tray_app.terminal_errors import answer_for_terminal
+
+    assert answer_for_terminal("一\r\n二\r三\t😀") == "一\n二⟨U+000D⟩三\t😀"

@@ -209,7 +209,8 @@ _UNSAFE_IN_ANSWER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066
 def answer_for_terminal(text: str) -> str:
     """A model's answer or thinking as a terminal may show it: those characters written out as
     ``⟨U+001B⟩``, everything else (line ends, tabs, any script, emoji) kept."""
-    return _UNSAFE_IN_ANSWER.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+    plain = text.replace("\r\n", "\n")  # a Windows line end is a line end, not an overwrite
+    return _UNSAFE_IN_ANSWER.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", plain)
 
 
 _ZWJ = "\u200d"
