@@ -104,3 +104,47 @@ def test_an_approval_keeps_the_newest_output_in_view_and_after_approve_too(app: 
     page.wait_for_function(AT_BOTTOM)
     expect(answer).to_be_in_viewport()
     assert target.read_text() == "x\n"
+
+
+# What WebKit (the popup's engine on Linux, which has no CSS scroll anchoring) did in the real
+# window: the first answer of a new chat redrew its message whole when its long code block
+# closed, the log was short for a moment, the engine clamped scrollTop to 0, and the scroll
+# event came after the text had grown back, so the log took it for the user scrolling up.
+CLAMP_AND_REGROW = """() => {
+  const log = document.querySelector('#log');
+  log.style.overflowAnchor = 'none';
+  for (const child of log.querySelectorAll('*')) child.style.overflowAnchor = 'none';
+  const content = [...document.querySelectorAll('.msg.assistant .content')].pop();
+  const kept = [...content.childNodes];
+  content.replaceChildren();
+  const clamped = log.scrollTop; // layout now: the engine clamps scrollTop to the short log
+  content.append(...kept);
+  return clamped;
+}"""
+
+HOSTILE = (
+    "你好！表格和代码 😀👨‍👩‍👧 עברית שלום مرحبا \u202eevil\u202c\n\n"
+    "| 名称 | 数量 |\n|---|---|\n| 苹果 🍎 | 3 |\n\n"
+    "```python\n"
+    + "\n".join(f"def f{i}(x):  # 第{i}行 🚀\n    return x * {i}" for i in range(150))
+    + "\n```\n\n最后一句。"
+)
+
+
+def test_a_scroll_the_layout_made_does_not_stop_following(app: App) -> None:
+    page = app.page
+    app.fake.script(text_turn(HOSTILE), text_turn("短的回答。"))
+    app.send("写一个表格和很长的代码 😀 שלום")
+    answer = page.locator(".msg.assistant").last
+    expect(answer).to_contain_text("最后一句。", timeout=30_000)
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=30_000)
+    page.wait_for_function(AT_BOTTOM)
+    clamped = page.evaluate(CLAMP_AND_REGROW)
+    assert clamped < 100, "the test did not make the engine clamp the log's scroll position"
+    # No wheel, key or touch: the log still follows and is back at the end of the answer.
+    page.wait_for_function(AT_BOTTOM)
+    expect(page.locator("#log")).to_have_class("log following")
+    expect(page.get_by_text("最后一句。")).to_be_in_viewport()
+    app.send("再来")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("短的回答。")
+    page.wait_for_function(AT_BOTTOM)

@@ -9,6 +9,8 @@ import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
 import { announceAnswer } from './announce.js';
 
+const USER_SCROLL_MS = 1000; // how long a wheel or key scroll animates after its input
+
 export class ChatLog {
   constructor(scroller, container, empty) {
     this.scroller = scroller;
@@ -25,13 +27,26 @@ export class ChatLog {
       const href = link.getAttribute('href');
       if (href) emit(container, 'metona:open-link', { url: href });
     });
-    // Only the user unsticks the log: by scrolling up. Growth below the fold never does.
+    // Only the user unsticks the log: by scrolling up with the wheel, a touch, a key or the
+    // scroll bar. A scroll the layout made is not the user's: WebKit has no scroll anchoring,
+    // so a message redrawn whole (a closed code fence) shrinks the log for a moment, the
+    // engine clamps scrollTop, and the scroll event arrives after the text has grown back.
     this.lastTop = 0;
+    this.lastInput = -Infinity;
+    this.pointerDown = false;
+    const userInput = () => { this.lastInput = performance.now(); };
+    for (const type of ['wheel', 'touchmove', 'keydown']) {
+      scroller.addEventListener(type, userInput, { passive: true });
+    }
+    scroller.addEventListener('pointerdown', () => { this.pointerDown = true; }, { passive: true });
+    window.addEventListener('pointerup', () => { this.pointerDown = false; }, { passive: true });
     scroller.addEventListener('scroll', () => {
       const top = scroller.scrollTop;
-      if (nearBottom(scroller)) this.stick = true;
-      else if (top < this.lastTop) this.stick = false;
+      const up = top < this.lastTop;
       this.lastTop = top;
+      if (nearBottom(scroller)) this.stick = true;
+      else if (up && this.byUser()) this.stick = false;
+      else if (this.stick) this.scrollToEnd(); // the layout moved it: back to the end
     }, { passive: true });
     this.anchor = h('div', { class: 'log-anchor', 'aria-hidden': 'true' });
     scroller.append(this.anchor);
@@ -176,6 +191,12 @@ export class ChatLog {
   begin() {}
 
   end() {}
+
+  /** Whether the scroll happening now comes from the user (a smooth wheel or key scroll
+   * goes on for a few frames after its input event). */
+  byUser() {
+    return this.pointerDown || performance.now() - this.lastInput < USER_SCROLL_MS;
+  }
 
   scrollToEnd() {
     this.scroller.scrollTop = this.scroller.scrollHeight;
