@@ -28,7 +28,8 @@ from redteam_commands import (
     sandboxed_commands,
 )
 from redteam_legit import LEGIT, legit_writes
-from redteam_paths import deletes, home_and_variables, symlinks, system, traversal, urls_and_control
+from redteam_paths import home_and_variables, traversal, urls_and_control
+from redteam_places import deletes, symlinks, system
 from redteam_world import Case, World, build_world
 
 from tests.tools.shell_helpers import bwrap_problem
