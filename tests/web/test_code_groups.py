@@ -49,9 +49,23 @@ def code_body() -> str:
     return "".join(lines) + f"end = '{WIDE}'\n"
 
 
+# The log has followed the answer to its end (the observers scroll after layout, a frame or
+# more after the last piece is drawn).
+AT_END = """() => {
+  const log = document.querySelector('#log');
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 2;
+}"""
+
+
 def inspect(app: App) -> dict[str, Any]:
     answer = app.page.locator(".msg.assistant").last
     expect(answer.locator(".content")).to_contain_text("之后 after 😀")
+    expect(answer).not_to_have_attribute("aria-busy", "true", timeout=120_000)  # all drawn
+    app.page.wait_for_function(AT_END, timeout=30_000)
+    # content-visibility's skipped state is updated at the next rendering: two frames later.
+    app.page.evaluate(
+        "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    )
     result: dict[str, Any] = answer.locator(".content pre").evaluate(INSPECT)
     return result
 
