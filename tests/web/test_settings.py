@@ -164,8 +164,13 @@ def test_the_language_switch_changes_every_visible_string(app: App) -> None:
     expect(page.locator("#settings-title")).to_have_text("Settings")
 
 
-def test_system_language_is_followed_unless_set(make_app: object, fake_ollama: object) -> None:
-    app = make_app(fake_ollama, language="system", locale="zh-CN")  # type: ignore[operator]
+def test_system_language_is_followed_unless_set(
+    make_app: object, fake_ollama: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The system's language is Core's reading of the locale variables (as the tray's), not
+    # the engine's list: here the browser says English and the environment Chinese.
+    monkeypatch.setenv("LC_ALL", "zh_CN.UTF-8")
+    app = make_app(fake_ollama, language="system", locale="en-US")  # type: ignore[operator]
     expect(app.page.locator("html")).to_have_attribute("lang", "zh-CN")
     expect(app.page.locator(".hello")).to_have_text("今天要做点什么？")
 

@@ -80,6 +80,9 @@ class Status(TypedDict):
     # its code, params and cause (history_warnings.warning_info), for the page's language
     history_warning_info: Json | None
     workspace: str  # where a new chat works (the sandbox's choice)
+    # "en" or "zh-CN": what the language setting "system" means, decided as the tray, the
+    # notifications and the terminal decide it (the web engine's own list can differ)
+    system_language: str
 
 
 class ModelList(TypedDict):

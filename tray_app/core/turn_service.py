@@ -21,7 +21,7 @@ from tray_app.core.model_service import ModelService
 from tray_app.core.results import Decided, Json, State, Status, Stopped, TurnRef
 from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import SettingsService
-from tray_app.core.turns import TurnFactory
+from tray_app.core.turns import TurnFactory, system_language
 from tray_app.errors import Busy, InvalidRequest, NotFound, ProviderError
 from tray_app.events import (
     ClientFlag,
@@ -302,6 +302,7 @@ class TurnService:
             # The folder a new chat works in: the sandbox policy decides it (a blocked or
             # missing first allowed folder is skipped), so the page shows this, not a guess.
             "workspace": self._factory.workspace(self._settings.current, None),
+            "system_language": system_language(),
         }
 
     def state(self) -> State:

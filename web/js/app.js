@@ -4,7 +4,7 @@ import { $ } from './dom.js';
 import { fillIcons } from './icons.js';
 import { initTooltips } from './tooltip.js';
 import { checkLink, guardLinks } from './linkcheck.js';
-import { setLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
+import { setLanguage, setSystemLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
 import { setTheme } from './theme.js';
 import { store, currentSession } from './store.js';
 import { ChatLog } from './chatlog.js';
@@ -363,6 +363,7 @@ async function boot() {
   store.workspace = status.workspace || '';
   store.approvals = pending;
   setTheme(settings.theme);
+  setSystemLanguage(status.system_language);
   await setLanguage(settings.language);
   // History off or read-only this run (a damaged, locked or newer database): said once, in a
   // toast that stays until it is closed or read for a while.

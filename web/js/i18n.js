@@ -12,9 +12,19 @@ export function currentLanguage() {
   return lang;
 }
 
-/** "system" follows the browser's (= the OS's) language list. */
+let systemLanguage = null;
+
+/** What "system" means, as Core decides it for the tray, notifications and terminal (from
+ * LC_ALL / LC_MESSAGES / LANG / LANGUAGE). WebKitGTK reads only LC_CTYPE's locale, and says
+ * en-US when that locale is not installed, so its list alone can disagree with the tray. */
+export function setSystemLanguage(code) {
+  systemLanguage = SUPPORTED.includes(code) ? code : null;
+}
+
+/** "system" follows Core's choice, else the browser's (= the OS's) language list. */
 export function resolveLanguage(setting) {
   if (SUPPORTED.includes(setting)) return setting;
+  if (systemLanguage) return systemLanguage;
   const prefs = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
   return prefs.some((l) => String(l).toLowerCase().startsWith('zh')) ? 'zh-CN' : 'en';
 }
