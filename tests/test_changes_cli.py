@@ -120,9 +120,11 @@ def test_changes_lists_newest_first_with_what_can_be_undone(cli: Any, changed: P
     assert NEW_NAME.replace("\u202e", "⟨U+202E⟩") in lines[2] and "\u202e" not in text.stdout
 
 
-@pytest.mark.parametrize("lang", ["en_US.UTF-8", "zh_CN.UTF-8"])
+@pytest.mark.parametrize(
+    ("lang", "removed"), [("en_US.UTF-8", "removed "), ("zh_CN.UTF-8", "已删除 ")]
+)
 def test_a_hidden_character_in_a_name_is_written_out_one_way_in_changes_and_undo(
-    cli: Any, changed: Path, lang: str
+    cli: Any, changed: Path, lang: str, removed: str
 ) -> None:
     """`changes` lists, and `undo` reports, a bidi override in a name as the rest of the
     terminal (and the page, the cards) show it: ⟨U+202E⟩, never a Python escape."""
@@ -135,6 +137,7 @@ def test_a_hidden_character_in_a_name_is_written_out_one_way_in_changes_and_undo
     undone = cli("undo", "1", lang=lang)
     assert undone.returncode == 0, undone.stderr
     assert shown in undone.stdout and "\\u202e" not in undone.stdout, undone.stdout
+    assert undone.stdout.startswith(removed) and "write_file" in undone.stdout, undone.stdout
     assert "\u202e" not in undone.stdout
     assert not (changed / NEW_NAME).exists()
     again = cli("undo", "1", lang=lang)

@@ -22,6 +22,7 @@ from tray_app.undo_reasons import reason_text
 
 if TYPE_CHECKING:
     from tray_app.core.bootstrap import RunningApp
+    from tray_app.core.results import Undone
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -51,19 +52,30 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
-#: The list's words in the terminal's language (a coded reason too: undo_reasons).
+#: The list's and the undo's words in the terminal's language (a coded reason too:
+#: undo_reasons). ``action.*`` is what an undo did (``journal_undo``'s action words).
 WORDS = {
     "en": {
         "none": "No changes recorded.",
         "undone": "undone",
         "can": "can undo",
         "cannot": "cannot undo",
+        "done": "{action} {path} (undid {tool})",
+        "action.restored": "restored",
+        "action.recreated": "recreated",
+        "action.removed": "removed",
+        "action.moved back": "moved back",
     },
     "zh-CN": {
         "none": "没有记录的更改。",
         "undone": "已撤销",
         "can": "可撤销",
         "cannot": "无法撤销",
+        "done": "{action} {path}（已撤销 {tool}）",
+        "action.restored": "已恢复",
+        "action.recreated": "已重新创建",
+        "action.removed": "已删除",
+        "action.moved back": "已移回",
     },
 }
 
@@ -146,6 +158,14 @@ def run_changes(
     return EXIT_OK
 
 
+def _undone_line(result: Undone) -> str:
+    """What an undo did, in the terminal's language (an action it has no word for as it came)."""
+    words = _words()
+    action = str(result.get("action") or "undone")
+    said = words.get(f"action.{action}", words["undone"] if action == "undone" else action)
+    return words["done"].format(action=said, path=result.get("path", ""), tool=result["tool"])
+
+
 def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -160,8 +180,7 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         return EXIT_USAGE if isinstance(exc, NotFound) else EXIT_FAILED
     finally:
         app.close()
-    done = f"{result.get('action', 'undone')} {result.get('path', '')} (undid {result['tool']})"
-    out.write(written_out(done) + "\n")
+    out.write(written_out(_undone_line(result)) + "\n")
     if result.get("warning"):
         err.write(written_out(f"warning: {result['warning']}") + "\n")
     return EXIT_OK
