@@ -249,19 +249,24 @@ def use_keyring(daemon: KeyringDaemon, monkeypatch: pytest.MonkeyPatch, config: 
     return previous
 
 
+def restore_keyring(previous: Any) -> None:
+    """Undo ``use_keyring``: the backend in force before, judged again on the next look."""
+    import keyring
+
+    keyring.set_keyring(previous)
+    _rejudge_backends()
+
+
 @pytest.fixture
 def real_keyring(
     secret_service: KeyringDaemon, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Iterator[KeyringDaemon]:
     """The session's real keyring for one test; the app's entries are removed afterwards."""
-    import keyring
-
     previous = use_keyring(secret_service, monkeypatch, tmp_path / "xdg-config")
     try:
         yield secret_service
     finally:
-        keyring.set_keyring(previous)
-        _rejudge_backends()
+        restore_keyring(previous)
         forget(secret_service.address, {"service": "metona-tray"})
 
 

@@ -11,11 +11,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
 import secretstorage
 
-from tests.secret_service import KeyringDaemon, connect, running_keyring, use_keyring
+from tests.secret_service import (
+    KeyringDaemon,
+    connect,
+    restore_keyring,
+    running_keyring,
+    use_keyring,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
@@ -65,4 +70,4 @@ def test_doctor_says_a_locked_keyring_is_locked_and_a_gone_one_is_gone(
             assert gone["usable"] is False and gone["reason"] and gone["locked"] is None
             assert "[warn] keyring:" in doctor(tmp_path).stdout
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)

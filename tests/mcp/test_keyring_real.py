@@ -12,13 +12,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
 import secretstorage
 
 from tests.fakes.core_rig import Rig
 from tests.mcp.conftest import ROOT, fake_entry, wait_for
-from tests.secret_service import KeyringDaemon, connect, running_keyring, stored, use_keyring
+from tests.secret_service import (
+    KeyringDaemon,
+    connect,
+    restore_keyring,
+    running_keyring,
+    stored,
+    use_keyring,
+)
 from tray_app.store.secrets import SERVICE, SecretStore
 
 SERVER = "本地 服务"
@@ -134,7 +140,7 @@ def test_a_locked_keyring_is_said_as_locked_and_a_secret_stored_then_lasts_the_s
                 assert secret[:20] not in json.dumps(rig.core.mcp_status(), ensure_ascii=False)
                 assert secret[:20] not in (saved["warning"] or "")
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)
 
 
 def test_mcp_test_with_the_keyring_daemon_gone_says_the_keyring_cannot_be_read(
@@ -156,7 +162,7 @@ def test_mcp_test_with_the_keyring_daemon_gone_says_the_keyring_cannot_be_read(
                 input="", capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
             )  # fmt: skip
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "the system keyring cannot be read" in done.stdout, done.stdout
     assert tokens(marks) == {} and FIRST[:20] not in done.stdout + done.stderr

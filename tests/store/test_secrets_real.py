@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import keyring
 import pytest
 import secretstorage
 
-from tests.secret_service import KeyringDaemon, connect, running_keyring, stored, use_keyring
+from tests.secret_service import (
+    KeyringDaemon,
+    connect,
+    restore_keyring,
+    running_keyring,
+    stored,
+    use_keyring,
+)
 from tray_app.store.secrets import LOCKED, SERVICE, UNAVAILABLE, SecretStore
 
 ENDPOINT = "http://127.0.0.1:11434/v1/"
@@ -64,7 +70,7 @@ def test_a_locked_keyring_then_a_stopped_daemon_keep_keys_for_the_session_and_sa
             assert not opened.usable and opened.problem == UNAVAILABLE
             assert opened.get(ENDPOINT) == KEY + "2"
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)
     for store in (locked, gone, opened):
         assert KEY[:40] not in (store.reason or "")
     assert KEY[:40] not in caplog.text
@@ -116,4 +122,4 @@ def test_when_the_keyring_service_comes_back_the_next_key_stored_moves_all_there
         finally:
             if back is not None:
                 back.stop()
-            keyring.set_keyring(previous)
+            restore_keyring(previous)

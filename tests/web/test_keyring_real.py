@@ -11,14 +11,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import keyring
 import pytest
 import secretstorage
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.mcp.conftest import ROOT, wait_for
-from tests.secret_service import KeyringDaemon, connect, running_keyring, stored, use_keyring
+from tests.secret_service import (
+    KeyringDaemon,
+    connect,
+    restore_keyring,
+    running_keyring,
+    stored,
+    use_keyring,
+)
 from tests.web.conftest import App, AppFactory
 from tray_app.store.secrets import SERVICE, SecretStore
 
@@ -113,7 +119,7 @@ def test_with_the_keyring_daemon_stopped_the_page_says_so_in_chinese(
             save_and_wait_for_the_token(app, marks)  # kept in memory for this session
             assert_never_shown(app, metona_home)
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)
 
 
 def test_with_the_keyring_locked_the_api_key_field_says_unlock_it_in_chinese(
@@ -137,7 +143,7 @@ def test_with_the_keyring_locked_the_api_key_field_says_unlock_it_in_chinese(
             assert app.core.get_settings()["keyring_problem"] == "locked"
             assert app.page_errors == [] and app.dialogs == []
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)
 
 
 def test_a_server_whose_secret_the_gone_keyring_holds_says_so_in_chinese(
@@ -174,4 +180,4 @@ def test_a_server_whose_secret_the_gone_keyring_holds_says_so_in_chinese(
             assert SECRET[:20] not in app.page.content()
             assert app.page_errors == [] and app.dialogs == []
         finally:
-            keyring.set_keyring(previous)
+            restore_keyring(previous)
