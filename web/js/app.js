@@ -71,6 +71,7 @@ function build() {
   ui.approval = new ApprovalPanel($('#approval'), {
     onDecide: (id, approve, remember) => actions.decide(id, approve, remember),
     sessionTitle: (id) => store.sessions.find((s) => s.id === id)?.title || t('chat.untitled'),
+    onClosed: () => ui.composer.focus(),
   });
   ui.history = new HistoryPanel($('#history'), {
     load: () => call('changes'),

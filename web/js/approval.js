@@ -65,9 +65,10 @@ function blockedLine(p) {
 }
 
 export class ApprovalPanel {
-  constructor(el, { onDecide, sessionTitle }) {
+  constructor(el, { onDecide, sessionTitle, onClosed = () => {} }) {
     this.el = el;
     this.onDecide = onDecide;
+    this.onClosed = onClosed; // the panel closed while it held the focus: give it on
     this.sessionTitle = sessionTitle;
     this.head = null;
     this.timer = null;
@@ -87,10 +88,13 @@ export class ApprovalPanel {
     const head = queue[0] || null;
     this.count = queue.length;
     if (!head) {
+      // Focus inside the panel would fall to the body with it: typing would then go nowhere.
+      const hadFocus = this.el.contains(document.activeElement);
       this.head = null;
       this.el.hidden = true;
       this.el.replaceChildren();
       clearInterval(this.timer);
+      if (hadFocus || document.activeElement === document.body) this.onClosed();
       return;
     }
     // The same call asked again (its target changed after approval) is a new round: new diff.
