@@ -30,11 +30,21 @@ OTHER_OS = {
     "darwin": ("_windows", "_x11", "_portal", "_linux"),
     "win32": ("_macos", "_x11", "_portal", "_linux"),
 }
-#: Third-party modules the app imports only on another system.
+#: Third-party modules the app imports only on another system (SecretStorage: Linux's keyring).
 OTHER_OS_LIBRARIES = {
     "linux": ("AppKit", "Foundation", "PyObjCTools", "objc", "Quartz", "winrt", "clr", "win32"),
-    "darwin": ("gi", "Xlib", "dbus_fast", "winrt", "clr", "win32"),
-    "win32": ("gi", "Xlib", "dbus_fast", "AppKit", "Foundation", "PyObjCTools", "objc", "Quartz"),
+    "darwin": ("gi", "Xlib", "dbus_fast", "secretstorage", "winrt", "clr", "win32"),
+    "win32": (
+        "gi",
+        "Xlib",
+        "dbus_fast",
+        "secretstorage",
+        "AppKit",
+        "Foundation",
+        "PyObjCTools",
+        "objc",
+        "Quartz",
+    ),
 }
 LOCALES = ("en", "zh-CN")
 PLURAL_RE = re.compile(r"_(zero|one|two|few|many|other)$")  # plural forms differ by language
