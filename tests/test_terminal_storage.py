@@ -101,6 +101,29 @@ def test_a_database_with_one_damaged_page_turns_history_off_and_stays_untouched(
     assert not list(app_paths.data_dir.glob("chats.sqlite3-*"))  # no -wal/-shm beside it
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en_US.UTF-8", "the stored chat 's_报告⟨U+202E⟩🎉' cannot be continued"),
+        ("zh_CN.UTF-8", "历史记录已关闭（见上文），因此无法继续保存的对话“s_报告⟨U+202E⟩🎉”"),
+    ],
+)
+def test_with_history_off_a_chat_named_to_continue_is_said_in_the_terminals_language(
+    cli: Cli, fake_ollama: FakeOllama, app_paths: AppPaths, lang: str, said: str
+) -> None:
+    """The chat's id is the user's own input: written out (⟨U+202E⟩) as everywhere in the
+    terminal, in the sentence of the terminal's language."""
+    app_paths.data_dir.mkdir(parents=True, exist_ok=True)
+    corrupt_one_page(app_paths.database_file)
+    for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        cli.env.pop(name, None)
+    cli.env["LANG"] = lang
+    continued = ask(cli, fake_ollama, "more", "--session", "s_报告\u202e🎉")
+    assert continued.returncode == 1, continued.stderr
+    assert said in one_line(continued.stderr, "s_报告"), continued.stderr
+    assert "\u202e" not in continued.stderr and "\\u202e" not in continued.stderr
+
+
 def test_a_locked_database_turns_history_off_for_the_chat_and_says_so(
     cli: Cli, fake_ollama: FakeOllama, app_paths: AppPaths
 ) -> None:

@@ -98,7 +98,7 @@ def test_the_terminals_short_lines_follow_its_language(
     ("lang", "said"),
     [
         ("zh_CN.UTF-8", "metona-tray export: 没有保存的对话“报告⟨U+202E⟩🎉”"),
-        ("en_US.UTF-8", "metona-tray export: no stored chat '报告\\u202e🎉'"),
+        ("en_US.UTF-8", "metona-tray export: no stored chat '报告⟨U+202E⟩🎉'"),
     ],
 )
 def test_a_missing_chat_is_said_in_the_terminals_language(

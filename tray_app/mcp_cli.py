@@ -31,7 +31,7 @@ TEXT: dict[str, dict[str, str]] = {
         "error": "  error: {error}",
         "tool": "  {risk:<12} {name}",
         "no_tools": "  (no tools)",
-        "unknown": "No MCP server named {name!r}. Configured: {names}",
+        "unknown": "No MCP server named '{name}'. Configured: {names}",
         "ok": "{name}: started, {count} tools listed, stopped.",
         "failed": "{name}: did not start: {error}",
         "timeout": "{name}: did not start within {seconds:g} s: {error}",
@@ -57,7 +57,7 @@ TEXT: dict[str, dict[str, str]] = {
         "error": "  错误：{error}",
         "tool": "  {risk:<12} {name}",
         "no_tools": "  （没有工具）",
-        "unknown": "没有名为 {name!r} 的 MCP 服务器。已配置：{names}",
+        "unknown": "没有名为“{name}”的 MCP 服务器。已配置：{names}",
         "ok": "{name}：已启动，列出 {count} 个工具，已停止。",
         "failed": "{name}：未能启动：{error}",
         "timeout": "{name}：{seconds:g} 秒内未能启动：{error}",
@@ -125,13 +125,15 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.mcp_command == "import":
         return _import(Path(args.file), paths, text, out)
     from tray_app.mcp.config import parse_servers
+    from tray_app.terminal_errors import written_out
 
     servers, errors = parse_servers(settings.mcp_servers)
     if args.mcp_command == "test":
         chosen = [s for s in servers if s.name == args.name]
         if not chosen:
             names = ", ".join(sorted(settings.mcp_servers)) or "-"
-            print(text["unknown"].format(name=args.name, names=names), file=sys.stderr)
+            said = text["unknown"].format(name=args.name, names=names)
+            print(written_out(said), file=sys.stderr)
             return EXIT_USAGE
         servers = [chosen[0].model_copy(update={"enabled": True})]
     elif not servers and not errors:

@@ -214,10 +214,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     runner = ChatRunner(core, args, out, err)
     try:
         if args.session and app.history == "off":
-            err.write(
-                f"metona-tray chat: history is off (see above), so the stored chat "
-                f"{args.session!r} cannot be continued\n"
-            )
+            said = terminal_text(runner.renderer.language, "no_continue", name=args.session)
+            err.write(f"metona-tray chat: {written_out(said)}\n")
             return EXIT_FAILED
         if args.session:
             try:

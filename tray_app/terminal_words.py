@@ -54,7 +54,9 @@ TERMINAL_TEXT = {
         " over;\n/export FILE saves this chat as Markdown (or JSON for FILE.json).",
         "exported": "exported to {path}",
         "cannot_write": "cannot write {path}: {why}",
-        "no_chat": "no stored chat {name!r}",
+        "no_chat": "no stored chat '{name}'",
+        "no_continue": "history is off (see above), so the stored chat '{name}' cannot be"
+        " continued",
         "warning": "warning: {text}",
         "untitled": "(untitled)",
         "unsaved": "warning: this chat could not be saved (see above), so it ends with this"
@@ -73,6 +75,7 @@ TERMINAL_TEXT = {
         "exported": "已导出到 {path}",
         "cannot_write": "无法写入 {path}（{why}）",
         "no_chat": "没有保存的对话“{name}”",
+        "no_continue": "历史记录已关闭（见上文），因此无法继续保存的对话“{name}”",
         "warning": "警告：{text}",
         "untitled": "（无标题）",
         "unsaved": "警告：此对话无法保存（见上文），因此随本命令结束；回答已在上方打印。",

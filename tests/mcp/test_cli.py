@@ -106,6 +106,10 @@ def test_test_says_what_failed(cli: Any, metona_home: Path, tmp_path: Path) -> N
     assert "bad config: 缺少 token" in done.stdout  # the end of its log file
     unknown = cli("test", "nope")
     assert unknown.returncode == 2 and "No MCP server named 'nope'" in unknown.stderr
+    hostile = cli("test", "报告\u202e🎉")  # written out as everywhere in the terminal
+    assert hostile.returncode == 2, hostile.stderr
+    assert "No MCP server named '报告⟨U+202E⟩🎉'" in hostile.stderr, hostile.stderr
+    assert "\u202e" not in hostile.stderr and "\\u202e" not in hostile.stderr
 
 
 def test_list_without_servers_and_a_bad_import(cli: Any, tmp_path: Path) -> None:
