@@ -106,6 +106,12 @@ ONE_RENDER = """
     whole.text = text;
     whole.renderWhole();
   };
+  // A long code block is highlighted off the main thread (hloffthread.js): wait for it.
+  const settled = async (...els) => {
+    while (els.some((el) => el.querySelector('[data-hl-pending]'))) {
+      await new Promise((resolve) => { setTimeout(resolve, 20); });
+    }
+  };
 """
 
 STREAM_JS = (
@@ -116,16 +122,17 @@ async ({ docs, cuts }) => {
     + """
   const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
   const out = [];
-  docs.forEach((text, d) => {
+  for (const [d, text] of docs.entries()) {
     const streamed = document.createElement('div');
     const once = document.createElement('div');
     const stream = new MarkdownStream(streamed);
     for (const cut of cuts[d]) stream.setText(text.slice(0, cut));
     while (stream.finish());
     oneRender(MarkdownStream, once, text);
+    await settled(streamed, once);
     out.push({ same: streamed.innerHTML === once.innerHTML, repairs: stream.repairs,
                streamed: streamed.innerHTML, once: once.innerHTML });
-  });
+  }
   return out;
 }
 """
@@ -264,8 +271,11 @@ async ({ head, lines, tail }) => {
   while (stream.finish());
   const once = document.createElement('div');
   oneRender(MarkdownStream, once, text);
+  const sameAtClose = el.innerHTML === once.innerHTML; // before the page's tooltips touch el
+  await settled(el, once);
+  const samePre = el.querySelector('pre').outerHTML === once.querySelector('pre').outerHTML;
   const closedHeight = el.querySelector('pre').getBoundingClientRect().height;
-  return { kept, painted, openText, same: el.innerHTML === once.innerHTML,
+  return { kept, painted, openText, same: sameAtClose && samePre,
            sameHeight: openHeight === closedHeight,
            highlighted: Boolean(el.querySelector('pre code.hljs')),
            tailLeft: Boolean(el.querySelector('.md-tail')) };

@@ -10,6 +10,7 @@ import { t } from './i18n.js';
 import { codeText, groupCode } from './codegroups.js';
 import { markBidi } from './bidimark.js';
 import { wrapChanged } from './codewrap.js';
+import { highlightLater, highlightNow, OFF_THREAD_MIN } from './hloffthread.js';
 
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   .replace(/"/g, '&quot;');
@@ -147,16 +148,16 @@ function flash(button) {
   setTimeout(() => button.classList.remove('done'), 1200);
 }
 
-// highlight.js takes one task for a whole block (0.2 ms a KB warm, more under load): a longer block
-// stays plain (in a streamed answer and a one-pass render alike) rather than freeze the page.
+// highlight.js takes one task for a whole block even in its worker (hloffthread.js): a longer
+// block stays plain (in a streamed answer and a one-pass render alike).
 const HIGHLIGHT_LIMIT = 50_000;
 
-/** Highlight code blocks (hljs escapes the text it highlights). */
+/** Highlight code blocks (a long one off the main thread; hljs escapes the text it highlights). */
 function highlight(root) {
   for (const code of root.querySelectorAll('pre > code[class*="language-"]:not(.hljs)')) {
     const lang = /language-([\w+#.-]+)/.exec(code.className)?.[1];
-    if (lang && hljs.getLanguage(lang) && code.textContent.length <= HIGHLIGHT_LIMIT) {
-      hljs.highlightElement(code);
-    }
+    const size = code.textContent.length;
+    if (!lang || !hljs.getLanguage(lang) || size > HIGHLIGHT_LIMIT) continue;
+    if (size < OFF_THREAD_MIN || !highlightLater(code, lang)) highlightNow(code);
   }
 }

@@ -1,0 +1,124 @@
+"""A long code block is highlighted off the main thread (issue [speed] #13).
+
+highlight.js took one 40-80 ms task on the page's thread when an 8-50 KB fenced block closed.
+Now a module worker (web/js/hlworker.js) highlights it and the page builds the nodes in slices:
+the block shows its plain text meanwhile, Copy gives the exact text throughout, and it ends as
+the DOM highlight.js's own highlightElement makes, hostile text included."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import text_turn
+from tests.web.conftest import App
+
+pytestmark = pytest.mark.web
+
+HOSTILE = (
+    "漢字かなカナ한국어 🧑🏽‍💻👨‍👩‍👧‍👦 \u202eevil.exe\u202c \u2066iso\u2069 "
+    "</script><script>alert(1)</script> <img src=x onerror=alert(1)> "
+    '<span class="hljs-keyword">fake</span> &amp; &lt; "q" \'s\''
+)
+
+
+def long_body(lines: int) -> str:
+    return "".join(f"const v{n} = '{HOSTILE}'; // {n} 第{n}行\n" for n in range(lines))
+
+
+# Streams the text into a MarkdownStream in the page, closes the block and reports the block
+# right after the close (plain, Copy exact) and once highlighted, with highlight.js's own
+# rendering of the same text on the page's thread as the reference.
+CLOSE_JS = """
+async ({ head, body, tail }) => {
+  const { MarkdownStream } = await import(new URL('js/mdstream.js', document.baseURI).href);
+  const { markBidi } = await import(new URL('js/bidimark.js', document.baseURI).href);
+  const hljs = (await import(new URL('vendor/highlight.min.js', document.baseURI).href)).default;
+  const el = document.createElement('div');
+  el.className = 'md content';
+  document.querySelector('#messages').append(el);
+  const stream = new MarkdownStream(el);
+  let text = head;
+  for (let at = 0; at < body.length; at += 997) {
+    stream.setText(head + body.slice(0, at));
+  }
+  text = head + body + tail;
+  stream.setText(text);
+  while (stream.finish());
+  let copied = null;
+  Object.defineProperty(navigator, 'clipboard', {
+    value: { writeText: async (value) => { copied = value; } }, configurable: true });
+  const code = () => el.querySelector('pre code');
+  const pendingAtClose = code().hasAttribute('data-hl-pending');
+  const plainAtClose = !code().classList.contains('hljs');
+  el.querySelector('.code-copy').click();
+  while (copied === null) await new Promise((resolve) => { setTimeout(resolve, 10); });
+  const copiedAtClose = copied;
+  while (code().hasAttribute('data-hl-pending')) {
+    await new Promise((resolve) => { setTimeout(resolve, 20); });
+  }
+  copied = null;
+  el.querySelector('.code-copy').click();
+  while (copied === null) await new Promise((resolve) => { setTimeout(resolve, 10); });
+  const reference = document.createElement('code');
+  reference.className = code().className.split(' ')[0];
+  reference.textContent = body;
+  hljs.highlightElement(reference);
+  markBidi(reference);
+  const result = {
+    pendingAtClose, plainAtClose, copiedAtClose, copiedAfter: copied,
+    highlighter: document.documentElement.dataset.highlighter || null,
+    outer: code().outerHTML, reference: reference.outerHTML,
+    scripts: el.querySelectorAll('script, img').length,
+    spans: el.querySelectorAll('pre code span[class^="hljs-"]').length,
+  };
+  el.remove();
+  return result;
+}
+"""
+
+
+def close_block(app: App, lang: str, body: str) -> dict[str, Any]:
+    result: dict[str, Any] = app.page.evaluate(
+        CLOSE_JS, {"head": f"Intro 中文.\n\n```{lang}\n", "body": body, "tail": "```\n\nAfter.\n"}
+    )
+    return result
+
+
+@pytest.mark.parametrize("lang", ["js", "html", "python"])
+def test_a_closed_long_block_is_highlighted_by_the_worker_as_in_one_pass(
+    app: App, lang: str
+) -> None:
+    body = long_body(160)  # ~30 KB: under the 50 KB highlighting limit
+    result = close_block(app, lang, body)
+    assert result["highlighter"] == "worker", "the block was not highlighted by the worker"
+    assert result["pendingAtClose"] and result["plainAtClose"], "highlighted on the main thread"
+    assert result["copiedAtClose"] == body
+    assert result["copiedAfter"] == body
+    assert result["spans"] > 100
+    assert result["scripts"] == 0, "markup in the code became elements"
+    assert result["outer"] == result["reference"]
+
+
+def test_a_short_block_is_still_highlighted_at_once(app: App) -> None:
+    result = close_block(app, "python", "x = '中文 😀 \u202e'\n")
+    assert not result["pendingAtClose"] and not result["plainAtClose"]
+    assert result["outer"] == result["reference"]
+
+
+def test_a_long_block_in_a_streamed_answer_ends_highlighted_with_exact_copy(app: App) -> None:
+    body = long_body(120)
+    text = f"Here:\n\n```javascript\n{body}```\n\nDone 完成.\n"
+    app.fake.script(text_turn(text, chunk_chars=400))
+    app.send("Long code please")
+    answer = app.page.locator(".msg.assistant").last
+    expect(answer.locator(".content")).to_contain_text("Done 完成.", timeout=30_000)
+    code = answer.locator(".content pre code.hljs")
+    expect(code).to_have_count(1, timeout=30_000)
+    expect(answer.locator("[data-hl-pending]")).to_have_count(0, timeout=30_000)
+    assert code.text_content() == body
+    assert app.page.evaluate("document.documentElement.dataset.highlighter") == "worker"
+    assert answer.locator(".content pre code script, .content pre code img").count() == 0
+    assert answer.locator(".content pre code .bidi-mark").count() == 120 * 4  # four controls a line
