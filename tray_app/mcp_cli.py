@@ -216,20 +216,22 @@ def _run_servers(
 
 
 def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO) -> None:
+    """One server and its tools; its name, tools and error written out (``⟨U+202E⟩``): a
+    server's answers and the user's config are not the terminal's to obey."""
+    from tray_app.terminal_errors import written_out
+
     status = text["disabled"] if row["status"] == "disabled" else row["status"]
-    print(
-        text["server"].format(
-            name=row["name"],
-            transport=row.get("transport", "?"),
-            status=status,
-            trust=row.get("trust", "-"),
-        ),
-        file=out,
+    line = text["server"].format(
+        name=row["name"],
+        transport=row.get("transport", "?"),
+        status=status,
+        trust=row.get("trust", "-"),
     )
+    print(written_out(line), file=out)
     if row.get("error"):
-        print(text["error"].format(error=row["error"]), file=out)
+        print(written_out(text["error"].format(error=row["error"])), file=out)
     for tool in row["tools"]:
-        print(_tool_line(tool, text), file=out)
+        print(written_out(_tool_line(tool, text)), file=out)
     if row["status"] == "ready" and not row["tools"]:
         print(text["no_tools"], file=out)
 
@@ -237,22 +239,24 @@ def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO) -> None:
 def _report_test(
     row: dict[str, Any], server: Any, paths: AppPaths, text: dict[str, str], out: TextIO
 ) -> int:
+    from tray_app.terminal_errors import answer_for_terminal, written_out
+
     if row["status"] == "ready":
-        print(text["ok"].format(name=row["name"], count=len(row["tools"])), file=out)
+        print(written_out(text["ok"].format(name=row["name"], count=len(row["tools"]))), file=out)
         for tool in row["tools"]:
-            print(_tool_line(tool, text), file=out)
+            print(written_out(_tool_line(tool, text)), file=out)
         return EXIT_OK
     error = row.get("error") or row["status"]
     seconds = min(server.timeout_s, LIST_WAIT)
     said = text["timeout"] if row["status"] == "starting" else text["failed"]
-    print(said.format(name=row["name"], seconds=seconds, error=error), file=out)
+    print(written_out(said.format(name=row["name"], seconds=seconds, error=error)), file=out)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in row["name"])
     log_file = paths.log_dir / f"mcp-{safe}.log"
     if log_file.exists():
         lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-10:]
-        print(text["log"].format(file=log_file), file=out)
-        for line in lines:
-            print(f"  {line[:300]}", file=out)
+        print(written_out(text["log"].format(file=log_file)), file=out)
+        for line in lines:  # the server's own output: no escape sequence reaches the terminal
+            print(f"  {answer_for_terminal(line[:300])}", file=out)
     return EXIT_FAILED
 
 

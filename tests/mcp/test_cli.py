@@ -112,6 +112,31 @@ def test_test_says_what_failed(cli: Any, metona_home: Path, tmp_path: Path) -> N
     assert "\u202e" not in hostile.stderr and "\\u202e" not in hostile.stderr
 
 
+def test_a_failing_servers_log_and_name_cannot_drive_the_terminal(
+    cli: Any, metona_home: Path, tmp_path: Path
+) -> None:
+    """`mcp test` prints the end of the server's log: an escape sequence (here one that retitles
+    the window) and a bidi override in it, or in the server's name, are written out."""
+    broken = tmp_path / "hostile.py"
+    broken.write_text(
+        "import sys\n"
+        "sys.stderr.write('\\x1b]0;pwned\\x07 坏了 \\u202eevil\\tend\\n')\n"
+        "sys.exit(4)\n",
+        encoding="utf-8",
+    )
+    entry = {"command": sys.executable, "args": [str(broken)], "timeout_s": 3}
+    write_servers(metona_home, {"hostile": entry, "坏\u202e🙂": entry})  # that name is invalid
+    done = cli("test", "hostile")
+    assert done.returncode == 1, done.stderr
+    assert "hostile: did not start: " in done.stdout, done.stdout
+    assert "  ⟨U+001B⟩]0;pwned⟨U+0007⟩ 坏了 ⟨U+202E⟩evil\tend" in done.stdout, done.stdout
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert "\u202e" not in done.stdout
+    listed = cli("list")
+    assert "坏⟨U+202E⟩🙂  [" in listed.stdout, listed.stdout
+    assert "\u202e" not in listed.stdout and "\x1b" not in listed.stdout, listed.stdout
+
+
 def test_list_without_servers_and_a_bad_import(cli: Any, tmp_path: Path) -> None:
     done = cli("list")
     assert done.returncode == 0 and "No MCP servers are configured" in done.stdout
