@@ -139,3 +139,39 @@ def test_in_chinese_a_history_that_cannot_be_read_says_why_in_chinese(
         f"无法读取更改列表：无法创建撤销记录文件夹 {journal}：该位置已有一个文件"
     )
     assert app.page_errors == []
+
+
+def test_a_change_says_what_its_undo_copy_takes_and_a_created_file_no_size(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """The size on a row is the disk its undo copy takes. It was shown bare, so a created file
+    (nothing to keep) read "0 B" under a write of 21 bytes; now it is said in words, only when
+    a copy is kept."""
+    app = make_app(fake_ollama, language="zh-CN", confirmation_mode="full_auto")
+    created = app.workspace / "笔记_😀_\u202etxt.md"
+    edited = app.workspace / "旧文件 שלום.txt"
+    old = "旧的内容 😀\n" * 300
+    edited.write_text(old, encoding="utf-8")
+    fake_ollama.script(
+        tool_turn(
+            [
+                ("write_file", {"path": str(created), "content": "你好 שלום 😀\n"}),
+                ("write_file", {"path": str(edited), "content": "新\n"}),
+            ]
+        ),
+        text_turn("写好了。"),
+    )
+    page = app.page
+    app.send("写两个文件")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("写好了。")
+    page.click("#btn-history")
+    rows = page.locator("#history .hist-row")
+    expect(rows).to_have_count(2)
+    created_row = rows.filter(has_text="笔记_")
+    edited_row = rows.filter(has_text="旧文件")
+    expect(created_row.locator(".hist-size")).to_have_count(0)
+    kept = {e["path"]: e["size"] for e in app.core.changes()}[str(edited)]
+    assert kept >= len(old.encode("utf-8"))  # the old text is what undo puts back
+    shown = page.evaluate(f"import('./js/format.js').then((m) => m.bytes({kept}))")
+    expect(edited_row.locator(".hist-size")).to_have_text(f"撤销副本：{shown}")
+    assert app.page_errors == []

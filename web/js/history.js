@@ -107,7 +107,9 @@ export class HistoryPanel {
       h('span', { class: 'hist-main' },
         label === entry.tool ? h('span', { class: 'hist-tool', text: visible(entry.tool) }) : h('span', { class: 'hist-tool', i18n: label }),
         h('span', { class: 'hist-path mono', text: middlePath(path, 52), title: path }),
-        entry.size != null ? h('span', { class: 'hist-size', text: bytes(entry.size) }) : null),
+        // The disk the change's undo copy takes (nothing kept for a created file): said in
+        // words, a bare "0 B" under a write read as the file's size.
+        entry.size > 0 ? h('span', { class: 'hist-size', i18n: ['history.copy_size', { size: bytes(entry.size) }] }) : null),
       state);
   }
 
