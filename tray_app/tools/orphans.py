@@ -38,6 +38,24 @@ def _owner(environ: bytes) -> int | None:
     return int(owner) if owner.isdigit() else None
 
 
+def _read(path: str) -> bytes | None:
+    """A /proc file read with bare system calls: every process's is read at each start, and
+    ``Path.read_bytes`` (path objects, a buffered file, an fstat) cost about three times as much."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    chunks: list[bytes] = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -57,9 +75,8 @@ def reap_orphaned_commands(proc_root: Path = Path("/proc")) -> list[int]:
     for entry in os.scandir(proc_root):
         if not entry.name.isdigit() or int(entry.name) == me:
             continue
-        try:
-            environ = (proc_root / entry.name / "environ").read_bytes()
-        except OSError:
+        environ = _read(f"{proc_root}/{entry.name}/environ")
+        if environ is None:
             continue
         owner = _owner(environ)
         if owner is None or owner == me or _alive(owner):
