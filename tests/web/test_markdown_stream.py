@@ -93,6 +93,38 @@ CORPUS = [
     "Intro.\n\n"
     + "".join(f"> {n}. 第{n}步 {BIDI}\n>\n" for n in range(1, 90))
     + "> [ref]: https://example.com/r\n\nUses [ref].\n",
+    # Long list items are committed child by child while they grow (mdlistitem.js).
+    "Intro.\n\n3. First 第一 😀 see [later].\n\n"
+    + "".join(
+        f"   Para {n}: 中文段落 👩‍👩‍👧‍👦 {BIDI} **bold** `code` [later].\n"
+        + (f"lazy continuation {n} 漢字\n" if n % 4 == 1 else "")
+        + "\n"
+        + (f"   - nested {n} 한국어\n   - two\n\n     deeper para {n}\n\n" if n % 3 == 0 else "")
+        + (f"   ```py\n   x = {n}  # {BIDI}\n\n   y = 'עברית'\n   ```\n\n" if n % 5 == 0 else "")
+        + (f"   > quoted {n} العربية\n   > two\n\n" if n % 7 == 0 else "")
+        + (f"       indented code {n}\n\n" if n % 11 == 0 else "")
+        for n in range(45)
+    )
+    + "4. next\n5. last\n\nAfter the list.\n\n[later]: https://example.com/later\n",
+    "".join(
+        f"- [{'x' if n % 2 else ' '}] task {n} 😀\n\n"
+        + "".join(
+            f"  [x] not a box {n}.{k}\n\n  [link](https://example.com/{k}) 中文 {BIDI}\n\n"
+            f"  Title {k}\n  ===\n\n  | a | 表 |\n  |---|---|\n  | {k} | 😀 |\n\n"
+            for k in range(30 if n == 1 else 1)
+        )
+        for n in range(3)
+    )
+    + "after the tasks, no blank line\n",
+    "*   wide marker 漢字\n\n"
+    + "".join(f"    para {n} with four spaces {BIDI}\n\n" for n in range(70))
+    + "  less indented: the list ends 😀\n\n10) ten\n\n"
+    + "".join(f"    ten {n} 中文\n\n" for n in range(60))
+    + "11) eleven\n",
+    "- tight long item 中文 😀\n"
+    + "".join(f"  line {n} {BIDI} 한국어\nlazy {n}\n" for n in range(120))
+    + "- second\n",
+    "1. " + "长" * 3000 + "\n\n   " + "😀 " * 1200 + "\n\n   tail " + BIDI + "\n2. b\n",
     # Too long to highlight: drawn in groups of lines (codegroups.js), open and closed alike.
     "Long:\n\n```rust\n"
     + "".join(f'let v{n} = "漢字 😀 {BIDI}"; // {"x" * (n % 97)}\n' for n in range(1100))
@@ -352,5 +384,26 @@ def test_a_long_quote_is_committed_child_by_child_while_it_grows(app: App) -> No
     text += "\nAfter the quote.\n"
     result = app.page.evaluate(QUOTE_JS, {"text": text, "step": 48})
     assert result["kept"], "the quote's first paragraph was drawn again as the quote grew"
+    assert result["same"]
+    assert result["repairs"] == 0
+
+
+ITEM_JS = QUOTE_JS.replace("blockquote > p", "li > p")
+
+
+def test_a_long_list_item_is_committed_child_by_child_while_it_grows(app: App) -> None:
+    text = (
+        "1. 第一段 😀 "
+        + BIDI
+        + " **bold** `code`.\n\n"
+        + "".join(
+            f"   第{n}段 😀 {BIDI} a [link](https://example.com/{n}) עברית.\n\n"
+            + (f"   - nested {n}\n   - 二\n\n" if n % 4 == 0 else "")
+            for n in range(120)
+        )
+    )
+    text += "2. next item\n\nAfter the list.\n"
+    result = app.page.evaluate(ITEM_JS, {"text": text, "step": 48})
+    assert result["kept"], "the item's first paragraph was drawn again as the item grew"
     assert result["same"]
     assert result["repairs"] == 0

@@ -11,6 +11,8 @@ import { lex, renderTokens, renderBlocks } from './markdown.js';
 import { OpenFence, fenceStarted, fenceBound } from './mdfence.js';
 import { markerOf, loosen, nestedDefs } from './mdtokens.js';
 import { QUOTE_OPEN, openQuote, advanceQuote, redrawQuoteItems } from './mdquote.js';
+import { verify } from './mdverify.js';
+import { startItem, growItem, redrawItemKids } from './mdlistitem.js';
 
 // An item whose marker is followed by text really is the next item: the one before it ended.
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
@@ -91,7 +93,7 @@ export class MarkdownStream {
     this.drawTail(tail);
     if (final && !partial) {
       this.done = true;
-      if (text.length <= VERIFY_LIMIT) this.verify();
+      if (text.length <= VERIFY_LIMIT) verify(this);
     } else this.fence = this.followFence(tail);
     return partial;
   }
@@ -209,6 +211,7 @@ export class MarkdownStream {
     }
     if (this.open?.kind === 'quote') redrawQuoteItems(this.open, uses, this.links);
     if (this.open?.kind !== 'list') return;
+    if (this.open.grow) redrawItemKids(this.open.grow, uses, this.links);
     for (const item of this.open.items) {
       if (!uses(item.raw)) continue;
       const list = lex(item.raw, this.links)[0];
@@ -239,7 +242,7 @@ export class MarkdownStream {
       el.append(list, '\n'); // as marked writes it: the DOM equals a one-pass render
       this.open = {
         kind: 'list', box: list, ordered: token.ordered, first: token.start, marker: markerOf(token),
-        loose: false, items: [], tailNodes: [],
+        loose: false, items: [], tailNodes: [], grow: null,
       };
       this.pos = start;
     } else {
@@ -257,10 +260,15 @@ export class MarkdownStream {
 
   advanceList(final) {
     const open = this.open;
+    const ends = (tokens) => final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens);
+    if (open.grow) {
+      const rest = growItem(this, ends); // a long item, child by child (mdlistitem.js)
+      if (rest) return rest;
+    }
     const src = this.text.slice(this.pos);
     const tokens = lex(src, this.links);
     const list = tokens[0];
-    const closing = final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens);
+    const closing = ends(tokens);
     if (list?.type !== 'list' || list.ordered !== open.ordered || markerOf(list) !== open.marker) {
       if (closing) return this.close();
       this.setTailNodes([]);
@@ -292,6 +300,8 @@ export class MarkdownStream {
       this.pos += done[k].raw.length;
     });
     if (closing) return this.close();
+    const grown = startItem(this, items.slice(count), tokens);
+    if (grown) return grown;
     this.setTailNodes(this.itemEls(items.slice(count), false).flatMap((el) => [el, '\n']));
     return tokens.slice(1);
   }
@@ -378,22 +388,5 @@ export class MarkdownStream {
       this.el.append(this.tail);
     }
     this.tail.replaceChildren(renderTokens(rest, { final: false }));
-  }
-
-  // Safety net: blocks whose source differs from a one-pass lexing of the whole text are
-  // redrawn (counted in `repairs`; the streaming tests expect zero).
-  verify() {
-    const tokens = lex(this.text).filter(shown);
-    const same = (block, token) => block?.raw != null && block.raw.trimEnd() === token.raw.trimEnd();
-    let i = 0;
-    while (i < tokens.length && same(this.blocks[i], tokens[i])) i += 1;
-    if (i === tokens.length && i === this.blocks.length) return;
-    this.repairs += Math.max(tokens.length, this.blocks.length) - i;
-    for (const block of this.blocks.slice(i)) block.el.remove();
-    const fragment = renderBlocks(tokens.slice(i));
-    const els = [...fragment.children];
-    this.el.append(fragment);
-    this.blocks = this.blocks.slice(0, i)
-      .concat(tokens.slice(i).map((token, k) => ({ el: els[k], raw: token.raw, start: 0 })));
   }
 }

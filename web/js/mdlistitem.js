@@ -1,0 +1,184 @@
+// A long list item that is still growing, committed child by child (as mdquote.js does for a
+// blockquote): without this, each step lexed and drew the whole item again, so an item of n
+// characters cost n² (a 40 KB item streamed in 64-character pieces took 15 s of main thread).
+// A child is final once two solid children follow it and a blank line ends it. Once some are
+// committed, the rest of the item is lexed as an item of its own: its first uncommitted line,
+// indented as the item's text is, gets the item's marker back (same width, so offsets agree).
+// A cut is taken only if the text before it, lexed alone, gives the same children, and the line
+// after it starts plain text at the item's indent (no code, no task box); else the item is drawn
+// whole, as before. The DOM equals the one-pass render (tests/web/test_markdown_stream.py).
+import { lex, renderTokens } from './markdown.js';
+import { loosen, nestedDefs } from './mdtokens.js';
+
+// A shorter item is drawn whole each step (cheap), as before.
+export const ITEM_OPEN = 2048;
+
+// The item's first line: up to 3 spaces, its marker and 1-4 spaces (its text's indent), then text.
+const FIRST = /^( {0,3}(?:[*+-]|\d{1,9}[.)]) {1,4})(?=\S)/;
+// A line after a cut that would mean something else as an item's first line.
+const NOT_PLAIN = /^(?:[ \t\n]|\[[ \txX]\])/;
+const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
+
+const notSpace = (token) => token.type !== 'space';
+const drawn = (kids, final) => [...renderTokens(kids.filter(notSpace), { final }).childNodes];
+
+/**
+ * Tries to start committing `items[0]` (the open list's first unfinished item, at stream.pos)
+ * child by child. Returns the stream's tail tokens if it did, else null (draw it as before).
+ */
+export function startItem(stream, items, tokens) {
+  const open = stream.open;
+  const item = items[0];
+  const m = FIRST.exec(item?.raw || '');
+  if (!m || item.raw.length < ITEM_OPEN || !open.loose) return null;
+  loosen(item);
+  const grow = { prefix: m[1], start: stream.pos, entry: null, kids: [], rest: [] };
+  const src = stream.text.slice(stream.pos);
+  if (!commitKids(stream, grow, src, src, item)) return null;
+  open.grow = grow;
+  drawRest(stream, grow, item, items.slice(1));
+  return tokens.slice(1);
+}
+
+/**
+ * One step of the growing item. `closing(tokens)` says whether the list has ended. Returns the
+ * stream's tail tokens while the item grows, or null once it has ended (or could not be followed:
+ * then it is drawn whole again) and the list goes on the usual way from stream.pos.
+ */
+export function growItem(stream, closing) {
+  const open = stream.open;
+  const grow = open.grow;
+  const src = stream.text.slice(stream.pos);
+  const width = grow.prefix.length;
+  const tokens = lex(grow.prefix + src.slice(width), stream.links);
+  const list = tokens[0];
+  stream.setTailNodes([]);
+  clearRest(grow);
+  if (list?.type !== 'list' || !src.startsWith(' '.repeat(width))) return abandon(stream);
+  const { items } = list;
+  const item = items[0];
+  loosen(item);
+  const next = items.length > 2 || (items.length === 2 && STARTED.test(items[1].raw));
+  if (closing(tokens) || next) {
+    commit(stream, grow, item.tokens);
+    stream.pos += item.raw.length;
+    grow.entry.raw = stream.text.slice(grow.start, stream.pos);
+    open.grow = null;
+    return null;
+  }
+  commitKids(stream, grow, src, grow.prefix + src.slice(width), item);
+  drawRest(stream, grow, item, items.slice(1));
+  return tokens.slice(1);
+}
+
+/** The growing item's committed children that use a reference defined late are drawn again. */
+export function redrawItemKids(grow, uses, links) {
+  for (const kid of grow.kids) {
+    if (!uses(kid.raw)) continue;
+    const nodes = drawn(lex(kid.raw, links), true);
+    if (!nodes.length) continue;
+    kid.nodes[0].before(...nodes);
+    for (const node of kid.nodes) node.remove();
+    kid.nodes = nodes;
+  }
+}
+
+// Commits the item's finished children if the cut after them is safe; whether it did.
+function commitKids(stream, grow, src, syn, item) {
+  const kids = item.tokens;
+  const count = finishedChildren(kids);
+  if (!count) return false;
+  const done = kids.slice(0, count);
+  const used = lineStart(src, lineCount(done.map((kid) => kid.raw).join('')));
+  if (used <= 0 || src.indexOf('\n', used) < 0) return false;
+  const width = grow.prefix.length;
+  if (!src.startsWith(' '.repeat(width), used) || NOT_PLAIN.test(src.slice(used + width, used + width + 4))) return false;
+  const check = lex(syn.slice(0, used), stream.links)[0];
+  if (check?.type !== 'list' || check.items.length !== 1 || !sameKids(check.items[0].tokens, done)) return false;
+  commit(stream, grow, done);
+  stream.pos += used;
+  item.tokens = kids.slice(count);
+  return true;
+}
+
+function commit(stream, grow, kids) {
+  if (!grow.entry) {
+    const el = document.createElement('li');
+    stream.open.box.append(el, '\n');
+    grow.entry = { el, raw: '', item: null };
+    stream.open.items.push(grow.entry);
+  }
+  for (const kid of kids) {
+    if (kid.type === 'def') stream.define(kid);
+    else if (notSpace(kid)) {
+      for (const def of nestedDefs(kid)) stream.define(def);
+      const nodes = drawn([kid], true);
+      if (!nodes.length) continue;
+      grow.entry.el.append(...nodes);
+      grow.kids.push({ nodes, raw: kid.raw });
+    }
+  }
+}
+
+// The item's unfinished children (inside its element) and the items after it (the list's tail).
+function drawRest(stream, grow, item, others) {
+  clearRest(grow);
+  grow.rest = drawn(item.tokens, false);
+  grow.entry.el.append(...grow.rest);
+  stream.setTailNodes(stream.itemEls(others, false).flatMap((el) => [el, '\n']));
+}
+
+function clearRest(grow) {
+  for (const node of grow.rest) node.remove();
+  grow.rest = [];
+}
+
+// The item could not be followed: its element goes, and it is lexed and drawn whole again.
+function abandon(stream) {
+  const { open } = stream;
+  const { grow } = open;
+  grow.entry.el.nextSibling?.remove(); // the '\n' after it
+  grow.entry.el.remove();
+  open.items.splice(open.items.indexOf(grow.entry), 1);
+  stream.pos = grow.start;
+  open.grow = null;
+  return null;
+}
+
+// How many children are final: those before the second-to-last solid child, up to the blank
+// line that ends the last of them (a cut mid-paragraph is no cut).
+function finishedChildren(kids) {
+  let solid = 0;
+  for (let k = kids.length - 1; k > 0; k -= 1) {
+    if (notSpace(kids[k]) && ++solid === 2) {
+      let end = k - 1;
+      while (end >= 0 && kids[end].type !== 'space') end -= 1;
+      return end >= 0 && kids[end].raw.endsWith('\n\n') ? end + 1 : 0;
+    }
+  }
+  return 0;
+}
+
+function lineCount(s) {
+  let n = 0;
+  for (let at = s.indexOf('\n'); at >= 0; at = s.indexOf('\n', at + 1)) n += 1;
+  return n;
+}
+
+// Where the line after `lines` line ends starts in `src`, or -1.
+function lineStart(src, lines) {
+  let at = 0;
+  for (let n = 0; n < lines; n += 1) {
+    const nl = src.indexOf('\n', at);
+    if (nl < 0) return -1;
+    at = nl + 1;
+  }
+  return at;
+}
+
+function sameKids(tokens, done) {
+  const a = tokens.filter(notSpace);
+  const b = done.filter(notSpace);
+  return a.length === b.length
+    && a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd());
+}
