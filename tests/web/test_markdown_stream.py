@@ -407,3 +407,23 @@ def test_a_long_list_item_is_committed_child_by_child_while_it_grows(app: App) -
     assert result["kept"], "the item's first paragraph was drawn again as the item grew"
     assert result["same"]
     assert result["repairs"] == 0
+
+
+def test_a_long_list_item_streamed_into_the_chat_keeps_its_first_paragraph(app: App) -> None:
+    body = "".join(f"   第{n}段 😀 {BIDI} עברית paragraph {n}.\n\n" for n in range(120))
+    text = f"1. First 第一 paragraph.\n\n{body}2. 完成 next\n"
+    app.fake.script(slow_turn(text, delay=0.03, chunk_chars=64))
+    app.send("A long item")
+    page = app.page
+    paragraphs = page.locator(".msg.assistant.streaming .content ol > li > p")
+    expect(paragraphs.nth(60)).to_be_attached()  # the item is over 2 KB: it is being committed
+    expect(paragraphs.first).to_contain_text("First 第一")
+    held = paragraphs.first.element_handle()
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming")
+    items = answer.locator(".content ol > li")
+    expect(items).to_have_count(2)
+    expect(items.first.locator("> p")).to_have_count(121)
+    expect(items.first.locator("> p").last).to_contain_text("paragraph 119.")
+    # The paragraph drawn while the item was growing is the one the finished answer shows.
+    assert held.evaluate("p => p.isConnected && p.closest('.msg') !== null")
