@@ -138,7 +138,8 @@ def run_changes(
     if args.json:
         listed = [_public(e) for e in entries]
         text = json.dumps(listed, ensure_ascii=False, indent=2)
-        if text != written_out(text):  # lone surrogates, bidi: JSON's \u escapes keep them exact
+        if any(row != written_out(row) for row in text.split("\n")):
+            # lone surrogates, bidi: JSON's \u escapes keep them exact
             text = json.dumps(listed, indent=2)
         out.write(text + "\n")
         return EXIT_OK

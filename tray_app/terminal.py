@@ -328,7 +328,8 @@ def run_sessions(args: argparse.Namespace) -> int:
         app.close()
     for session in found:
         title = session["title"] or terminal_text(system_language(), "untitled")
-        sys.stdout.write(f"{session['id']}  {title}  {session['model']}\n")
+        row = f"{session['id']}  {title}  {session['model']}"
+        sys.stdout.write(written_out(row) + "\n")  # a title is the model's or a user's text
     return EXIT_OK
 
 

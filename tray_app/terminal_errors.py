@@ -186,13 +186,16 @@ TOOL_ERROR_ZH: dict[str, str] = {
 _UNITS = ("B", "KB", "MB", "GB", "TB")
 
 
-def written_out(value: object) -> str:
+def written_out(value: object, *, keep_line_breaks: bool = False) -> str:
     """``value`` as text with control, format (bidi, zero-width) and separator characters
-    written out as ``⟨U+XXXX⟩``; any other character of any script is kept."""
+    written out as ``⟨U+XXXX⟩``; any other character of any script is kept. A line break is
+    written out too (``⟨U+000A⟩``): a name printed in a row or an echo must stay on its line;
+    only text meant to span lines (a tool's sentence with its nearest lines) keeps it."""
     text = str(value)
     out: list[str] = []
     for index, char in enumerate(text):
-        hidden = unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs") and char != "\n"
+        kept = keep_line_breaks and char == "\n"
+        hidden = unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs") and not kept
         if hidden and not (char == _ZWJ and _joins_emoji(text, index)):
             out.append(f"⟨U+{ord(char):04X}⟩")
         else:
@@ -254,7 +257,7 @@ def failure_text(result: Mapping[str, Any], language: str = "en") -> str:
             return template.format_map(_params(result.get("params")))
         except (KeyError, IndexError, ValueError):
             pass  # parameters that do not fit (an older record): the tool's own sentence
-    return written_out(result.get("error", "failed"))
+    return written_out(result.get("error", "failed"), keep_line_breaks=True)
 
 
 def coded_text(exc: BaseException, language: str = "en") -> str:

@@ -115,7 +115,7 @@ def arg_echo(key: str, value: object, language: str) -> str:
         text = str(value)
     if len(text) > ECHO_CHARS:
         text = text[: ECHO_CHARS - 1] + "…"
-    shown = written_out(text).replace("\n", "⏎")
+    shown = written_out(text.replace("\n", "⏎"))
     return f"{ARG_ZH.get(key, key)}：{shown}" if zh else f"{key}={shown}"
 
 
