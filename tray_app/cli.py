@@ -62,22 +62,27 @@ def _chat_parser(sub: SubParsers) -> None:
 
 
 def bounded_int(field: str) -> Callable[[str], int]:
-    """An argparse type for an int setting: the message names the range the setting accepts."""
+    """An argparse type for an int setting: the message names the range the setting accepts,
+    in the terminal's language, with the typed value written out (it may hold anything)."""
 
     import argparse
 
     def parse(text: str) -> int:
+        from tray_app.core.turns import system_language
         from tray_app.store.settings import int_bounds
+        from tray_app.terminal_errors import written_out
+        from tray_app.terminal_words import terminal_text
 
         low, high = int_bounds(field)
+        language = system_language()
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"must be a whole number between {low} and {high}, not {text!r}"
-            ) from None
+            said = terminal_text(language, "not_whole", low=low, high=high, value=written_out(text))
+            raise argparse.ArgumentTypeError(said) from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, not {value}")
+            said = terminal_text(language, "out_of_range", low=low, high=high, value=value)
+            raise argparse.ArgumentTypeError(said)
         return value
 
     return parse

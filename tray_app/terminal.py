@@ -65,7 +65,8 @@ def settings_for(args: argparse.Namespace, paths: AppPaths) -> Settings:
         # Naming a folder on the command line is the user's grant to work in it.
         folder = Path(workspace).expanduser().resolve()
         if not folder.is_dir():
-            raise UsageError(f"--workspace {workspace}: not a folder")
+            said = terminal_text(system_language(), "not_folder", path=written_out(workspace))
+            raise UsageError(said)
         patch["allowed_dirs"] = [str(folder), *settings.allowed_dirs]
     try:
         return Settings.model_validate({**settings.model_dump(), **patch})

@@ -59,6 +59,9 @@ TERMINAL_TEXT = {
         " continued",
         "warning": "warning: {text}",
         "untitled": "(untitled)",
+        "not_whole": "must be a whole number between {low} and {high}, not \u201c{value}\u201d",
+        "out_of_range": "must be between {low} and {high}, not {value}",
+        "not_folder": "--workspace {path}: not a folder",
         "unsaved": "warning: this chat could not be saved (see above), so it ends with this"
         " command; its answers are printed above.",
     },
@@ -78,6 +81,9 @@ TERMINAL_TEXT = {
         "no_continue": "历史记录已关闭（见上文），因此无法继续保存的对话“{name}”",
         "warning": "警告：{text}",
         "untitled": "（无标题）",
+        "not_whole": "必须是 {low} 到 {high} 之间的整数，而不是“{value}”",
+        "out_of_range": "必须在 {low} 到 {high} 之间，而不是 {value}",
+        "not_folder": "--workspace {path}：不是文件夹",
         "unsaved": "警告：此对话无法保存（见上文），因此随本命令结束；回答已在上方打印。",
     },
 }
