@@ -175,3 +175,39 @@ def test_a_change_says_what_its_undo_copy_takes_and_a_created_file_no_size(
     shown = page.evaluate(f"import('./js/format.js').then((m) => m.bytes({kept}))")
     expect(edited_row.locator(".hist-size")).to_have_text(f"撤销副本：{shown}")
     assert app.page_errors == []
+
+
+def test_a_change_undone_from_the_history_stays_undone_on_its_card_when_read_again(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """Undone from the history panel, then the chat read again (the popup reopened, the app
+    restarted): the card said "Undo" again, and its click could only fail ("already undone")."""
+    app = make_app(fake_ollama, language="zh-CN", confirmation_mode="full_auto")
+    target = app.workspace / "第二个 😀 \u202etxt.md"
+    kept = app.workspace / "שלום.txt"
+    fake_ollama.script(
+        tool_turn(
+            [
+                ("write_file", {"path": str(target), "content": "二\n"}),
+                ("write_file", {"path": str(kept), "content": "留下\n"}),
+            ]
+        ),
+        text_turn("写好了。"),
+    )
+    page = app.page
+    app.send("写两个文件")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("写好了。")
+    page.click("#btn-history")
+    row = page.locator("#history .hist-row").filter(has_text="第二个")
+    row.get_by_role("button").click()
+    wait_until(lambda: not target.exists())
+    expect(row.locator(".tc-undone")).to_be_visible()
+    app.reload()
+    cards = page.locator(".tool-card")
+    expect(cards).to_have_count(2)
+    undone, still = cards.filter(has_text="第二个"), cards.filter(has_text="שלום")
+    expect(undone.locator(".tc-undone")).to_have_text("已撤销")
+    expect(undone.get_by_role("button", name="撤销")).to_have_count(0)
+    expect(still.get_by_role("button", name="撤销")).to_have_count(1)
+    assert kept.exists()
+    assert app.page_errors == []

@@ -25,11 +25,13 @@ from tray_app.core.results import (
 )
 from tray_app.core.settings_service import SettingsService
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import InvalidRequest, NotFound
+from tray_app.errors import InvalidRequest, NotFound, StoreError
 from tray_app.events import Event, SessionUpdated
+from tray_app.messages import ToolCallRecord
 from tray_app.store.chats import search_chats
 from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 from tray_app.store.recovery import recover_session
+from tray_app.tools.journal_index import IndexProblem
 
 MAX_PAGE = 1000
 EDITABLE = frozenset({"title", "model", "workspace"})
@@ -120,7 +122,7 @@ class SessionService:
         return {
             "session": session_data(session),
             "messages": [message_data(m) for m in messages],
-            "tool_calls": [c.model_dump() for c in calls],
+            "tool_calls": self._calls_data(calls),
             "more_before": more,
             "running": session_id in self._active,
             "workspace": self._factory.workspace(self._settings.current, session.workspace),
@@ -137,9 +139,25 @@ class SessionService:
         calls = self.chats.tool_calls(session_id, [m.id for m in messages])
         return {
             "messages": [message_data(m) for m in messages],
-            "tool_calls": [c.model_dump() for c in calls],
+            "tool_calls": self._calls_data(calls),
             "more_before": more,
         }
+
+    def _calls_data(self, calls: list[ToolCallRecord]) -> list[Json]:
+        """The calls for the page, each marked ``undone`` when the undo journal (from any
+        process: the history panel, the tray, ``metona-tray undo``) has undone its change."""
+        data = [c.model_dump() for c in calls]
+        undoable = [str(c["call_id"]) for c in data if c.get("undoable")]
+        if not undoable:
+            return data
+        try:
+            undone = self._factory.journal().undone_calls(undoable)
+        except (StoreError, IndexProblem, OSError):
+            return data  # the journal cannot be read: the Undo button will say why
+        for call in data:
+            if call["call_id"] in undone:
+                call["undone"] = True
+        return data
 
     def update(self, session_id: str, fields: dict[str, Any]) -> SessionData:
         """Rename, or change the chat's model or workspace folder."""

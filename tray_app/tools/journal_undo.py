@@ -172,6 +172,18 @@ class Undoing:
         query = "WHERE state = 'committed' AND noop = 0 ORDER BY seq DESC LIMIT 1"
         return self._undo_rows(query, (), lambda rows: refused("nothing to undo", "undo_nothing"))
 
+    def undone_calls(self, call_ids: list[str]) -> set[str]:
+        """Which of these tool calls' changes are all undone (and none still in force): a
+        chat read again shows their cards as undone, not with an Undo that can only fail."""
+        found: dict[str, bool] = {}
+        with self._lock:
+            for call_id in dict.fromkeys(call_ids):
+                rows = self._open().read("WHERE call_id = ? AND noop = 0", (call_id,))
+                states = {row.state for row in rows}
+                if "undone" in states and "committed" not in states:
+                    found[call_id] = True
+        return set(found)
+
     def undo(self, call_id: str) -> dict[str, Any]:
         """Undo what one tool call changed (newest first if it changed several paths)."""
 
