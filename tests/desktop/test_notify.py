@@ -245,6 +245,6 @@ def test_notifications_follow_the_language_setting(rig: Any) -> None:
     notifier.on_events([SettingsUpdated(settings={"language": "zh-CN"}), approval("c6")])
     wait(lambda: backend.sent)
     sent = backend.sent[0]
-    assert sent["title"] == "允许“写入文件”吗？"
+    assert sent["title"] == "是否允许“写入文件”？"
     assert sent["message"] == "/w/hello.txt\n新文件，2 B"
-    assert [b.title for b in sent["buttons"]] == ["批准", "拒绝", "打开"]
+    assert [b.title for b in sent["buttons"]] == ["允许", "拒绝", "打开"]

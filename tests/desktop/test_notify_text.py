@@ -63,7 +63,7 @@ def test_language_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     ("lang", "title", "body"),
     [
         ("en", "Allow “Write file”?", "/w/notes.md\n+4 −2 lines"),
-        ("zh-CN", "允许“写入文件”吗？", "/w/notes.md\n+4 −2 行"),
+        ("zh-CN", "是否允许“写入文件”？", "/w/notes.md\n+4 −2 行"),
     ],
 )
 def test_a_write_names_the_tool_the_path_and_the_change(lang: str, title: str, body: str) -> None:
@@ -139,7 +139,7 @@ def test_recursive_delete_and_move() -> None:
     )
     move = {"kind": "move", "path": "/w/a.txt", "destination": "/w/b/a.txt", "overwrites": True}
     title, body = describe_approval("move_file", {}, move, "zh-CN")
-    assert title == "允许“移动”吗？"
+    assert title == "是否允许“移动”？"
     assert body == "/w/a.txt → /w/b/a.txt\n将替换目标处已有的内容"
 
 

@@ -52,13 +52,26 @@ def test_hiding_the_popup_while_a_call_waits_announces_it_in_chinese(
     assert asking(desktop, "笔记.md") == []
     app.send("hide")  # the user hides the popup while the call still waits
     note = wait_for(lambda: asking(desktop, "笔记.md"), 15, "the notification after hiding")[0]
-    assert note["summary"] == "允许“写入文件”吗？"
+    assert note["summary"] == "是否允许“写入文件”？"
     assert note["body"] == f"{workspace / '笔记.md'}\n+2 −1 行"
-    assert note["actions"] == {"default": "", "approve": "批准", "deny": "拒绝", "open": "打开"}
+    assert note["actions"] == {"default": "", "approve": "允许", "deny": "拒绝", "open": "打开"}
     # Clicked once the app has the notification's id (a click before that is not wired yet).
     wait_for(lambda: app.state()["notified"], 15, "the app to wire the notification's buttons")
     desktop.invoke(int(note["id"]), "open")  # Open shows the popup at the card
     wait_for(lambda: app.state()["visible"], 15, "Open to show the popup")
+    # The notification asks in the card's own words: one question, one name for each button
+    # (it said "批准" where the card says "允许").
+    card = wait_for(
+        lambda: app.eval_js(
+            "(() => { const p = document.querySelector('#approval');"
+            " return p && !p.hidden && [p.querySelector('#approval-title').textContent,"
+            " p.querySelector('button.btn.primary').textContent.trim(),"
+            " p.querySelector('.ap-actions button.btn:not(.primary)').textContent.trim()]; })()"
+        ),
+        15,
+        "the card in the popup",
+    )
+    assert card == [note["summary"], note["actions"]["approve"], note["actions"]["deny"]]
     app.core("decide", app.core("pending_approvals")[0]["call_id"], True)  # answered there
     wait_for(lambda: "多一行" in (workspace / "笔记.md").read_text(encoding="utf-8"), 15,
              "the approved write")  # fmt: skip

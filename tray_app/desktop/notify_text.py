@@ -63,8 +63,8 @@ TEXT: dict[str, dict[str, str]] = {
         "your_chat": "your chat",
     },
     "zh-CN": {
-        "ask_title": "允许“{tool}”吗？",
-        "approve": "批准",
+        "ask_title": "是否允许“{tool}”？",
+        "approve": "允许",
         "deny": "拒绝",
         "open": "打开",
         "click_to_review": "点击在 Metona Tray 中查看。",
