@@ -41,9 +41,10 @@ from tray_app.desktop.mcp_link import (
     AppRefused,
     client_flag,
 )
+from tray_app.desktop.mcp_watch import AppWatch, Unsupported
 from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded
-from tray_app.mcp_serve_changes import ToolChanges
+from tray_app.mcp_serve_changes import WATCH_LOOK_S, ToolChanges, Watch
 from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool
 
@@ -258,11 +259,15 @@ async def _serve(calls: Calls, listed: list[Tool]) -> None:
     # Calls wait for a person: more of them may wait at once than the default pool has threads.
     pool = concurrent.futures.ThreadPoolExecutor(32, thread_name_prefix="metona-mcp-call")
 
-    async def refresh_app_tools() -> list[dict[str, Any]]:
+    async def ask_app_tools() -> list[dict[str, Any]]:
+        """What the app offers now; what was last listed stays callable until listed again."""
         answer = await asyncio.get_running_loop().run_in_executor(pool, calls.app_tools)
         if answer is None:  # the app is busy: keep what it offered
             return list(app_tools.values())
-        fresh = [tool for tool in answer if tool["name"] not in tools]  # built-ins win
+        return [tool for tool in answer if tool["name"] not in tools]  # built-ins win
+
+    async def refresh_app_tools() -> list[dict[str, Any]]:
+        fresh = await ask_app_tools()
         app_tools.clear()
         app_tools.update((tool["name"], tool) for tool in fresh)
         return fresh
@@ -325,7 +330,17 @@ async def _serve(calls: Calls, listed: list[Tool]) -> None:
         on_subscriptions_listen=changes.listen_handler,
     )
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
-    following = asyncio.ensure_future(changes.follow(refresh_app_tools))
+
+    async def open_watch() -> AppWatch | None:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, calls.link.watch)
+        except (InstanceError, Unsupported):
+            return None  # no app, or one from before mcp_watch: ask now and then
+
+    async def wait(watch: Watch) -> str:
+        return await asyncio.get_running_loop().run_in_executor(pool, watch.next, WATCH_LOOK_S)
+
+    following = asyncio.ensure_future(changes.follow(ask_app_tools, open_watch, wait))
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, options)

@@ -1,11 +1,14 @@
 """``mcp serve`` tells its client when the running app's MCP tools change.
 
 What ``mcp serve`` offers beyond the built-in tools is the app's MCP servers' tools, and they
-come and go: a server starts, stops or lists new tools, the app opens or quits. Nothing tells
-``mcp serve`` (the instance socket only answers), so once the client has listed the tools it asks
-the app every ``POLL_S`` seconds, and when the list it would give differs from the one it last
-gave or announced, it says ``tools/list_changed``: on a 2026-era connection through the
-``subscriptions/listen`` stream the client opened, on a handshake-era one as a notification.
+come and go: a server starts, stops or lists new tools, the app opens or quits. While the app runs,
+``mcp serve`` keeps an ``mcp_watch`` conversation open with it (``desktop/mcp_watch.py``) and the
+app says when its MCP servers' status or tools change; then ``mcp serve`` asks for the list, and
+when the list it would give differs from the one it last gave or announced, it says
+``tools/list_changed`` at once: on a 2026-era connection through the ``subscriptions/listen``
+stream the client opened, on a handshake-era one as a notification. When no app runs it looks
+every ``POLL_S`` seconds whether one started (and compares then); an app from before
+``mcp_watch`` is asked every ``POLL_S`` seconds instead.
 """
 
 from __future__ import annotations
@@ -14,9 +17,22 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, Protocol
 
-POLL_S = 5.0  # one small question to the app; a client learns of a change within this
+POLL_S = 5.0  # without a watch: one small question to the app; a client learns within this
+WATCH_LOOK_S = 1.0  # how long one wait on the watch blocks a worker thread
+
+
+class Watch(Protocol):
+    """An open ``mcp_watch`` (``desktop/mcp_watch.py``'s ``AppWatch``)."""
+
+    def next(self, timeout: float) -> Literal["changed", "quiet", "ended"]: ...
+
+    def close(self) -> None: ...
+
+
+#: Opens a watch: None when no app runs or it is older than ``mcp_watch`` (then: poll).
+OpenWatch = Callable[[], Awaitable[Watch | None]]
 
 
 def signature(tools: list[dict[str, Any]]) -> str:
@@ -43,16 +59,36 @@ class ToolChanges:
         self._session = getattr(ctx, "session", None)
         self._modern = getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
 
-    async def follow(self, fetch: Callable[[], Awaitable[list[dict[str, Any]]]]) -> None:
-        """Until cancelled: ask the app now and then, and announce a change once."""
+    async def follow(
+        self,
+        fetch: Callable[[], Awaitable[list[dict[str, Any]]]],
+        open_watch: OpenWatch,
+        wait: Callable[[Watch], Awaitable[str]],
+    ) -> None:
+        """Until cancelled: hear the app's changes while a watch is open (else ask now and
+        then), and announce each change of the list once."""
         while True:
-            await asyncio.sleep(POLL_S)
-            if self._shown is None:
+            watch = await open_watch()
+            if watch is None:
+                await asyncio.sleep(POLL_S)
+                await self._compare(fetch)
                 continue
-            now = signature(await fetch())
-            if now != self._shown:
-                self._shown = now  # announced: the client lists again when it wants
-                await self._announce()
+            try:
+                await self._compare(fetch)  # what changed before the watch opened
+                while (heard := await wait(watch)) != "ended":
+                    if heard == "changed":
+                        await self._compare(fetch)
+            finally:
+                watch.close()
+            await self._compare(fetch)  # the app quit: its tools are gone
+
+    async def _compare(self, fetch: Callable[[], Awaitable[list[dict[str, Any]]]]) -> None:
+        if self._shown is None:
+            return  # nothing listed yet: nothing to announce
+        now = signature(await fetch())
+        if now != self._shown:
+            self._shown = now  # announced: the client lists again when it wants
+            await self._announce()
 
     async def _announce(self) -> None:
         from mcp.server.subscriptions import ToolsListChanged

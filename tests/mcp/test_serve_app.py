@@ -1,9 +1,10 @@
 """``metona-tray mcp serve`` asks through the running app (issue [mcp] #12, item 7).
 
 The SDK's own client drives ``mcp serve`` as a real subprocess; the "app" is a headless Core
-behind the real instance socket with the app's own ``mcp_call`` host (``desktop/mcp_link.py``),
-so approvals wait for the person in the app. tests/e2e/test_mcp_serve.py does the same with the
-whole desktop app under Xvfb and its notifications.
+behind the real instance socket answering with the app's own dispatch
+(``desktop/instance_dispatch.py``), so approvals wait for the person in the app.
+tests/e2e/test_mcp_serve.py does the same with the whole desktop app under Xvfb and its
+notifications.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from tests.mcp.conftest import ROOT, wait_for
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.desktop import mcp_link
 from tray_app.desktop.instance import SingleInstance
-from tray_app.desktop.mcp_link import McpCallHost
+from tray_app.desktop.instance_dispatch import InstanceCommands
 from tray_app.events import ApprovalNeeded, ApprovalResolved
 from tray_app.mcp_serve import Calls
 from tray_app.paths import AppPaths
@@ -57,27 +58,31 @@ class HeadlessApp:
 
     @classmethod
     def start(cls, metona_home: Path, *, mcp: str, offer_tools: bool) -> HeadlessApp:
-        """Core behind the real instance socket, answering as desktop/app.py does; with
-        ``offer_tools`` also ``mcp_tools`` (the app's MCP servers' tools), else like an app
-        from before that command."""
+        """Core behind the real instance socket, answering with the app's own dispatch
+        (``instance_dispatch.py``); without ``offer_tools`` like an app from before
+        ``mcp_tools`` and ``mcp_watch`` (it answers them as unknown commands)."""
         paths = AppPaths.under(metona_home)
         running = start_app(paths, mcp=mcp)
         instance = SingleInstance(paths.runtime_dir)
         assert instance.acquire()
-        quitting = threading.Event()
-        host = McpCallHost(lambda: running.core, quitting.is_set)
+        quitting, started = threading.Event(), threading.Event()
+        started.set()
+        headless = cls(running, instance, quitting)
+        commands = InstanceCommands(
+            core=lambda: running.core, quit=headless.quit, quitting=quitting, started=started
+        )
+        conversations = commands.conversations()
+        handle = commands.handle
+        if not offer_tools:
+            del conversations["mcp_watch"]
 
-        def answer(request: dict[str, Any]) -> dict[str, Any]:
-            if request["command"] == "ping":
-                return {"ok": True}
-            if request["command"] == "mcp_open":
-                return host.open_session(request)
-            if request["command"] == "mcp_tools" and offer_tools:
-                return host.tools()
-            return {"ok": False, "error": "unknown command"}
+            def handle(request: dict[str, Any]) -> dict[str, Any]:
+                if request["command"] == "mcp_tools":
+                    return {"ok": False, "error": "unknown command 'mcp_tools'"}
+                return commands.handle(request)
 
-        instance.serve(answer, conversations={"mcp_call": host.call})
-        return cls(running, instance, quitting)
+        instance.serve(handle, conversations=conversations)
+        return headless
 
 
 def write_settings(metona_home: Path, settings: dict[str, Any]) -> None:

@@ -143,36 +143,48 @@ async def test_without_the_app_only_the_built_in_tools_are_offered(
         assert unknown.is_error is True and "unknown tool" in str(unknown.content)
 
 
+def serve_without_polling(metona_home: Path, work: Path) -> StdioServerParameters:
+    """``mcp serve`` as a subprocess whose look at the app every ``POLL_S`` comes only after an
+    hour: what it tells its client within a test, the app pushed (``mcp_watch``)."""
+    argv = ["metona-tray", "mcp", "serve", "--workspace", str(work)]
+    code = (
+        "import runpy, sys; import tray_app.mcp_serve_changes as changes; "
+        f"changes.POLL_S = 3600.0; sys.argv = {argv!r}; "
+        "runpy.run_module('tray_app', run_name='__main__')"
+    )
+    env = {"METONA_HOME": str(metona_home), "PYTHONPATH": str(ROOT), "HOME": str(metona_home)}
+    return StdioServerParameters(command=sys.executable, args=["-c", code], env=env)
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake era; 2026 era where offered
-async def test_the_client_is_told_when_the_apps_tools_change(
+async def test_the_app_tells_serve_at_once_when_its_tools_change_and_when_it_quits(
     app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str], mode: str
 ) -> None:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    changed = asyncio.Event()
+    told: asyncio.Queue[str] = asyncio.Queue()
 
     async def on_message(message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
-            changed.set()
+            told.put_nowait("tools/list_changed")
 
-    env = {"METONA_HOME": str(metona_home), "PYTHONPATH": str(ROOT), "HOME": str(metona_home)}
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "tray_app", "mcp", "serve", "--workspace", str(work)],
-        env=env,
-    )
+    async def heard() -> str:
+        return await asyncio.wait_for(told.get(), 90)
+
+    params = serve_without_polling(metona_home, work)
     async with Client(
         stdio_client(params, errlog=errlog), mode=mode, message_handler=on_message
     ) as client:
         before = by_name((await client.list_tools()).tools)
         assert not any(name.endswith("__late") for name in before)
+        assert any(name.endswith("__wipe") for name in before)  # the app's tools
         async with contextlib.AsyncExitStack() as stack:
             if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 sub = await stack.enter_async_context(client.listen(tools_list_changed=True))
 
                 async def follow() -> None:
                     async for _event in sub:
-                        changed.set()
+                        told.put_nowait("tools/list_changed")
 
                 following = asyncio.create_task(follow())
                 stack.callback(following.cancel)
@@ -182,11 +194,32 @@ async def test_the_client_is_told_when_the_apps_tools_change(
                 manager.call, SERVER, "grow", {}, cancel=threading.Event()
             )
             assert grown["isError"] is False
-            await asyncio.wait_for(changed.wait(), 90)
-        after = by_name((await client.list_tools()).tools)
-        late = [name for name in after if name.endswith("__late")]
-        assert len(late) == 1 and SAFE_NAME.fullmatch(late[0])
-        assert set(before) < set(after)
+            assert await heard() == "tools/list_changed"  # pushed: the poll is an hour away
+            after = by_name((await client.list_tools()).tools)
+            late = [name for name in after if name.endswith("__late")]
+            assert len(late) == 1 and SAFE_NAME.fullmatch(late[0])
+            assert set(before) < set(after)
+
+            app.quit()  # the watch ends with the app: its tools are gone, and serve says so
+            assert await heard() == "tools/list_changed"
+        gone = by_name((await client.list_tools()).tools)
+        assert "read_file" in gone and not any("__" in name for name in gone)
+
+
+async def test_serve_ending_ends_its_watch_in_the_app(
+    app: HeadlessApp, metona_home: Path, work: Path, errlog: IO[str]
+) -> None:
+    """The app keeps no listener and no thread for a ``mcp serve`` that has gone."""
+    bus = app.running.core.bus
+    alone = len(bus._subscribers)
+    async with Client(stdio_client(serve_without_polling(metona_home, work), errlog=errlog)):
+        await until(lambda: len(bus._subscribers) == alone + 1, "serve to watch the app")
+    await until(lambda: len(bus._subscribers) == alone, "the app to drop the watch")
+
+    def answering() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "metona-instance-conn"]
+
+    await until(lambda: not answering(), "the app's watch thread to end")
 
 
 def test_help_says_which_tools_are_offered() -> None:

@@ -41,17 +41,15 @@ from tray_app.paths import AppPaths
 from tray_app.web_files import web_root
 
 if TYPE_CHECKING:
-    from multiprocessing.connection import Connection
-
     from tray_app.core.bootstrap import RunningApp
     from tray_app.core.service import Core
-    from tray_app.desktop.mcp_link import McpCallHost
+    from tray_app.desktop.instance_dispatch import InstanceCommands
     from tray_app.events import UiActionName
 
 log = logging.getLogger(__name__)
 
 QUIT_DEADLINE = 4.0
-START_WAIT = 60.0  # seconds a request that needs Core waits for the start-up
+START_WAIT = 60.0  # seconds a request that needs Core waits for the start-up (the tray's)
 TEST_HOOKS_ENV = "METONA_TEST_HOOKS"
 
 
@@ -68,7 +66,6 @@ class DesktopApp:
         self.exit_code = 0
         self.running: RunningApp | None = None
         self.core: Core
-        self.mcp_calls: McpCallHost  # `mcp serve`'s calls (desktop/mcp_link.py)
 
     # ---- start -----------------------------------------------------------------------------
 
@@ -86,7 +83,8 @@ class DesktopApp:
 
         # The icon first; Core comes after it is up. The menu speaks the settings' language now.
         self.tray = Tray(self, language=start_language(self.paths.settings_file))
-        self.instance.serve(self._on_command, conversations={"mcp_call": self._on_mcp_call})
+        commands = self._instance_commands()
+        self.instance.serve(commands.handle, conversations=commands.conversations())
         self.tray.start()
         self.main_loop.on_signals(self.quit)  # after pystray, which resets SIGINT
         log.info("desktop app starting (tray backend %s)", self.tray.backend)
@@ -116,7 +114,6 @@ class DesktopApp:
         from tray_app.core.bootstrap import start_app
         from tray_app.desktop.bridge import Bridge, bridge_commands
         from tray_app.desktop.hotkey import HotkeyManager
-        from tray_app.desktop.mcp_link import McpCallHost
         from tray_app.desktop.notify import Notifier
         from tray_app.desktop.ui_pump import UiPump
         from tray_app.desktop.window import Popup
@@ -158,7 +155,6 @@ class DesktopApp:
         )  # fmt: skip
         self.hotkeys = HotkeyManager(self.popup.toggle)
         self.tray.attach(self.core)
-        self.mcp_calls = McpCallHost(lambda: self.core, self.quitting.is_set)
         self.started.set()
         log.info("core started (page %s)", index)
 
@@ -261,35 +257,25 @@ class DesktopApp:
 
     # ---- the instance socket ---------------------------------------------------------------
 
-    def _on_command(self, request: dict[str, Any]) -> dict[str, Any]:
-        command = request["command"]
-        if command == "ping":
-            return {"ok": True, "pid": os.getpid()}
-        if command == "quit":
-            self.quit()
-            return {"ok": True}
-        if self.test_hooks and command == "state" and not self.started.is_set():
-            return test_hooks.early_state(self)
-        if not self.started.wait(START_WAIT):
-            return {"ok": False, "error": "the app is still starting"}
-        if command in ("show", "toggle", "hide"):
-            getattr(self.popup, command)()
-            return {"ok": True}
-        if command == "hotkey_status":  # for doctor: registered, or taken by another app
-            return {"ok": True, "status": self.hotkeys.status()}
-        if command == "mcp_open":  # `metona-tray mcp serve` asks through this app
-            return self.mcp_calls.open_session(request)
-        if command == "mcp_tools":  # ... and offers this app's MCP servers' tools too
-            return self.mcp_calls.tools()
-        if self.test_hooks:
-            return test_hooks.answer(self, command, request)
-        return {"ok": False, "error": f"unknown command {command!r}"}
+    def _instance_commands(self) -> InstanceCommands:
+        """The socket's answers (``instance_dispatch.py``; the headless tests use the same)."""
+        from tray_app.desktop.instance_dispatch import InstanceCommands
 
-    def _on_mcp_call(self, request: dict[str, Any], conn: Connection) -> dict[str, Any]:
-        """One tool call forwarded by ``mcp serve``; holds ``conn`` until it ends."""
-        if not self.started.wait(START_WAIT) or self.quitting.is_set():
-            return {"ok": False, "code": "stopped", "error": "Metona Tray is not running"}
-        return self.mcp_calls.call(request, conn)
+        hooks = self.test_hooks
+        return InstanceCommands(
+            core=lambda: self.core,
+            quit=self.quit,
+            quitting=self.quitting,
+            started=self.started,
+            window=lambda command: getattr(self.popup, command)(),
+            hotkey_status=lambda: self.hotkeys.status(),
+            early=(
+                (lambda r: test_hooks.early_state(self) if r["command"] == "state" else None)
+                if hooks
+                else None
+            ),
+            more=(lambda command, r: test_hooks.answer(self, command, r)) if hooks else None,
+        )
 
     # ---- quit ------------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ from tray_app.desktop.instance import (
     InstanceTimeout,
     SingleInstance,
 )
+from tray_app.desktop.mcp_watch import AppWatch
 from tray_app.errors import NotFound
 from tray_app.events import ClientFlag
 from tray_app.tools.base import Risk
@@ -208,6 +209,11 @@ class AppLink:
         reply = self._instance.send({"command": "mcp_tools"}, timeout=CONNECT_WAIT)
         tools = reply.get("tools") if reply.get("ok") else None
         return [t for t in tools if _served_tool(t)] if isinstance(tools, list) else []
+
+    def watch(self) -> AppWatch:
+        """The app's ``mcp_watch`` (``desktop/mcp_watch.py``): ``InstanceError`` when no app
+        answers, ``Unsupported`` when it is older than that command."""
+        return AppWatch.open(self._instance)
 
     def _open(self) -> str:
         request = {"command": "mcp_open", "workspace": self.workspace}
