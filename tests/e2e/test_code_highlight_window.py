@@ -32,16 +32,20 @@ def test_a_long_block_is_highlighted_by_the_worker_in_the_real_window(
         "(function () { document.querySelector('#prompt').value = 'code please';"
         " document.querySelector('#composer').requestSubmit(); return 1; })()"
     )
-    code = "document.querySelector('.msg.assistant .content pre code')"
+    pre = "document.querySelector('.msg.assistant .content pre')"
     wait_for(
-        lambda: app.eval_js(f"({code} && {code}.classList.contains('hljs')) || null"),
+        lambda: app.eval_js(
+            f"({pre} && !{pre}.hasAttribute('data-hl-pending')"
+            f" && !{pre}.querySelector('code:not(.hljs)')) || null"
+        ),
         60,
-        "the block to be highlighted",
+        "every line group of the block to be highlighted",
     )
     assert app.eval_js("document.documentElement.dataset.highlighter || null") == "worker"
-    assert app.eval_js(f"{code}.textContent") == BODY
-    assert app.eval_js(f"{code}.querySelectorAll('span[class^=\"hljs-\"]').length") > 100
-    assert app.eval_js(f"{code}.querySelectorAll('script, b').length") == 0
-    assert app.eval_js(f"{code}.querySelectorAll('.bidi-mark').length") == 300
+    text = app.eval_js(f"Array.from({pre}.children).map((g) => g.textContent).join('\\n')")
+    assert text == BODY
+    assert app.eval_js(f"{pre}.querySelectorAll('span[class^=\"hljs-\"]').length") > 100
+    assert app.eval_js(f"{pre}.querySelectorAll('script, b').length") == 0
+    assert app.eval_js(f"{pre}.querySelectorAll('.bidi-mark').length") == 300
     assert json.dumps(app.state()["lost"]) == "0"
     desktop.screenshot("code-highlight-worker")

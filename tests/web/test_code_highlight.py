@@ -3,7 +3,8 @@
 highlight.js took one 40-80 ms task on the page's thread when an 8-50 KB fenced block closed.
 Now a module worker (web/js/hlworker.js) highlights it and the page builds the nodes in slices:
 the block shows its plain text meanwhile, Copy gives the exact text throughout, and it ends as
-the DOM highlight.js's own highlightElement makes, hostile text included."""
+highlight.js's own highlightElement's highlighting (each character under the same classes),
+in line groups, hostile text included."""
 
 from __future__ import annotations
 
@@ -50,13 +51,14 @@ async ({ head, body, tail }) => {
   let copied = null;
   Object.defineProperty(navigator, 'clipboard', {
     value: { writeText: async (value) => { copied = value; } }, configurable: true });
+  const pre = () => el.querySelector('pre');
   const code = () => el.querySelector('pre code');
-  const pendingAtClose = code().hasAttribute('data-hl-pending');
+  const pendingAtClose = pre().hasAttribute('data-hl-pending');
   const plainAtClose = !code().classList.contains('hljs');
   el.querySelector('.code-copy').click();
   while (copied === null) await new Promise((resolve) => { setTimeout(resolve, 10); });
   const copiedAtClose = copied;
-  while (code().hasAttribute('data-hl-pending')) {
+  while (pre().hasAttribute('data-hl-pending')) {
     await new Promise((resolve) => { setTimeout(resolve, 20); });
   }
   copied = null;
@@ -67,10 +69,31 @@ async ({ head, body, tail }) => {
   reference.textContent = body;
   hljs.highlightElement(reference);
   markBidi(reference);
+  // Each character but line ends with the classes of the elements around it, in runs.
+  const runs = (roots) => {
+    const out = [];
+    for (const root of roots) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const path = [];
+        for (let e = node.parentNode; e !== root; e = e.parentNode) path.unshift(e.className);
+        const key = path.join('/');
+        for (const ch of node.data.replaceAll('\\n', '')) {
+          if (out.length && out.at(-1)[1] === key) out.at(-1)[0] += ch;
+          else out.push([ch, key]);
+        }
+      }
+    }
+    return JSON.stringify(out);
+  };
+  const codes = [...pre().querySelectorAll('code')];
   const result = {
     pendingAtClose, plainAtClose, copiedAtClose, copiedAfter: copied,
     highlighter: document.documentElement.dataset.highlighter || null,
     outer: code().outerHTML, reference: reference.outerHTML,
+    runs: runs(codes), referenceRuns: runs([reference]),
+    classes: [...new Set(codes.map((c) => c.className))], referenceClass: reference.className,
+    groups: codes.length, allMarked: codes.every((c) => c.dataset.highlighted === 'yes'),
     scripts: el.querySelectorAll('script, img').length,
     spans: el.querySelectorAll('pre code span[class^="hljs-"]').length,
   };
@@ -99,7 +122,19 @@ def test_a_closed_long_block_is_highlighted_by_the_worker_as_in_one_pass(
     assert result["copiedAfter"] == body
     assert result["spans"] > 100
     assert result["scripts"] == 0, "markup in the code became elements"
-    assert result["outer"] == result["reference"]
+    assert result["groups"] > 10, "a long block is drawn in line groups"
+    assert result["allMarked"] and result["classes"] == [result["referenceClass"]]
+    assert result["runs"] == result["referenceRuns"]
+
+
+def test_without_workers_the_page_highlights_the_same_itself(app: App) -> None:
+    app.page.evaluate("window.Worker = undefined")  # a browser where no worker can start
+    body = long_body(60)
+    result = close_block(app, "js", body)
+    assert result["highlighter"] == "main"
+    assert result["copiedAtClose"] == body and result["copiedAfter"] == body
+    assert result["runs"] == result["referenceRuns"]
+    assert result["allMarked"] and result["scripts"] == 0
 
 
 def test_a_short_block_is_still_highlighted_at_once(app: App) -> None:
@@ -115,10 +150,13 @@ def test_a_long_block_in_a_streamed_answer_ends_highlighted_with_exact_copy(app:
     app.send("Long code please")
     answer = app.page.locator(".msg.assistant").last
     expect(answer.locator(".content")).to_contain_text("Done 完成.", timeout=30_000)
-    code = answer.locator(".content pre code.hljs")
-    expect(code).to_have_count(1, timeout=30_000)
+    expect(answer.locator(".content pre code.hljs").first).to_be_visible(timeout=30_000)
     expect(answer.locator("[data-hl-pending]")).to_have_count(0, timeout=30_000)
-    assert code.text_content() == body
+    text = answer.locator(".content pre").evaluate(
+        "(pre) => [...pre.children].map((group) => group.textContent).join('\\n')"
+    )
+    assert text == body
+    expect(answer.locator(".content pre code:not(.hljs)")).to_have_count(0)
     assert app.page.evaluate("document.documentElement.dataset.highlighter") == "worker"
     assert answer.locator(".content pre code script, .content pre code img").count() == 0
     assert answer.locator(".content pre code .bidi-mark").count() == 120 * 4  # four controls a line

@@ -10,7 +10,7 @@ import { t } from './i18n.js';
 import { codeText, groupCode } from './codegroups.js';
 import { markBidi } from './bidimark.js';
 import { wrapChanged } from './codewrap.js';
-import { highlightLater, highlightNow, OFF_THREAD_MIN } from './hloffthread.js';
+import { highlightGroups, OFF_THREAD_MIN } from './hloffthread.js';
 
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   .replace(/"/g, '&quot;');
@@ -120,9 +120,9 @@ function wrapCode(pre) {
   const code = pre.querySelector('code');
   const match = code && /language-([\w+#.-]+)/.exec(code.className);
   const lang = match ? match[1] : '';
-  // A block too long to highlight is drawn in groups of lines: only those in view are laid out.
+  // A long block is drawn in groups of lines: only those in view are laid out.
   const text = code?.textContent || '';
-  if (text.length > HIGHLIGHT_LIMIT) groupCode(pre, code, text);
+  if (text.length >= OFF_THREAD_MIN) groupCode(pre, code, text);
   const copy = h('button', {
     class: 'code-copy', type: 'button', i18nTitle: 'common.copy', i18nLabel: 'md.copy_code',
   }, icon('copy'));
@@ -152,12 +152,14 @@ function flash(button) {
 // block stays plain (in a streamed answer and a one-pass render alike).
 const HIGHLIGHT_LIMIT = 50_000;
 
-/** Highlight code blocks (a long one off the main thread; hljs escapes the text it highlights). */
+/** Highlight code blocks: a long one off the main thread (hljs escapes the text it highlights). */
 function highlight(root) {
-  for (const code of root.querySelectorAll('pre > code[class*="language-"]:not(.hljs)')) {
-    const lang = /language-([\w+#.-]+)/.exec(code.className)?.[1];
-    const size = code.textContent.length;
-    if (!lang || !hljs.getLanguage(lang) || size > HIGHLIGHT_LIMIT) continue;
-    if (size < OFF_THREAD_MIN || !highlightLater(code, lang)) highlightNow(code);
+  for (const pre of root.querySelectorAll('pre')) {
+    const code = pre.querySelector('code[class*="language-"]:not(.hljs)');
+    const lang = code && /language-([\w+#.-]+)/.exec(code.className)?.[1];
+    if (!lang || !hljs.getLanguage(lang)) continue;
+    const text = codeText(pre);
+    if (text.length < OFF_THREAD_MIN) hljs.highlightElement(code);
+    else if (text.length <= HIGHLIGHT_LIMIT) highlightGroups(pre, lang, text);
   }
 }
