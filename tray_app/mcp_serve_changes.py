@@ -69,18 +69,18 @@ class ToolChanges:
         then), and announce each change of the list once."""
         while True:
             watch = await open_watch()
-            if watch is None:
-                await asyncio.sleep(POLL_S)
-                await self._compare(fetch)
-                continue
-            try:
-                await self._compare(fetch)  # what changed before the watch opened
-                while (heard := await wait(watch)) != "ended":
-                    if heard == "changed":
-                        await self._compare(fetch)
-            finally:
-                watch.close()
-            await self._compare(fetch)  # the app quit: its tools are gone
+            if watch is not None:
+                try:
+                    await self._compare(fetch)  # what changed before the watch opened
+                    while (heard := await wait(watch)) != "ended":
+                        if heard == "changed":
+                            await self._compare(fetch)
+                finally:
+                    watch.close()
+            # Without a watch: now and then. After one: the app quit (its tools are gone), or
+            # said what this side does not know; a pause before the next, never a busy loop.
+            await self._compare(fetch)
+            await asyncio.sleep(POLL_S)
 
     async def _compare(self, fetch: Callable[[], Awaitable[list[dict[str, Any]]]]) -> None:
         if self._shown is None:
