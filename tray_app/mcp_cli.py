@@ -46,6 +46,15 @@ TEXT: dict[str, dict[str, str]] = {
         "risk.write": "write",
         "risk.destructive": "destructive",
         "switched_off": "(switched off in Settings)",
+        "cause.spawn_failed": "its command {command} could not be started: {why}",
+        "cause.unreachable": "nothing answers at {url}",
+        "cause.timed_out": "it did not answer in time",
+        "cause.other": "\u201c{detail}\u201d",
+        "status.starting": "starting",
+        "status.ready": "ready",
+        "status.failed": "failed",
+        "status.stopped": "stopped",
+        "status.invalid": "invalid",
         "slow": "The MCP servers did not start within {seconds:g} s; the machine may be busy. "
         "Try again, or see the logs in {folder}",
     },
@@ -71,6 +80,15 @@ TEXT: dict[str, dict[str, str]] = {
         "risk.write": "写入",
         "risk.destructive": "破坏性",
         "switched_off": "（已在设置中关闭）",
+        "cause.spawn_failed": "无法启动其命令 {command}：{why}",
+        "cause.unreachable": "{url} 没有回应",
+        "cause.timed_out": "它没有及时回应",
+        "cause.other": "“{detail}”",
+        "status.starting": "正在启动",
+        "status.ready": "就绪",
+        "status.failed": "失败",
+        "status.stopped": "已停止",
+        "status.invalid": "配置无效",
         "slow": "MCP 服务器未能在 {seconds:g} 秒内启动；机器可能正忙。"
         "请重试，或查看 {folder} 中的日志",
     },
@@ -211,16 +229,38 @@ def _run_servers(
         print(json.dumps(rows, ensure_ascii=False, indent=2), file=out)
     else:
         for row in rows:
-            _print_row(row, text, out)
+            _print_row(row, text, out, next((s for s in servers if s.name == row["name"]), None))
     return EXIT_OK if all(r["status"] in ("ready", "disabled") for r in rows) else EXIT_FAILED
 
 
-def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO) -> None:
+def _error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -> str:
+    """A server's failure in words when its cause is known (``mcp/causes.py``); otherwise its
+    own detail, quoted. The command or address is the server's config."""
+    from tray_app.os_reasons import os_reason_text
+    from tray_app.terminal_errors import written_out
+
+    code, params = row.get("error_code"), row.get("error_params") or {}
+    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
+    if code == "spawn_failed":
+        why = os_reason_text(params, language, written_out)
+        command = getattr(config, "command", None) or "?"
+        return text["cause.spawn_failed"].format(command=command, why=why)
+    if code == "keyring_unreadable":  # the page's own words for it (one copy)
+        from tray_app.web_files import locale_texts
+
+        return locale_texts(language).get("mcp.keyring_unreadable", str(row["error"]))
+    if code in ("unreachable", "timed_out"):
+        return text[f"cause.{code}"].format(url=getattr(config, "url", None) or "?")
+    return text["cause.other"].format(detail=row["error"])
+
+
+def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO, config: Any) -> None:
     """One server and its tools; its name, tools and error written out (``⟨U+202E⟩``): a
     server's answers and the user's config are not the terminal's to obey."""
     from tray_app.terminal_errors import written_out
 
     status = text["disabled"] if row["status"] == "disabled" else row["status"]
+    status = text.get(f"status.{status}", status)
     line = text["server"].format(
         name=row["name"],
         transport=row.get("transport", "?"),
@@ -229,7 +269,7 @@ def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO) -> None:
     )
     print(written_out(line), file=out)
     if row.get("error"):
-        print(written_out(text["error"].format(error=row["error"])), file=out)
+        print(written_out(text["error"].format(error=_error_words(row, text, config))), file=out)
     for tool in row["tools"]:
         print(written_out(_tool_line(tool, text)), file=out)
     if row["status"] == "ready" and not row["tools"]:
@@ -246,7 +286,7 @@ def _report_test(
         for tool in row["tools"]:
             print(written_out(_tool_line(tool, text)), file=out)
         return EXIT_OK
-    error = row.get("error") or row["status"]
+    error = _error_words(row, text, server) if row.get("error") else row["status"]
     seconds = min(server.timeout_s, LIST_WAIT)
     said = text["timeout"] if row["status"] == "starting" else text["failed"]
     print(written_out(said.format(name=row["name"], seconds=seconds, error=error)), file=out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,56 @@ def test_list_without_servers_and_a_bad_import(cli: Any, tmp_path: Path) -> None
     bad.write_text('{"mcpServers": {"x": {"url": "ftp://host"}}}', encoding="utf-8")
     refused = cli("import", str(bad))
     assert refused.returncode == 2 and "Cannot import" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "missing", "unreachable", "failed"),
+    [
+        (
+            "en_US.UTF-8",
+            "its command {} could not be started: not found",
+            "nothing answers at {}",
+            "failed",
+        ),
+        ("zh_CN.UTF-8", "无法启动其命令 {}：找不到", "{} 没有回应", "失败"),
+    ],
+)
+def test_a_known_cause_is_said_in_words_and_an_unknown_one_quoted(
+    cli: Any,
+    metona_home: Path,
+    tmp_path: Path,
+    lang: str,
+    missing: str,
+    unreachable: str,
+    failed: str,
+) -> None:
+    """`mcp list` and `mcp test` say why a server did not start in the terminal's language when
+    the cause is known (a command the OS cannot find, an address nothing answers at), the
+    command written out; an unknown cause keeps its own text, quoted."""
+    command = tmp_path / "没有 📦 \u202eevil"  # no such file
+    ended = tmp_path / "ends.py"
+    ended.write_text("import sys\nsys.exit(4)\n", encoding="utf-8")
+    with socket.socket() as closed:  # bound, never listening: a connection is refused
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/mcp"
+        write_servers(
+            metona_home,
+            {
+                "缺失": {"command": str(command), "timeout_s": 3},
+                "远程": {"url": url, "timeout_s": 3},
+                "ends": {"command": sys.executable, "args": [str(ended)], "timeout_s": 3},
+            },
+        )
+        listed = cli("list", lang=lang)
+    assert listed.returncode == 1, listed.stderr
+    shown = str(command).replace("\u202e", "⟨U+202E⟩")
+    rows = listed.stdout.splitlines()
+    assert any(row.startswith("缺失  [stdio") and failed in row for row in rows), rows
+    assert any(row.endswith(missing.format(shown)) for row in rows), rows
+    assert any(row.endswith(unreachable.format(url)) for row in rows), rows
+    assert not any("FileNotFoundError" in row or "ConnectError" in row for row in rows), rows
+    assert any(row.endswith("“MCPError: Connection closed”") for row in rows), rows
+    assert "\u202e" not in listed.stdout and "\\u202e" not in listed.stdout
+    tested = cli("test", "缺失", lang=lang)
+    assert tested.returncode == 1, tested.stderr
+    assert missing.format(shown) in tested.stdout.splitlines()[0], tested.stdout

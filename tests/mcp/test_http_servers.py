@@ -207,7 +207,8 @@ def test_mcp_list_and_test_reach_a_remote_server_with_a_keyring_header(
     count = len(rows["远程"]["tools"])
     assert f"远程: started, {count} tools listed, stopped." in tested.stdout
     failed = cli("test", "down")
-    assert failed.returncode == 1 and "down: did not start: ConnectError" in failed.stdout
+    assert failed.returncode == 1, failed.stdout
+    assert "down: did not start: nothing answers at http://127.0.0.1:" in failed.stdout
     assert "Unexpected" not in failed.stderr + listed.stderr  # no SDK log lines on the terminal
     junk = cli("test", "junk")
     assert junk.returncode == 1 and "text/html" in junk.stdout

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from tray_app.mcp.config import KeyringUnreadable, SecretLookup, ServerConfig, resolve_secrets
+from tray_app.mcp.causes import failure_cause
+from tray_app.mcp.config import SecretLookup, ServerConfig, resolve_secrets
 from tray_app.mcp.liveness import Activity, watch
 from tray_app.mcp.sandbox import contained_command, private_env, private_folder
 from tray_app.mcp.sse_limit import SSE_EVENT_LIMIT_MB, SseAnswerTooLarge, overflowed_sse
@@ -68,6 +69,7 @@ class ServerState:
     status: Status = "starting"
     error: str | None = None
     error_code: str | None = None  # a failure the page words itself (mcp/config.py's codes)
+    error_params: dict[str, Any] = field(default_factory=dict)  # mcp/causes.py's, for its code
     tools: list[RemoteTool] = field(default_factory=list)
     restarts: int = 0
     protocol: str | None = None
@@ -79,6 +81,7 @@ class ServerState:
             "status": self.status,
             "error": self.error,
             "error_code": self.error_code,
+            "error_params": dict(self.error_params),
             "restarts": self.restarts,
             "protocol": self.protocol,
             "transport": self.transport,
@@ -93,11 +96,6 @@ def _innermost(exc: BaseException) -> BaseException:
         exc = inner[0]
         inner = getattr(exc, "exceptions", None)
     return exc
-
-
-def error_code(exc: BaseException) -> str | None:
-    """The code of a failure the page words itself (``KeyringUnreadable``), else None."""
-    return KeyringUnreadable.code if isinstance(_innermost(exc), KeyringUnreadable) else None
 
 
 def describe_error(exc: BaseException) -> str:
@@ -155,7 +153,12 @@ class ServerConnection:
                 raise
             except Exception as exc:
                 log.info("MCP server %s: %s", self.config.name, describe_error(exc))
-                self.state.error_code = None if self._silent else error_code(exc)
+                cause = (
+                    (None, {})
+                    if self._silent
+                    else failure_cause(_innermost(exc), self.config.transport)
+                )
+                self.state.error_code, self.state.error_params = cause
                 self._set("failed", self._silent or describe_error(exc))
             self._client = None
             self._ended.set()
@@ -184,6 +187,7 @@ class ServerConnection:
         self.state.error = error
         if error is None:
             self.state.error_code = None
+            self.state.error_params = {}
         if status == "starting":
             self._settled.clear()
         else:

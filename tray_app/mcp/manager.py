@@ -181,6 +181,7 @@ class McpManager:
                 status=c.state.status,
                 error=c.state.error,
                 error_code=c.state.error_code,
+                error_params=dict(c.state.error_params),
                 tools=list(c.state.tools),
                 restarts=c.state.restarts,
                 protocol=c.state.protocol,
