@@ -148,3 +148,32 @@ def test_a_scroll_the_layout_made_does_not_stop_following(app: App) -> None:
     app.send("再来")
     expect(page.locator(".msg.assistant .content").last).to_have_text("短的回答。")
     page.wait_for_function(AT_BOTTOM)
+
+
+# Text that grows in two frames in a row: the anchor's observer fires when the anchor leaves
+# the view, the log scrolls, and the next growth comes before the observer has seen the anchor
+# back in view, so it sees no change and does not fire again (a short answer after a long one
+# was left 71 px below the fold in the real window).
+GROW_IN_TWO_FRAMES = """async () => {
+  const log = document.querySelector('#log');  // WebKit has no scroll anchoring: none here
+  for (const el of [log, ...log.querySelectorAll('*')]) el.style.overflowAnchor = 'none';
+  const content = [...document.querySelectorAll('.msg.assistant .content')].pop();
+  const grow = () => { const p = document.createElement('p'); p.textContent = '多一行 😀 שלום';
+    p.style.height = '120px'; content.append(p); };
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  await frame(); grow();
+  await new Promise((done) => setTimeout(done, 0));
+  await frame(); grow();
+}"""
+
+
+def test_growth_in_consecutive_frames_is_followed_to_the_end(app: App) -> None:
+    page = app.page
+    app.fake.script(text_turn(LONG))
+    app.send("写很多 😀")
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=30_000)
+    page.wait_for_function(AT_BOTTOM)
+    page.evaluate(GROW_IN_TWO_FRAMES)
+    page.wait_for_function(AT_BOTTOM, timeout=10_000)
+    expect(page.locator("#log")).to_have_class("log following")

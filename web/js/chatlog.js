@@ -54,9 +54,14 @@ export class ChatLog {
     new IntersectionObserver((entries) => {
       if (!entries[entries.length - 1].isIntersecting && this.stick) this.scrollToEnd();
     }, { root: scroller }).observe(this.anchor);
-    new ResizeObserver(() => {
+    // The log resized, or its messages grew: the anchor's observer sees only a change of
+    // state, so growth in the frame after it scrolled (the anchor still counted as out of
+    // view) left the end of a short answer below the fold.
+    const follow = new ResizeObserver(() => {
       if (this.stick) this.scrollToEnd();
-    }).observe(scroller);
+    });
+    follow.observe(scroller);
+    follow.observe(container);
     this.olderSeen = new IntersectionObserver((entries) => {
       if (entries[entries.length - 1].isIntersecting) this.loadOlder();
     }, { root: scroller, rootMargin: '600px 0px 0px 0px' });
