@@ -45,6 +45,7 @@ ALLOWED: dict[str, set[str]] = {
         "mcp_cli",
         "self_test",
         "quick_exit",
+        "terminal_words",
     },
     "quick_exit": set(),
     "self_test": {"core", "desktop", "store", "tools"},
