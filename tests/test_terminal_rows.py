@@ -1,11 +1,13 @@
 """The terminal's one-line rows as a user runs them (real ``metona-tray`` subprocesses, in English
 and Chinese): a name with a line break, a bidi override, an escape or emoji stays on its row,
-written out as ``⟨U+XXXX⟩``, never obeyed and never split in two.
+written out as ``⟨U+XXXX⟩``, never obeyed and never split in two; an undo's warning line in the
+terminal's language.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -78,3 +80,37 @@ def test_a_chat_title_with_hidden_characters_stays_on_its_sessions_row(
     (row,) = out.splitlines()
     assert "报告 📊 ⟨U+202E⟩evil ⟨U+001B⟩]0;owned⟨U+0007⟩ end" in row, row
     assert "\u202e" not in out and "\x1b" not in out and "\x07" not in out
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en_US.UTF-8", "warning: undone, but the undo journal could not record it ("),
+        ("zh_CN.UTF-8", "警告：已撤销，但撤销日志无法记下这次撤销（“"),
+    ],
+)
+def test_an_undo_the_journal_could_not_record_warns_in_the_terminals_language(
+    app_paths: AppPaths, metona_home: Path, tmp_path: Path, lang: str, said: str
+) -> None:
+    """The file is put back, but the journal refuses to mark the change undone (here a trigger
+    aborts the update with a hostile reason): `undo` says so in the terminal's language, the
+    reason written out."""
+    target = tmp_path / "笔记 📝.txt"
+    target.write_text("before", encoding="utf-8")
+    desktop = Journal(app_paths.journal_dir)
+    entry = desktop.record(call_id="desk-1", tool="write_file", path=target)
+    target.write_text("after", encoding="utf-8")
+    assert desktop.commit(entry) is None
+    desktop.close()
+    with sqlite3.connect(app_paths.journal_dir / "journal.sqlite3") as db:
+        db.execute(
+            "CREATE TRIGGER refuse BEFORE UPDATE ON entries"
+            " BEGIN SELECT RAISE(ABORT, '磁盘 \u202e满了'); END"
+        )
+
+    code, _, err = _cli(metona_home, tmp_path, lang, "undo", "--last")
+    assert code == 0, err
+    assert target.read_text(encoding="utf-8") == "before"
+    (line,) = err.splitlines()
+    assert line.startswith(said) and "磁盘 ⟨U+202E⟩满了" in line, err
+    assert "\u202e" not in err

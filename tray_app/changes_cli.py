@@ -65,6 +65,8 @@ WORDS = {
         "action.recreated": "recreated",
         "action.removed": "removed",
         "action.moved back": "moved back",
+        "warning": "warning: {text}",
+        "not_recorded": "undone, but the undo journal could not record it ({reason})",
     },
     "zh-CN": {
         "none": "没有记录的更改。",
@@ -76,6 +78,8 @@ WORDS = {
         "action.recreated": "已重新创建",
         "action.removed": "已删除",
         "action.moved back": "已移回",
+        "warning": "警告：{text}",
+        "not_recorded": "已撤销，但撤销日志无法记下这次撤销（“{reason}”）",
     },
 }
 
@@ -183,5 +187,8 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         app.close()
     out.write(written_out(_undone_line(result)) + "\n")
     if result.get("warning"):
-        err.write(written_out(f"warning: {result['warning']}") + "\n")
+        words = _words()
+        reason = result.get("warning_reason")
+        said = words["not_recorded"].format(reason=reason) if reason else result["warning"]
+        err.write(written_out(words["warning"].format(text=said)) + "\n")
     return EXIT_OK

@@ -140,3 +140,4 @@ class Undone(TypedDict, total=False):
     action: str
     tool: str
     warning: str
+    warning_reason: str  # why the journal could not record the undo (``warning`` says the rest)

@@ -250,7 +250,7 @@ class Undoing:
                 if not done:
                     return refused(f"cannot undo: {exc}", "undo_journal_unreadable", reason=exc)
                 note = f"undone, but the journal could not record it: {exc}"
-                return {**result, "warning": note}
+                return {**result, "warning": note, "warning_reason": str(exc)}
             self._drop_blobs([e.id for e in done])
             return result
 
