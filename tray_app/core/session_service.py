@@ -31,7 +31,6 @@ from tray_app.messages import ToolCallRecord
 from tray_app.store.chats import search_chats
 from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 from tray_app.store.recovery import recover_session
-from tray_app.tools.journal_index import IndexProblem
 
 MAX_PAGE = 1000
 EDITABLE = frozenset({"title", "model", "workspace"})
@@ -150,6 +149,9 @@ class SessionService:
         undoable = [str(c["call_id"]) for c in data if c.get("undoable")]
         if not undoable:
             return data
+        # Here, not at import: a one-shot chat never loads the journal (test_one_shot_imports).
+        from tray_app.tools.journal_index import IndexProblem
+
         try:
             undone = self._factory.journal().undone_calls(undoable)
         except (StoreError, IndexProblem, OSError):
