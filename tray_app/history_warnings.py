@@ -31,6 +31,7 @@ StoreProblemCode = Literal[
     "no_history",
     "failed",
     "settings_not_saved",
+    "not_saved",
 ]
 HistoryWarningCode = Literal["history_off", "history_read_only", "folders_unwritable"]
 #: Every text key the page and the terminal need (tests/test_history_warnings.py checks both

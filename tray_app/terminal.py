@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.protocol import CoreApi
 from tray_app.core.turns import system_language
-from tray_app.errors import InvalidRequest, NotFound, SandboxViolation, UndoFailed
+from tray_app.errors import InvalidRequest, NotFound, SandboxViolation, StoreError, UndoFailed
 from tray_app.events import (
     ApprovalNeeded,
     Event,
@@ -27,7 +27,7 @@ from tray_app.events import (
     TurnFailed,
     TurnFinished,
 )
-from tray_app.history_warnings import warning_text
+from tray_app.history_warnings import problem_of, problem_text, warning_text
 from tray_app.messages import read_preview
 from tray_app.os_reasons import os_params, os_reason_text
 from tray_app.paths import AppPaths
@@ -173,7 +173,14 @@ class ChatRunner:
         with self.core.bus.subscribe(
             lambda e: getattr(e, "session_id", session_id) == session_id
         ) as sub:
-            turn_id = self.core.send_message(session_id, text)["turn_id"]
+            try:
+                turn_id = self.core.send_message(session_id, text)["turn_id"]
+            except StoreError as exc:  # the message could not be stored: said, not a traceback
+                problem = problem_of(exc)
+                language = self.renderer.language
+                said = problem_text(problem, language, written_out) if problem else str(exc)
+                self.err.write(f"metona-tray chat: {written_out(said)}\n")
+                return EXIT_FAILED
             aborting = False
             while True:
                 try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 from tray_app.errors import StoreError
+from tray_app.history_warnings import StoreProblem
 from tray_app.messages import ToolCallRecord
 from tray_app.store.db import Database
 from tray_app.store.records import MessageRecord, SessionRecord
@@ -72,9 +73,8 @@ def insert_message(
     try:
         conn.execute(_INSERT_OWNED_MESSAGE if owned else _INSERT_MESSAGE, values)
     except sqlite3.IntegrityError as exc:
-        raise StoreError(
-            f"Cannot save message {message.id} in session {message.session_id}: {exc}."
-        ) from exc
+        said = f"Cannot save message {message.id} in session {message.session_id}: {exc}."
+        raise StoreError(StoreProblem(said, "not_saved", detail=str(exc))) from exc
 
 
 def upsert_call(conn: sqlite3.Connection, record: ToolCallRecord) -> None:
@@ -90,6 +90,5 @@ def upsert_call(conn: sqlite3.Connection, record: ToolCallRecord) -> None:
         ]
         conn.execute(_INSERT_CALL, values)
     except sqlite3.IntegrityError as exc:
-        raise StoreError(
-            f"Cannot save tool call {record.call_id} in session {record.session_id}: {exc}."
-        ) from exc
+        said = f"Cannot save tool call {record.call_id} in session {record.session_id}: {exc}."
+        raise StoreError(StoreProblem(said, "not_saved", detail=str(exc))) from exc
