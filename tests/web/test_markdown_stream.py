@@ -125,6 +125,42 @@ CORPUS = [
     + "".join(f"  line {n} {BIDI} 한국어\nlazy {n}\n" for n in range(120))
     + "- second\n",
     "1. " + "长" * 3000 + "\n\n   " + "😀 " * 1200 + "\n\n   tail " + BIDI + "\n2. b\n",
+    # A long item: a heading line and a long nested list (committed inner item by inner item).
+    "1. **Setup** 中文 😀\n"
+    + "".join(f"   - step {n} {BIDI} 한국어 `code` **b**\n" for n in range(140))
+    + "2. **Run** 👩‍👩‍👧‍👦\n"
+    + "".join(f"   {n + 1}. run {n} עברית\n" for n in range(120))
+    + "3. done\n\nAfter the list.\n",
+    "- **Build** 漢字\n"
+    + "".join(
+        f"  {n + 1}) part {n} 漢字 {BIDI} 😀\n"
+        + (f"{pad}- third level {n}\n{pad}  - fourth {n} 中文\n" if n % 3 == 0 else "")
+        + (f"lazy continuation {n}\n" if n % 4 == 1 else "")
+        + (f"{pad}```js\n{pad}let x = '{n} עברית';\n\n{pad}```\n" if n % 5 == 0 else "")
+        + (f"{pad}> quoted {n} العربية\n{pad}> two\n" if n % 7 == 0 else "")
+        + (f"{pad}- [x] task {n}\n" if n % 9 == 0 else "")
+        for n in range(90)
+        for pad in [" " * len(f"  {n + 1}) ")]
+    )
+    + "- next\n",
+    "- **Build**: code and quotes in tight inner items 漢字\n"
+    + "".join(
+        f"  - part {n} {BIDI} 😀\n"
+        + (f"    ```js\n    let x = '{n} עברית';\n    ```\n" if n % 5 == 0 else "")
+        + (f"    > quoted {n} العربية\n" if n % 7 == 0 else "")
+        + (f"    1. third {n}\n       - fourth {n} 中文\n" if n % 3 == 0 else "")
+        for n in range(100)
+    )
+    + "- next\n",
+    "* Tight, then loose 😀\n"
+    + "".join(f"  + inner {n} {BIDI} 中文\n" + ("\n" if n == 70 else "") for n in range(110))
+    + "  - another marker 한국어\n  - two\n* after\n",
+    "1. Intro [ref] 中文\n\n   para 😀\n\n"
+    + "".join(f"   - inner {n} [ref] {BIDI}\n" for n in range(120))
+    + "\n   Trailing paragraph 漢字\n\n2. next\n\n[ref]: https://example.com/ref\n",
+    "- Head 😀\n"
+    + "".join(f"  - inner {n} {'长' * (n % 13)} {BIDI}\n" for n in range(130))
+    + "  text after the inner list, lazy\n- tail [late]\n\n[late]: https://example.com/late\n",
     # Too long to highlight: drawn in groups of lines (codegroups.js), open and closed alike.
     "Long:\n\n```rust\n"
     + "".join(f'let v{n} = "漢字 😀 {BIDI}"; // {"x" * (n % 97)}\n' for n in range(1100))
@@ -436,3 +472,21 @@ def test_a_long_list_item_streamed_into_the_chat_keeps_its_first_paragraph(app: 
     expect(items.first.locator("> p").last).to_contain_text("paragraph 119.")
     # The paragraph drawn while the item was growing is the one the finished answer shows.
     assert held.evaluate("p => p.isConnected && p.closest('.msg') !== null")
+
+
+NESTED_JS = QUOTE_JS.replace("blockquote > p", "ol > li > ul > li")
+
+
+def test_a_long_items_nested_list_keeps_its_early_inner_items(app: App) -> None:
+    text = (
+        "1. **Setup** 中文 😀\n"
+        + "".join(
+            f"   - step {n} {BIDI} 한국어 `code` [link](https://example.com/{n}) עברית\n"
+            for n in range(160)
+        )
+        + "2. **Run**\n\nAfter the list.\n"
+    )
+    result = app.page.evaluate(NESTED_JS, {"text": text, "step": 64})
+    assert result["kept"], "the nested list's first item was drawn again as the item grew"
+    assert result["same"]
+    assert result["repairs"] == 0

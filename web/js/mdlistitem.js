@@ -7,8 +7,11 @@
 // A cut is taken only if the text before it, lexed alone, gives the same children, and the line
 // after it starts plain text at the item's indent (no code, no task box); else the item is drawn
 // whole, as before. The DOM equals the one-pass render (tests/web/test_markdown_stream.py).
+// An item that ends with a nested list (even in a tight list) commits it inner item by inner
+// item instead (mdinner.js).
 import { lex, renderTokens } from './markdown.js';
 import { loosen, nestedDefs } from './mdtokens.js';
+import { startInner, stepInner, drawInnerRest, markStale } from './mdinner.js';
 
 // A shorter item is drawn whole each step (cheap), as before.
 export const ITEM_OPEN = 2048;
@@ -30,11 +33,14 @@ export function startItem(stream, items, tokens) {
   const open = stream.open;
   const item = items[0];
   const m = FIRST.exec(item?.raw || '');
-  if (!m || item.raw.length < ITEM_OPEN || !open.loose) return null;
-  loosen(item);
-  const grow = { prefix: m[1], start: stream.pos, entry: null, kids: [], rest: [] };
+  if (!m || item.raw.length < ITEM_OPEN) return null;
+  if (open.loose) loosen(item);
+  const grow = { prefix: m[1], start: stream.pos, entry: null, kids: [], rest: [], inner: null, stale: false };
   const src = stream.text.slice(stream.pos);
-  if (!commitKids(stream, grow, src, src, item)) return null;
+  // Children spaced by blank lines (a loose list), or the nested list the item ends with.
+  if (!(open.loose && commitKids(stream, grow, src, src, item)) && !startInner(stream, grow, src, src, item)) {
+    return null;
+  }
   open.grow = grow;
   drawRest(stream, grow, item, items.slice(1));
   return tokens.slice(1);
@@ -50,29 +56,40 @@ export function growItem(stream, closing) {
   const grow = open.grow;
   const src = stream.text.slice(stream.pos);
   const width = grow.prefix.length;
-  const tokens = lex(grow.prefix + src.slice(width), stream.links);
+  const syn = grow.prefix + src.slice(width);
+  const tokens = lex(syn, stream.links);
   const list = tokens[0];
   stream.setTailNodes([]);
   clearRest(grow);
   if (list?.type !== 'list' || !src.startsWith(' '.repeat(width))) return abandon(stream);
+  // A tight list turning loose draws its items again: this one is drawn whole again.
+  if (grow.stale || (list.loose && !open.loose)) return abandon(stream);
   const { items } = list;
   const item = items[0];
-  loosen(item);
+  if (open.loose) loosen(item);
   const next = items.length > 2 || (items.length === 2 && STARTED.test(items[1].raw));
   if (closing(tokens) || next) {
-    commit(stream, grow, item.tokens);
+    if (grow.inner && !stepInner(stream, grow, src, syn, item, true)) return abandon(stream);
+    if (!grow.inner) commit(stream, grow, item.tokens);
+    else if (grow.stale) return abandon(stream);
+    // Drawn again whole if the list turns loose later (mdstream.js advanceList).
+    const end = stream.pos + item.raw.length;
+    if (!open.loose) grow.entry.item = lex(stream.text.slice(grow.start, end), stream.links)[0]?.items[0];
     stream.pos += item.raw.length;
     grow.entry.raw = stream.text.slice(grow.start, stream.pos);
     open.grow = null;
     return null;
   }
-  commitKids(stream, grow, src, grow.prefix + src.slice(width), item);
+  if (grow.inner) {
+    if (!stepInner(stream, grow, src, syn, item, false)) return abandon(stream);
+  } else if (!commitKids(stream, grow, src, syn, item)) startInner(stream, grow, src, syn, item);
   drawRest(stream, grow, item, items.slice(1));
   return tokens.slice(1);
 }
 
 /** The growing item's committed children that use a reference defined late are drawn again. */
 export function redrawItemKids(grow, uses, links) {
+  markStale(grow, uses);
   for (const kid of grow.kids) {
     if (!uses(kid.raw)) continue;
     const nodes = drawn(lex(kid.raw, links), true);
@@ -123,8 +140,11 @@ function commit(stream, grow, kids) {
 // The item's unfinished children (inside its element) and the items after it (the list's tail).
 function drawRest(stream, grow, item, others) {
   clearRest(grow);
-  grow.rest = drawn(item.tokens, false);
-  grow.entry.el.append(...grow.rest);
+  if (grow.inner) drawInnerRest(grow, item.tokens.find(notSpace));
+  else {
+    grow.rest = drawn(item.tokens, false);
+    grow.entry.el.append(...grow.rest);
+  }
   stream.setTailNodes(stream.itemEls(others, false).flatMap((el) => [el, '\n']));
 }
 
