@@ -490,3 +490,21 @@ def test_a_long_items_nested_list_keeps_its_early_inner_items(app: App) -> None:
     assert result["kept"], "the nested list's first item was drawn again as the item grew"
     assert result["same"]
     assert result["repairs"] == 0
+
+
+def test_a_long_items_nested_list_streamed_into_the_chat_keeps_its_first_step(app: App) -> None:
+    steps = "".join(f"   - step {n} 😀 {BIDI} 한국어 `x` עברית {n}.\n" for n in range(160))
+    text = f"1. **Setup** 第一\n{steps}2. 完成 next\n"
+    app.fake.script(slow_turn(text, delay=0.03, chunk_chars=64))
+    app.send("A long nested list")
+    page = app.page
+    steps_drawn = page.locator(".msg.assistant.streaming .content ol > li > ul > li")
+    expect(steps_drawn.nth(80)).to_be_attached()  # the item is over 2 KB: it is being committed
+    expect(steps_drawn.first).to_contain_text("step 0 ")
+    held = steps_drawn.first.element_handle()
+    answer = page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming")
+    expect(answer.locator(".content ol > li")).to_have_count(2)
+    expect(answer.locator(".content ol > li > ul > li")).to_have_count(160)
+    # The step drawn while the item was growing is the one the finished answer shows.
+    assert held.evaluate("li => li.isConnected && li.closest('.msg') !== null")
