@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tray_app.errors import MetonaError, NotFound
 from tray_app.paths import AppPaths
 from tray_app.terminal_errors import undo_failure_text, written_out
+from tray_app.terminal_words import terminal_text
 from tray_app.undo_reasons import reason_text
 
 if TYPE_CHECKING:
@@ -44,8 +45,18 @@ def _start(command: str, err: TextIO) -> RunningApp | None:
     try:
         return start_app(AppPaths.from_env(), persist_settings=False, read_only_ok=True, mcp="off")
     except (OSError, MetonaError) as exc:
-        err.write(f"metona-tray {command}: cannot open the app's data: {exc}\n")
+        said = terminal_text(_language(), "no_data", why=written_out(exc))
+        err.write(f"metona-tray {command}: {said}\n")
         return None
+
+
+def _why(exc: BaseException) -> str:
+    """An exception's text written out; the journal's coded reason in the terminal's language."""
+    info = getattr(exc, "reason_info", None)
+    if isinstance(info, dict):
+        english = written_out(exc)
+        return reason_text(info.get("code"), info.get("params"), english, _language(), written_out)
+    return written_out(exc)
 
 
 def _when(stamp: float) -> str:
@@ -135,7 +146,8 @@ def run_changes(
     try:
         entries = app.core.changes()
     except (OSError, MetonaError) as exc:
-        err.write(f"metona-tray changes: cannot read the undo journal: {exc}\n")
+        said = terminal_text(_language(), "no_journal", why=_why(exc))
+        err.write(f"metona-tray changes: {said}\n")
         return EXIT_FAILED
     finally:
         app.close()

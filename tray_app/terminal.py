@@ -71,7 +71,7 @@ def settings_for(args: argparse.Namespace, paths: AppPaths) -> Settings:
     try:
         return Settings.model_validate({**settings.model_dump(), **patch})
     except ValidationError as exc:
-        raise UsageError(_option_error(exc)) from None
+        raise UsageError(_option_error(exc, system_language())) from None
 
 
 # Settings fields a chat flag sets, so a refused value is reported under the flag's name.
@@ -85,14 +85,22 @@ _FLAG_OF_FIELD = {
 }
 
 
-def _option_error(exc: ValidationError) -> str:
-    """``--endpoint: must start with http:// or https://``, never pydantic's link."""
+def _option_error(exc: ValidationError, language: str) -> str:
+    """``--endpoint: the endpoint must start with http:// or https://, not “ftp://x”`` in the
+    terminal's language, never pydantic's link; the value and any other cause written out."""
     parts = []
     for error in exc.errors():
         field = str(error["loc"][0]) if error["loc"] else ""
-        message = str(error["msg"]).removeprefix("Value error, ")
-        parts.append(f"{_FLAG_OF_FIELD.get(field, field)}: {message}")
-    return "; ".join(parts) or "invalid option"
+        if field == "endpoint" and error["type"] == "value_error":
+            said = terminal_text(language, "bad_endpoint", value=written_out(error["input"]))
+        else:
+            message = str(error["msg"]).removeprefix("Value error, ")
+            said = terminal_text(language, "bad_option", why=written_out(message))
+        flag = _FLAG_OF_FIELD.get(field, field)
+        parts.append(f"{flag}：{said}" if chinese(language) else f"{flag}: {said}")
+    return ("；" if chinese(language) else "; ").join(parts) or terminal_text(
+        language, "bad_option", why="?"
+    )
 
 
 def absolute_workspace(args: argparse.Namespace) -> None:

@@ -62,6 +62,10 @@ TERMINAL_TEXT = {
         "not_whole": "must be a whole number between {low} and {high}, not \u201c{value}\u201d",
         "out_of_range": "must be between {low} and {high}, not {value}",
         "not_folder": "--workspace {path}: not a folder",
+        "bad_endpoint": "the endpoint must start with http:// or https://, not \u201c{value}\u201d",
+        "bad_option": "not accepted ({why})",
+        "no_data": "cannot open the app's data: {why}",
+        "no_journal": "cannot read the undo journal: {why}",
         "unsaved": "warning: this chat could not be saved (see above), so it ends with this"
         " command; its answers are printed above.",
     },
@@ -84,6 +88,10 @@ TERMINAL_TEXT = {
         "not_whole": "必须是 {low} 到 {high} 之间的整数，而不是“{value}”",
         "out_of_range": "必须在 {low} 到 {high} 之间，而不是 {value}",
         "not_folder": "--workspace {path}：不是文件夹",
+        "bad_endpoint": "服务地址必须以 http:// 或 https:// 开头，而不是“{value}”",
+        "bad_option": "取值无效（“{why}”）",
+        "no_data": "无法打开应用的数据（“{why}”）",
+        "no_journal": "无法读取撤销日志（“{why}”）",
         "unsaved": "警告：此对话无法保存（见上文），因此随本命令结束；回答已在上方打印。",
     },
 }

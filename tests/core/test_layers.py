@@ -58,7 +58,7 @@ ALLOWED: dict[str, set[str]] = {
     "mcp_cli": {"core", "mcp", "store", "mcp_serve"},
     "mcp_serve": {"core", "desktop", "store", "tools", "mcp_serve_changes"},
     "mcp_serve_changes": set(),
-    "changes_cli": {"core", "store", "tools"},
+    "changes_cli": {"core", "store", "tools", "terminal_words"},
     "core": {"agent", "providers", "tools", "store", "mcp"},
     "agent": {"providers", "tools", "store"},
     "mcp": {"tools"},
