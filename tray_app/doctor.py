@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
-from tray_app.errors import ProviderError
+from tray_app.desktop.tray_text import _system_language
+from tray_app.doctor_words import doctor_line, name_word, server_error, value_words
+from tray_app.errors import ProviderError, error_code
 from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import load_settings
+from tray_app.terminal_errors import written_out
 
 
 async def check_server(kind: str, endpoint: str) -> dict[str, Any]:
@@ -35,6 +39,7 @@ async def check_server(kind: str, endpoint: str) -> dict[str, Any]:
     except ProviderError as exc:
         report["reachable"] = False
         report["error"] = str(exc)
+        report["error_code"] = error_code(exc)  # so the lines can say the cause in Chinese
     finally:
         await provider.aclose()
     return report
@@ -70,33 +75,46 @@ def gather(endpoint: str | None) -> dict[str, Any]:
     return report
 
 
-def print_report(report: dict[str, Any]) -> None:
+def print_report(report: dict[str, Any], language: str = "en") -> None:
+    """The report as lines in ``language``; what a server or the system said, written out."""
+
+    def line(status: str, key: str, **fields: object) -> None:
+        print(f"{doctor_line(language, status)} {doctor_line(language, key, **fields)}")
+
     server = report["server"]
-    mark = "ok " if server.get("reachable") else "FAIL"
-    print(f"[{mark}] {server['kind']} at {server['endpoint']}", end="")
+    heading = doctor_line(language, "server", kind=server["kind"], endpoint=server["endpoint"])
     if server.get("reachable"):
-        print(f" (version {server.get('version')})")
+        version = doctor_line(language, "version", version=server.get("version"))
+        print(f"{doctor_line(language, 'ok')} {heading}{version}")
         for model in server.get("models", []):
-            print(f"       - {model['name']}: {', '.join(model['capabilities'])}")
+            caps = ", ".join(_capability(cap, language) for cap in model["capabilities"])
+            print(f"       - {written_out(model['name'])}: {caps}")
         if server.get("hint"):
-            print(f"       {server['hint']}")
+            print(f"       {doctor_line(language, 'no_models')}")
     else:
-        print(f"\n       {server.get('error')}")
+        print(f"{doctor_line(language, 'fail')} {heading}")
+        said = server_error(str(server.get("error_code")), server.get("error"), language)
+        print(f"       {said}")
     keyring = report["keyring"]
     if keyring["usable"] and keyring.get("locked"):
-        print(
-            f"[warn] keyring: {keyring['backend']} is locked; the app asks for its password "
-            "when it first needs a key (unlock it at login to avoid that)"
-        )
+        line("warn", "keyring_locked", backend=keyring["backend"])
     elif keyring["usable"]:
-        print(f"[ok ] keyring: {keyring['backend']} (API keys are stored there)")
+        line("ok", "keyring_ok", backend=keyring["backend"])
     else:
-        print(f"[warn] keyring: {keyring['reason']}; API keys are kept for the session only")
+        line("warn", "keyring_off", why=keyring["reason"])
     for name, value in report["paths"].items():
-        print(f"[info] {name}: {value}")
-    desktop = report.get("desktop", {})
-    for key, value in desktop.items():
-        print(f"[info] desktop {key}: {value}")
+        line("info", "path", name=name_word(name, language), value=value)
+    for name, value in report.get("desktop", {}).items():
+        said = value_words(value, language)
+        line("info", "desktop", name=name_word(name, language), value=said)
+
+
+def _capability(cap: str, language: str) -> str:
+    """A model's capability as the server named it; a failed look-up in the terminal's words."""
+    prefix = "unknown ("
+    if cap.startswith(prefix) and cap.endswith(")"):
+        return doctor_line(language, "unknown_caps", why=cap[len(prefix) : -1])
+    return written_out(cap)
 
 
 def run_doctor(args: argparse.Namespace) -> int:
@@ -104,5 +122,6 @@ def run_doctor(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print_report(report)
+        # the terminal's language, as `chat` says it (Core's own function, without Core)
+        print_report(report, _system_language(os.environ))
     return 0 if report["server"].get("reachable") else 1

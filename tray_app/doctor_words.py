@@ -1,0 +1,116 @@
+"""``metona-tray doctor``'s lines in the terminal's language. The report (``--json``) keeps its
+English keys and values for scripts; only the printed lines change. A value the app wrote in a
+fixed sentence is said in Chinese; anything a server, the system or a setting gave is written
+out (``⟨U+202E⟩``) so it cannot reorder or hide the line."""
+
+from __future__ import annotations
+
+from tray_app.terminal_errors import written_out
+from tray_app.terminal_words import TURN_FAILED_ZH, chinese
+
+LINES = {
+    "en": {
+        "ok": "[ok ]",
+        "fail": "[FAIL]",
+        "warn": "[warn]",
+        "info": "[info]",
+        "server": "{kind} at {endpoint}",
+        "version": " (version {version})",
+        "unknown_caps": "unknown ({why})",
+        "no_models": "No model installed. Pull one: ollama pull qwen3:8b",
+        "server_error": "{why}",
+        "keyring_locked": "keyring: {backend} is locked; the app asks for its password when it"
+        " first needs a key (unlock it at login to avoid that)",
+        "keyring_ok": "keyring: {backend} (API keys are stored there)",
+        "keyring_off": "keyring: {why}; API keys are kept for the session only",
+        "path": "{name}: {value}",
+        "desktop": "desktop {name}: {value}",
+    },
+    "zh-CN": {
+        "ok": "[正常]",
+        "fail": "[失败]",
+        "warn": "[注意]",
+        "info": "[信息]",
+        "server": "{kind} 服务，地址 {endpoint}",
+        "version": "（版本 {version}）",
+        "unknown_caps": "未知（“{why}”）",
+        "no_models": "还没有安装模型。请先下载一个：ollama pull qwen3:8b",
+        "server_error": "{cause}（“{why}”）",
+        "keyring_locked": "密钥环：{backend} 已锁定；应用第一次需要密钥时会请求它的密码"
+        "（登录时解锁即可避免）",
+        "keyring_ok": "密钥环：{backend}（API 密钥保存在这里）",
+        "keyring_off": "密钥环不可用（“{why}”）；API 密钥只在本次运行中保留",
+        "path": "{name}：{value}",
+        "desktop": "桌面 {name}：{value}",
+    },
+}
+
+#: The report's path and desktop keys, named in Chinese.
+NAME_ZH = {
+    "config": "配置文件夹",
+    "data": "数据文件夹",
+    "logs": "日志文件夹",
+    "settings_file": "设置文件",
+    "available": "可用",
+    "reason": "原因",
+    "display": "显示",
+    "gui_backend": "窗口后端",
+    "tray": "托盘",
+    "tray_hint": "托盘提示",
+    "notifications": "通知",
+    "notification_buttons": "通知按钮",
+    "hotkey": "快捷键",
+    "hotkey_hint": "快捷键提示",
+    "hotkey_state": "快捷键状态",
+    "start_at_login": "登录时启动",
+}
+
+#: The fixed sentences of the desktop checks (``tray_app.desktop.checks``), in Chinese.
+VALUE_ZH = {
+    "True": "是",
+    "False": "否",
+    "yes": "是",
+    "no": "否",
+    "on": "开",
+    "off": "关",
+    "unknown": "未知",
+    "not available": "不可用",
+    "no display": "没有显示器",
+    "desktop extras not installed": "未安装桌面组件",
+    "none: the tray app cannot start; use `metona-tray chat`": "无：托盘应用无法启动；"
+    "请使用 `metona-tray chat`",
+    "no tray host found": "没有找到托盘宿主",
+    "unknown (no X11 display)": "未知（没有 X11 显示）",
+    "no D-Bus session bus: no notifications": "没有 D-Bus 会话总线：无法发送通知",
+    "No tray host found: the app still runs; open it with the hotkey or `metona-tray "
+    "--toggle`, or start a tray (e.g. trayer, stalonetray, a panel applet).": "没有找到托盘宿主："
+    "应用照常运行；可用快捷键或 `metona-tray --toggle` 打开，或启动一个托盘"
+    "（例如 trayer、stalonetray 或面板小程序）。",
+    "GNOME shows tray icons only with the 'AppIndicator and KStatusNotifierItem Support' "
+    "extension (Debian/Ubuntu: gnome-shell-extension-appindicator); enable it and log in "
+    "again.": "GNOME 只有在安装“AppIndicator and KStatusNotifierItem Support”扩展后才显示托盘"
+    "图标（Debian/Ubuntu：gnome-shell-extension-appindicator）；启用它并重新登录。",
+}
+
+
+def doctor_line(language: str, key: str, **fields: object) -> str:
+    """One of the doctor's lines; ``fields`` are written out first."""
+    shown = {name: written_out(value) for name, value in fields.items()}
+    return LINES["zh-CN" if chinese(language) else "en"][key].format(**shown)
+
+
+def name_word(name: str, language: str) -> str:
+    return NAME_ZH.get(name, name) if chinese(language) else name
+
+
+def value_words(value: object, language: str) -> str:
+    """A desktop check's value: its Chinese when it is a fixed sentence; else written out."""
+    text = str(value)
+    return VALUE_ZH.get(text, text) if chinese(language) else text
+
+
+def server_error(code: str, message: object, language: str) -> str:
+    """Why the server did not answer: English as the provider said it; in Chinese its cause by
+    code (``TURN_FAILED_ZH``, the page's ``error.<code>``), the provider's words quoted."""
+    cause = TURN_FAILED_ZH.get(code, TURN_FAILED_ZH["provider_error"])
+    return doctor_line(language, "server_error", cause=cause, why=message)
