@@ -7,6 +7,7 @@ config, hostile names as text, and the zh-CN texts."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -117,7 +118,7 @@ def test_a_failing_server_shows_its_error_and_hostile_text_stays_text(
     open_settings(app)
     row = server_row(app, "broken")
     expect(row.locator(".mcp-status")).to_have_text("Failed", timeout=30_000)
-    expect(row.locator(".mcp-error-text")).to_contain_text("no-such-program")
+    expect(row.locator(".mcp-error-why")).to_contain_text("no-such-program could not be started")
     expect(row.locator(".mcp-what")).to_contain_text("<img src=x onerror=alert(1)>報告")
     assert row.locator("img").count() == 0
     invalid = app.page.locator(".mcp-server").nth(1)
@@ -212,6 +213,35 @@ def test_zh_cn_texts(make_app: AppFactory, fake_ollama: FakeOllama, marks: Path)
     expect(page.locator(".mcp-form h4")).to_have_text("新的工具服务器")
     expect(page.locator(".mcp-form")).to_contain_text("keyring:名称")
     expect(page.locator(".mcp-secret summary")).to_have_text("把密钥存入系统密钥环")
+
+
+def test_in_chinese_a_servers_known_failure_is_said_in_chinese(
+    make_app: AppFactory, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    """Core's cause code (mcp/causes.py) is said in the page's language, the command or
+    address written out; the server's English detail stays only in the tooltip."""
+    missing = tmp_path / "不存在\u202egpj.exe👋"
+    app = make_app(
+        fake_ollama,
+        language="zh-CN",
+        mcp_servers={
+            "gone": {"command": str(missing)},
+            "nobody": {"url": "http://127.0.0.1:9/mcp", "timeout_s": 5},
+        },
+    )
+    open_settings(app)
+    gone = server_row(app, "gone")
+    expect(gone.locator(".mcp-status")).to_have_text("失败", timeout=30_000)
+    shown = str(missing).replace("\u202e", "⟨U+202E⟩")
+    expect(gone.locator(".mcp-error-why")).to_have_text(f"无法启动其命令 {shown}：找不到。")
+    assert gone.locator(".mcp-error-text").count() == 0
+    # the page's tooltips keep a title as data-tip
+    expect(gone.locator(".mcp-error-why")).to_have_attribute("data-tip", re.compile("No such file"))
+    nobody = server_row(app, "nobody")
+    expect(nobody.locator(".mcp-status")).to_have_text("失败", timeout=30_000)
+    expect(nobody.locator(".mcp-error-why")).to_have_text("http://127.0.0.1:9/mcp 没有回应。")
+    assert "\u202e" not in app.page.locator(".mcp-list").inner_text()
+    assert app.page_errors == [] and app.dialogs == []
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -9,6 +9,34 @@ import { t } from './i18n.js';
 import { call } from './bridge.js';
 import { visible, visibleText } from './format.js';
 import { secretBox } from './settings_mcp_secret.js';
+import { osReasonArg } from './results.js';
+
+/** Why a server failed, in the page's language when Core sent a known cause
+ * (``error_code``/``error_params``, tray_app/mcp/causes.py): the server's English detail then
+ * stays only in the tooltip. A keyring failure keeps its detail beside it; an unknown cause is
+ * its detail, as the server or the OS said it. Every value is shown as text, written visible. */
+function causeArg(row, entry) {
+  const params = row.error_params || {};
+  if (row.error_code === 'spawn_failed') {
+    return ['mcp.cause_spawn_failed', { command: visible(String(entry.command || '?')), why: osReasonArg(params) }];
+  }
+  if (row.error_code === 'unreachable') return ['mcp.cause_unreachable', { url: visible(String(entry.url || '?')) }];
+  if (row.error_code === 'timed_out') return ['mcp.cause_timed_out'];
+  return null;
+}
+
+function errorLine(row, entry) {
+  const detail = visible(String(row.error));
+  const cause = causeArg(row, entry);
+  const line = h('p', { class: 'mcp-error', role: 'status' }, h('span', { i18n: 'mcp.last_error' }), ' ');
+  if (cause) {
+    line.append(h('span', { class: 'mcp-error-why', i18n: cause, title: detail }));
+    return line;
+  }
+  if (row.error_code === 'keyring_unreadable') line.append(h('span', { class: 'mcp-error-why', i18n: 'mcp.keyring_unreadable' }), ' ');
+  line.append(h('span', { class: 'mcp-error-text', text: detail }));
+  return line;
+}
 
 const STATUS_KEY = { ready: 'mcp.status_running', starting: 'mcp.status_starting', failed: 'mcp.status_failed',
   stopped: 'mcp.status_stopped', disabled: 'mcp.status_disabled', invalid: 'mcp.status_invalid' };
@@ -79,10 +107,7 @@ export function mcpSection({ onChange }) {
     const what = entry.url || [entry.command, ...(entry.args || [])].filter(Boolean).join(' ');
     const item = h('li', { class: 'mcp-server', dataset: { name } }, head,
       h('div', { class: 'mcp-what mono', text: visible(String(what || '')) }),
-      row?.error ? h('p', { class: 'mcp-error', role: 'status' }, h('span', { i18n: 'mcp.last_error' }), ' ',
-        row.error_code === 'keyring_unreadable' ? h('span', { class: 'mcp-error-why', i18n: 'mcp.keyring_unreadable' }) : null,
-        row.error_code === 'keyring_unreadable' ? ' ' : null,
-        h('span', { class: 'mcp-error-text', text: visible(String(row.error)) })) : null,
+      row?.error ? errorLine(row, entry) : null,
       h('div', { class: 'mcp-controls' },
         h('label', { class: 'switch', for: `${id}-on` }, toggle, h('span', { class: 'track', 'aria-hidden': 'true' }),
           h('span', { class: 'label', i18n: 'mcp.enabled' })),
