@@ -62,3 +62,38 @@ def test_an_unusable_data_folder_is_said_in_the_terminals_language(
     assert "\n" not in line and line.startswith(expected), line
     assert f"数据{SHOWN}" in line and "\u202e" not in line
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "zh_CN.UTF-8",
+            f"metona-tray undo: 无法打开应用的数据（“the database {SHOWN} is locked”）",
+        ),
+        (
+            "en_US.UTF-8",
+            f"metona-tray undo: cannot open the app's data: the database {SHOWN} is locked",
+        ),
+    ],
+)
+def test_data_that_cannot_be_opened_is_said_in_the_terminals_language(
+    monkeypatch: pytest.MonkeyPatch, lang: str, expected: str
+) -> None:
+    """No folder layout makes the app's start fail outright (it opens read-only or falls back),
+    so the OS's refusal is raised where the command starts the app."""
+    import io
+
+    from tray_app import changes_cli
+    from tray_app.core import bootstrap
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise OSError(f"the database {HOSTILE} is locked")
+
+    for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", lang)
+    monkeypatch.setattr(bootstrap, "start_app", refuse)
+    err = io.StringIO()
+    assert changes_cli._start("undo", err) is None
+    assert err.getvalue() == expected + "\n"
