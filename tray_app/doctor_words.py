@@ -5,6 +5,8 @@ out (``⟨U+202E⟩``) so it cannot reorder or hide the line."""
 
 from __future__ import annotations
 
+import re
+
 from tray_app.terminal_errors import written_out
 from tray_app.terminal_words import TURN_FAILED_ZH, chinese
 
@@ -76,6 +78,10 @@ VALUE_ZH = {
     "unknown": "未知",
     "not available": "不可用",
     "no display": "没有显示器",
+    "StatusNotifierItem host found (AppIndicator backend; a click opens the menu)": "找到了"
+    " StatusNotifierItem 托盘宿主（AppIndicator 后端；点击图标打开菜单）",
+    "XEmbed system tray found (GTK StatusIcon; a click toggles the popup)": "找到了 XEmbed 系统托盘"
+    "（GTK StatusIcon；点击图标打开或关闭窗口）",
     "desktop extras not installed": "未安装桌面组件",
     "none: the tray app cannot start; use `metona-tray chat`": "无：托盘应用无法启动；"
     "请使用 `metona-tray chat`",
@@ -93,6 +99,35 @@ VALUE_ZH = {
 }
 
 
+#: The desktop checks' sentences around a value (a shortcut, a server's name, the system's own
+#: words), in Chinese; each pattern is anchored and has one open group, so matching is linear.
+PATTERN_ZH = [
+    (
+        re.compile(r"(?P<v>.+) is free \(the app grabs it at start\)"),
+        "{v} 未被占用（应用启动时占用它）",
+    ),
+    (re.compile(r"(?P<v>.+) \(the app registers it at start\)"), "{v}（应用启动时注册它）"),
+    (re.compile(r"(?P<v>.+) registered by the running app"), "{v} 已由运行中的应用注册"),
+    (
+        re.compile(r"(?P<v>.+) is taken by another app; choose another shortcut"),
+        "{v} 已被其他应用占用；请换一个快捷键",
+    ),
+    (
+        re.compile(r"not registered by the running app: (?P<v>.*)"),
+        "运行中的应用没能注册它（“{v}”）",
+    ),
+    (re.compile(r"unusable setting: (?P<v>.*)"), "设置无法使用（“{v}”）"),
+    (re.compile(r"no notification server \((?P<v>.*)\)"), "没有通知服务（“{v}”）"),
+    (re.compile(r"(?P<v>.+): Approve/Deny/Open buttons"), "{v}：有“批准/拒绝/打开”按钮"),
+    (
+        re.compile(r"(?P<v>.+): no buttons: a click opens the popup"),
+        "{v}：没有按钮，点击通知会打开窗口",
+    ),
+    (re.compile(r"missing: (?P<v>.*)"), "缺少：{v}"),
+    (re.compile(r"unknown \((?P<v>.*)\)"), "未知（“{v}”）"),
+]
+
+
 def doctor_line(language: str, key: str, **fields: object) -> str:
     """One of the doctor's lines; ``fields`` are written out first."""
     shown = {name: written_out(value) for name, value in fields.items()}
@@ -106,7 +141,14 @@ def name_word(name: str, language: str) -> str:
 def value_words(value: object, language: str) -> str:
     """A desktop check's value: its Chinese when it is a fixed sentence; else written out."""
     text = str(value)
-    return VALUE_ZH.get(text, text) if chinese(language) else text
+    if not chinese(language):
+        return text
+    if text in VALUE_ZH:
+        return VALUE_ZH[text]
+    for pattern, template in PATTERN_ZH:
+        if (found := pattern.fullmatch(text)) is not None:
+            return template.format(v=found["v"])
+    return text
 
 
 def server_error(code: str, message: object, language: str) -> str:

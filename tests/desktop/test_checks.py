@@ -57,3 +57,36 @@ def test_doctor_says_whether_the_hotkey_is_free_or_taken(xdisplay: str, tmp_path
     finally:
         holder.stop()
     assert hotkey_state("Banana", tmp_path).startswith("unusable setting")
+
+
+def test_doctor_says_the_hotkey_state_in_chinese(xdisplay: str, tmp_path: Path) -> None:
+    """The real ``metona-tray doctor`` under a Chinese locale on an X display: the shortcut's
+    state (taken by another app here) in Chinese, the shortcut's name as the user wrote it."""
+    import json
+    import sys
+
+    from tests.fakes.cli import cli_env, run_cli
+    from tray_app.desktop.hotkey import parse_hotkey
+    from tray_app.desktop.hotkey_x11 import X11Hotkey
+
+    settings = tmp_path / "metona" / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"hotkey": "Ctrl+Alt+Space"}), encoding="utf-8")
+    env = dict(
+        cli_env(tmp_path / "metona", tmp_path / "home", lang="zh_CN.UTF-8"), DISPLAY=xdisplay
+    )
+    command = [sys.executable, "-m", "tray_app", "doctor", "--endpoint", "http://127.0.0.1:9"]
+    holder = X11Hotkey(parse_hotkey("Ctrl+Alt+Space"), lambda: None)
+    holder.start()
+    try:
+        taken = run_cli(command, env)
+    finally:
+        holder.stop()
+    assert (
+        "[信息] 桌面 快捷键状态：Ctrl+Alt+Space 已被其他应用占用；请换一个快捷键" in taken.stdout
+    ), taken.stdout + taken.stderr
+    free = run_cli(command, env)
+    assert "[信息] 桌面 快捷键状态：Ctrl+Alt+Space 未被占用（应用启动时占用它）" in free.stdout, (
+        free.stdout + free.stderr
+    )
+    assert "is free" not in free.stdout and "taken by" not in taken.stdout
