@@ -107,6 +107,9 @@ export function createActions(ui) {
       if (snapshot.workspace) store.sessionWorkspace.set(sessionId, snapshot.workspace);
       ui.chatlog.show(snapshot);
       refreshChrome();
+      // A turn that started or ended while the snapshot was on its way was drawn on the old
+      // log, which is gone now, and the snapshot may predate it: read the chat again.
+      if ((store.turnEpoch.get(sessionId) || 0) !== epoch) await open(sessionId);
     } catch (err) {
       fail(err);
     }

@@ -94,8 +94,11 @@ function applyEvent(ctx, ev, acc) {
       if (live) Object.assign(live, { finished: true, stopped: ev.stopped, stats: ev.stats || {} });
       if (here) {
         dirty.delete(ev.message_id);
+        // Streamed without its start, or its view went with a log a snapshot replaced: the
+        // stored message is whole now, read the chat again.
+        const shown = chatlog.views.has(ev.message_id);
         chatlog.messageFinished(ev);
-        if (live?.complete === false) ctx.reloadSoon();
+        if (live?.complete === false || !shown) ctx.reloadSoon();
       }
       break;
     }
