@@ -32,7 +32,7 @@ from tray_app.core.service import Core
 from tray_app.events import TurnFinished
 from tray_app.messages import ChatMessage
 from tray_app.paths import AppPaths
-from tray_app.store.chats import open_chat_store
+from tray_app.store.opening import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings
 from tray_app.tools.sandbox import SandboxPolicy

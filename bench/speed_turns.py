@@ -36,8 +36,9 @@ from tray_app.messages import ChatMessage
 from tray_app.paths import AppPaths
 from tray_app.providers.base import ChatRequest, StreamDelta
 from tray_app.providers.ollama import OllamaProvider
-from tray_app.store.chats import SQLiteChats, open_chat_store
+from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
+from tray_app.store.opening import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings
 

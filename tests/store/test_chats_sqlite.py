@@ -8,8 +8,9 @@ from tray_app.errors import StoreError
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.paths import AppPaths
 from tray_app.store import rows as rows_module
-from tray_app.store.chats import SQLiteChats, open_chat_store
+from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
+from tray_app.store.opening import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.recovery import INTERRUPTED_RESULT
 from tray_app.store.search import fts_expression, query_terms

@@ -12,8 +12,10 @@ import pytest
 
 from tray_app.errors import StoreError
 from tray_app.paths import AppPaths
-from tray_app.store.chats import SQLiteChats, open_chat_store
-from tray_app.store.db import MIGRATIONS, open_database, split_statements
+from tray_app.store.chats import SQLiteChats
+from tray_app.store.db import open_database
+from tray_app.store.migrations import MIGRATIONS, split_statements
+from tray_app.store.opening import open_chat_store
 from tray_app.store.records import MemoryChats, MessageRecord
 
 # Released migrations are never edited: old files were built by them.

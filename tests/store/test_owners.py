@@ -14,8 +14,9 @@ from pathlib import Path
 
 from tray_app.messages import ToolCallRecord
 from tray_app.paths import AppPaths
-from tray_app.store.chats import SQLiteChats, open_chat_store
+from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
+from tray_app.store.opening import open_chat_store
 from tray_app.store.owners import (
     OWNERS_DIR,
     OwnerCheck,
@@ -32,7 +33,7 @@ CHILD = """
 import sys
 from pathlib import Path
 from tray_app.paths import AppPaths
-from tray_app.store.chats import open_chat_store
+from tray_app.store.opening import open_chat_store
 from tray_app.messages import ToolCallRecord
 from tray_app.store.records import MessageRecord
 paths = AppPaths.under(Path(sys.argv[1]))

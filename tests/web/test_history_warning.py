@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from tests.fakes.ollama_server import FakeOllama
 from tests.test_history_warnings import damaged_history
 from tests.web.conftest import AppFactory
-from tray_app.store.chats import open_chat_store
+from tray_app.store.opening import open_chat_store
 
 pytestmark = pytest.mark.web
 

@@ -20,7 +20,8 @@ from tray_app.logs import setup_logging
 from tray_app.os_reasons import os_params
 from tray_app.paths import AppPaths
 from tray_app.store.audit import AuditLog
-from tray_app.store.chats import SQLiteChats, open_chat_store
+from tray_app.store.chats import SQLiteChats
+from tray_app.store.opening import open_chat_store
 from tray_app.store.owners import repair_lock, sweep_dead_marks
 from tray_app.store.records import ChatRepository
 from tray_app.store.secrets import SecretStore

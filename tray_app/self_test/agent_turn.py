@@ -17,7 +17,7 @@ TITLE = "自检 self-test 🧪 \u202eRTL"
 def check_store(root: Path) -> str:
     """Settings written and read back, a chat with hard text stored and found again."""
     from tray_app.paths import AppPaths
-    from tray_app.store.chats import open_chat_store
+    from tray_app.store.opening import open_chat_store
     from tray_app.store.records import MessageRecord
     from tray_app.store.settings import Settings, load_settings, save_settings
 

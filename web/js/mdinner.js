@@ -7,13 +7,12 @@
 // item turning loose, text after the inner list, a late reference used by drawn text) draws the
 // item whole again, as before. The DOM equals the one-pass render (tests/web/test_markdown_stream.py).
 import { lex, renderTokens } from './markdown.js';
-import { loosen, markerOf, nestedDefs } from './mdtokens.js';
+import { lineCount, lineStart, loosen, markerOf, nestedDefs, notSpace } from './mdtokens.js';
 
 // An inner item whose marker is followed by text: the one before it has ended.
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
 const BLANK_END = /\n[ \t]*\n$/;
 
-const notSpace = (token) => token.type !== 'space';
 const kind = (token) => (token.type === 'text' ? 'paragraph' : token.type);
 const same = (a, b) => kind(a) === kind(b) && a.raw.trimEnd() === b.raw.trimEnd();
 
@@ -152,21 +151,4 @@ function innerEls(inner, items, final) {
 
 function sameItems(a, b, count) {
   return a.items.length === count && a.items.every((it, k) => it.raw.trimEnd() === b.items[k].raw.trimEnd());
-}
-
-function lineCount(s) {
-  let n = 0;
-  for (let at = s.indexOf('\n'); at >= 0; at = s.indexOf('\n', at + 1)) n += 1;
-  return n;
-}
-
-// Where the line after `lines` line ends starts in `src`, or -1.
-function lineStart(src, lines) {
-  let at = 0;
-  for (let n = 0; n < lines; n += 1) {
-    const nl = src.indexOf('\n', at);
-    if (nl < 0) return -1;
-    at = nl + 1;
-  }
-  return at;
 }

@@ -10,7 +10,7 @@
 // An item that ends with a nested list (even in a tight list) commits it inner item by inner
 // item instead (mdinner.js).
 import { lex, renderTokens } from './markdown.js';
-import { loosen, nestedDefs } from './mdtokens.js';
+import { lineCount, lineStart, loosen, nestedDefs, notSpace, sameBlocks } from './mdtokens.js';
 import { startInner, stepInner, drawInnerRest, markStale } from './mdinner.js';
 
 // A shorter item is drawn whole each step (cheap), as before.
@@ -22,7 +22,6 @@ const FIRST = /^( {0,3}(?:[*+-]|\d{1,9}[.)]) {1,4})(?=\S)/;
 const NOT_PLAIN = /^(?:[ \t\n]|\[[ \txX]\])/;
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
 
-const notSpace = (token) => token.type !== 'space';
 const drawn = (kids, final) => [...renderTokens(kids.filter(notSpace), { final }).childNodes];
 
 /**
@@ -111,7 +110,7 @@ function commitKids(stream, grow, src, syn, item) {
   const width = grow.prefix.length;
   if (!src.startsWith(' '.repeat(width), used) || NOT_PLAIN.test(src.slice(used + width, used + width + 4))) return false;
   const check = lex(syn.slice(0, used), stream.links)[0];
-  if (check?.type !== 'list' || check.items.length !== 1 || !sameKids(check.items[0].tokens, done)) return false;
+  if (check?.type !== 'list' || check.items.length !== 1 || !sameBlocks(check.items[0].tokens, done)) return false;
   commit(stream, grow, done);
   stream.pos += used;
   item.tokens = kids.slice(count);
@@ -177,28 +176,4 @@ function finishedChildren(kids) {
     }
   }
   return 0;
-}
-
-function lineCount(s) {
-  let n = 0;
-  for (let at = s.indexOf('\n'); at >= 0; at = s.indexOf('\n', at + 1)) n += 1;
-  return n;
-}
-
-// Where the line after `lines` line ends starts in `src`, or -1.
-function lineStart(src, lines) {
-  let at = 0;
-  for (let n = 0; n < lines; n += 1) {
-    const nl = src.indexOf('\n', at);
-    if (nl < 0) return -1;
-    at = nl + 1;
-  }
-  return at;
-}
-
-function sameKids(tokens, done) {
-  const a = tokens.filter(notSpace);
-  const b = done.filter(notSpace);
-  return a.length === b.length
-    && a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd());
 }

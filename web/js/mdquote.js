@@ -6,17 +6,10 @@
 // (the quote is then drawn whole, as before). The DOM equals the one-pass render.
 import { h } from './dom.js';
 import { lex, renderTokens } from './markdown.js';
-import { nestedDefs } from './mdtokens.js';
+import { lineCount, lineStart, nestedDefs, notSpace, sameBlocks } from './mdtokens.js';
 
 // A shorter quote is drawn whole each step (cheap), as any other block.
 export const QUOTE_OPEN = 2048;
-
-const notSpace = (token) => token.type !== 'space';
-const lineCount = (s) => {
-  let n = 0;
-  for (let at = s.indexOf('\n'); at >= 0; at = s.indexOf('\n', at + 1)) n += 1;
-  return n;
-};
 
 /** The element of an open quote (as marked writes it) and its state for `stream.open`. */
 export function openQuote() {
@@ -105,21 +98,6 @@ export function redrawQuoteItems(open, uses, links) {
   }
 }
 
-// Where the line after `lines` line ends starts in `src`, or -1.
-function lineStart(src, lines) {
-  let at = 0;
-  for (let n = 0; n < lines; n += 1) {
-    const nl = src.indexOf('\n', at);
-    if (nl < 0) return -1;
-    at = nl + 1;
-  }
-  return at;
-}
-
 function sameChildren(token, done) {
-  if (token?.type !== 'blockquote') return false;
-  const a = token.tokens.filter(notSpace);
-  const b = done.filter(notSpace);
-  return a.length === b.length
-    && a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd());
+  return token?.type === 'blockquote' && sameBlocks(token.tokens, done);
 }

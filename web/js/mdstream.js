@@ -9,7 +9,7 @@
 import { h } from './dom.js';
 import { lex, renderTokens, renderBlocks } from './markdown.js';
 import { OpenFence, fenceStarted, fenceBound } from './mdfence.js';
-import { markerOf, loosen, nestedDefs } from './mdtokens.js';
+import { markerOf, loosen, nestedDefs, notSpace } from './mdtokens.js';
 import { QUOTE_OPEN, openQuote, advanceQuote, redrawQuoteItems } from './mdquote.js';
 import { verify } from './mdverify.js';
 import { startItem, growItem, redrawItemKids } from './mdlistitem.js';
@@ -25,7 +25,6 @@ const SLICE_MS = 8;
 // A finished text up to this size is drawn in one pass.
 const WHOLE_LIMIT = 8192;
 
-const notSpace = (token) => token.type !== 'space';
 const shown = (token) => token.type !== 'space' && token.type !== 'def';
 const countSolid = (tokens) => tokens.reduce((n, token) => n + (notSpace(token) ? 1 : 0), 0);
 const normal = (s) => s.toLowerCase().replace(/\s+/g, ' ');

@@ -34,3 +34,32 @@ export function nestedDefs(token, out = []) {
   }
   return out;
 }
+
+export const notSpace = (token) => token.type !== 'space';
+
+/** The number of line ends in `s`. */
+export function lineCount(s) {
+  let n = 0;
+  for (let at = s.indexOf('\n'); at >= 0; at = s.indexOf('\n', at + 1)) n += 1;
+  return n;
+}
+
+/** Where the line after `lines` line ends starts in `src`, or -1. */
+export function lineStart(src, lines) {
+  let at = 0;
+  for (let n = 0; n < lines; n += 1) {
+    const nl = src.indexOf('\n', at);
+    if (nl < 0) return -1;
+    at = nl + 1;
+  }
+  return at;
+}
+
+/** Whether two lists of block tokens are the same blocks (spaces and trailing blanks aside):
+ * a cut is kept only when the text before it lexes alone to what was committed. */
+export function sameBlocks(tokens, done) {
+  const a = tokens.filter(notSpace);
+  const b = done.filter(notSpace);
+  return a.length === b.length
+    && a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd());
+}
