@@ -33,6 +33,17 @@ MEASURE = """(pre) => {
 }"""
 
 
+# Draws every group of the block once, as a reader scrolling through it would: the engine then
+# remembers each group's height as drawn.
+SCROLL_THROUGH = """async (pre) => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  for (const group of pre.querySelectorAll(':scope > div')) {
+    group.scrollIntoView();
+    await frame();
+  }
+}"""
+
+
 def body() -> str:
     rows = [f"row_{n} = '{'宽字' * 25} {'ascii ' * 15}{BIDI} 😀'  # {n}\n" for n in range(400)]
     return "".join(rows)
@@ -61,4 +72,51 @@ def test_wrapped_groups_off_screen_keep_their_wrapped_height(app: App) -> None:
     expect(pre).to_have_css("white-space", "pre")
     again: dict[str, Any] = pre.evaluate(MEASURE)
     assert abs(again["estimated"] - again["real"]) < 1, again
+    assert app.page_errors == []
+
+
+def odd_body() -> str:
+    """Lines that wrap other ways: tabs, runs of spaces, words longer than a row (cut anywhere),
+    Hangul, full-width forms and emoji next to ASCII, and short lines."""
+    url = "https://example.org/" + "路径/" * 3 + "x" * 300
+    rows = [
+        f"\tcase_{n}:\t\tx = {'한국어 ' * 12}{'ＡＢＣ' * 5}   {url if n % 3 == 0 else 'y' * n}"
+        f" 👩‍💻🎉{BIDI}\n{'' if n % 2 else 'short'}\n"
+        for n in range(300)
+    ]
+    return "".join(rows)
+
+
+def test_scrolled_through_then_unwrapped_and_wrapped_again_keeps_heights(app: App) -> None:
+    """After every group was drawn wrapped, unwrapping (and wrapping again) does not leave the
+    groups off screen at their old height: the page is as tall as its lines."""
+    code = odd_body()
+    assert len(code) > 50_000
+    app.fake.script(text_turn(f"前\n\n```text\n{code}```\n\n后 😀\n", chunk_chars=4096))
+    app.send("奇怪的代码")
+    answer = app.page.locator(".msg.assistant").last
+    expect(answer).not_to_have_class("msg assistant streaming", timeout=120_000)
+    expect(answer.locator(".content")).to_contain_text("后")
+    pre = answer.locator(".content pre")
+    wrap = answer.locator(".code-wrap")
+    wrap.click()
+    expect(pre).to_have_css("white-space", "pre-wrap")
+    first: dict[str, Any] = pre.evaluate(MEASURE)
+    assert first["groups"] > 20 and first["skipped"] > 10, first
+    assert abs(first["estimated"] - first["real"]) < 0.05 * first["real"], first
+    pre.evaluate(SCROLL_THROUGH)
+    wrap.click()
+    expect(pre).to_have_css("white-space", "pre")
+    pre.evaluate("(pre) => pre.closest('.code-block').scrollIntoView()")
+    unwrapped: dict[str, Any] = pre.evaluate(MEASURE)
+    assert unwrapped["skipped"] > 10, unwrapped
+    assert abs(unwrapped["estimated"] - unwrapped["real"]) < 1, unwrapped
+    assert unwrapped["real"] < 0.8 * first["real"], (unwrapped, first)  # wrapping did add rows
+    pre.evaluate(SCROLL_THROUGH)
+    wrap.click()
+    expect(pre).to_have_css("white-space", "pre-wrap")
+    pre.evaluate("(pre) => pre.closest('.code-block').scrollIntoView()")
+    again: dict[str, Any] = pre.evaluate(MEASURE)
+    assert again["skipped"] > 10, again
+    assert abs(again["estimated"] - again["real"]) < 0.05 * again["real"], again
     assert app.page_errors == []

@@ -44,8 +44,9 @@ function startWorker() {
  * worker, or where none runs, from tokens made here.
  */
 export function highlightGroups(pre, lang, text) {
-  const groups = [...pre.children];
-  const job = { pre, lang, text, groups, parts: groups.map((group) => group.textContent) };
+  // Their <code>s, which stay while Wrap moves them to fresh groups (codewrap.js).
+  const codes = [...pre.children].map((group) => group.querySelector('code'));
+  const job = { pre, lang, text, codes, parts: codes.map((code) => code?.textContent ?? '') };
   pre.dataset.hlPending = ''; // removed once every group is highlighted (the tests wait on it)
   if (startWorker()) {
     const id = nextId;
@@ -153,8 +154,8 @@ function nextGroup(job) {
 }
 
 // Swaps the group just built in, unless it was redrawn since (its text is not the same).
-function swapGroup({ groups, parts, g, root }) {
-  const code = groups[g].querySelector('code');
+function swapGroup({ codes, parts, g, root }) {
+  const code = codes[g];
   if (!code || code.classList.contains('hljs') || code.textContent !== parts[g]) return;
   const cls = highlightedClass(code.className);
   code.replaceChildren(root);
