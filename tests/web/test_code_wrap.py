@@ -36,7 +36,8 @@ MEASURE = """(pre) => {
 # Draws every group of the block once, as a reader scrolling through it would: the engine then
 # remembers each group's height as drawn.
 SCROLL_THROUGH = """async (pre) => {
-  const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const frame = () => new Promise((done) =>
+    requestAnimationFrame(() => requestAnimationFrame(done)));
   for (const group of pre.querySelectorAll(':scope > div')) {
     group.scrollIntoView();
     await frame();
