@@ -153,7 +153,7 @@ function flash(button) {
 const HIGHLIGHT_LIMIT = 50_000;
 
 /** Highlight code blocks: a long one off the main thread (hljs escapes the text it highlights). */
-function highlight(root) {
+export function highlight(root) {
   for (const pre of root.querySelectorAll('pre')) {
     const code = pre.querySelector('code[class*="language-"]:not(.hljs)');
     const lang = code && /language-([\w+#.-]+)/.exec(code.className)?.[1];

@@ -6,6 +6,7 @@
 
 import { groupEnd, newGroup, sealGroup } from './codegroups.js';
 import { bidiParts } from './bidimark.js';
+import { OFF_THREAD_MIN } from './hloffthread.js';
 
 // A fence that starts a line (the fast path takes only unindented fences: an indented one has
 // its indentation taken off each line, which the one-pass render must do).
@@ -65,13 +66,14 @@ export class OpenFence {
     OPENING.lastIndex = start;
     const m = OPENING.exec(text);
     if (!m || !code) return null;
-    const fence = new OpenFence(m[1], start + m[0].length);
+    const fence = new OpenFence(m[1], start, start + m[0].length);
     if (!fence.grow(text, code)) return null;
     return fence;
   }
 
-  constructor(open, body) {
+  constructor(open, start, body) {
     this.close = closer(open);
+    this.start = start; // where its opening line starts
     this.body = body; // where its text starts
     this.lineStart = body; // the start of the line not yet known to be complete
     this.length = body; // how much of the text is drawn
@@ -82,6 +84,27 @@ export class OpenFence {
   closedAt(text) {
     const nl = text.indexOf('\n', this.lineStart);
     return nl < 0 ? text.length : nl + 1;
+  }
+
+  /**
+   * After grow() said false: makes the groups drawn so far the closed block's own, when it is
+   * long enough that a one-pass render draws it in groups too (they cut the same text, its lines
+   * and the line end before the closing line, by the same rule, so the DOM is the same), and
+   * returns where the block's source ends in `text` (the closing line, without its line end);
+   * -1 for a short block (the caller draws it the usual way: cheap, and its text is exact).
+   */
+  closeAsBlock(text) {
+    if (this.lineStart - this.body < OFF_THREAD_MIN) return -1;
+    if (this.length <= this.lineStart) this.append(text.slice(this.length, this.lineStart));
+    else {
+      // The start of the closing line was drawn as code: it goes (it never holds a line end, so
+      // it is all in the last group).
+      const code = this.group.firstChild;
+      code.replaceChildren(...bidiParts(code.textContent.slice(0, this.lineStart - this.length)));
+    }
+    sealGroup(this.group, this.group.textContent);
+    this.length = this.lineStart;
+    return text.indexOf('\n', this.lineStart); // grow() saw the closing line end
   }
 
   /**

@@ -7,7 +7,7 @@
 // use them. The finished DOM equals the one-pass render of the whole text
 // (tests/web/test_markdown_stream.py checks it).
 import { h } from './dom.js';
-import { lex, renderTokens, renderBlocks } from './markdown.js';
+import { lex, renderTokens, renderBlocks, highlight } from './markdown.js';
 import { OpenFence, fenceStarted, fenceBound } from './mdfence.js';
 import { markerOf, loosen, nestedDefs, notSpace } from './mdtokens.js';
 import { QUOTE_OPEN, openQuote, advanceQuote, redrawQuoteItems } from './mdquote.js';
@@ -74,8 +74,9 @@ export class MarkdownStream {
         this.text = text;
         return false;
       }
-      // Closed (or final): lexed and drawn the usual way, in one step (not a growing series).
-      this.wholeTo = open ? text.length : this.fence.closedAt(text);
+      // Closed: a long block keeps its drawn groups; otherwise (or final) it is lexed and drawn
+      // the usual way, in one step (not a growing series).
+      if (open || !this.keepFence(text)) this.wholeTo = open ? text.length : this.fence.closedAt(text);
       this.fence = null;
     }
     const start = performance.now();
@@ -110,6 +111,23 @@ export class MarkdownStream {
   // The tail is one open fenced code block: later text is appended to it as text.
   followFence(tail) {
     return this.open || !tail ? null : OpenFence.after(tail, this.text, this.pos, this.tail);
+  }
+
+  // A long fenced block that a line closed is committed as drawn while it streamed (mdfence.js):
+  // lexing and drawing its 400 KB again would be one long task, for the same DOM.
+  keepFence(text) {
+    const end = this.fence.closeAsBlock(text);
+    if (end < 0) return false;
+    const el = h('div', { class: 'md-block' });
+    el.append(...this.tail.childNodes); // the block and the line end after it, as marked draws them
+    this.tail.replaceWith(el);
+    this.tail = null;
+    const { start } = this.fence;
+    this.blocks.push({ el, raw: text.slice(start, end), start });
+    this.pos = end;
+    this.text = text.slice(0, end);
+    highlight(el);
+    return true;
   }
 
   finish() {
