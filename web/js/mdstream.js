@@ -13,6 +13,7 @@ import { markerOf, loosen, nestedDefs, notSpace } from './mdtokens.js';
 import { QUOTE_OPEN, openQuote, advanceQuote, redrawQuoteItems } from './mdquote.js';
 import { verify } from './mdverify.js';
 import { startItem, growItem, redrawItemKids } from './mdlistitem.js';
+import { openTable, advanceTable } from './mdtable.js';
 
 // An item whose marker is followed by text really is the next item: the one before it ended.
 const STARTED = /^ {0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\S/;
@@ -22,6 +23,8 @@ const VERIFY_LIMIT = 65_536;
 // this many characters, for at most SLICE_MS a call, over several frames: never one long task.
 const STEP = 1024;
 const SLICE_MS = 8;
+// An open fenced code block grows by at most this many characters a call.
+const FENCE_STEP = 4096;
 // A finished text up to this size is drawn in one pass.
 const WHOLE_LIMIT = 8192;
 
@@ -69,10 +72,14 @@ export class MarkdownStream {
       return false;
     }
     if (this.fence) {
-      const open = this.fence.grow(text);
-      if (open && !final) {
-        this.text = text;
-        return false;
+      if (until && performance.now() >= until) return true;
+      // A burst goes in FENCE_STEP at a time: its lines' nodes are styled and laid out in the
+      // same frame, so one frame never takes a whole fast burst.
+      const shown = this.fenceCut(text);
+      const open = this.fence.grow(shown);
+      if (open && (!final || shown !== text)) {
+        this.text = shown;
+        return shown !== text;
       }
       // Closed: a long block keeps its drawn groups; otherwise (or final) it is lexed and drawn
       // the usual way, in one step (not a growing series).
@@ -106,6 +113,17 @@ export class MarkdownStream {
     if (text.length - drawn <= step) return text.length;
     const nl = text.lastIndexOf('\n', drawn + step);
     return nl > drawn ? nl : drawn + step;
+  }
+
+  // The end of what an open fence draws next: up to FENCE_STEP more, at a line end where it can
+  // (never between the two halves of a surrogate pair).
+  fenceCut(text) {
+    const most = this.text.length + FENCE_STEP;
+    if (text.length <= most) return text;
+    const nl = text.lastIndexOf('\n', most);
+    if (nl >= this.text.length) return text.slice(0, nl + 1);
+    const low = text.charCodeAt(most);
+    return text.slice(0, low >= 0xdc00 && low <= 0xdfff ? most + 1 : most);
   }
 
   // The tail is one open fenced code block: later text is appended to it as text.
@@ -177,8 +195,9 @@ export class MarkdownStream {
   advanceOpen(final) {
     const { kind } = this.open;
     if (kind === 'list') return this.advanceList(final);
-    if (kind === 'table') return this.advanceTable(final);
-    return advanceQuote(this, (tokens) => final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens));
+    const ends = (tokens) => final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens);
+    if (kind === 'table') return advanceTable(this, ends);
+    return advanceQuote(this, ends);
   }
 
   // Whether the second block from tokens[i] on is certainly a list or table: then the block
@@ -239,7 +258,7 @@ export class MarkdownStream {
     }
   }
 
-  // ---- lists and tables that are still growing ----------------------------------------------
+  // ---- lists (and tables, mdtable.js) that are still growing ----------------------------------------------
 
   // Starts committing a list or table at `start` item by item; false for other blocks.
   openBlock(token, start) {
@@ -262,14 +281,7 @@ export class MarkdownStream {
         loose: false, items: [], tailNodes: [], grow: null,
       };
       this.pos = start;
-    } else {
-      const lines = token.raw.split('\n');
-      const head = `${lines[0]}\n${lines[1]}\n`;
-      if (!this.text.startsWith(head, start)) return false; // the delimiter row is still growing
-      el.append(renderTokens([{ ...token, rows: [] }]));
-      this.open = { kind: 'table', table: el.querySelector('table'), box: null, head, items: [], tailNodes: [] };
-      this.pos = start + head.length;
-    }
+    } else if (!openTable(this, token, start, el)) return false; // its delimiter row still grows
     this.place(el);
     this.blocks.push({ el, raw: null, start });
     return true;
@@ -330,45 +342,6 @@ export class MarkdownStream {
     if (open.loose) items.forEach(loosen);
     const token = { type: 'list', raw: '', ordered: open.ordered, start: open.first, loose: open.loose, items };
     return [...renderTokens([token], { final }).firstElementChild.children];
-  }
-
-  advanceTable(final) {
-    const open = this.open;
-    const tokens = lex(open.head + this.text.slice(this.pos), this.links);
-    const table = tokens[0]; // the header alone is a table already
-    const closing = final || countSolid(tokens.slice(1)) >= 2 || fenceNext(tokens);
-    const end = this.pos + table.raw.length - open.head.length;
-    const lines = table.raw.split('\n').slice(2);
-    const count = closing ? table.rows.length : Math.max(table.rows.length - 1, 0);
-    this.setTailNodes([]);
-    this.rowEls(table, table.rows.slice(0, count)).forEach((el, i) => {
-      this.tbody().append(el, '\n');
-      open.items.push({ el, raw: lines[i] });
-      this.pos += lines[i].length + 1;
-    });
-    if (closing) {
-      this.pos = end;
-      return this.close();
-    }
-    const rest = this.rowEls(table, table.rows.slice(count), false).flatMap((el) => [el, '\n']);
-    if (rest.length) this.tbody();
-    this.setTailNodes(rest);
-    return tokens.slice(1);
-  }
-
-  tbody() {
-    const open = this.open;
-    if (!open.box) {
-      open.box = document.createElement('tbody');
-      open.table.append(open.box);
-    }
-    return open.box;
-  }
-
-  // Table rows drawn in one pass.
-  rowEls(table, rows, final = true) {
-    if (!rows.length) return [];
-    return [...renderTokens([{ ...table, rows }], { final }).querySelectorAll('tbody > tr')];
   }
 
   setTailNodes(nodes) {
