@@ -43,3 +43,35 @@ def test_fonts_for_cjk_emoji_and_rtl_are_laid_out_while_idle(app: App) -> None:
             assert needle in sample["text"]
     assert page.locator(".font-warm").count() == 0
     assert not app.page_errors
+
+
+# A message being drawn from the start (aria-busy), and a count of idle callbacks asked for.
+BUSY = """
+window.__idleAsked = 0;
+const ask = window.requestIdleCallback.bind(window);
+window.requestIdleCallback = (fn, options) => { window.__idleAsked += 1; return ask(fn, options); };
+document.addEventListener('DOMContentLoaded', () => {
+  const busy = document.createElement('div');
+  busy.className = 'msg';
+  busy.id = 'busy-msg';
+  busy.setAttribute('aria-busy', 'true');
+  document.body.append(busy);
+});
+"""
+
+
+def test_fonts_wait_while_an_answer_is_being_drawn(app: App) -> None:
+    """Laying out a sample forces the page's pending style and layout into its task: not while an
+    answer is drawn, so the frame and the font search do not add up to one long task."""
+    page = app.page
+    page.add_init_script(script=RECORD)
+    page.add_init_script(script=BUSY)
+    app.reload()
+    # The warm-up went past its 7 renderer samples and kept asking again at the fonts' turn (or,
+    # wrongly, laid a font sample out).
+    page.wait_for_function("() => window.__idleAsked >= 25 || window.__warm.length", timeout=60_000)
+    assert page.evaluate("window.__warm") == []
+    page.evaluate("document.getElementById('busy-msg').remove()")
+    page.wait_for_function("() => window.__warm.length >= 5", timeout=60_000)
+    assert [s["kind"] for s in page.evaluate("window.__warm")] == ["P", "P", "H3", "P", "DIV"]
+    assert not app.page_errors
