@@ -31,7 +31,8 @@ from tray_app.store.settings import Settings
 
 RESULTS = Path(__file__).with_name("results.json")
 
-# PAGE_PROFILE=1: list the renderer's and the log's calls over 30 ms (what made a long task).
+# PAGE_PROFILE=1: list the renderer's and the log's calls over 30 ms (what made a long task), and
+# the frames over 50 ms with what filled them.
 PROFILE = """async () => {
   window.__slow = [];
   const m = await import(new URL('js/mdstream.js', document.baseURI).href);
@@ -58,6 +59,21 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) if (window.__perf.on)
     window.__perf.longest = Math.max(window.__perf.longest, e.duration);
 }).observe({ type: 'longtask', buffered: false });
+// Frames over 50 ms as the engine saw them (long-animation-frame timing): how much of each was
+// script (and which), style and layout, or neither (the thread waited: load, raster, the GPU).
+window.__frames50 = [];
+if (PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (window.__perf.on && e.duration > 50) {
+      window.__frames50.push({
+      ms: Math.round(e.duration),
+      styleAndLayout: Math.round(e.startTime + e.duration - e.styleAndLayoutStart),
+      scripts: e.scripts.map((s) => `${s.invoker} ${Math.round(s.duration)} ms`
+        + ` (forced style and layout ${Math.round(s.forcedStyleAndLayoutDuration)} ms)`),
+      });
+    }
+  }).observe({ type: 'long-animation-frame', buffered: false });
+}
 (function tick(now) {
   const p = window.__perf;
   if (p.on && p.last && now - p.last > 50) p.slow += 1;
@@ -124,7 +140,10 @@ def stream_answer(
     given a browser CDP session, the renderer's CPU milliseconds until the answer is drawn."""
     fake.script(text_turn(text, chunk_chars=32))
     cpu_before = renderer_cpu(cdp) if cdp else 0.0
-    page.evaluate("window.__perf = { ...window.__perf, slow: 0, longest: 0, last: 0, on: true }")
+    page.evaluate(
+        "window.__perf = { ...window.__perf, slow: 0, longest: 0, last: 0, on: true };"
+        " window.__frames50 = []"
+    )
     answers = page.evaluate("document.querySelectorAll('.msg.assistant').length")
     page.fill("#prompt", prompt)
     page.press("#prompt", "Enter")
@@ -135,6 +154,8 @@ def stream_answer(
         arg=answers + 1,
     )
     perf: dict[str, Any] = page.evaluate("window.__perf.on = false, window.__perf")
+    if os.environ.get("PAGE_PROFILE"):
+        print(f"  {prompt}: frames over 50 ms:", page.evaluate("window.__frames50"))
     if cdp:
         perf["cpu"] = (renderer_cpu(cdp) - cpu_before) * 1000
     return perf
