@@ -67,9 +67,9 @@ def test_fonts_wait_while_an_answer_is_being_drawn(app: App) -> None:
     page.add_init_script(script=RECORD)
     page.add_init_script(script=BUSY)
     app.reload()
-    # The warm-up went past its 7 renderer samples and kept asking again at the fonts' turn (or,
-    # wrongly, laid a font sample out).
-    page.wait_for_function("() => window.__idleAsked >= 25 || window.__warm.length", timeout=60_000)
+    # The warm-up went past its 7 renderer samples and asked again at the fonts' turn, a second
+    # apart (or, wrongly, laid a font sample out).
+    page.wait_for_function("() => window.__idleAsked >= 10 || window.__warm.length", timeout=60_000)
     assert page.evaluate("window.__warm") == []
     page.evaluate("document.getElementById('busy-msg').remove()")
     page.wait_for_function("() => window.__warm.length >= 5", timeout=60_000)

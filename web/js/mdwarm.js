@@ -35,8 +35,12 @@ export function warmRenderer(samples = SAMPLES, fonts = FONT_SAMPLES) {
     if (text == null) {
       const font = fonts[next - samples.length - 1];
       if (!font) return;
-      if (drawing()) next -= 1; // later: not in the task of a frame being drawn
-      else layOutSample(font);
+      if (drawing()) {
+        next -= 1; // a second later: not in the task of a frame being drawn
+        setTimeout(() => idle(step), 1000);
+        return;
+      }
+      layOutSample(font);
       idle(step);
       return;
     }
