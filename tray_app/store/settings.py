@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import math
 import os
 import sys
 import tempfile
@@ -152,7 +153,49 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
             ]
             data["disabled_tools"] = [t for t in known if t not in enabled_tools]
     data["version"] = SETTINGS_VERSION
+    servers = data.get("mcp_servers")
+    if isinstance(servers, dict):
+        data["mcp_servers"] = {name: _fixed_ping(name, entry) for name, entry in servers.items()}
     return data
+
+
+# The idle check's bounds, as ``tray_app.mcp.config`` (PING_MIN_S, PING_MAX_S) checks them: the
+# store imports nothing of mcp/, and tests/mcp/test_ping_migration.py keeps the two equal.
+MCP_PING_MIN_S = 5.0
+MCP_PING_MAX_S = 3_600.0
+
+
+def _fixed_ping(name: str, entry: object) -> object:
+    """An MCP server's ``ping_s`` as the current rules take it, so a value an older version
+    wrote never costs the server: above 0 and below the minimum (older versions allowed any
+    value up to an hour) becomes the minimum; one no version accepted (negative, over an hour,
+    not a number) is dropped, so the server probes at the default. Fixed in memory; the next
+    save writes it, like every migration here."""
+    if not isinstance(entry, dict) or "ping_s" not in entry:
+        return entry
+    value = entry["ping_s"]
+    try:
+        seconds = math.nan if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        seconds = math.nan
+    usable = seconds == 0 or MCP_PING_MIN_S <= seconds <= MCP_PING_MAX_S  # NaN: never
+    if usable and isinstance(value, (int, float)):
+        return entry
+    fixed = dict(entry)
+    if usable:
+        fixed["ping_s"] = seconds  # "12" in a file edited by hand: the number it says
+    elif 0 < seconds < MCP_PING_MIN_S:
+        fixed["ping_s"] = MCP_PING_MIN_S
+        log.warning(
+            "MCP server %r: idle check %.40r s is below the minimum; using %g s",
+            name,
+            value,
+            MCP_PING_MIN_S,
+        )
+    else:
+        del fixed["ping_s"]
+        log.warning("MCP server %r: idle check %.40r is not usable; using the default", name, value)
+    return fixed
 
 
 def int_bounds(field: str) -> tuple[int, int]:
