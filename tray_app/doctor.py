@@ -10,10 +10,17 @@ import sys
 from typing import Any
 
 from tray_app.desktop.tray_text import _system_language
-from tray_app.doctor_words import doctor_line, name_word, server_error, value_words
+from tray_app.doctor_words import (
+    doctor_line,
+    keyring_cause,
+    name_word,
+    server_error,
+    value_words,
+)
 from tray_app.errors import ProviderError, error_code
 from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
+from tray_app.store.keyring_reasons import keyring_causes
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import load_settings
 from tray_app.terminal_errors import written_out
@@ -65,6 +72,8 @@ def gather(endpoint: str | None) -> dict[str, Any]:
         "backend": secrets.backend_name,
         "reason": secrets.reason,
         "locked": secrets.locked(),
+        "problem": secrets.problem,
+        "causes": keyring_causes(secrets),
     }
     try:
         from tray_app.desktop.checks import desktop_report
@@ -101,7 +110,9 @@ def print_report(report: dict[str, Any], language: str = "en") -> None:
     elif keyring["usable"]:
         line("ok", "keyring_ok", backend=keyring["backend"])
     else:
-        line("warn", "keyring_off", why=keyring["reason"])
+        line("warn", "keyring_off", backend=keyring["backend"])
+        for cause in keyring.get("causes", []):
+            print(f"       {keyring_cause(cause.get('code'), cause.get('detail'), language)}")
     for name, value in report["paths"].items():
         line("info", "path", name=name_word(name, language), value=value)
     for name, value in report.get("desktop", {}).items():

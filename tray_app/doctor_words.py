@@ -9,6 +9,10 @@ import re
 
 from tray_app.terminal_errors import written_out
 from tray_app.terminal_words import TURN_FAILED_ZH, chinese
+from tray_app.web_files import locale_texts
+
+#: The keyring library's reason is quoted up to this many characters (its message, not ours).
+MAX_KEYRING_DETAIL = 300
 
 LINES = {
     "en": {
@@ -24,7 +28,9 @@ LINES = {
         "keyring_locked": "keyring: {backend} is locked; the app asks for its password when it"
         " first needs a key (unlock it at login to avoid that)",
         "keyring_ok": "keyring: {backend} (API keys are stored there)",
-        "keyring_off": "keyring: {why}; API keys are kept for the session only",
+        "keyring_off": "keyring: {backend} cannot keep keys; API keys are kept for the session"
+        " only",
+        "keyring_says": "keyring says: \u201c{detail}\u201d",
         "path": "{name}: {value}",
         "desktop": "desktop {name}: {value}",
     },
@@ -41,7 +47,8 @@ LINES = {
         "keyring_locked": "密钥环：{backend} 已锁定；应用第一次需要密钥时会请求它的密码"
         "（登录时解锁即可避免）",
         "keyring_ok": "密钥环：{backend}（API 密钥保存在这里）",
-        "keyring_off": "密钥环不可用（“{why}”）；API 密钥只在本次运行中保留",
+        "keyring_off": "密钥环：{backend} 无法保存密钥；API 密钥只在本次运行中保留",
+        "keyring_says": "keyring 库说：“{detail}”",
         "path": "{name}：{value}",
         "desktop": "桌面 {name}：{value}",
     },
@@ -92,6 +99,17 @@ VALUE_ZH = {
     "--toggle`, or start a tray (e.g. trayer, stalonetray, a panel applet).": "没有找到托盘宿主："
     "应用照常运行；可用快捷键或 `metona-tray --toggle` 打开，或启动一个托盘"
     "（例如 trayer、stalonetray 或面板小程序）。",
+    # the hotkey's hints (``tray_app.desktop.hotkey``: WAYLAND_HINT, PORTAL_HINT, macOS's)
+    "Wayland does not let apps grab global keys. Bind the command `metona-tray --toggle` to "
+    "a shortcut in your desktop's keyboard settings (GNOME: Settings > Keyboard > Custom "
+    "Shortcuts; KDE: System Settings > Shortcuts > Custom Shortcuts).": "Wayland 不允许应用占用"
+    "全局快捷键。请在桌面的键盘设置中把命令 `metona-tray --toggle` 绑定到一个快捷键"
+    "（GNOME：设置 > 键盘 > 自定义快捷键；KDE：系统设置 > 快捷键 > 自定义快捷键）。",
+    "Registered through the desktop's GlobalShortcuts portal: the desktop may ask once to "
+    "confirm it, and can change it in its own shortcut settings.": "通过桌面的 GlobalShortcuts"
+    " 门户（portal）注册：桌面可能会请你确认一次，之后也可以在它自己的快捷键设置中更改。",
+    "Needs a modifier other than Shift/Option; no Accessibility permission is required for "
+    "Carbon hot keys.": "需要 Shift/Option 以外的修饰键；Carbon 快捷键不需要“辅助功能”权限。",
     "GNOME shows tray icons only with the 'AppIndicator and KStatusNotifierItem Support' "
     "extension (Debian/Ubuntu: gnome-shell-extension-appindicator); enable it and log in "
     "again.": "GNOME 只有在安装“AppIndicator and KStatusNotifierItem Support”扩展后才显示托盘"
@@ -100,7 +118,8 @@ VALUE_ZH = {
 
 
 #: The desktop checks' sentences around a value (a shortcut, a server's name, the system's own
-#: words), in Chinese; each pattern is anchored and has one open group, so matching is linear.
+#: words), in Chinese; each pattern is anchored with at most two open groups, and ``v`` is
+#: said again (once, not recursively) when it is itself a fixed sentence or one of these.
 PATTERN_ZH = [
     (
         re.compile(r"(?P<v>.+) is free \(the app grabs it at start\)"),
@@ -114,8 +133,13 @@ PATTERN_ZH = [
     ),
     (
         re.compile(r"not registered by the running app: (?P<v>.*)"),
-        "运行中的应用没能注册它（“{v}”）",
+        "运行中的应用没能注册它：{v}",
     ),
+    (
+        re.compile(r"the hotkey (?P<v>.+) could not be registered: (?P<w>.*)"),
+        "无法注册快捷键 {v}（“{w}”）",
+    ),
+    (re.compile(r"(?P<v>.+) could not be tried \((?P<w>.*)\)"), "无法试用 {v}（“{w}”）"),
     (re.compile(r"unusable setting: (?P<v>.*)"), "设置无法使用（“{v}”）"),
     (re.compile(r"no notification server \((?P<v>.*)\)"), "没有通知服务（“{v}”）"),
     (re.compile(r"(?P<v>.+): Approve/Deny/Open buttons"), "{v}：有“批准/拒绝/打开”按钮"),
@@ -138,8 +162,9 @@ def name_word(name: str, language: str) -> str:
     return NAME_ZH.get(name, name) if chinese(language) else name
 
 
-def value_words(value: object, language: str) -> str:
-    """A desktop check's value: its Chinese when it is a fixed sentence; else written out."""
+def value_words(value: object, language: str, *, nested: bool = True) -> str:
+    """A desktop check's value: its Chinese when it is a fixed sentence; else written out.
+    ``nested``: a pattern's ``v`` (the running app's own reason) is said in Chinese too."""
     text = str(value)
     if not chinese(language):
         return text
@@ -147,7 +172,10 @@ def value_words(value: object, language: str) -> str:
         return VALUE_ZH[text]
     for pattern, template in PATTERN_ZH:
         if (found := pattern.fullmatch(text)) is not None:
-            return template.format(v=found["v"])
+            inner = found["v"]
+            if nested:
+                inner = value_words(inner, language, nested=False)
+            return template.format(v=inner, w=found.groupdict().get("w"))
     return text
 
 
@@ -156,3 +184,19 @@ def server_error(code: str, message: object, language: str) -> str:
     code (``TURN_FAILED_ZH``, the page's ``error.<code>``), the provider's words quoted."""
     cause = TURN_FAILED_ZH.get(code, TURN_FAILED_ZH["provider_error"])
     return doctor_line(language, "server_error", cause=cause, why=message)
+
+
+def keyring_cause(code: object, detail: object, language: str) -> str:
+    """Why the keyring keeps no keys: the code's words (the page's ``keyring.<code>``) and the
+    keyring library's text quoted after them, cut and written out; an unknown reason is only
+    quoted."""
+    words = locale_texts("zh-CN" if chinese(language) else "en")
+    said = words.get(f"keyring.{code}", "") if isinstance(code, str) else ""
+    if not detail:
+        return said
+    text = str(detail)
+    if len(text) > MAX_KEYRING_DETAIL:
+        text = text[: MAX_KEYRING_DETAIL - 1] + "…"
+    quoted = doctor_line(language, "keyring_says", detail=text)
+    gap = "" if chinese(language) else " "  # a Chinese sentence ends in 。, no space after
+    return f"{said}{gap}{quoted}" if said else quoted

@@ -156,6 +156,13 @@ PORTAL_HINT = (
     "confirm it, and can change it in its own shortcut settings."
 )
 
+CARBON_HINT = (
+    "Needs a modifier other than Shift/Option; no Accessibility permission is required for "
+    "Carbon hot keys."
+)
+#: Every hint ``support`` gives; ``doctor_words`` has each one's Chinese.
+HINTS = (WAYLAND_HINT, PORTAL_HINT, CARBON_HINT, "no display")
+
 
 def portal_offered() -> bool:
     """Does the session's xdg-desktop-portal offer GlobalShortcuts? (a bounded D-Bus call)"""
@@ -178,8 +185,7 @@ def support(environ: dict[str, str] | None = None, *, portal: bool | None = None
         found = {
             "supported": True,
             "backend": "Carbon RegisterEventHotKey",
-            "hint": "Needs a modifier other than Shift/Option; no Accessibility permission "
-            "is required for Carbon hot keys.",
+            "hint": CARBON_HINT,
         }
     elif kind == "wayland":
         if portal is None:

@@ -58,6 +58,9 @@ def _vanished(exc: BaseException) -> bool:
     return isinstance(exc, ItemNotFoundException)
 
 
+#: How much of a backend's error is kept (its message is not ours to bound).
+_MAX_REASON = 1_000
+
 _NONE = ("no keyring backend is available on this system", NO_KEYRING)
 
 
@@ -80,6 +83,7 @@ class SecretStore:
         self._failed: Any | None = None  # the backend that failed: tried again on the next set
         self.reason: str | None = None
         self.problem: str | None = None
+        self.detail: str | None = None  # the keyring library's own words, when it failed
         import keyring  # here, not at import: most starts never need a key (~15 ms)
 
         chosen = keyring.get_keyring() if backend is None else backend
@@ -172,7 +176,7 @@ class SecretStore:
         if backend is None:
             return
         self._backend, self._failed = backend, None
-        self.reason = self.problem = None
+        self.reason = self.problem = self.detail = None
         for user, key in list(self._memory.items()):
             try:
                 with _ONE_AT_A_TIME:
@@ -201,10 +205,14 @@ class SecretStore:
 
     def _disable(self, exc: Exception, key: str | None) -> None:
         """The keyring failed: keep keys in memory from now on and say why."""
-        detail = f"{type(exc).__name__}: {exc}"
-        if key:
-            detail = detail.replace(key, "***")
-        self.reason = f"the keyring backend {self.backend_name} failed ({detail})"
+        said = str(exc) or type(exc).__name__
+        if key:  # before cutting: a key cut in two would not be found
+            said = said.replace(key, "***")
+        said = said[:_MAX_REASON]  # a backend's words, bounded
+        self.reason = (
+            f"the keyring backend {self.backend_name} failed ({type(exc).__name__}: {said})"
+        )
+        self.detail = said
         self.problem = _problem_of(exc)
         self._failed = self._backend if self._backend is not None else self._failed
         self._backend = None
