@@ -121,3 +121,32 @@ def test_scrolled_through_then_unwrapped_and_wrapped_again_keeps_heights(app: Ap
     assert again["skipped"] > 10, again
     assert abs(again["estimated"] - again["real"]) < 0.05 * again["real"], again
     assert app.page_errors == []
+
+
+# Lines where some characters are lone surrogates (half an emoji, as a cut-off model answer can
+# hold), each counted as it is and made well-formed (U+FFFD, a narrow character, in each lone
+# surrogate's place).
+LONE_SURROGATES = """async () => {
+  const { wrappedRows } = await import('./js/codewrap.js');
+  const w = { ch: 10, wide: 20, astral: 20, mark: 30 };
+  const high = String.fromCharCode(0xd83d);
+  const low = String.fromCharCode(0xde00);
+  const lines = [
+    high.repeat(35),
+    low.repeat(9),
+    `x ${high} y ${low} z `.repeat(20),
+    `宽字 ${high}😀${low} \u202eevil\u202c `.repeat(12),
+    `\t${low}${high}`.repeat(30),
+  ];
+  return lines.map((line) => [wrappedRows(line, 100, w), wrappedRows(line.toWellFormed(), 100, w)]);
+}"""
+
+
+def test_a_lone_surrogate_counts_as_one_narrow_character(app: App) -> None:
+    """A lone surrogate takes a column when Wrap counts rows (codewrap.js says so; it was
+    skipped, so a line of them counted as one row however long it was)."""
+    counted: list[list[int]] = app.page.evaluate(LONE_SURROGATES)
+    for lone, narrow in counted:
+        assert lone == narrow, counted
+    assert counted[0][0] == 4, counted  # 35 columns at 10 a row
+    assert app.page_errors == []

@@ -12,7 +12,7 @@ const WIDE = '\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\
 const MARKS = '\u202a-\u202e\u2066-\u2069';
 // One piece of a line: a run of spaces, a tab, a wide character, an astral one, a marker, or a
 // word of narrow characters (a lone surrogate counts as one narrow character).
-const PIECE = new RegExp(`( +)|(\t)|([${WIDE}])|([\ud800-\udbff][\udc00-\udfff])|([${MARKS}])|([^ \t${WIDE}${MARKS}\ud800-\udfff]+|[\s\S])`, 'g');
+const PIECE = new RegExp(`( +)|(\t)|([${WIDE}])|([\ud800-\udbff][\udc00-\udfff])|([${MARKS}])|([^ \t${WIDE}${MARKS}\ud800-\udfff]+|[\\s\\S])`, 'g');
 const TAB = 8;
 
 /** How many rows the lines of `text` take when wrapped at `room` pixels, for character widths
