@@ -373,7 +373,7 @@ export function mcpWidens(next, old) {
     if (entry.trust === 'trust_read_only' && before.trust !== 'trust_read_only') return true;
     const offBefore = before.disabled_tools || [];
     if (offBefore.some((tool) => !(entry.disabled_tools || []).includes(tool))) return true;
-    const strip = ({ enabled, trust, disabled_tools, timeout_s, ping_s, ...rest }) => rest; // eslint-disable-line no-unused-vars
+    const strip = ({ enabled, trust, disabled_tools, timeout_s, ping_s, ...rest }) => rest;
     if (stable(strip(entry)) !== stable(strip(before))) return true;
   }
   return false;

@@ -3,7 +3,7 @@
 import { h, emit, wrapsAtSeparators } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
-import { bytes, duration, middlePath, visible, visibleText } from './format.js';
+import { bytes, duration, middlePath, visible } from './format.js';
 import { failureLine, previewView, resultView, plainBlock, undoReasonArg } from './results.js';
 import { store } from './store.js';
 import { call } from './bridge.js';
@@ -239,7 +239,7 @@ export class ToolCard {
         try {
           const full = await call('full_result', { call_id: record.call_id });
           box.replaceChildren(resultView(record.name, full, record) || plainBlock(JSON.stringify(full, null, 2)));
-        } catch (err) {
+        } catch {
           box.replaceChildren(h('div', { class: 'tc-error', i18n: 'card.full_gone' }));
         }
       },
