@@ -27,6 +27,7 @@ check: $(STAMP)
 	$(VENV)/bin/ruff check tray_app tests bench
 	$(VENV)/bin/ruff format --check tray_app tests bench
 	$(VENV)/bin/mypy
+	bash scripts/lint-js.sh
 
 bench: $(STAMP)
 	$(PY) -m bench
@@ -60,4 +61,4 @@ package-test: package
 	bash scripts/package-test.sh
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules
