@@ -135,14 +135,22 @@ class InvalidRequest(MetonaError):
 
 class InvalidSettings(InvalidRequest):
     """A settings change with invalid fields; nothing was applied. ``errors`` maps each field
-    to why; ``settings`` are the settings still in force (the page shows them again)."""
+    to why; ``settings`` are the settings still in force (the page shows them again);
+    ``codes`` maps the fields whose reason is coded to ``{"code", "params"}`` (an MCP server's
+    refused name), so the page says it in its language."""
 
     def __init__(
-        self, message: str, *, errors: dict[str, str], settings: dict[str, object]
+        self,
+        message: str,
+        *,
+        errors: dict[str, str],
+        settings: dict[str, object],
+        codes: dict[str, dict[str, object]] | None = None,
     ) -> None:
         super().__init__(message)
         self.errors = errors
         self.settings = settings
+        self.codes = codes or {}
 
 
 class NotFound(MetonaError):

@@ -145,7 +145,8 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from tray_app.mcp.config import parse_servers
     from tray_app.terminal_errors import written_out
 
-    servers, errors = parse_servers(settings.mcp_servers)
+    codes: dict[str, dict[str, Any]] = {}
+    servers, errors = parse_servers(settings.mcp_servers, codes)
     if args.mcp_command == "test":
         chosen = [s for s in servers if s.name == args.name]
         if not chosen:
@@ -157,7 +158,16 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     elif not servers and not errors:
         print(text["none"].format(file=paths.settings_file), file=out)
         return EXIT_OK
-    return _run_servers(args, servers, errors, settings, paths, text, out)
+    rows = [_invalid_row(name, why, codes.get(name)) for name, why in errors.items()]
+    return _run_servers(args, servers, rows, settings, paths, text, out)
+
+
+def _invalid_row(name: str, why: str, coded: dict[str, Any] | None) -> dict[str, Any]:
+    """A server the rules refuse, as ``list`` shows it (a refused name with its code)."""
+    row: dict[str, Any] = {"name": name, "status": "invalid", "error": why, "tools": []}
+    if coded is not None:
+        row["error_code"], row["error_params"] = coded["code"], coded["params"]
+    return row
 
 
 def _tool_row(tool: Any, config: Any) -> dict[str, Any]:
@@ -183,7 +193,7 @@ def _tool_line(tool: dict[str, Any], text: dict[str, str]) -> str:
 def _run_servers(
     args: argparse.Namespace,
     servers: list[Any],
-    errors: dict[str, str],
+    invalid: list[dict[str, Any]],
     settings: Any,
     paths: AppPaths,
     text: dict[str, str],
@@ -221,8 +231,7 @@ def _run_servers(
                 "tools": [_tool_row(t, config) for t in state.tools],
             }
         )
-    for name, why in errors.items():
-        rows.append({"name": name, "status": "invalid", "error": why, "tools": []})
+    rows.extend(invalid)
     if args.mcp_command == "test":
         return _report_test(rows[0], servers[0], paths, text, out)
     if getattr(args, "json", False):
@@ -245,10 +254,14 @@ def _error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) 
         why = os_reason_text(params, language, written_out)
         command = getattr(config, "command", None) or "?"
         return text["cause.spawn_failed"].format(command=command, why=why)
-    if code == "keyring_unreadable":  # the page's own words for it (one copy)
-        from tray_app.web_files import locale_texts
+    if code == "keyring_unreadable" or str(code).startswith("name_"):
+        from tray_app.web_files import locale_texts  # the page's own words for it (one copy)
 
-        return locale_texts(language).get("mcp.keyring_unreadable", str(row["error"]))
+        try:  # a refused name: its character is written out with the whole line
+            words = locale_texts(language)[f"mcp.{code}"]
+            return words.format_map({key: str(value) for key, value in params.items()})
+        except (KeyError, IndexError, ValueError):
+            pass  # no text for it, or params that do not fit: the detail, quoted
     if code in ("unreachable", "timed_out"):
         return text[f"cause.{code}"].format(url=getattr(config, "url", None) or "?")
     return text["cause.other"].format(detail=row["error"])

@@ -47,7 +47,7 @@ def test_a_short_idle_check_in_an_old_file_loads_as_the_minimum_and_is_saved_so(
 ) -> None:
     file = tmp_path / "settings.json"
     write_file(file, {NAME: {"command": "x", "ping_s": 2.5}, "关": {"command": "y", "ping_s": 0}})
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO):
         settings = load_settings(file)
     servers, errors = parse_servers(settings.mcp_servers)
     assert errors == {}

@@ -63,6 +63,7 @@ class McpHost:
         self._manager: McpManager | None = None
         self._tools: McpTools | None = None
         self._errors: dict[str, str] = {}
+        self._error_codes: dict[str, dict[str, Any]] = {}  # the coded ones (mcp/config.py)
         self._applied: object = None
         self._start = start
         self._waited = False
@@ -100,9 +101,10 @@ class McpHost:
             if settings.mcp_servers:
                 from tray_app.mcp.config import parse_servers  # not for a chat without servers
 
-                servers, self._errors = parse_servers(settings.mcp_servers)
+                self._error_codes = {}
+                servers, self._errors = parse_servers(settings.mcp_servers, self._error_codes)
             else:
-                servers, self._errors = [], {}
+                servers, self._errors, self._error_codes = [], {}, {}
             for name, why in self._errors.items():
                 log.warning("MCP server %s ignored: %s", name, why)
             if not servers and self._manager is None:
@@ -199,7 +201,11 @@ class McpHost:
                 ]
                 out.append(data)
         for name, why in self._errors.items():
-            out.append({"name": name, "status": "invalid", "error": why, "tools": []})
+            row: dict[str, Any] = {"name": name, "status": "invalid", "error": why, "tools": []}
+            coded = self._error_codes.get(name)
+            if coded is not None:  # a refused name: the page says why in its language
+                row["error_code"], row["error_params"] = coded["code"], coded["params"]
+            out.append(row)
         return out
 
     def _lookup(self, user: str) -> str | None:

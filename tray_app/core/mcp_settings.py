@@ -17,7 +17,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from tray_app.errors import InvalidRequest
-from tray_app.mcp.config import KEYRING_PREFIX, MAX_SERVERS, ServerConfig, claude_block
+from tray_app.mcp.config import (
+    KEYRING_PREFIX,
+    MAX_SERVERS,
+    Coded,
+    ServerConfig,
+    claude_block,
+    refusal_code,
+)
 
 MASK = "***"
 MAX_PASTE = 200_000
@@ -54,9 +61,12 @@ def public_settings(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def prepare_servers(new: object, old: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def prepare_servers(
+    new: object, old: dict[str, Any], codes: Coded | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     """The servers to save (``***`` restored from ``old``) and the errors of the changed ones,
-    keyed ``mcp_servers.NAME.FIELD``."""
+    keyed ``mcp_servers.NAME.FIELD``; ``codes`` (when given) gets the coded ones by the same
+    key (a refused name: the form says it in the page's language)."""
     if not isinstance(new, dict):
         return {}, {"mcp_servers": "must be an object of servers by name"}
     if len(new) > MAX_SERVERS:
@@ -80,7 +90,13 @@ def prepare_servers(new: object, old: dict[str, Any]) -> tuple[dict[str, Any], d
                 field = loc[0] if loc else ""
                 if field in ("name", ""):
                     field = "name" if field else "command"
-                errors.setdefault(f"{where}.{field}", str(problem.get("msg", "invalid")))
+                key = f"{where}.{field}"
+                if key in errors:
+                    continue
+                errors[key] = str(problem.get("msg", "invalid"))
+                coded = refusal_code(problem)
+                if coded is not None and codes is not None:
+                    codes[key] = coded
     return servers, errors
 
 

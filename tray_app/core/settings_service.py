@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -92,9 +92,12 @@ class SettingsService:
         if unknown:
             raise self._invalid({name: "unknown setting" for name in unknown})
         if "mcp_servers" in patch:  # secrets kept, each changed server checked on its own
-            servers, problems = prepare_servers(patch["mcp_servers"], self._settings.mcp_servers)
+            codes: dict[str, dict[str, Any]] = {}
+            servers, problems = prepare_servers(
+                patch["mcp_servers"], self._settings.mcp_servers, codes
+            )
             if problems:
-                raise self._invalid(problems)
+                raise self._invalid(problems, codes)
             patch = {**patch, "mcp_servers": servers}
         try:
             updated = Settings.model_validate({**self._settings.model_dump(), **patch})
@@ -117,7 +120,9 @@ class SettingsService:
         self._publish(SettingsUpdated(settings=shown))
         return {"settings": shown}
 
-    def _invalid(self, errors: dict[str, str]) -> InvalidSettings:
+    def _invalid(
+        self, errors: dict[str, str], codes: dict[str, dict[str, Any]] | None = None
+    ) -> InvalidSettings:
         from tray_app.core.mcp_settings import public_settings
 
         text = "; ".join(f"{name}: {why}" for name, why in errors.items())
@@ -125,4 +130,5 @@ class SettingsService:
             f"not saved: {text}",
             errors=errors,
             settings=public_settings(self._settings.model_dump()),
+            codes=codes,
         )

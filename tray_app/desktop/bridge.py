@@ -310,7 +310,11 @@ class Bridge:
         except MetonaError as exc:
             envelope = _error(error_code(exc), str(exc))
             if isinstance(exc, InvalidSettings):
-                envelope["details"] = {"errors": exc.errors, "settings": exc.settings}
+                envelope["details"] = {
+                    "errors": exc.errors,
+                    "settings": exc.settings,
+                    "codes": exc.codes,
+                }
             elif isinstance(exc, CodedError):  # the page says why in its language
                 envelope["details"] = {"code": exc.code, "params": exc.params}
             elif isinstance(exc, StoreError) and exc.reason_info:  # the undo journal's reason

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 Trust = Literal["ask", "trust_read_only"]
 SecretLookup = Callable[[str], "str | None"]
@@ -29,8 +30,35 @@ MAX_SERVERS = 64
 PING_MIN_S = 5.0
 PING_MAX_S = 3_600.0
 # Letters and digits of any script (a Chinese user names servers in Chinese), spaces, '.', '_'
-# and '-': no slashes, controls, bidi or zero-width characters (\w has none of them).
-_NAME = re.compile(r"^[^\W_][\w .-]{0,63}$")
+# and '-': no slashes, controls, bidi or zero-width characters (\w has none of them). Matched
+# whole (fullmatch): a '$' would let a trailing line break through.
+NAME_MAX = 64
+_NAME = re.compile(r"[^\W_][\w .-]{0,63}")
+_NAME_CHAR = re.compile(r"[\w .-]")
+# Why a name is refused, by code (the page's ``mcp.<code>`` and the terminal say it in the
+# user's language from the params); the English here is the detail logs and ``--json`` keep.
+NAME_RULES = {
+    "name_empty": "a server needs a name",
+    "name_bad_char": "a server name cannot contain {codepoint}: use letters or digits (any "
+    "script), spaces, '.', '_' or '-'",
+    "name_bad_start": "a server name starts with a letter or a digit",
+    "name_too_long": "a server name is at most {max} characters (this one has {count})",
+}
+
+
+def name_problem(name: str) -> tuple[str, dict[str, str | int]] | None:
+    """Why the naming rule refuses ``name``, as a code and its params; None when it takes it.
+    Only explains the rule (``_NAME``), never widens it."""
+    if _NAME.fullmatch(name):
+        return None
+    if not name:
+        return "name_empty", {}
+    bad = next((c for c in name if not _NAME_CHAR.fullmatch(c)), None)
+    if bad is not None:
+        return "name_bad_char", {"char": bad, "codepoint": f"U+{ord(bad):04X}"}
+    if len(name) > NAME_MAX:
+        return "name_too_long", {"max": NAME_MAX, "count": len(name)}
+    return "name_bad_start", {}
 
 
 class ServerConfig(BaseModel):
@@ -58,11 +86,10 @@ class ServerConfig(BaseModel):
     @field_validator("name")
     @classmethod
     def _name_is_plain(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError(
-                "a server name is 1 to 64 letters or digits (any script), spaces, '.', '_' "
-                "or '-', and starts with a letter or digit"
-            )
+        problem = name_problem(value)
+        if problem is not None:
+            code, params = problem
+            raise PydanticCustomError(f"mcp_{code}", NAME_RULES[code], params)
         return value
 
     @field_validator("ping_s")
@@ -113,13 +140,13 @@ def _mask(value: str) -> str:
 
 # What may follow ``keyring:`` when the popup stores a secret: letters and digits of any script,
 # spaces, '.', '_' and '-' (a server's name, a dot, a variable or header name).
-_SECRET_NAME = re.compile(r"^[^\W_][\w .-]{0,127}$")
+_SECRET_NAME = re.compile(r"[^\W_][\w .-]{0,127}")
 MAX_SECRET = 8192
 
 
 def check_secret_name(name: str) -> None:
     """ValueError unless ``name`` is a plain keyring reference name."""
-    if not _SECRET_NAME.match(name):
+    if not _SECRET_NAME.fullmatch(name):
         raise ValueError(
             "a keyring name is 1 to 128 letters or digits (any script), spaces, '.', '_' or "
             "'-', and starts with a letter or digit"
@@ -180,8 +207,22 @@ def resolve_secrets(values: Mapping[str, str], lookup: SecretLookup | None) -> d
     return out
 
 
-def parse_servers(raw: object) -> tuple[list[ServerConfig], dict[str, str]]:
-    """Every valid server, and one sentence for each invalid one (by name)."""
+Coded = dict[str, dict[str, Any]]  # a refusal's ``{"code": ..., "params": {...}}`` by key
+
+
+def refusal_code(problem: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A pydantic error's code and params when it is one of ours (the name's), else None."""
+    kind = str(problem.get("type", ""))
+    if not kind.startswith("mcp_"):
+        return None
+    return {"code": kind[len("mcp_") :], "params": dict(problem.get("ctx") or {})}
+
+
+def parse_servers(
+    raw: object, codes: Coded | None = None
+) -> tuple[list[ServerConfig], dict[str, str]]:
+    """Every valid server, and one sentence for each invalid one (by name); ``codes`` (when
+    given) gets the coded ones, so the page and the terminal say them in their language."""
     servers: list[ServerConfig] = []
     errors: dict[str, str] = {}
     if not isinstance(raw, Mapping):
@@ -196,6 +237,9 @@ def parse_servers(raw: object) -> tuple[list[ServerConfig], dict[str, str]]:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
             errors[str(name)] = f"{where + ': ' if where else ''}{first.get('msg', 'invalid')}"
+            coded = refusal_code(first)
+            if coded is not None and codes is not None:
+                codes[str(name)] = coded
     if len(raw) > MAX_SERVERS:
         errors["mcp_servers"] = f"only the first {MAX_SERVERS} servers are used"
     return servers, errors

@@ -185,8 +185,8 @@ def _fixed_ping(name: str, entry: object) -> object:
     if usable:
         fixed["ping_s"] = seconds  # "12" in a file edited by hand: the number it says
     elif 0 < seconds < MCP_PING_MIN_S:
-        fixed["ping_s"] = MCP_PING_MIN_S
-        log.warning(
+        fixed["ping_s"] = MCP_PING_MIN_S  # a value once allowed: no warning on every command
+        log.info(
             "MCP server %r: idle check %.40r s is below the minimum; using %g s",
             name,
             value,

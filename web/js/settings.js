@@ -307,7 +307,7 @@ export class SettingsPanel {
       return;
     }
     const own = this.controls.get(name)?.showErrors; // a compound control places its own
-    if (own) this.showError(name, own(result.rejected) || null);
+    if (own) this.showError(name, own(result.rejected, result.codes || {}) || null);
     else {
       for (const [key, message] of Object.entries(result.rejected)) {
         this.showError(key.split('.')[0], t('settings.rejected', { reason: message }));

@@ -17,7 +17,8 @@ export function settingsLink({ current, apply, fail }) {
     apply(settings);
   }
 
-  /** Save a partial change: {settings, rejected} (rejected: field -> reason), or null. */
+  /** Save a partial change: {settings, rejected, codes} (rejected: field -> reason; codes:
+   * field -> {code, params} where Core coded the reason), or null. */
   async function save(patch) {
     const seen = events;
     const newest = (replied) => (events === seen ? replied : current());
@@ -25,10 +26,10 @@ export function settingsLink({ current, apply, fail }) {
       const result = await call('update_settings', { patch });
       const settings = newest(result.settings);
       apply(settings);
-      return { settings, rejected: null };
+      return { settings, rejected: null, codes: {} };
     } catch (err) {
       if (err.code === 'invalid_settings' && err.details) {
-        return { settings: newest(err.details.settings), rejected: err.details.errors || {} };
+        return { settings: newest(err.details.settings), rejected: err.details.errors || {}, codes: err.details.codes || {} };
       }
       fail(err);
       return null;

@@ -11,12 +11,23 @@ import { visible, visibleText } from './format.js';
 import { secretBox } from './settings_mcp_secret.js';
 import { osReasonArg } from './results.js';
 
+/** A server name the rules refuse (tray_app/mcp/config.py ``name_problem``: its code and
+ * params), as a text key and args; null for any other reason. The refused character is written
+ * visible (a bidi control as ⟨U+202E⟩). */
+const NAME_CODES = new Set(['name_empty', 'name_bad_char', 'name_bad_start', 'name_too_long']);
+function nameRefusal(code, params) {
+  if (!NAME_CODES.has(code)) return null;
+  return [`mcp.${code}`, { ...params, char: visible(String(params?.char ?? '')) }];
+}
+
 /** Why a server failed, in the page's language when Core sent a known cause
  * (``error_code``/``error_params``, tray_app/mcp/causes.py): the server's English detail then
  * stays only in the tooltip. A keyring failure keeps its detail beside it; an unknown cause is
  * its detail, as the server or the OS said it. Every value is shown as text, written visible. */
 function causeArg(row, entry) {
   const params = row.error_params || {};
+  const named = nameRefusal(row.error_code, params);
+  if (named) return named;
   if (row.error_code === 'spawn_failed') {
     return ['mcp.cause_spawn_failed', { command: visible(String(entry.command || '?')), why: osReasonArg(params) }];
   }
@@ -336,12 +347,14 @@ export function mcpSection({ onChange }) {
     fetchStatus();
   };
 
-  /** Core refused the change: errors under the form's fields (or the section). */
-  const showErrors = (rejected) => {
+  /** Core refused the change: errors under the form's fields (or the section), a coded
+   * reason (a refused name) in the page's language. */
+  const showErrors = (rejected, codes = {}) => {
     refused = true;
     const other = [];
     for (const [key, message] of Object.entries(rejected)) {
-      const text = t('settings.rejected', { reason: message });
+      const named = nameRefusal(codes[key]?.code, codes[key]?.params);
+      const text = t('settings.rejected', { reason: named ? t(...named) : message });
       const prefix = pending ? `mcp_servers.${pending.name}` : null;
       if (prefix && (key === prefix || key.startsWith(`${prefix}.`))) {
         const fieldName = key.slice(prefix.length + 1).split('.')[0];
