@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.cli import cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
-from tray_app.os_reasons import ERRNO_CODES, os_params, os_reason_text
+from tray_app.os_reasons import ERRNO_CODES, os_error_text, os_params, os_reason_text
 from tray_app.undo_reasons import reason_text
 from tray_app.web_files import locale_texts
 
@@ -91,3 +91,19 @@ def test_a_chinese_terminal_says_why_an_export_cannot_be_written(
     assert lines[1].endswith("chat.md（路径中的某一部分不是文件夹）"), lines[1]
     assert "Is a directory" not in result.stderr and "Not a directory" not in result.stderr
     assert "\u202e" not in result.stderr
+
+
+def test_an_os_errors_text_keeps_its_paths_as_they_are() -> None:
+    """Python's ``str(OSError)`` writes a name's U+202E as ``\\u202e``; ours hands each name to
+    the caller's ``shown`` (the terminal's ``⟨U+202E⟩``), both names of a two-path error."""
+    from tray_app.terminal_errors import written_out
+
+    one = FileNotFoundError(errno.ENOENT, "No such file or directory", "/tmp/例\u202egpj.exe")
+    assert "\\u202e" in str(one)
+    assert os_error_text(one) == "[Errno 2] No such file or directory: '/tmp/例\u202egpj.exe'"
+    two = OSError(errno.EXDEV, "Invalid cross-device link", "/a\u202e", None, "/b 👋")
+    assert os_error_text(two, written_out) == (
+        "[Errno 18] Invalid cross-device link: '/a⟨U+202E⟩' -> '/b 👋'"
+    )
+    assert os_error_text(ValueError("not an OS error")) == "not an OS error"
+    assert os_error_text(OSError("no errno")) == "no errno"

@@ -313,6 +313,20 @@ def _report_test(
     return EXIT_FAILED
 
 
+def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
+    """Why ``file`` cannot be imported: an OS error by its errno in the terminal's language
+    (``os_reasons``), else the parser's words; the name written out (``⟨U+202E⟩``)."""
+    from tray_app.os_reasons import os_params, os_reason_text
+    from tray_app.terminal_errors import written_out
+
+    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
+    if isinstance(exc, OSError):
+        why = os_reason_text(os_params(exc), language, written_out)
+    else:
+        why = written_out(exc)
+    return text["bad_file"].format(file=written_out(file), error=why)
+
+
 def _import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> int:
     from tray_app.mcp.config import KEYRING_PREFIX, read_claude_config
     from tray_app.store.settings import load_settings, save_settings
@@ -320,7 +334,7 @@ def _import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> i
     try:
         block = read_claude_config(file)
     except (OSError, ValueError) as exc:
-        print(text["bad_file"].format(file=file, error=exc), file=sys.stderr)
+        print(_bad_file(file, exc, text), file=sys.stderr)
         return EXIT_USAGE
     settings = load_settings(paths.settings_file)
     replaced = sorted(set(block) & set(settings.mcp_servers))

@@ -64,3 +64,16 @@ def os_reason_text(
         return words.get("os_reason.other", "{detail}").format(detail=detail)
     except (KeyError, IndexError, ValueError):  # a damaged template: the OS's text
         return detail
+
+
+def os_error_text(exc: BaseException, shown: Callable[[object], str] = str) -> str:
+    """``str(exc)`` with an OS error's file names as ``shown`` gives them. Python's own text
+    puts them in ``repr``, which writes a direction override as the escape ``\\u202e`` while
+    the same path elsewhere in a sentence shows the character (or, written out, ``⟨U+202E⟩``):
+    one path must read the same everywhere in a reason."""
+    if not isinstance(exc, OSError) or exc.strerror is None or exc.filename is None:
+        return str(exc)
+    text = f"[Errno {exc.errno}] {exc.strerror}: '{shown(exc.filename)}'"
+    if exc.filename2 is not None:
+        text += f" -> '{shown(exc.filename2)}'"
+    return text

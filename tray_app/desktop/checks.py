@@ -18,6 +18,7 @@ from typing import Any
 
 from tray_app.desktop import autostart
 from tray_app.desktop.hotkey import HotkeyError, HotkeyTaken, parse_hotkey, session_kind, support
+from tray_app.os_reasons import os_error_text
 
 SNI_WATCHER = "org.kde.StatusNotifierWatcher"
 GNOME_HINT = (
@@ -191,7 +192,7 @@ def hotkey_state(text: str, runtime_dir: Path | None = None) -> str:
     except HotkeyTaken as exc:
         return str(exc)
     except Exception as exc:
-        return f"{hotkey.label()} could not be tried ({exc})"
+        return f"{hotkey.label()} could not be tried ({os_error_text(exc)})"
     probe.stop()
     return f"{hotkey.label()} is free (the app grabs it at start)"
 
@@ -223,9 +224,9 @@ def desktop_report(
         try:
             report["hotkey_state"] = hotkey_state(hotkey_text, runtime_dir)
         except Exception as exc:
-            report["hotkey_state"] = f"unknown ({exc})"
+            report["hotkey_state"] = f"unknown ({os_error_text(exc)})"
     try:
         report["start_at_login"] = "on" if autostart.is_enabled() else "off"
     except Exception as exc:
-        report["start_at_login"] = f"unknown ({exc})"
+        report["start_at_login"] = f"unknown ({os_error_text(exc)})"
     return report

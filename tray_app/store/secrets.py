@@ -17,6 +17,9 @@ import logging
 import threading
 from typing import Any
 
+from tray_app.os_reasons import os_error_text
+from tray_app.terminal_errors import written_out
+
 log = logging.getLogger(__name__)
 
 SERVICE = "metona-tray"
@@ -86,7 +89,12 @@ class SecretStore:
         self.detail: str | None = None  # the keyring library's own words, when it failed
         import keyring  # here, not at import: most starts never need a key (~15 ms)
 
-        chosen = keyring.get_keyring() if backend is None else backend
+        self.backend_name = "keyring"
+        try:  # keyring reads its config file first: a config folder it cannot stat raises
+            chosen = keyring.get_keyring() if backend is None else backend
+        except Exception as exc:
+            self._disable(exc, None)
+            return
         self.backend_name = _class_name(chosen)
         try:  # a ChainerBackend asks each backend again: the Secret Service may be gone by now
             candidates = list(getattr(chosen, "backends", None) or [chosen])
@@ -205,7 +213,7 @@ class SecretStore:
 
     def _disable(self, exc: Exception, key: str | None) -> None:
         """The keyring failed: keep keys in memory from now on and say why."""
-        said = str(exc) or type(exc).__name__
+        said = os_error_text(exc) or type(exc).__name__  # a path as it is, not its repr
         if key:  # before cutting: a key cut in two would not be found
             said = said.replace(key, "***")
         said = said[:_MAX_REASON]  # a backend's words, bounded
@@ -216,4 +224,5 @@ class SecretStore:
         self.problem = _problem_of(exc)
         self._failed = self._backend if self._backend is not None else self._failed
         self._backend = None
-        log.warning("%s; API keys are kept for this session only", self.reason)
+        # a terminal command keeps no log: this goes to stderr, so names are written out
+        log.warning("%s; API keys are kept for this session only", written_out(self.reason))

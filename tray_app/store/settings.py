@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tray_app.atomic import atomic_write
 from tray_app.errors import StoreError
 from tray_app.history_warnings import StoreProblem
-from tray_app.os_reasons import os_params
+from tray_app.os_reasons import os_error_text, os_params
+from tray_app.terminal_errors import written_out
 
 log = logging.getLogger(__name__)
 
@@ -253,13 +254,18 @@ def load_settings(path: Path) -> Settings:
     except (OSError, ValueError) as exc:
         problem = exc
     backup = backup_file(path)
+    # said on stderr by a terminal command that keeps no log: names written out, one way
+    shown, why = written_out(path), os_error_text(problem, written_out)
     try:
         raw = _read_object(backup)
     except (OSError, ValueError):
-        log.warning("settings file %s is unusable (%s); using defaults", path, problem)
+        log.warning("settings file %s is unusable (%s); using defaults", shown, why)
         return Settings()
     log.warning(
-        "settings file %s is unusable (%s); using the previous copy %s", path, problem, backup
+        "settings file %s is unusable (%s); using the previous copy %s",
+        shown,
+        why,
+        written_out(backup),
     )
     return settings_from_dict(raw)
 
