@@ -322,8 +322,12 @@ def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
     language = "zh-CN" if text is TEXT["zh-CN"] else "en"
     if isinstance(exc, OSError):
         why = os_reason_text(os_params(exc), language, written_out)
-    else:
-        why = written_out(exc)
+    else:  # the parser's English, quoted where the sentence is Chinese (as cause.other)
+        why = (
+            text["cause.other"].format(detail=written_out(exc))
+            if language == "zh-CN"
+            else written_out(exc)
+        )
     return text["bad_file"].format(file=written_out(file), error=why)
 
 
