@@ -16,6 +16,7 @@
     ├── StoreError               the chat database or settings file failed
     ├── ExportFailed             an exported chat could not be written where the user chose
     ├── InvalidRequest           a command's argument is malformed or impossible
+    │   ├── RefusedServerName    a pasted MCP config's server name the rules refuse (coded)
     │   └── InvalidSettings      a settings change with invalid fields (nothing was applied)
     ├── NotFound                 no such chat, waiting call or change
     │   └── ChangeNotFound       no such change in the undo journal (coded, like UndoFailed)
@@ -131,6 +132,17 @@ class ExportFailed(MetonaError, CodedError):
 
 class InvalidRequest(MetonaError):
     """A command's argument cannot be used (an empty name, a folder that is not one)."""
+
+
+class RefusedServerName(InvalidRequest):
+    """A pasted config's server whose name the rules refuse; ``server``, ``code`` and ``params``
+    (``mcp/config.py`` ``name_problem``) let the page say why in its language."""
+
+    def __init__(self, message: str, *, server: str, code: str, params: dict[str, object]) -> None:
+        super().__init__(message)
+        self.server = server
+        self.code = code
+        self.params = params
 
 
 class InvalidSettings(InvalidRequest):

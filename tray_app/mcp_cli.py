@@ -332,11 +332,19 @@ def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
 
 
 def _import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> int:
-    from tray_app.mcp.config import KEYRING_PREFIX, read_claude_config
+    from tray_app.mcp.config import KEYRING_PREFIX, RefusedServer, read_claude_config
     from tray_app.store.settings import load_settings, save_settings
+    from tray_app.terminal_errors import written_out
 
     try:
         block = read_claude_config(file)
+    except RefusedServer as exc:
+        if exc.code is None:  # not coded: the check's English, as any other bad file
+            print(_bad_file(file, exc, text), file=sys.stderr)
+        else:  # a refused name, in the terminal's language
+            said = text["bad_file"].format(file=file, error=_refusal_words(exc, text))
+            print(written_out(said), file=sys.stderr)
+        return EXIT_USAGE
     except (OSError, ValueError) as exc:
         print(_bad_file(file, exc, text), file=sys.stderr)
         return EXIT_USAGE
@@ -362,6 +370,20 @@ def _import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> i
     if plain:
         print(text["plain_secret"].format(names=", ".join(dict.fromkeys(plain))), file=out)
     return EXIT_OK
+
+
+def _refusal_words(exc: Any, text: dict[str, str]) -> str:
+    """An imported server's refused name in the terminal's language (the page's texts)."""
+    row = {"error": str(exc), "error_code": exc.code, "error_params": exc.params}
+    words = _error_words(row, text)
+    from tray_app.web_files import locale_texts
+
+    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
+    said = locale_texts(language).get("mcp.server_refused", "server \u201c{name}\u201d: {why}")
+    try:
+        return said.format_map({"name": exc.server, "why": words})
+    except (KeyError, IndexError, ValueError):
+        return words
 
 
 def _secret_lookup() -> Any:

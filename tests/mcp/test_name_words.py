@@ -98,3 +98,27 @@ def test_mcp_list_says_why_a_name_is_refused_in_the_terminals_language(
     assert rows["服务器😀"]["error_code"] == "name_bad_char"
     assert rows["服务器😀"]["error_params"] == {"char": "😀", "codepoint": "U+1F600"}
     assert "U+1F600" in rows["服务器😀"]["error"]  # --json keeps the English detail
+
+
+def test_mcp_import_says_why_a_name_is_refused_and_saves_nothing(
+    cli: Any,  # noqa: F811
+    metona_home: Path,
+    tmp_path: Path,
+) -> None:
+    claude = tmp_path / "claude_desktop_config.json"
+    servers = {"好": {"command": "x"}, "服务器\u202e😀": {"command": "x"}}
+    claude.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    zh = cli("import", str(claude), lang="zh_CN.UTF-8")
+    assert zh.returncode == 2, zh.stdout + zh.stderr
+    assert (
+        "服务器\u201c服务器⟨U+202E⟩😀\u201d：服务器名称不能包含\u201c⟨U+202E⟩\u201d（U+202E）"
+        in zh.stderr
+    )
+    assert "\u202e" not in zh.stderr and "server name" not in zh.stderr
+    en = cli("import", str(claude))
+    assert en.returncode == 2
+    assert (
+        "server \u201c服务器⟨U+202E⟩😀\u201d: A server name cannot contain \u201c⟨U+202E⟩\u201d"
+        " (U+202E)" in en.stderr
+    )
+    assert not (metona_home / "config" / "settings.json").exists()  # nothing imported

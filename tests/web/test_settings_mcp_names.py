@@ -9,6 +9,8 @@ file that is Invalid for its name. The refused character is shown written visibl
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from playwright.sync_api import expect
 
@@ -28,6 +30,8 @@ TEXTS = {
         "bidi": "A server name cannot contain “⟨U+202E⟩” (U+202E): use letters or digits of "
         "any script, spaces, “.”, “_” or “-”.",
         "invalid": "Invalid",
+        "paste": "Cannot use this config: server “服务器😀”: A server name cannot contain “😀” "
+        "(U+1F600): use letters or digits of any script, spaces, “.”, “_” or “-”.",
     },
     "zh-CN": {
         "emoji": "未保存：服务器名称不能包含“😀”（U+1F600）：只能使用任何文字的字母或数字、"
@@ -37,6 +41,8 @@ TEXTS = {
         "bidi": "服务器名称不能包含“⟨U+202E⟩”（U+202E）：只能使用任何文字的字母或数字、"
         "空格、“.”、“_”或“-”。",
         "invalid": "配置无效",
+        "paste": "无法使用此配置：服务器“服务器😀”：服务器名称不能包含“😀”（U+1F600）：只能使用任何"
+        "文字的字母或数字、空格、“.”、“_”或“-”。",
     },
 }
 
@@ -71,6 +77,13 @@ def test_a_refused_server_name_is_said_in_the_pages_language(
     error.scroll_into_view_if_needed()
     app.screenshot(f"settings-mcp-refused-name-{language}")
     assert set(app.core.settings.mcp_servers) == {IN_FILE}  # nothing was saved
+
+    # A pasted Claude Desktop config with such a name: refused, said the same way.
+    page.locator(".mcp-paste summary").click()
+    page.fill("#mcp-paste", json.dumps({"mcpServers": {"服务器😀": {"command": "uvx"}}}))
+    page.click("#mcp-import")
+    expect(page.locator(".mcp-paste .field-error")).to_have_text(texts["paste"])
+    assert set(app.core.settings.mcp_servers) == {IN_FILE}
 
     # Switching the language says the section's reasons again in the other one.
     other = "zh-CN" if language == "en" else "en"

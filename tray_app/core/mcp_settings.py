@@ -16,11 +16,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tray_app.errors import InvalidRequest
+from tray_app.errors import InvalidRequest, RefusedServerName
 from tray_app.mcp.config import (
     KEYRING_PREFIX,
     MAX_SERVERS,
     Coded,
+    RefusedServer,
     ServerConfig,
     claude_block,
     refusal_code,
@@ -140,6 +141,12 @@ def parse_paste(text: str) -> dict[str, Any]:
         block = claude_block(json.loads(text))
     except json.JSONDecodeError as exc:
         raise InvalidRequest(f"not JSON: {exc.msg} (line {exc.lineno})") from None
+    except RefusedServer as exc:
+        if exc.code is None:
+            raise InvalidRequest(str(exc)) from None
+        raise RefusedServerName(
+            str(exc), server=exc.server, code=exc.code, params=exc.params
+        ) from None
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from None
     if not block:

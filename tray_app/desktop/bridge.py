@@ -54,6 +54,7 @@ from tray_app.errors import (
     InvalidRequest,
     InvalidSettings,
     MetonaError,
+    RefusedServerName,
     StoreError,
     Unsupported,
     error_code,
@@ -314,6 +315,12 @@ class Bridge:
                     "errors": exc.errors,
                     "settings": exc.settings,
                     "codes": exc.codes,
+                }
+            elif isinstance(exc, RefusedServerName):  # a pasted server's name: said the same
+                envelope["details"] = {
+                    "server": exc.server,
+                    "name_code": exc.code,
+                    "name_params": exc.params,
                 }
             elif isinstance(exc, CodedError):  # the page says why in its language
                 envelope["details"] = {"code": exc.code, "params": exc.params}

@@ -245,6 +245,17 @@ def parse_servers(
     return servers, errors
 
 
+class RefusedServer(ValueError):
+    """A server of an imported or pasted config that the rules refuse; ``code`` and ``params``
+    when its refusal is coded (a name), so the terminal and the page say it in their language."""
+
+    def __init__(self, server: str, why: str, coded: dict[str, Any] | None) -> None:
+        super().__init__(f"server {server!r}: {why}")
+        self.server = server
+        self.code: str | None = coded["code"] if coded else None
+        self.params: dict[str, Any] = dict(coded["params"]) if coded else {}
+
+
 def read_claude_config(path: Path) -> dict[str, dict[str, Any]]:
     """The ``mcpServers`` block of a Claude Desktop config file (or a bare block)."""
     return claude_block(json.loads(path.read_text(encoding="utf-8")))
@@ -252,14 +263,15 @@ def read_claude_config(path: Path) -> dict[str, dict[str, Any]]:
 
 def claude_block(data: object) -> dict[str, dict[str, Any]]:
     """The valid ``mcpServers`` block of parsed Claude Desktop JSON (``mcp import``, the
-    page's paste); ValueError names the first bad server."""
+    page's paste); ValueError names the first bad server (``RefusedServer``)."""
     if not isinstance(data, dict):
         raise ValueError("the file does not hold a JSON object")
     block = data.get("mcpServers", data.get("mcp_servers", data))
     if not isinstance(block, dict):
         raise ValueError("mcpServers is not an object")
-    servers, errors = parse_servers(block)
+    codes: Coded = {}
+    servers, errors = parse_servers(block, codes)
     if errors:
         name, why = next(iter(errors.items()))
-        raise ValueError(f"server {name!r}: {why}")
+        raise RefusedServer(name, why, codes.get(name))
     return {s.name: dict(block[s.name]) for s in servers}

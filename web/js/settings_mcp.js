@@ -289,7 +289,10 @@ export function mcpSection({ onChange }) {
       pasteNote.textContent = notes.join(' ');
       pasteNote.hidden = false;
     } catch (err) {
-      pasteError.textContent = t('mcp.paste_bad', { reason: visible(err.message || String(err)) });
+      const named = nameRefusal(err.details?.name_code, err.details?.name_params);
+      const reason = named ? t('mcp.server_refused', { name: visible(String(err.details.server)), why: t(...named) })
+        : visible(err.message || String(err));
+      pasteError.textContent = t('mcp.paste_bad', { reason });
       pasteError.hidden = false;
     }
   }
