@@ -141,7 +141,9 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     settings = load_settings(paths.settings_file)
     text = TEXT["zh-CN" if _lang(settings.language) == "zh-CN" else "en"]
     if args.mcp_command == "import":
-        return _import(Path(args.file), paths, text, out)
+        from tray_app.mcp_import_cli import run_import
+
+        return run_import(Path(args.file), paths, text, out)
     from tray_app.mcp.config import parse_servers
     from tray_app.terminal_errors import written_out
 
@@ -242,7 +244,7 @@ def _run_servers(
     return EXIT_OK if all(r["status"] in ("ready", "disabled") for r in rows) else EXIT_FAILED
 
 
-def _error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -> str:
+def error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -> str:
     """A server's failure in words when its cause is known (``mcp/causes.py``); otherwise its
     own detail, quoted. The command or address is the server's config."""
     from tray_app.os_reasons import os_reason_text
@@ -282,7 +284,7 @@ def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO, config: A
     )
     print(written_out(line), file=out)
     if row.get("error"):
-        print(written_out(text["error"].format(error=_error_words(row, text, config))), file=out)
+        print(written_out(text["error"].format(error=error_words(row, text, config))), file=out)
     for tool in row["tools"]:
         print(written_out(_tool_line(tool, text)), file=out)
     if row["status"] == "ready" and not row["tools"]:
@@ -299,7 +301,7 @@ def _report_test(
         for tool in row["tools"]:
             print(written_out(_tool_line(tool, text)), file=out)
         return EXIT_OK
-    error = _error_words(row, text, server) if row.get("error") else row["status"]
+    error = error_words(row, text, server) if row.get("error") else row["status"]
     seconds = min(server.timeout_s, LIST_WAIT)
     said = text["timeout"] if row["status"] == "starting" else text["failed"]
     print(written_out(said.format(name=row["name"], seconds=seconds, error=error)), file=out)
@@ -311,79 +313,6 @@ def _report_test(
         for line in lines:  # the server's own output: no escape sequence reaches the terminal
             print(f"  {answer_for_terminal(line[:300])}", file=out)
     return EXIT_FAILED
-
-
-def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
-    """Why ``file`` cannot be imported: an OS error by its errno in the terminal's language
-    (``os_reasons``), else the parser's words; the name written out (``⟨U+202E⟩``)."""
-    from tray_app.os_reasons import os_params, os_reason_text
-    from tray_app.terminal_errors import written_out
-
-    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
-    if isinstance(exc, OSError):
-        why = os_reason_text(os_params(exc), language, written_out)
-    else:  # the parser's English, quoted where the sentence is Chinese (as cause.other)
-        why = (
-            text["cause.other"].format(detail=written_out(exc))
-            if language == "zh-CN"
-            else written_out(exc)
-        )
-    return text["bad_file"].format(file=written_out(file), error=why)
-
-
-def _import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> int:
-    from tray_app.mcp.config import KEYRING_PREFIX, RefusedServer, read_claude_config
-    from tray_app.store.settings import load_settings, save_settings
-    from tray_app.terminal_errors import written_out
-
-    try:
-        block = read_claude_config(file)
-    except RefusedServer as exc:
-        if exc.code is None:  # not coded: the check's English, as any other bad file
-            print(_bad_file(file, exc, text), file=sys.stderr)
-        else:  # a refused name, in the terminal's language
-            said = text["bad_file"].format(file=file, error=_refusal_words(exc, text))
-            print(written_out(said), file=sys.stderr)
-        return EXIT_USAGE
-    except (OSError, ValueError) as exc:
-        print(_bad_file(file, exc, text), file=sys.stderr)
-        return EXIT_USAGE
-    settings = load_settings(paths.settings_file)
-    replaced = sorted(set(block) & set(settings.mcp_servers))
-    merged = {**settings.mcp_servers, **block}
-    save_settings(settings.model_copy(update={"mcp_servers": merged}), paths.settings_file)
-    names = ", ".join(block)
-    print(
-        text["imported"].format(count=len(block), file=paths.settings_file, names=names), file=out
-    )
-    if replaced:
-        print(text["replaced"].format(names=", ".join(replaced)), file=out)
-    plain = [
-        name
-        for name, entry in block.items()
-        for values in (entry.get("env") or {}, entry.get("headers") or {})
-        if isinstance(values, dict)
-        and any(
-            isinstance(v, str) and v and not v.startswith(KEYRING_PREFIX) for v in values.values()
-        )
-    ]
-    if plain:
-        print(text["plain_secret"].format(names=", ".join(dict.fromkeys(plain))), file=out)
-    return EXIT_OK
-
-
-def _refusal_words(exc: Any, text: dict[str, str]) -> str:
-    """An imported server's refused name in the terminal's language (the page's texts)."""
-    row = {"error": str(exc), "error_code": exc.code, "error_params": exc.params}
-    words = _error_words(row, text)
-    from tray_app.web_files import locale_texts
-
-    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
-    said = locale_texts(language).get("mcp.server_refused", "server \u201c{name}\u201d: {why}")
-    try:
-        return said.format_map({"name": exc.server, "why": words})
-    except (KeyError, IndexError, ValueError):
-        return words
 
 
 def _secret_lookup() -> Any:

@@ -23,6 +23,7 @@ ANSWER = "好的 🙂 — \u202e done \u202c, 完成。"
 NOT_FOR_A_CHAT = (
     "tray_app.changes_cli",
     "tray_app.mcp_cli",
+    "tray_app.mcp_import_cli",
     "tray_app.mcp_serve",
     "click",
     "rich",

@@ -10,7 +10,9 @@
 // An item that ends with a nested list (even in a tight list) commits it inner item by inner
 // item instead (mdinner.js).
 import { lex, renderTokens } from './markdown.js';
-import { lineCount, lineStart, loosen, nestedDefs, notSpace, sameBlocks } from './mdtokens.js';
+import {
+  finishedChildren, lineCount, lineStart, loosen, nestedDefs, notSpace, sameBlocks,
+} from './mdtokens.js';
 import { startInner, stepInner, drawInnerRest, markStale } from './mdinner.js';
 
 // A shorter item is drawn whole each step (cheap), as before.
@@ -162,18 +164,4 @@ function abandon(stream) {
   stream.pos = grow.start;
   open.grow = null;
   return null;
-}
-
-// How many children are final: those before the second-to-last solid child, up to the blank
-// line that ends the last of them (a cut mid-paragraph is no cut).
-function finishedChildren(kids) {
-  let solid = 0;
-  for (let k = kids.length - 1; k > 0; k -= 1) {
-    if (notSpace(kids[k]) && ++solid === 2) {
-      let end = k - 1;
-      while (end >= 0 && kids[end].type !== 'space') end -= 1;
-      return end >= 0 && kids[end].raw.endsWith('\n\n') ? end + 1 : 0;
-    }
-  }
-  return 0;
 }

@@ -6,7 +6,7 @@
 // (the quote is then drawn whole, as before). The DOM equals the one-pass render.
 import { h } from './dom.js';
 import { lex, renderTokens } from './markdown.js';
-import { lineCount, lineStart, nestedDefs, notSpace, sameBlocks } from './mdtokens.js';
+import { finishedChildren, lineCount, lineStart, nestedDefs, notSpace, sameBlocks } from './mdtokens.js';
 
 // A shorter quote is drawn whole each step (cheap), as any other block.
 export const QUOTE_OPEN = 2048;
@@ -48,20 +48,6 @@ export function advanceQuote(stream, closing) {
   if (ended) return stream.close();
   stream.setTailNodes(drawn(kids, false));
   return tokens.slice(1);
-}
-
-// How many children are final: those before the second-to-last solid child, up to the blank
-// line that ends the last of them (a cut mid-paragraph is no cut).
-function finishedChildren(kids) {
-  let solid = 0;
-  for (let k = kids.length - 1; k > 0; k -= 1) {
-    if (notSpace(kids[k]) && ++solid === 2) {
-      let end = k - 1;
-      while (end >= 0 && kids[end].type !== 'space') end -= 1;
-      return end >= 0 && kids[end].raw.endsWith('\n\n') ? end + 1 : 0;
-    }
-  }
-  return 0;
 }
 
 // Where the first `count` children end in `src` (each child's lines are the quote's lines without

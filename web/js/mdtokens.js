@@ -63,3 +63,17 @@ export function sameBlocks(tokens, done) {
   return a.length === b.length
     && a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd());
 }
+
+// How many children of a growing quote or list item are final: those before the second-to-last
+// solid child, up to the blank line that ends the last of them (a cut mid-paragraph is no cut).
+export function finishedChildren(kids) {
+  let solid = 0;
+  for (let k = kids.length - 1; k > 0; k -= 1) {
+    if (notSpace(kids[k]) && ++solid === 2) {
+      let end = k - 1;
+      while (end >= 0 && kids[end].type !== 'space') end -= 1;
+      return end >= 0 && kids[end].raw.endsWith('\n\n') ? end + 1 : 0;
+    }
+  }
+  return 0;
+}
