@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,dev]'
+	@git config core.hooksPath scripts/hooks 2>/dev/null || true
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -28,6 +29,7 @@ check: $(STAMP)
 	$(VENV)/bin/ruff format --check tray_app tests bench
 	$(VENV)/bin/mypy
 	bash scripts/lint-js.sh
+	bash scripts/check-commit-subjects.sh
 
 bench: $(STAMP)
 	$(PY) -m bench
