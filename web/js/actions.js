@@ -243,7 +243,7 @@ export function createActions(ui) {
   async function search(query) {
     try {
       const found = await call('list_sessions', { query: query || null });
-      ui.sidebar.render(found, store.currentId, store.running);
+      ui.sidebar.render(found, store.currentId, store.running, query || '');
     } catch (err) {
       fail(err);
     }

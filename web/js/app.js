@@ -129,7 +129,10 @@ function onKey(event) {
     actions.newChat();
   } else if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
     event.preventDefault();
+    // The search box must not open under a panel: every panel over the chat closes first.
     closeSettings();
+    closeHistory();
+    ui.picker.close();
     ui.sidebar.focusSearch();
   } else if (event.key === 'Escape' && !event.defaultPrevented) {
     event.preventDefault();

@@ -3,7 +3,8 @@
 // Docked beside the chat in a wide window; a drawer over it in the popup's narrow size.
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { ago } from './format.js';
+import { ago, visible } from './format.js';
+import { tx } from './i18n.js';
 
 export class Sidebar {
   constructor(root, { scrim, toggle, onSelect, onRename, onDelete, onExport, onSearch }) {
@@ -69,9 +70,13 @@ export class Sidebar {
     this.search.select();
   }
 
-  render(sessions, currentId, running) {
-    this.last = [sessions, currentId, running];
+  /** The chats to list; `query` is the search they answer (none: every chat). */
+  render(sessions, currentId, running, query = '') {
+    this.last = [sessions, currentId, running, query];
     this.emptyNote.hidden = sessions.length > 0;
+    // An empty search result is not an empty history: say that nothing matched what was typed.
+    if (query) tx(this.emptyNote, 'sidebar.no_match', { query: visible(query.length > 80 ? `${query.slice(0, 79)}…` : query) });
+    else tx(this.emptyNote, 'sidebar.empty');
     // A refresh (a title or time change) rebuilds the rows: keep the keyboard focus where it was,
     // on the same control of the same row.
     const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
