@@ -169,6 +169,18 @@ class FilePreview(_Preview):
     kind: Literal["file"]
     size: int = 0
     count: int = 1
+    item: str | None = None  # what it is (file, symlink, ...): the page words it
+
+
+class TreeRow(BaseModel):
+    """One item below a folder that would be deleted, for the page to word and size."""
+
+    model_config = _DEFERRED
+
+    depth: int
+    name: str
+    kind: str
+    size: int | None = None
 
 
 class TreePreview(_Preview):
@@ -177,6 +189,10 @@ class TreePreview(_Preview):
     kind: Literal["tree"]
     size: int = 0
     count: int = 1
+    #: The first items of ``text`` as data (at most ``TREE_MAX_LINES - 1``), and the OS's
+    #: path separator the page puts after folder names.
+    rows: list[TreeRow] | None = None
+    sep: str | None = None
 
 
 class PathPreview(_Preview):

@@ -229,12 +229,14 @@ def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | T
             "path": str(plan.target),
             "exists": True,
             "size": plan.size,
+            "item": plan.kind,
             "text": line,
             "count": 1,
             "binding": delete_binding(plan),
         }
     lines = [f"{plan.target}{os.sep}\n"]
-    for entry in sorted(plan.entries, key=lambda e: [p.casefold() for p in e.rel.split(os.sep)]):
+    ordered = sorted(plan.entries, key=lambda e: [p.casefold() for p in e.rel.split(os.sep)])
+    for entry in ordered:
         indent = "  " * entry.depth
         suffix = os.sep if entry.kind == "directory" else ""
         extra = f"  ({human_size(entry.info.st_size)})" if stat.S_ISREG(entry.info.st_mode) else ""
@@ -250,10 +252,19 @@ def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | T
         "exists": True,
         "size": plan.size,
         "text": text,
+        "rows": [_tree_row(entry) for entry in ordered[: TREE_MAX_LINES - 1]],
+        "sep": os.sep,
         "count": len(plan.entries) + 1,
         "truncated": cut,
         "binding": delete_binding(plan),
     }
+
+
+def _tree_row(entry: Entry) -> dict[str, Any]:
+    """One line of the tree as data, so the page says sizes and kinds in the user's language
+    (the ``text`` form is English, for the model's side and the terminal)."""
+    size = entry.info.st_size if stat.S_ISREG(entry.info.st_mode) else None
+    return {"depth": entry.depth, "name": entry.name, "kind": entry.kind, "size": size}
 
 
 TOOL = Tool(

@@ -3,7 +3,7 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { bytes, duration, shortPath, visible, visibleText } from './format.js';
-import { hasText, tx } from './i18n.js';
+import { hasText, t, tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
 
@@ -77,7 +77,7 @@ export function previewView(preview, status = 'pending') {
     case 'file': {
       // Future tense while it waits, past tense once it ran (or did not).
       const key = { success: 'card.deleted_items', cancelled: 'card.not_deleted', error: 'card.not_deleted' }[status] || 'card.will_delete';
-      return h('div', {}, h('div', { class: 'pv-label', i18n: [key, { n: preview.count ?? 1 }] }), plainBlock(preview.text, 'tree'));
+      return h('div', {}, h('div', { class: 'pv-label', i18n: [key, { n: preview.count ?? 1 }] }), deleteTree(preview));
     }
     case 'command': return commandPreview(preview);
     case 'mcp': return mcpPreview(preview, plainBlock);
@@ -85,6 +85,26 @@ export function previewView(preview, status = 'pending') {
     case 'error': return failureLine(preview.code, preview.params, preview.text, 'tc-error');
     default: return preview.text ? plainBlock(preview.text) : null;
   }
+}
+
+/** What a delete removes, one line per item, sizes in the page's units and words in its
+ * language (Core's `rows`); a preview stored before those rows keeps Core's English text. */
+function deleteTree(p) {
+  const rows = Array.isArray(p.rows) ? p.rows : null;
+  if (p.kind === 'file' && p.item) {
+    const what = p.item === 'symlink' ? t('card.delete_link_only') : bytes(p.size ?? 0);
+    return plainBlock(`${p.path}  (${what})`, 'tree');
+  }
+  if (!rows) return plainBlock(p.text, 'tree');
+  const lines = [`${p.path}${p.sep || '/'}`];
+  for (const row of rows) {
+    const extra = row.kind === 'symlink' ? t('card.delete_link_only') : row.size != null ? bytes(row.size) : '';
+    const name = `${row.name}${row.kind === 'directory' ? p.sep || '/' : ''}`;
+    lines.push(`${'  '.repeat(Math.max(0, Math.min(Number(row.depth) || 0, 64)))}${name}${extra ? `  (${extra})` : ''}`);
+  }
+  const more = (Number(p.count) || 1) - 1 - rows.length;
+  if (more > 0) lines.push(t('card.delete_more', { n: more }));
+  return plainBlock(lines.join('\n'), 'tree');
 }
 
 function commandPreview(p) {
