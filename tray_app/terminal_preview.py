@@ -45,6 +45,7 @@ PREVIEW_TEXT = {
         "risk_command": "command",
         "prompt": "Approve {tool}? [y/N{remember}] ",
         "remember": " / a = yes, don't ask again this chat",
+        "json_content": "; the content came as JSON data: written as formatted JSON text",
     },
     "zh-CN": {
         "new_file": "新文件，{size} 字节",
@@ -67,6 +68,7 @@ PREVIEW_TEXT = {
         "risk_command": "运行命令",
         "prompt": "允许 {tool}？[y=允许 / N=拒绝{remember}] ",
         "remember": " / a=允许，本次对话不再询问",
+        "json_content": "；内容是 JSON 数据：按格式化的 JSON 文本写入",
     },
 }
 
@@ -83,8 +85,15 @@ def approval_heading(tool: str, risk: str, language: str = "en") -> str:
 
 def preview_summary(preview: Mapping[str, Any] | AnyPreview, language: str = "en") -> str:
     """One line of what the call would do: sizes, counts, or where a command runs."""
-    words = _words(language)
     shown = read_preview(preview)
+    line = _summary(shown, language)
+    if line and (shown.model_extra or {}).get("json_content"):
+        line += _words(language)["json_content"]
+    return line
+
+
+def _summary(shown: AnyPreview, language: str) -> str:
+    words = _words(language)
     if isinstance(shown, NewFilePreview):
         return words["new_file"].format(size=shown.size_after)
     if isinstance(shown, DiffPreview) and shown.changes is False:

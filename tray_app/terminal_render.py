@@ -106,12 +106,14 @@ RESULT_TEXT = {
         "applied": "applied {n} edit(s)",
         "would_apply": "would apply {n} edit(s)",
         "lines": "lines {first}-{last} of {total}; next from line {next}",
+        "json_content": " (the content came as JSON data: written as formatted JSON text)",
     },
     "zh-CN": {
         "moved": "已移动到 {destination}",
         "applied": "已应用 {n} 处修改",
         "would_apply": "将应用 {n} 处修改",
         "lines": "第 {first}-{last} 行，共 {total} 行；下次从第 {next} 行开始",
+        "json_content": "（内容是 JSON 数据：已按格式化的 JSON 文本写入）",
     },
 }
 
@@ -123,6 +125,8 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
         return failure_text(result, language) + nearest_lines(result, language)
     words = RESULT_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
     note = undo_note(result, language)
+    if result.get("json_content"):
+        note += words["json_content"]
     if result.get("destination"):
         return words["moved"].format(destination=written_out(result["destination"])) + note
     if isinstance(result.get("edits"), list):

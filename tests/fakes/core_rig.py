@@ -161,12 +161,15 @@ def make_rig(tmp_path: Path, app_paths: AppPaths) -> Iterator[Callable[..., Rig]
         chats: Any = None,
         tools: list[Tool] | None = None,
         secrets: Any = None,
+        fake_options: dict[str, Any] | None = None,
         **settings_fields: Any,
     ) -> Rig:
         """``openai``: a FakeOpenAI instead of a FakeOllama; ``sqlite``: the real chat store;
         ``chats``: a given ChatRepository; ``tools``: more tools besides the test tools;
-        ``secrets``: a SecretStore factory (the keyring)."""
-        fake: FakeServer = (FakeOpenAI() if openai else FakeOllama()).start()
+        ``secrets``: a SecretStore factory (the keyring); ``fake_options``: the fake server's
+        own options (``mistral_ids``, ``same_index``...)."""
+        options = fake_options or {}
+        fake: FakeServer = (FakeOpenAI(**options) if openai else FakeOllama(**options)).start()
         workspace = tmp_path / "work"
         workspace.mkdir(exist_ok=True)
         fields: dict[str, Any] = {

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tests.fakes._server import FakeServer, RecordedRequest, Reply, filled, registry_name
+from tests.fakes.mistral_ids import mistral_id_problem
 from tests.fakes.turns import (
     CallSpec,
     Turn,
@@ -113,11 +114,13 @@ class FakeOllama(FakeServer):
         *,
         version: str = "0.12.10",
         context_length: int = 40960,
+        mistral_ids: bool = False,
         default_turn: Turn | None = None,
     ) -> None:
         super().__init__(DEFAULT_MODELS if models is None else models, default_turn=default_turn)
         self.version = version
         self.context_length = context_length
+        self.mistral_ids = mistral_ids  # 400 on tool-call ids a Mistral template refuses
         self.pull_error: str | None = None  # set to make /api/pull fail after the manifest
         self.tags_size = 0  # set to make /api/tags answer a (generated) body of this many bytes
         self._call_ids = itertools.count(1)
@@ -207,6 +210,12 @@ class FakeOllama(FakeServer):
             return
         if body.get("tools") and "tools" not in capabilities:
             reply.json(400, {"error": f"{registry_name(model)} does not support tools"})
+            return
+        bad_id = (
+            mistral_id_problem(body.get("messages"), missing_ok=True) if self.mistral_ids else None
+        )
+        if bad_id is not None:
+            reply.json(400, {"error": bad_id})
             return
         turn = self.next_turn()
         if turn is None:

@@ -5,6 +5,12 @@ delta, tool calls as a header delta (``index``, ``id``, ``type``, ``name``, ``ar
 followed by argument fragments, a finish chunk with ``delta: {}``, a usage chunk with
 ``choices: []`` when ``stream_options.include_usage`` asks for it, then ``data: [DONE]``.
 ``tool_call_style="whole"`` sends each call complete in one delta, like Ollama's ``/v1``.
+``same_index=True`` gives every call ``index: 0`` (distinct ids), as Ollama's ``/v1`` and some
+gateways stream parallel calls (ollama/ollama#15457, ai-dynamo/dynamo#4723).
+
+``mistral_ids=True`` answers HTTP 400 to a history whose tool-call ids are not exactly nine
+letters or digits, with the message Mistral-family servers send (mistral_common's validator via
+vLLM --tokenizer-mode mistral: vllm-project/vllm#9019, #12332; jackmpcollins/magentic#276).
 
 With ``api_key`` set, every request must carry ``Authorization: Bearer <key>`` or gets a 401
 in OpenAI's error shape; ``all_requests[i].header("authorization")`` shows what was sent. The
@@ -20,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from tests.fakes._server import FakeServer, RecordedRequest, Reply, filled, registry_name
+from tests.fakes.mistral_ids import mistral_id_problem
 from tests.fakes.ollama_server import DEFAULT_MODELS
 from tests.fakes.turns import (
     FILLER,
@@ -85,6 +92,8 @@ class FakeOpenAI(FakeServer):
         api_key: str | None = None,
         reasoning_field: Literal["reasoning_content", "reasoning"] = "reasoning_content",
         tool_call_style: Literal["fragmented", "whole"] = "fragmented",
+        same_index: bool = False,
+        mistral_ids: bool = False,
         default_turn: Turn | None = None,
     ) -> None:
         default = {"gpt-4o-mini": ["completion", "tools", "vision"], **DEFAULT_MODELS}
@@ -92,6 +101,8 @@ class FakeOpenAI(FakeServer):
         self.api_key = api_key
         self.reasoning_field = reasoning_field
         self.tool_call_style = tool_call_style
+        self.same_index = same_index
+        self.mistral_ids = mistral_ids
         self._ids = itertools.count(1)
 
     def handle(self, request: RecordedRequest, reply: Reply) -> None:
@@ -122,6 +133,10 @@ class FakeOpenAI(FakeServer):
         if body.get("tools") and "tools" not in self.models[key]:
             reply.json(400, error_body(400, f"{registry_name(model)} does not support tools"))
             return
+        bad_id = mistral_id_problem(body.get("messages")) if self.mistral_ids else None
+        if bad_id is not None:
+            reply.json(400, error_body(400, bad_id))
+            return
         turn = self.next_turn()
         if turn is None:
             reply.json(500, error_body(500, self.script_exhausted()))
@@ -147,7 +162,7 @@ class FakeOpenAI(FakeServer):
         calls: list[dict[str, Any]] = []
         for index, call in enumerate(turn.calls):
             call_id = self._call_id(call.id, turn)
-            entry: dict[str, Any] = {"index": index}
+            entry: dict[str, Any] = {"index": 0 if self.same_index else index}
             entry.update({"id": call_id} if call_id else {})
             function = {"name": call.name, "arguments": call.arguments_text()}
             calls.append({**entry, "type": "function", "function": function})

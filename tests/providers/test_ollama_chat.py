@@ -13,6 +13,7 @@ from tests.providers._helpers import collect, request
 from tray_app.messages import ChatMessage, ToolCall
 from tray_app.providers.base import ChatRequest, StreamDelta
 from tray_app.providers.ollama import OllamaProvider
+from tray_app.providers.wire_ids import wire_id
 
 
 async def test_text_with_thinking_streams_in_pieces_and_reports_stats(
@@ -241,7 +242,10 @@ async def test_request_body_carries_history_tools_and_options(
             "content": "",
             "thinking": "Read it.",
             "tool_calls": [
-                {"id": "call_1", "function": {"name": "read_file", "arguments": {"path": "a"}}},
+                {
+                    "id": wire_id("call_1"),
+                    "function": {"name": "read_file", "arguments": {"path": "a"}},
+                },
                 {"function": {"name": "read_file", "arguments": {"path": "b"}}},
             ],
         },
@@ -249,7 +253,7 @@ async def test_request_body_carries_history_tools_and_options(
             "role": "tool",
             "content": '{"success": true}',
             "tool_name": "read_file",
-            "tool_call_id": "call_1",
+            "tool_call_id": wire_id("call_1"),  # nine letters or digits: wire_ids
         },
         {"role": "tool", "content": '{"success": false}', "tool_name": "read_file"},
     ]

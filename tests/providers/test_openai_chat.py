@@ -32,6 +32,7 @@ from tray_app.messages import ChatMessage, ToolCall
 from tray_app.providers.base import ChatRequest
 from tray_app.providers.factory import make_provider
 from tray_app.providers.openai import OpenAIProvider
+from tray_app.providers.wire_ids import wire_id
 
 TOOL = {"type": "function", "function": {"name": "read_file", "parameters": {}}}
 
@@ -172,15 +173,15 @@ async def test_history_with_tool_calls_pairs_ids(
         "role": "assistant",
         "content": None,
         "tool_calls": [
-            call("call_1", "read_file", '{"path": "a"}'),
-            call("call_2", "list_directory", '{"path": "."}'),
-            call("call_xyz", "read_file", '{"path": "b"}'),
+            call(wire_id("call_1"), "read_file", '{"path": "a"}'),
+            call(wire_id("call_2"), "list_directory", '{"path": "."}'),
+            call(wire_id("call_xyz"), "read_file", '{"path": "b"}'),
         ],
     }
     assert [(m["tool_call_id"], m["content"]) for m in sent[2:5]] == [
-        ("call_1", "A"),
-        ("call_2", "LS"),
-        ("call_xyz", "B"),
+        (wire_id("call_1"), "A"),
+        (wire_id("call_2"), "LS"),
+        (wire_id("call_xyz"), "B"),
     ]
     assert sent[5] == {"role": "assistant", "content": "Both read."}
 

@@ -83,7 +83,7 @@ def test_large_text_arguments_keep_only_a_placeholder_with_the_size() -> None:
     calls.add([{"index": 0, "function": {"name": "write_file", "arguments": ""}}])
     for start in range(0, len(text), 4096):
         calls.add([{"index": 0, "function": {"arguments": text[start : start + 4096]}}])
-    pending = calls._calls[0]
+    pending = calls._calls[0][1]
     assert pending._text == []  # what passed the limit was let go during the stream
     (call,) = calls.build()
     size = len(text.encode())

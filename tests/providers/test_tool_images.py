@@ -18,6 +18,7 @@ from tray_app.providers.tool_images import (
     cap_images,
     wire_messages,
 )
+from tray_app.providers.wire_ids import wire_id
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 100).decode()
 JPEG = base64.b64encode(b"\xff\xd8\xff" + "红点🔴\u202e".encode() * 10).decode()
@@ -54,7 +55,7 @@ def test_ollama_gets_the_tool_images_in_a_user_message_after_the_results() -> No
 def test_openai_gets_them_as_data_url_parts_and_the_tool_ids_still_pair() -> None:
     body = openai_request(ChatRequest(model="m", messages=chat([JPEG], [PNG])))
     sent = body["messages"]
-    assert [m.get("tool_call_id") for m in sent[2:4]] == ["c0", "c1"]
+    assert [m.get("tool_call_id") for m in sent[2:4]] == [wire_id("c0"), wire_id("c1")]
     assert all(isinstance(m["content"], str) for m in sent[2:4])
     parts = sent[4]["content"]
     assert sent[4]["role"] == "user" and parts[0]["type"] == "text"

@@ -133,7 +133,7 @@ BAD_ARGS: list[tuple[str, Any]] = [
     ("read_file", {"path": "binary.bin", "encoding": "base64", "start_line": 1}),
     ("write_file", {"path": "w.txt", "content": 5}),
     ("write_file", {"path": "w.txt", "content": None}),
-    ("write_file", {"path": "w.txt", "content": ["a"]}),
+    ("write_file", {"path": "w.txt", "content": True}),  # an object or a list is written as JSON
     ("write_file", {"path": "w.txt", "content": "\ud800"}),
     ("write_file", {"path": "w.txt", "content": "a", "encoding": "hex"}),
     ("write_file", {"path": "w.txt", "content": "a", "encoding": "base64"}),

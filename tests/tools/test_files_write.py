@@ -373,3 +373,45 @@ def test_create_preview(box, layout):
 
 def test_read_tools_have_no_preview(box, layout):
     assert box.preview("read_file", {"path": "x"})["kind"] == "none"
+
+
+# ---- JSON data given as the content ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ({"名前": "値 🙂", "n": [1, 2.5, None, True], "nested": {"a": {}}}, "object"),
+        ([{"id": 1}, "\u202etxt.exe"], "array"),
+    ],
+)
+def test_json_data_as_content_is_written_as_formatted_json_text(box, layout, content, kind):
+    """Models writing JSON files pass the object itself (issue threads: qwen2.5-coder and
+    llama3.x with write_file); it is written formatted, and both the model and the user are
+    told, instead of the call being refused."""
+    expected = json.dumps(content, indent=2, ensure_ascii=False)
+    preview = box.preview("write_file", {"path": "data.json", "content": content})
+    assert preview["kind"] == "new_file" and preview["json_content"] == kind
+    assert preview["text"] == expected  # the approval shows exactly what is written
+    assert preview["size_after"] == len(expected.encode())
+    result = ok(box.execute("write_file", {"path": "data.json", "content": content}))
+    assert (layout.work / "data.json").read_text(encoding="utf-8") == expected
+    assert result["json_content"] == kind
+    assert result["note"].startswith(f"content was given as a JSON {kind}, not a string")
+    assert result["bytesWritten"] == len(expected.encode())
+
+
+def test_json_content_over_an_existing_file_shows_the_diff_of_the_formatted_text(box, layout):
+    ok(box.execute("write_file", {"path": "cfg.json", "content": '{"a": 1}'}))
+    preview = box.preview("write_file", {"path": "cfg.json", "content": {"a": 2}})
+    assert preview["kind"] == "diff" and preview["json_content"] == "object"
+    assert '+  "a": 2' in preview["text"]
+
+
+def test_a_plain_string_content_says_nothing_about_json(box, layout):
+    result = ok(box.execute("write_file", {"path": "t.json", "content": "{}"}))
+    assert "json_content" not in result and "note" not in result
+
+
+def test_a_number_as_content_is_still_refused(box):
+    assert "content" in err(box.execute("write_file", {"path": "w.txt", "content": 5}))

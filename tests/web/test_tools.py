@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -198,3 +199,26 @@ def test_run_command_shows_the_command_then_its_output(
     open_card(card)
     expect(card.locator(".plain.stdout")).to_contain_text("hello from the shell")
     expect(card.locator(".tc-meta")).to_contain_text("exit code 0")
+
+
+def test_json_data_as_content_is_previewed_and_written_as_formatted_text(app: App) -> None:
+    """A model writing a JSON file passes the object itself: the approval shows the exact
+    formatted text that will be written, its size, and a note; the card repeats the note."""
+    target = app.workspace / "配置 🙂.json"
+    data = {"名前": "テスト", "list": [1, {"ok": True}]}
+    app.fake.script(
+        tool_turn([("write_file", {"path": str(target), "content": data})]), text_turn("Done.")
+    )
+    app.send("Write the config")
+    page = app.page
+    panel = page.locator("#approval")
+    expect(panel.locator(".ap-preview")).to_contain_text("The model gave the content as JSON data")
+    expect(panel.locator(".ap-preview")).to_contain_text('"名前": "テスト"')
+    expected = json.dumps(data, indent=2, ensure_ascii=False)
+    expect(panel.locator(".ap-facts")).to_contain_text(f"{len(expected.encode())} B")
+    page.click(APPROVE)
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    assert target.read_text("utf-8") == expected
+    open_card(card)
+    expect(card.locator(".tc-body")).to_contain_text("written as formatted JSON text")

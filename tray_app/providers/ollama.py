@@ -46,6 +46,7 @@ from tray_app.providers.base import (
 from tray_app.providers.think_tags import ThinkTagSplitter
 from tray_app.providers.tool_calls import NamedToolCalls
 from tray_app.providers.tool_images import wire_messages
+from tray_app.providers.wire_ids import WireIds
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +55,11 @@ SHORT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)  # tags, show, version: Ollama 
 _NUMBER = re.compile(r"-?\d+")
 
 
-def encode_message(message: ChatMessage) -> dict[str, Any]:
-    """A ``ChatMessage`` in ``/api/chat`` shape; empty optional fields are left out."""
+def encode_message(message: ChatMessage, ids: WireIds | None = None) -> dict[str, Any]:
+    """A ``ChatMessage`` in ``/api/chat`` shape; empty optional fields are left out. Ids go out
+    in their wire form (``wire_ids``: a Mistral template refuses any other), paired by ``ids``
+    across the messages of one request."""
+    ids = ids if ids is not None else WireIds()
     out: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.role == "assistant" and message.thinking:
         out["thinking"] = message.thinking
@@ -64,7 +68,7 @@ def encode_message(message: ChatMessage) -> dict[str, Any]:
     if message.role == "assistant" and message.tool_calls:
         calls: list[dict[str, Any]] = []
         for call in message.tool_calls:
-            entry: dict[str, Any] = {} if call.id is None else {"id": call.id}
+            entry: dict[str, Any] = {} if call.id is None else {"id": ids.call(call.id)}
             entry["function"] = {"name": call.name, "arguments": call.arguments}
             calls.append(entry)
         out["tool_calls"] = calls
@@ -72,14 +76,19 @@ def encode_message(message: ChatMessage) -> dict[str, Any]:
         if message.tool_name:
             out["tool_name"] = message.tool_name
         if message.tool_call_id:
-            out["tool_call_id"] = message.tool_call_id
+            out["tool_call_id"] = ids.result(message.tool_call_id)
     return out
+
+
+def encode_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
+    ids = WireIds()
+    return [encode_message(m, ids) for m in messages]
 
 
 def encode_request(request: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": [encode_message(m) for m in wire_messages(request.messages)],
+        "messages": encode_messages(wire_messages(request.messages)),
         "stream": True,
     }
     if request.think is not None:

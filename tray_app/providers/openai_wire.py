@@ -6,7 +6,8 @@ result to name it in ``tool_call_id``. The agent copies ``ToolCall.id`` into the
 some local servers), both stay ``None``: calls then get ``call_<n>`` here, numbered in history
 order, so the same history always gets the same ids, and each id-less result is paired with the
 first unanswered call of the preceding assistant message (by ``tool_name`` when that matches) —
-which is why results must follow their calls in call order.
+which is why results must follow their calls in call order. What is sent is each id's wire form
+(``wire_ids``: nine letters or digits, which Mistral-family servers insist on).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tray_app.messages import ChatMessage, image_mime
 from tray_app.providers._lines import MAX_LINE_BYTES, iter_lines, line_too_long
 from tray_app.providers.base import ChatRequest
 from tray_app.providers.tool_images import wire_messages
+from tray_app.providers.wire_ids import WireIds, wire_id
 
 
 def image_url(image: str) -> str:
@@ -34,6 +36,7 @@ def image_url(image: str) -> str:
 def encode_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     generated = 0
+    ids = WireIds()
     unanswered: list[tuple[str, str]] = []  # (id, name) of the last assistant's calls
     for message in messages:
         entry: dict[str, Any] = {"role": message.role, "content": message.content}
@@ -43,7 +46,7 @@ def encode_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
             for call in message.tool_calls:
                 if call.id is None:
                     generated += 1
-                call_id = call.id or f"call_{generated}"
+                call_id = ids.call(call.id or f"call_{generated}")
                 arguments = json.dumps(call.arguments, ensure_ascii=False)
                 calls.append(
                     {
@@ -56,7 +59,10 @@ def encode_messages(messages: list[ChatMessage]) -> list[dict[str, Any]]:
             entry["content"] = message.content or None
             entry["tool_calls"] = calls
         elif message.role == "tool":
-            call_id = message.tool_call_id or _pair(unanswered, message.tool_name)
+            if message.tool_call_id:
+                call_id = ids.result(message.tool_call_id)
+            else:
+                call_id = _pair(unanswered, message.tool_name)
             unanswered = [pending for pending in unanswered if pending[0] != call_id]
             entry["tool_call_id"] = call_id
         elif message.role == "user" and message.images:
@@ -72,7 +78,7 @@ def _pair(unanswered: list[tuple[str, str]], name: str | None) -> str:
     for call_id, call_name in unanswered:
         if call_name == name:
             return call_id
-    return unanswered[0][0] if unanswered else "call_unknown"
+    return unanswered[0][0] if unanswered else wire_id("call_unknown")
 
 
 def encode_request(request: ChatRequest) -> dict[str, Any]:

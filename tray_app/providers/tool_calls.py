@@ -266,11 +266,15 @@ class IndexedToolCalls:
     """OpenAI's rule: fragments belong to the call with their ``index``.
 
     A delta without an index (some servers leave it out) starts a new call when it has a name
-    and continues the last call otherwise.
+    and continues the last call otherwise. An id that differs from the one already at an index
+    starts a new call there: Ollama's ``/v1`` and some gateways stream every parallel call with
+    ``index: 0`` (ollama/ollama#15457, ai-dynamo/dynamo#4723), and merging them lost both. A
+    name or id repeated in every fragment of one call (vLLM) still continues it.
     """
 
     def __init__(self) -> None:
-        self._calls: dict[int, PendingCall] = {}
+        self._calls: list[tuple[int, PendingCall]] = []  # in arrival order
+        self._open: dict[int, PendingCall] = {}  # index -> the call its fragments go to now
 
     def add(self, entries: Any) -> None:
         if not isinstance(entries, list):
@@ -283,11 +287,12 @@ class IndexedToolCalls:
             call_id, name = _text(entry.get("id")), _text(function.get("name"))
             index = entry.get("index")
             if not isinstance(index, int) or isinstance(index, bool):
-                last = max(self._calls, default=-1)
+                last = max(self._open, default=-1)
                 index = last + 1 if name or last < 0 else last
-            call = self._calls.get(index)
-            if call is None:
-                call = self._calls[index] = PendingCall()
+            call = self._open.get(index)
+            if call is None or (call_id and call.id is not None and call_id != call.id):
+                call = self._open[index] = PendingCall()
+                self._calls.append((index, call))
             if name and not call.name:
                 call.name = name
             if call_id and call.id is None:
@@ -295,4 +300,5 @@ class IndexedToolCalls:
             call.add_arguments(function.get("arguments"))
 
     def build(self) -> list[ToolCall]:
-        return [self._calls[index].build() for index in sorted(self._calls)]
+        ordered = sorted(range(len(self._calls)), key=lambda n: (self._calls[n][0], n))
+        return [self._calls[n][1].build() for n in ordered]

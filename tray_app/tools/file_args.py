@@ -8,8 +8,9 @@ the model sees.
 
 from __future__ import annotations
 
+import json
 import math
-from typing import Any
+from typing import Any, Literal
 
 from tray_app.tools.text_codec import normalize_name
 
@@ -21,6 +22,32 @@ def _encoding(value: Any) -> Any:
     if isinstance(value, str):
         return normalize_name(value)
     return value
+
+
+JsonKind = Literal["object", "array"]
+
+
+def json_kind(value: Any) -> JsonKind | None:
+    """``object`` or ``array`` when a model sent JSON data where text was asked for."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return None
+
+
+def json_text(value: Any) -> str:
+    """A model writing a JSON file often passes its content as the object itself: the text
+    written is that object formatted (two-space indent, characters kept as they are)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def json_note(kind: JsonKind) -> str:
+    """What the model is told when its content was a JSON object or array."""
+    return (
+        f"content was given as a JSON {kind}, not a string; it was written as JSON text "
+        "formatted with a 2-space indent"
+    )
 
 
 def _clamp(value: Any, low: int, high: int) -> Any:

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from tray_app.atomic import atomic_write
 from tray_app.errors import SandboxViolation
@@ -30,7 +36,14 @@ from tray_app.tools.binding import (
     changed_since_approval,
     file_binding,
 )
-from tray_app.tools.file_args import PATH_HELP, _encoding
+from tray_app.tools.file_args import (
+    PATH_HELP,
+    JsonKind,
+    _encoding,
+    json_kind,
+    json_note,
+    json_text,
+)
 from tray_app.tools.fs_safe import (
     NotReadable,
     human_size,
@@ -71,10 +84,30 @@ class WriteFileArgs(ToolArgs):
         ),
     )
 
+    #: ``object``/``array`` when the model sent ``content`` as JSON data: written as JSON text.
+    _content_was: JsonKind | None = PrivateAttr(default=None)
+
     @field_validator("encoding", mode="before")
     @classmethod
     def _enc(cls, value: Any) -> Any:
         return _encoding(value)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _json_content(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Content given as an object or array becomes its formatted JSON text, so the
+        preview, the approval and the file all hold exactly the same text."""
+        kind = json_kind(data.get("content")) if isinstance(data, dict) else None
+        if kind is not None:
+            data = {**data, "content": json_text(data["content"])}
+        args = handler(data)
+        if kind is not None and isinstance(args, WriteFileArgs):
+            args._content_was = kind
+        return args
+
+    @property
+    def content_was(self) -> JsonKind | None:
+        return self._content_was
 
 
 @dataclass(frozen=True)
@@ -153,6 +186,9 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
         "bytesWritten": len(plan.data),
         "created": plan.old is None,
     }
+    if args.content_was is not None:
+        result["json_content"] = args.content_was
+        result["note"] = json_note(args.content_was)
     return commit_change(ctx, entry, result)
 
 
@@ -168,6 +204,8 @@ def write_preview(ctx: ToolContext, args: WriteFileArgs) -> dict[str, Any] | Too
         "size_after": len(plan.data),
         "binding": file_binding(plan.target),
     }
+    if args.content_was is not None:
+        base["json_content"] = args.content_was
     if plan.old is None:
         text, cut = _bounded(new_lines, max_lines=NEW_FILE_LINES)
         return {"kind": "new_file", **base, "text": text, "truncated": cut}

@@ -66,6 +66,16 @@ export function plainBlock(text, extra = '') {
 /** The preview a write/delete/create/command shows before it runs (Toolbox.preview shapes). */
 export function previewView(preview, status = 'pending') {
   if (!preview || !preview.kind || preview.kind === 'none') return null;
+  const view = previewBody(preview, status);
+  // write_file's content came as JSON data: what is shown is the text that will be written.
+  return preview.json_content ? h('div', {}, jsonNote(), view) : view;
+}
+
+function jsonNote() {
+  return h('div', { class: 'pv-label', i18n: 'card.json_content' });
+}
+
+function previewBody(preview, status) {
   switch (preview.kind) {
     case 'diff': if (NO_CHANGE.test(preview.text || '')) return h('div', { class: 'muted', i18n: 'card.no_change' });
       return preview.changes === false
@@ -182,7 +192,10 @@ export function resultView(name, result, record) {
     case 'list_directory': return listView(result);
     case 'search_files': return searchView(result, record.arguments?.path);
     case 'run_command': return commandView(result);
-    case 'write_file': return h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
+    case 'write_file': {
+      const done = h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
+      return result.json_content ? h('div', {}, done, jsonNote()) : done;
+    }
     case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });
     case 'delete_file': return h('div', { class: 'tc-done', i18n: result.trashed ? 'card.trashed' : 'card.deleted' });
     default: return fileResultView(name, result, { diffView, excerpt, foldable, failureLine })

@@ -49,6 +49,11 @@ export function valueClass(key) {
 }
 
 /** The arguments worth a glance, as [label key, value, value is a locale key] rows. */
+/** write_file's content as the text written: JSON data given for it is written formatted. */
+function contentText(content) {
+  return content !== null && typeof content === 'object' ? JSON.stringify(content, null, 2) : String(content ?? '');
+}
+
 export function keyArgs(name, args = {}) {
   const rows = [];
   const add = (key, value, isKey = false) => {
@@ -61,7 +66,7 @@ export function keyArgs(name, args = {}) {
       break;
     case 'write_file':
       add('arg.path', args.path);
-      add('arg.size', bytes(new TextEncoder().encode(String(args.content ?? '')).length));
+      add('arg.size', bytes(new TextEncoder().encode(contentText(args.content)).length));
       break;
     case 'search_files':
       add('arg.query', args.query);
