@@ -219,7 +219,9 @@ export class ToolCard {
     const parts = [];
     // Writes and deletes keep their preview (the diff, the tree) after they ran; the command
     // itself is in the arguments above, so its preview is not repeated.
-    const showPreview = preview && preview.kind !== 'error' && name !== 'run_command'
+    // A call waiting for the user shows its preview once, in the approval panel; the card
+    // only points there (Review).
+    const showPreview = preview && preview.kind !== 'error' && name !== 'run_command' && !record.awaiting
       && (status === 'pending' || ['write_file', 'delete_file'].includes(name));
     if (showPreview) parts.push(previewView(preview, status));
     if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(failureLine(preview.blocked_code, preview.blocked_params, preview.blocked, 'tc-error'));
