@@ -118,6 +118,12 @@ def _mcp_parsers(sub: SubParsers) -> None:
     add_parsers(sub)
 
 
+def _rules_parser(sub: SubParsers) -> None:
+    from tray_app.rules_cli import add_parsers
+
+    add_parsers(sub)
+
+
 # Each command's parser, in the order ``--help`` lists them ("changes" adds "undo" too).
 SUBCOMMANDS: dict[str, Callable[[SubParsers], None]] = {
     "chat": _chat_parser,
@@ -127,6 +133,7 @@ SUBCOMMANDS: dict[str, Callable[[SubParsers], None]] = {
     "changes": _changes_parsers,
     "undo": _changes_parsers,
     "mcp": _mcp_parsers,
+    "rules": _rules_parser,
 }
 
 
@@ -259,6 +266,10 @@ def dispatch(args: argparse.Namespace) -> int:
         from tray_app.terminal import run_export
 
         return run_export(args)
+    if args.command == "rules":
+        from tray_app.rules_cli import run_rules
+
+        return run_rules(args)
     if args.command == "mcp":
         from tray_app.mcp_cli import run_mcp
 

@@ -75,6 +75,7 @@ def gather(endpoint: str | None) -> dict[str, Any]:
         "problem": secrets.problem,
         "causes": keyring_causes(secrets),
     }
+    report["rules"] = rules_report(settings.tool_rules, settings.mcp_servers)
     try:
         from tray_app.desktop.checks import desktop_report
 
@@ -113,11 +114,39 @@ def print_report(report: dict[str, Any], language: str = "en") -> None:
         line("warn", "keyring_off", backend=keyring["backend"])
         for cause in keyring.get("causes", []):
             print(f"       {keyring_cause(cause.get('code'), cause.get('detail'), language)}")
+    print_rules(report.get("rules") or {}, language)
     for name, value in report["paths"].items():
         line("info", "path", name=name_word(name, language), value=value)
     for name, value in report.get("desktop", {}).items():
         said = value_words(value, language)
         line("info", "desktop", name=name_word(name, language), value=said)
+
+
+def rules_report(rules: list[Any], servers: dict[str, Any]) -> dict[str, Any]:
+    """How many lasting permission rules hold, and each one that is ignored and why."""
+    from tray_app.rules_cli import known_names, listing
+
+    rows = listing(rules, known_names(servers))
+    return {
+        "count": len(rows),
+        "in_force": sum(1 for row in rows if row["in_force"]),
+        "problems": [row for row in rows if row["problem"] is not None],
+    }
+
+
+def print_rules(rules: dict[str, Any], language: str) -> None:
+    """A warning line for each rule that is ignored (or a deny kept only as written)."""
+    from tray_app.rules_cli import problem_text, words
+
+    if not rules.get("count"):
+        return
+    status = "warn" if rules["problems"] else "ok"
+    said = words(language, "rules.doctor_ok", count=rules["in_force"])
+    print(f"{doctor_line(language, status)} {said}")
+    for row in rules["problems"]:
+        why = problem_text(row["problem"], language)
+        text = words(language, "rules.doctor_problem", n=row["n"], tool=row["tool"], why=why)
+        print(f"       {written_out(text)}")
 
 
 def _capability(cap: str, language: str) -> str:

@@ -152,6 +152,9 @@ class ApprovalNeeded(_Event):
     preview: dict[str, Any]
     can_remember: bool
     expires_at: float
+    #: The folder a lasting rule made from this card covers ("Always allow <tool> in
+    #: <folder>" / "Never"): None for a tool that names no path (it covers the tool anywhere).
+    rule_folder: str | None = None
 
 
 class ApprovalResolved(_Event):

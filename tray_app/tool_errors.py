@@ -25,6 +25,8 @@ ToolErrorCode = Literal[
     "not_run_denied",
     "not_run_timeout",
     "not_run_cancelled",
+    "not_run_rule",
+    "not_run_rule_folder",
     "target_kept_changing",
     "target_changed",
     "repeated",

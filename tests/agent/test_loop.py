@@ -150,7 +150,11 @@ def test_a_denied_write_is_not_run_and_the_model_is_told(make_rig: Any) -> None:
     assert rig.finish(turn).stop_reason == "done"
     assert rig.notes == []
     body = json.loads(tool_messages(rig.fake.chat_requests[1])[0]["content"])
-    assert body == {"success": False, "error": "note was not run: the user denied this call"}
+    denied = (
+        "note was not run: the user denied this call; do not retry it, "
+        "ask the user or take another way"
+    )
+    assert body == {"success": False, "error": denied}
     assert rig.log.of_type("tool_call_update")[-1].status == "cancelled"
 
 

@@ -13,8 +13,9 @@ card or notification appears only to be answered by the flag a moment later.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,11 @@ from tray_app.events import (
 from tray_app.messages import AnyPreview, OtherPreview
 from tray_app.tools.base import Risk
 
+log = logging.getLogger(__name__)
+
 ASKS_IN_EVERY_MODE = {Risk.DESTRUCTIVE, Risk.COMMAND}
+#: Makes a lasting rule (tool, folder or None, "allow" | "deny") from an answered card.
+RuleMaker = Callable[[str, str | None, str], Awaitable[None]]
 
 
 def needs_confirmation(
@@ -85,6 +90,8 @@ class Outcome:
     decision: Decision
     by: DecidedBy
     remember: bool = False
+    #: "Always allow <tool> in <folder>" (approved) or "Never" (denied): a lasting rule.
+    rule: bool = False
 
 
 @dataclass
@@ -101,6 +108,7 @@ class ApprovalBroker:
         self._pending: dict[str, _Pending] = {}
         self._grants: dict[str, set[str]] = {}
         self.on_change: Callable[[], None] | None = None
+        self.on_rule: RuleMaker | None = None
 
     def granted(self, session_id: str, tool: str) -> bool:
         return tool in self._grants.get(session_id, set())
@@ -139,17 +147,36 @@ class ApprovalBroker:
         self._resolve(event, outcome)
         if outcome.decision == "approved" and outcome.remember and can_remember(Risk(event.risk)):
             self.grant(event.session_id, event.name)
+        if outcome.rule and outcome.decision in ("approved", "denied"):
+            await self._make_rule(event, "allow" if outcome.decision == "approved" else "deny")
         return outcome
 
+    async def _make_rule(self, event: ApprovalNeeded, action: str) -> None:
+        """Keep the card's rule; a failure to save is logged, the call's answer stands."""
+        if self.on_rule is None:
+            return
+        try:
+            await self.on_rule(event.name, event.rule_folder, action)
+        except Exception:
+            log.exception("could not keep the rule for %s", event.name)
+
     def decide(
-        self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
+        self,
+        call_id: str,
+        approve: bool,
+        *,
+        remember: bool = False,
+        by: DecidedBy = "popup",
+        rule: bool = False,
     ) -> bool:
-        """Answer a pending call. False when it is no longer pending (answered elsewhere)."""
+        """Answer a pending call (``rule``: and make it a lasting rule). False when it is no
+        longer pending (answered elsewhere)."""
         pending = self._pending.get(call_id)
         if pending is None or pending.future.done():
             return False
         decision: Decision = "approved" if approve else "denied"
-        pending.future.set_result(Outcome(decision=decision, by=by, remember=remember))
+        outcome = Outcome(decision=decision, by=by, remember=remember, rule=rule)
+        pending.future.set_result(outcome)
         return True
 
     def _resolve(self, event: ApprovalNeeded, outcome: Outcome) -> None:

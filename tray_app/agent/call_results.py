@@ -33,12 +33,37 @@ def tools_disabled() -> ToolResult:
     return failure("tools are disabled", code="tools_disabled")
 
 
-#: A call the user did not let run: the model's words and the card's code, by decision.
+#: A call the user did not let run: the model's words and the card's code, by decision. One
+#: sentence that says who said no and why, and that asking again gets the same answer.
 NOT_RUN: dict[str, tuple[str, ToolErrorCode]] = {
-    "denied": ("the user denied this call", "not_run_denied"),
-    "timeout": ("no answer within the confirmation timeout; counted as denied", "not_run_timeout"),
+    "denied": (
+        "the user denied this call; do not retry it, ask the user or take another way",
+        "not_run_denied",
+    ),
+    "timeout": (
+        "the user did not answer within the confirmation timeout, which counts as a denial; "
+        "do not retry it",
+        "not_run_timeout",
+    ),
     "cancelled": ("cancelled", "not_run_cancelled"),
 }
+
+
+def not_run(name: str, decision: str) -> ToolResult:
+    """The answer for a call the user did not approve (``decision``: denied, timeout, ...)."""
+    why, code = NOT_RUN[decision]
+    return failure(f"{name} was not run: {why}", code=code)
+
+
+def denied_by_rule(name: str, folder: str | None) -> ToolResult:
+    """The answer for a call a lasting deny rule of the user refuses, without asking."""
+    where = f" in {folder}" if folder else ""
+    return failure(
+        f"{name} was not run: the user's permission rules deny {name}{where}; "
+        "do not retry it, ask the user or take another way",
+        code="not_run_rule_folder" if folder else "not_run_rule",
+        params={"tool": name, "folder": folder} if folder else {"tool": name},
+    )
 
 
 def refused(name: str, preview: ErrorPreview) -> ToolResult:

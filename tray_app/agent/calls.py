@@ -18,10 +18,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.agent.approval import ApprovalBroker, can_remember, needs_confirmation
+from tray_app.agent.approval import ApprovalBroker, Outcome, can_remember, needs_confirmation
 from tray_app.agent.call_recorder import CallRecorder
-from tray_app.agent.call_results import NOT_RUN, refused, tools_disabled
-from tray_app.agent.guards import REPEAT_LIMIT, REPEATED, Cost, TurnGuards, budget_text, cost_of
+from tray_app.agent.call_results import denied_by_rule, not_run, refused, tools_disabled
+from tray_app.agent.guards import (
+    REPEAT_LIMIT,
+    REPEATED,
+    Cost,
+    TurnGuards,
+    budget_text,
+    call_key,
+    cost_of,
+)
 from tray_app.agent.progress import progress_reporter
 from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, ClientFlag, Publish
@@ -37,6 +45,7 @@ from tray_app.messages import (
 from tray_app.store.records import ChatRepository, MessageRecord
 from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.base import Risk, ToolResult, failure
+from tray_app.tools.tool_rules import RuleBook, Verdict, call_paths, named_paths, rule_folder
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 log = logging.getLogger(__name__)
@@ -63,7 +72,13 @@ class CallHandler:
         on_message: Callable[[MessageRecord], None] | None = None,
         result_room: Callable[[], int | None] | None = None,
         client_flag: ClientFlag | None = None,
+        rules: Callable[[], RuleBook] | None = None,
     ) -> None:
+        #: The lasting rules in force (read at each call: one made from a card applies to the
+        #: very next call); None: no rules.
+        self.rules = rules
+        #: This turn's answers by identical call: asked again, the earlier answer stands.
+        self.answers: dict[str, Outcome] = {}
         #: ``mcp serve``'s flag for a call its client started (``approval.flag_allows``);
         #: None for the app's own turns, which no flag ever widens.
         self.client_flag = client_flag
@@ -134,6 +149,13 @@ class CallHandler:
         # Validated once: the same parsed arguments go to every preview and to the run.
         tool = checked.tool
         record.risk = tool.risk.value
+        paths = self._paths(toolbox, checked)
+        verdict = self._verdict(checked, paths)
+        if verdict is not None and verdict.action == "deny":
+            self.records.announce(record, "pending")
+            result = denied_by_rule(call.name, verdict.rule.folder)
+            self.records.close(record, "cancelled", result, decision="denied", decided_by="rule")
+            return
         preview = await toolbox.preview_async(checked)
         preview, cost, over = self._budget(tool.risk, preview)
         record.preview = preview_json(preview)
@@ -149,6 +171,9 @@ class CallHandler:
             preview=preview,
             granted=self.broker.granted(self.session_id, call.name),
         )
+        if verdict is not None:
+            ask = over or _rule_asks(verdict, tool.risk, preview, ask)
+        offered = rule_folder(paths, str(toolbox.policy.workspace))
         if not ask:
             # Unasked (full auto, a grant or a rule): still bound to the previewed target, so a
             # file that changes between the preview and the tool's read is not written.
@@ -160,7 +185,7 @@ class CallHandler:
                 return
             preview, cost = shown
         for _ in range(MAX_APPROVAL_ROUNDS):
-            if not await self._ask(call, record, tool.risk, preview):
+            if not await self._ask(call, record, tool.risk, preview, offered, over=over):
                 return
             if preview.binding is None:
                 await self._run(record, toolbox, checked, cost)
@@ -224,24 +249,50 @@ class CallHandler:
             return (with_facts(preview, budget=None) if preview.budget else preview), cost, False
         return with_facts(preview, budget={**over, "text": budget_text(over)}), cost, True
 
+    def _paths(self, toolbox: Toolbox, checked: CheckedCall) -> list[str]:
+        """The paths a built-in call names, literal and real (an MCP tool's are unknown)."""
+        if checked.tool.origin != "builtin":
+            return []
+        raw = named_paths(checked.args, default_cwd=checked.tool.risk is Risk.COMMAND)
+        return call_paths(raw, str(toolbox.policy.workspace))
+
+    def _verdict(self, checked: CheckedCall, paths: list[str]) -> Verdict | None:
+        if self.rules is None:
+            return None
+        return self.rules().decide(checked.name, checked.tool.origin, paths)
+
     async def _ask(
-        self, call: ToolCall, record: ToolCallRecord, risk: Risk, preview: AnyPreview
+        self,
+        call: ToolCall,
+        record: ToolCallRecord,
+        risk: Risk,
+        preview: AnyPreview,
+        offered: str | None = None,
+        *,
+        over: bool = False,
     ) -> bool:
-        """One approval round; False when the call was answered without running."""
+        """One approval round; False when the call was answered without running. The same
+        call asked again in this turn gets the earlier answer (unless a budget now asks)."""
+        key = call_key(call.name, call.arguments)
+        earlier = self.answers.get(key)
         try:
-            outcome = await self.broker.request(
-                ApprovalNeeded(
-                    session_id=self.session_id,
-                    call_id=record.call_id,
-                    name=call.name,
-                    arguments=call.arguments,
-                    risk=risk.value,
-                    preview=preview_json(preview),
-                    can_remember=can_remember(risk),
-                    expires_at=time.time() + self.broker.timeout,
-                ),
-                client_flag=self.client_flag,
-            )
+            if earlier is not None and not over and preview.changed_since_shown is not True:
+                outcome = earlier
+            else:
+                outcome = await self.broker.request(
+                    ApprovalNeeded(
+                        session_id=self.session_id,
+                        call_id=record.call_id,
+                        name=call.name,
+                        arguments=call.arguments,
+                        risk=risk.value,
+                        preview=preview_json(preview),
+                        can_remember=can_remember(risk),
+                        expires_at=time.time() + self.broker.timeout,
+                        rule_folder=offered,
+                    ),
+                    client_flag=self.client_flag,
+                )
         except asyncio.CancelledError:
             result = failure("cancelled: the user stopped the turn", code="stopped")
             self.records.close(
@@ -249,11 +300,11 @@ class CallHandler:
             )
             raise
         record.decision, record.decided_by = outcome.decision, outcome.by
+        if outcome.decision in ("approved", "denied", "timeout"):
+            self.answers[key] = outcome
         if outcome.decision == "approved":
             return True
-        why, code = NOT_RUN[outcome.decision]
-        result = failure(f"{call.name} was not run: {why}", code=code)
-        self.records.close(record, "cancelled", result)
+        self.records.close(record, "cancelled", not_run(call.name, outcome.decision))
         return False
 
     def _check(self, call: ToolCall) -> CheckedCall | ToolResult:
@@ -342,3 +393,17 @@ class CallHandler:
         if status == "success":  # the budgets count what really happened
             self.guards.charge(cost)
         self.records.close(record, status, result, duration_ms=duration, undoable=undoable)
+
+
+def _rule_asks(verdict: Verdict, risk: Risk, preview: AnyPreview, mode_asks: bool) -> bool:
+    """Whether a call a rule covers still asks. An ask rule always asks. An allow rule never
+    covers a target that makes something run later, a command the blacklist flags, or a
+    command unless the rule names run_command itself (a server-wide rule never does)."""
+    if verdict.action == "ask":
+        return True
+    facts = preview_json(preview)
+    if preview.changes is False and risk is not Risk.COMMAND:
+        return mode_asks
+    if facts.get("persistence") or facts.get("blocked"):
+        return True
+    return risk is Risk.COMMAND and verdict.rule.tool != "run_command"

@@ -45,6 +45,7 @@ from tray_app.messages import ChatMessage, ToolCallRecord
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord
 from tray_app.store.settings import Settings
+from tray_app.tools.tool_rules import RuleBook
 from tray_app.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ class AgentTurn:
         config: TurnConfig,
         workspace: str | None = None,
         on_tool_record: Callable[[ToolCallRecord], None] | None = None,
+        rules: Callable[[], RuleBook] | None = None,
     ) -> None:
         self.session_id = session_id
         self.turn_id = turn_id
@@ -122,6 +124,7 @@ class AgentTurn:
             on_tool_record=on_tool_record,
             on_message=self._remember,
             result_room=self._result_room,
+            rules=rules,
             guards=TurnGuards(
                 Budgets(
                     files_removed=config.settings.budget_files_removed,

@@ -234,9 +234,15 @@ class Core:
         return self._await(self._turns.wait_idle(session_id, timeout), timeout + 5)
 
     def decide(
-        self, call_id: str, approve: bool, *, remember: bool = False, by: DecidedBy = "popup"
+        self,
+        call_id: str,
+        approve: bool,
+        *,
+        remember: bool = False,
+        by: DecidedBy = "popup",
+        rule: bool = False,
     ) -> Decided:
-        return self._call(self._turns.decide, call_id, approve, remember, by)
+        return self._call(self._turns.decide, call_id, approve, remember, by, rule)
 
     def pending_approvals(self) -> list[Json]:
         return self._call(self._turns.pending)

@@ -19,6 +19,17 @@ from tray_app.errors import InvalidSettings, StoreError
 from tray_app.events import Event, SettingsUpdated
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
+from tray_app.tools.tool_rules import RuleBook
+
+
+def new_rule_problems(rules: object, kept: list[Any]) -> dict[str, str]:
+    """Why a rule the patch adds cannot be kept (``tool_rules.N``: code); {} when none."""
+    if not isinstance(rules, list):
+        return {"tool_rules": "not a list"}
+    fresh = [(i, r) for i, r in enumerate(rules) if r not in kept]
+    book = RuleBook([r for _, r in fresh])
+    return {f"tool_rules.{fresh[p.index][0]}": p.code for p in book.problems}
+
 
 if TYPE_CHECKING:
     from tray_app.store.secrets import SecretStore
@@ -99,6 +110,10 @@ class SettingsService:
             if problems:
                 raise self._invalid(problems, codes)
             patch = {**patch, "mcp_servers": servers}
+        if "tool_rules" in patch:  # a new rule must be good; those already kept stay as read
+            problems = new_rule_problems(patch["tool_rules"], self._settings.tool_rules)
+            if problems:
+                raise self._invalid(problems)
         try:
             updated = Settings.model_validate({**self._settings.model_dump(), **patch})
         except ValidationError as exc:

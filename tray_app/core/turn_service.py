@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
@@ -38,6 +38,7 @@ from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
 from tray_app.tools.base import failure
+from tray_app.tools.tool_rules import Action, RuleBook, book_for, new_rule
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,21 @@ class TurnService:
             broker.timeout = new.confirmation_timeout
 
         settings.listen(follow_timeout)
+        broker.on_rule = self.keep_rule
+
+    def rule_book(self) -> RuleBook:
+        """The lasting rules in force now (a rule made mid-turn applies to the next call)."""
+        return book_for(self._settings.current.tool_rules)
+
+    async def keep_rule(self, tool: str, folder: str | None, action: str) -> None:
+        """Save a rule made from a card; one for the same tool and folder is replaced."""
+        kept = [
+            r
+            for r in self._settings.current.tool_rules
+            if not (isinstance(r, dict) and r.get("tool") == tool and r.get("folder") == folder)
+        ]
+        made = new_rule(tool, folder, cast("Action", action))
+        await self._settings.update({"tool_rules": [*kept, made]})
 
     # ---- starting a turn --------------------------------------------------------------------
 
@@ -194,6 +210,7 @@ class TurnService:
             config=self._factory.config(settings, model),
             workspace=self._factory.workspace(settings, session.workspace),
             on_tool_record=self._on_tool_record,
+            rules=self.rule_book,
         )
         return await turn.run()
 
@@ -255,6 +272,7 @@ class TurnService:
             confirmation_mode=settings.confirmation_mode,
             on_tool_record=keep,
             client_flag=client_flag,
+            rules=self.rule_book,
         )
         await handler.handle(call, message.id)
         if not records or records[-1].result is None:
@@ -282,10 +300,13 @@ class TurnService:
 
     # ---- approvals and state ----------------------------------------------------------------
 
-    def decide(self, call_id: str, approve: bool, remember: bool, by: DecidedBy) -> Decided:
-        """Answer a waiting call; ``NotFound`` when it no longer waits (answered elsewhere,
-        timed out, its turn stopped)."""
-        if not self._broker.decide(call_id, approve, remember=remember, by=by):
+    def decide(
+        self, call_id: str, approve: bool, remember: bool, by: DecidedBy, rule: bool = False
+    ) -> Decided:
+        """Answer a waiting call (``rule``: and keep the answer as a lasting rule);
+        ``NotFound`` when it no longer waits (answered elsewhere, timed out, its turn
+        stopped)."""
+        if not self._broker.decide(call_id, approve, remember=remember, by=by, rule=rule):
             raise NotFound(f"call {call_id} is no longer waiting for a decision")
         return {"call_id": call_id, "approved": approve}
 

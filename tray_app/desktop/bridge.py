@@ -179,7 +179,9 @@ class Bridge:
         return self._call(
             _Decide,
             payload,
-            lambda p: self._core.decide(p.call_id, p.approve, remember=p.remember, by="popup"),
+            lambda p: self._core.decide(
+                p.call_id, p.approve, remember=p.remember, by="popup", rule=p.rule
+            ),
         )
 
     def pending_approvals(self, payload: Any = None) -> Envelope:

@@ -78,6 +78,7 @@ class _Decide(_Payload):
     call_id: IdStr
     approve: bool
     remember: bool = False
+    rule: bool = False  # "Always allow <tool> in <folder>" / "Never"
 
 
 class _CallId(_Payload):

@@ -73,9 +73,23 @@ class InstanceCommands:
             return self.mcp_calls.open_session(request)
         if command == "mcp_tools":  # ... and offers this app's MCP servers' tools too
             return self.mcp_calls.tools()
+        if command == "tool_rules":  # `metona-tray rules` reads and changes them here
+            return self._tool_rules(request)
         if self.more is not None:
             return self.more(command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}
+
+    def _tool_rules(self, request: Reply) -> Reply:
+        """The lasting rules in force (with ``rules``: set them first, saved by the app)."""
+        core = self.core()
+        if "rules" in request:
+            try:
+                core.update_settings({"tool_rules": request["rules"]})
+            except Exception as exc:  # refused (a bad rule) or not saved: said to the CLI
+                return {"ok": False, "error": str(exc)}
+        settings = core.get_settings()
+        servers = settings.get("mcp_servers") or {}
+        return {"ok": True, "rules": settings.get("tool_rules", []), "servers": dict(servers)}
 
     def _ready(self) -> bool:
         return self.started.wait(START_WAIT) and not self.quitting.is_set()

@@ -86,6 +86,10 @@ class Settings(BaseModel):
     budget_files_removed: int = Field(default=20, ge=0, le=1_000_000)
     budget_written_mb: float = Field(default=50.0, ge=0.0, le=1_000_000.0)
     budget_commands: int = Field(default=10, ge=0, le=100_000)
+    # Lasting rules, ``{"tool", "folder", "action", "created"}`` each: kept as written and
+    # checked one by one by ``tray_app.tools.tool_rules`` (a bad one is reported and ignored,
+    # never widening anything), so one odd entry never costs the others.
+    tool_rules: list[Any] = Field(default_factory=list)
     # MCP servers, in Claude Desktop's ``mcpServers`` shape plus ``enabled``, ``timeout_s`` and
     # ``trust``; each is checked on its own by ``tray_app.mcp.config`` (one bad one costs only
     # itself), so the file keeps them as written.
