@@ -33,6 +33,9 @@ NoticeCode = Literal[
     "images_unsupported",
     "max_rounds",
     "answer_limit",
+    "answer_cut",
+    "thinking_only",
+    "text_call_unusable",
     "too_many_calls",
     "server_busy_retry",
     "waiting_for_model",
@@ -108,11 +111,16 @@ class ContentDelta(_Event):
 
 
 class MessageFinished(_Event):
+    """A message is complete. ``content``/``thinking`` are set when its final texts are not
+    what streamed (a call taken from the text, reasoning recognised at the end): show these."""
+
     type: Literal["message_finished"] = "message_finished"
     session_id: str
     message_id: str
     stopped: bool = False
     stats: dict[str, Any] = Field(default_factory=dict)
+    content: str | None = None
+    thinking: str | None = None
 
 
 class ToolCallEvent(_Event):

@@ -16,10 +16,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tray_app.agent.answer_text import Settled, settle
 from tray_app.agent.deltas import DeltaBatcher
 from tray_app.agent.notices import notice_text
 from tray_app.errors import StreamError
 from tray_app.events import (
+    ContentDelta,
     MessageFinished,
     MessageStarted,
     NoticeCode,
@@ -27,6 +29,8 @@ from tray_app.events import (
 )
 from tray_app.messages import ToolCall
 from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone
+from tray_app.providers.text_call_gate import TextCallGate
+from tray_app.providers.text_calls import offered_names
 from tray_app.providers.tool_calls import bound_call, storable
 from tray_app.store.records import ChatRepository, MessageRecord
 
@@ -80,6 +84,7 @@ class Streamed:
     stats: dict[str, Any] = field(default_factory=dict)
     cut: bool = False  # stopped at the length limit
     record: MessageRecord | None = None  # the finished message, as stored
+    recovered: bool = False  # the calls were written in the answer's text, not sent as calls
 
 
 def _seconds(value: float) -> float:
@@ -112,8 +117,9 @@ class AnswerStream:
         self.max_chars = max_chars
         self.waiting_after = waiting_after
         self.message: MessageRecord | None = None  # the one streaming now
-        self._content = _Text()
+        self._content = _Text()  # the answer text shown so far
         self._thinking = _Text()
+        self._gate = TextCallGate(())  # what may still be a call, not shown yet
 
     async def stream(self, provider: Provider, request: ChatRequest, round_no: int) -> Streamed:
         message = MessageRecord(
@@ -126,6 +132,8 @@ class AnswerStream:
         self.chats.add_message(message)
         self.message = message
         self._content, self._thinking = _Text(), _Text()
+        offered = offered_names(request.tools)
+        self._gate = TextCallGate(offered)
         self.publish(
             MessageStarted(
                 session_id=self.session_id,
@@ -155,8 +163,13 @@ class AnswerStream:
         if done is None:
             raise StreamError("the answer ended before the server said it was done")
         stats = done.stats.model_dump(exclude_none=True)
-        message.content, message.thinking = self._content.value(), self._thinking.value()
-        message.tool_calls = [bound_call(call) for call in done.tool_calls]
+        shown, thinking = self._content.value(), self._thinking.value()
+        calls = [bound_call(call) for call in done.tool_calls]
+        settled = settle(shown + self._gate.held(), thinking, calls, offered)
+        message.content, message.thinking = settled.content, settled.thinking
+        message.tool_calls = [bound_call(call) for call in settled.calls]
+        if settled.recovered:
+            stats["calls_from_text"] = len(message.tool_calls)
         message.stats = stats
         self.chats.update_message(
             message.id,
@@ -165,11 +178,52 @@ class AnswerStream:
             tool_calls=message.tool_calls,
             stats=stats,
         )
+        replaced = self._show_rest(message.id, shown, thinking, settled)
         self.publish(
-            MessageFinished(session_id=self.session_id, message_id=message.id, stats=stats)
+            MessageFinished(
+                session_id=self.session_id,
+                message_id=message.id,
+                stats=stats,
+                content=replaced.get("content"),
+                thinking=replaced.get("thinking"),
+            )
         )
+        self._endings(done, settled)
         self.message = None
-        return Streamed(message.id, message.tool_calls, stats, record=message)
+        return Streamed(
+            message.id, message.tool_calls, stats, record=message, recovered=settled.recovered
+        )
+
+    def _show_rest(
+        self, message_id: str, shown: str, thinking: str, settled: Settled
+    ) -> dict[str, str]:
+        """Show what the gate held that is answer after all; texts that are not what streamed
+        plus that rest go whole on ``message_finished`` instead."""
+        replaced: dict[str, str] = {}
+        if settled.content.startswith(shown):
+            rest = settled.content[len(shown) :]
+            if rest:
+                self.publish(
+                    ContentDelta(session_id=self.session_id, message_id=message_id, text=rest)
+                )
+        elif shown[len(settled.content) :].strip() or not shown.startswith(settled.content):
+            replaced["content"] = settled.content  # (trailing white space shown can stay)
+        if settled.thinking != thinking:
+            replaced["thinking"] = settled.thinking
+        return replaced
+
+    def _endings(self, done: StreamDone, settled: Settled) -> None:
+        """Notices about how the answer ended: cut by the length, reasoning with no answer,
+        a call in the text that could not run."""
+        language = self.language
+        if done.done_reason == "length":
+            self.notice("answer_cut", notice_text("answer_cut", language))
+        elif not settled.content.strip() and settled.thinking.strip() and not settled.calls:
+            self.notice("thinking_only", notice_text("thinking_only", language))
+        if settled.unusable and not settled.calls:
+            names = ", ".join(sorted({name for name in settled.unusable if name}))
+            key = "text_call_unusable" if names else "text_call_unreadable"
+            self.notice("text_call_unusable", notice_text(key, language, names=names))
 
     def finish(
         self, *, stopped: bool, error: str | None = None, stats: dict[str, Any] | None = None
@@ -179,7 +233,9 @@ class AnswerStream:
         if message is None:
             return
         self.message = None
-        message.content, message.thinking = self._content.value(), self._thinking.value()
+        # What the gate still held was not decided: it is kept as the answer's text.
+        message.content = self._content.value() + self._gate.held()
+        message.thinking = self._thinking.value()
         self.chats.update_message(
             message.id,
             content=message.content,
@@ -222,9 +278,12 @@ class AnswerStream:
                 piece = storable(item.text)
                 text = piece if len(piece) <= room else piece[:room]
                 room -= len(text)
-                if text:
-                    (self._thinking if item.kind == "thinking" else self._content).add(text)
-                    deltas.add(item.kind, text, silence.last)
+                if text and item.kind == "thinking":
+                    self._thinking.add(text)
+                    deltas.add("thinking", text, silence.last)
+                elif text and (shown := self._gate.feed(text)):
+                    self._content.add(shown)
+                    deltas.add("content", shown, silence.last)
                 if len(text) < len(piece):
                     return done, True
         finally:

@@ -7,6 +7,32 @@ language; the page shows its own translation by ``code`` and falls back to ``mes
 from __future__ import annotations
 
 _TEXTS: dict[str, dict[str, str]] = {
+    "answer_cut": {
+        "en": (
+            "The answer was cut off: the model ran out of room (its context length or output "
+            "limit). Raise the context length in Settings, or ask it to continue."
+        ),
+        "zh-CN": "回答被截断了：模型的空间已用完（上下文长度或输出上限）。"
+        "可以在设置中调大上下文长度，或让它继续。",
+    },
+    "thinking_only": {
+        "en": (
+            "The model's reasoning never reached an answer. Ask it to continue, or raise the "
+            "context length in Settings."
+        ),
+        "zh-CN": "模型的思考没有得出回答。可以让它继续，或在设置中调大上下文长度。",
+    },
+    "text_call_unusable": {
+        "en": (
+            "The model wrote a call to a tool that is not available here ({names}) into its "
+            "answer, so nothing ran."
+        ),
+        "zh-CN": "模型在回答中写了一个此处没有的工具调用（{names}），因此没有运行任何操作。",
+    },
+    "text_call_unreadable": {
+        "en": "The model wrote a tool call into its answer that could not be read, so nothing ran.",
+        "zh-CN": "模型在回答中写了一个无法读取的工具调用，因此没有运行任何操作。",
+    },
     "answer_limit": {
         "en": (
             "The answer reached {limit:,} characters, the limit in settings, so it was stopped. "

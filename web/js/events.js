@@ -92,6 +92,10 @@ function applyEvent(ctx, ev, acc) {
     case 'message_finished': {
       const live = store.live.get(ev.message_id);
       if (live) Object.assign(live, { finished: true, stopped: ev.stopped, stats: ev.stats || {} });
+      // The final texts differ from what streamed (a call taken out of the text, reasoning
+      // recognised at the end): the message shows these.
+      if (live && typeof ev.content === 'string') live.content = ev.content;
+      if (live && typeof ev.thinking === 'string') live.thinking = ev.thinking;
       if (here) {
         dirty.delete(ev.message_id);
         // Streamed without its start, or its view went with a log a snapshot replaced: the

@@ -1,0 +1,199 @@
+"""Hold back streamed answer text that may be a tool call, until it is decided.
+
+An answer that turns out to be a call (``text_calls``) must not be shown as text and then taken
+away. So, like ``think_tags`` holds a partial tag, the gate holds:
+
+- an answer that starts (after whitespace) with a call marker, ``{``, ``[`` or a code fence,
+  until that is decided: a JSON value that closes as something other than a call to an offered
+  tool is released at once, and so is a fence that is not ``json``/``tool_code`` or closes
+  without a call inside; a marker holds to the end;
+- from a call marker written later in the answer, to the end (the text before it streams);
+- a possible marker cut at the end of a piece (``"<tool_"``), until the next piece decides it.
+
+Each piece is looked at once: plain text without ``<``, ``[`` or a backtick passes through
+with three ``in`` checks, so a long answer costs nothing measurable. What is held is bounded
+by ``MAX_SCAN_CHARS``: past it the text could not be a call anyway and is released.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Literal
+
+from tray_app.providers.text_calls import MARKERS, MAX_SCAN_CHARS, extract_calls
+
+Mode = Literal["start", "json", "fence", "text", "hold"]
+_MARKER_CHARS = frozenset(marker[0] for marker in MARKERS)
+_LONGEST_MARKER = max(len(marker) for marker in MARKERS)
+_HOLD_FENCES = frozenset({"", "json", "tool_call", "tool_calls", "tool_code"})
+_INFO_LINE_LIMIT = 40  # characters of a fence's first line before it is decided to be text
+
+
+def _partial_marker(text: str) -> int:
+    """Length of the longest suffix of ``text`` that is a proper prefix of a marker: only
+    suffixes that start with a marker's first character are tried (a few, not every size)."""
+    tail_start = max(0, len(text) - _LONGEST_MARKER + 1)
+    for start in range(tail_start, len(text)):
+        if text[start] in _MARKER_CHARS:
+            suffix = text[start:]
+            if any(len(suffix) < len(m) and m.startswith(suffix) for m in MARKERS):
+                return len(text) - start
+    return 0
+
+
+class TextCallGate:
+    """One answer's gate: ``feed`` each content piece and show what it returns; ``held`` is
+    what waits. With no tools offered it holds nothing."""
+
+    def __init__(self, offered: Collection[str]) -> None:
+        self._offered = offered
+        self._mode: Mode = "start" if offered else "text"
+        self._held: list[str] = []
+        self._held_chars = 0
+        self._carry = ""  # text mode: a possible marker cut at the end of the last piece
+        # json mode: the scanner's state over the held value
+        self._depth = 0
+        self._in_string = False
+        self._escaped = False
+        self._checked_first = False
+        self._fence_tail = ""  # fence mode: the last characters, for a close cut in two
+        self._fence_lang_ok = False  # fence mode: its first line said json (or nothing)
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._held) or bool(self._carry)
+
+    def held(self) -> str:
+        """Everything not shown yet (the end of the stream, a stop or a cut decides it)."""
+        return "".join(self._held) + self._carry
+
+    def feed(self, text: str) -> str:
+        """The part of ``text`` (with anything released) to show now."""
+        if self._mode == "text":
+            return self._text(text)
+        if self._mode == "hold":
+            return self._hold(text)
+        self._add(text)
+        if self._mode == "start":
+            return self._start()
+        if self._mode == "json":
+            return self._json(text)
+        return self._fence(text)
+
+    # ---- modes --------------------------------------------------------------------------------
+
+    def _start(self) -> str:
+        probe = "".join(self._held).lstrip()
+        if not probe:
+            return ""
+        for marker in MARKERS:
+            if probe.startswith(marker):
+                self._mode = "hold"
+                return self._bounded()
+            if marker.startswith(probe):
+                return ""  # it may still become this marker
+        if probe.startswith("```"):
+            self._mode = "fence"
+            return self._fence("")
+        if probe[0] in "{[":
+            self._mode = "json"
+            held = self.held()
+            return self._json(held[len(held) - len(probe) :])
+        return self._release()
+
+    def _json(self, new: str) -> str:
+        """Scan the new characters of a held JSON value; decide when it closes."""
+        for char in new:
+            if not self._checked_first and self._depth and not char.isspace():
+                self._checked_first = True
+                if not self._in_string and char not in '"{':
+                    return self._release()  # "{x" or "[1": not a call object
+            if self._in_string:
+                if self._escaped:
+                    self._escaped = False
+                elif char == "\\":
+                    self._escaped = True
+                elif char == '"':
+                    self._in_string = False
+            elif char == '"':
+                self._in_string = True
+            elif char in "{[":
+                self._depth += 1
+            elif char in "}]":
+                self._depth -= 1
+                if self._depth <= 0:
+                    return self._decide()
+        return self._bounded()
+
+    def _fence(self, new: str) -> str:
+        if not self._fence_lang_ok:
+            held = self.held()
+            body_start = held.find("```") + 3
+            newline = held.find("\n", body_start)
+            if newline < 0:
+                return self._release() if len(held) > _INFO_LINE_LIMIT else ""
+            if held[body_start:newline].strip().lower() not in _HOLD_FENCES:
+                return self._release()
+            self._fence_lang_ok = True
+            new = held[newline:]  # the body so far: where the closing fence is looked for
+        tail = self._fence_tail + new
+        self._fence_tail = tail[-2:]
+        if "```" not in tail:
+            return self._bounded()
+        return self._decide()
+
+    def _decide(self) -> str:
+        """A held value closed: a call holds on to the end, anything else is released."""
+        if extract_calls(self.held(), self._offered).calls:
+            self._mode = "hold"
+            return self._bounded()
+        return self._release()
+
+    def _hold(self, text: str) -> str:
+        self._add(text)
+        return self._bounded()
+
+    def _text(self, text: str) -> str:
+        text = self._carry + text
+        self._carry = ""
+        if not self._offered:
+            return text
+        if "<" not in text and "[" not in text and "`" not in text:
+            return text  # the plain text of almost every piece
+        first = -1
+        for marker in MARKERS:
+            hit = text.find(marker)
+            while hit > 0 and text[hit - 1] == "`":  # `<tool_call>` in inline code is text
+                hit = text.find(marker, hit + 1)
+            if hit >= 0 and (first < 0 or hit < first):
+                first = hit
+        if first >= 0:
+            self._mode = "hold"
+            self._add(text[first:])
+            return text[:first] + self._bounded()
+        keep = _partial_marker(text)
+        if keep:
+            self._carry = text[len(text) - keep :]
+            return text[: len(text) - keep]
+        return text
+
+    # ---- holding ------------------------------------------------------------------------------
+
+    def _add(self, text: str) -> None:
+        if text:
+            self._held.append(text)
+            self._held_chars += len(text)
+
+    def _bounded(self) -> str:
+        """Past ``MAX_SCAN_CHARS`` nothing is scanned for calls: show what waits, and stop
+        holding for the rest of this answer."""
+        if self._held_chars > MAX_SCAN_CHARS:
+            self._offered = ()
+            return self._release()
+        return ""
+
+    def _release(self) -> str:
+        text = "".join(self._held)
+        self._held, self._held_chars = [], 0
+        self._mode = "text"
+        return self._text(text)
