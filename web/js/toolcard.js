@@ -141,7 +141,26 @@ function outcomeKey(record) {
   if (status !== 'success' || !result) return null;
   if (name === 'delete_file') return ['card.outcome_deleted', { n: preview?.count ?? 1 }];
   if (name === 'write_file') return [result.created ? 'card.outcome_created' : 'card.outcome_saved', { size: bytes(result.bytesWritten) }];
+  if (name === 'edit_file') return editOutcome(result);
   return null;
+}
+
+/** "Edited: 1 replacement, +3 −1 lines": the replacements made, and the lines the diff adds
+ * and removes when the card has the whole diff (a shortened one would undercount). */
+function editOutcome(result) {
+  const n = Array.isArray(result.edits) ? result.edits.length : 1;
+  if (result.dry_run) return ['card.edit_dry_run', { n }];
+  const diff = typeof result.diff === 'string' && !result.diff_truncated ? result.diff : '';
+  if (!diff || result.diff === '(no change)\n') return ['card.outcome_edited', { n }];
+  let added = 0;
+  let removed = 0;
+  let inHunk = false; // the ---/+++ file lines come before the first hunk only
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('@@')) inHunk = true;
+    else if (inHunk && line.startsWith('+')) added += 1;
+    else if (inHunk && line.startsWith('-')) removed += 1;
+  }
+  return ['card.outcome_edited_lines', { n, added, removed }];
 }
 
 export class ToolCard {
