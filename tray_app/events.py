@@ -41,6 +41,7 @@ NoticeCode = Literal[
     "waiting_for_model",
     "history_not_saved",
     "history_saved",
+    "nothing_changed",
 ]
 #: Why a turn failed; the page shows ``error.<code>`` from ``web/locales``.
 FailureCode = Literal[

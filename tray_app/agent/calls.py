@@ -90,6 +90,8 @@ class CallHandler:
         self.broker = broker
         self.publish = publish
         self.confirmation_mode = confirmation_mode
+        #: A tool that can change something (anything but a read) started running this turn.
+        self.ran_a_change = False
         self.records = CallRecorder(
             session_id=session_id,
             turn_id=turn_id,
@@ -331,6 +333,8 @@ class CallHandler:
         """Run and answer the call; with ``rebind``, False (and no answer yet) when the tool
         refused because its target is not the one the user approved: ask again."""
         self.records.update(record, "running")
+        if record.risk != Risk.READ.value:
+            self.ran_a_change = True
         # Asked or not, the tool checks once more that its target is what was previewed.
         binding = (record.preview or {}).get("binding")
         bound = binding if isinstance(binding, dict) else None

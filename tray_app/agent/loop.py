@@ -25,6 +25,7 @@ from typing import Any, cast, get_args
 from tray_app.agent.answer import AnswerStream, Streamed
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
+from tray_app.agent.claims import claims_a_change
 from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.history import TurnHistory
 from tray_app.agent.notices import notice_text
@@ -321,6 +322,7 @@ class AgentTurn:
             if streamed.cut:
                 return "answer_limit"
             if not streamed.calls:
+                self._note_an_unbacked_claim(streamed)
                 return "done"
             await self._run_calls(streamed, last_round=round_no == self.config.settings.max_rounds)
         self._notice(
@@ -331,6 +333,15 @@ class AgentTurn:
             ),
         )
         return "max_rounds"
+
+    def _note_an_unbacked_claim(self, streamed: Streamed) -> None:
+        """An answer that says it changed files when nothing that changes files ran gets a
+        quiet note under it; nothing is retried (``agent.claims``)."""
+        answer = streamed.record.content if streamed.record is not None else ""
+        if self.calls.ran_a_change or not claims_a_change(answer):
+            return
+        text = notice_text("nothing_changed", self.config.language)
+        self._notice("nothing_changed", text, level="info")
 
     async def _run_calls(self, streamed: Streamed, *, last_round: bool) -> None:
         """Each call in order; past the per-round limit each still gets a "not run" answer."""

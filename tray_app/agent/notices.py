@@ -64,6 +64,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "Waiting for the model… nothing has arrived for {seconds:g} s. You can stop it.",
         "zh-CN": "正在等待模型… 已有 {seconds:g} 秒没有收到内容。可以随时停止。",
     },
+    "nothing_changed": {
+        "en": "No files were changed in this turn.",
+        "zh-CN": "本轮没有更改任何文件。",
+    },
 }
 
 

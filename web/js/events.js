@@ -183,6 +183,8 @@ function noticeFor(ev) {
     detail: known ? null : ev.message,
     // An unsaved chat lives only in memory: offer to keep it in a file.
     exportId: ev.code === 'history_not_saved' ? ev.session_id : null,
+    // A fact under the answer ("no files were changed"), not an alarm.
+    quiet: ev.code === 'nothing_changed',
   });
 }
 

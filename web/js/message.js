@@ -210,11 +210,11 @@ export class AssistantMessage {
 }
 
 /** A notice (tools dropped, round limit) or a failure, with Retry for failures. */
-export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry, exportId }) {
-  return h('div', { class: `notice ${level}`, role: level === 'error' ? 'alert' : 'note' },
-    icon(level === 'info' ? 'spark' : 'alert'),
+export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry, exportId, quiet = false }) {
+  return h('div', { class: `notice ${level}${quiet ? ' quiet' : ''}`, role: level === 'error' ? 'alert' : 'note' },
+    quiet ? null : icon(level === 'info' ? 'spark' : 'alert'),
     h('div', { class: 'notice-text' },
-      titleKey ? h('strong', { i18n: [titleKey, titleArgs] }) : null,
+      titleKey ? h(quiet ? 'span' : 'strong', { i18n: [titleKey, titleArgs] }) : null,
       detail ? h('div', { class: 'notice-detail' }, codeSpans(detail)) : null),
     retry ? h('button', { class: 'btn small', type: 'button', icon: 'retry', onclick: (e) => emit(e.currentTarget, 'metona:retry') },
       h('span', { i18n: 'msg.retry' })) : null,
