@@ -23,6 +23,7 @@ from bench.journal import bench_journal
 from bench.loop_bounds import bench_loop_bounds
 from bench.page_speed import bench_page
 from bench.provider_memory import bench_provider_memory
+from bench.rules import bench_rules
 from bench.shell import bench_shell
 from bench.speed_table import bench_speed, markdown
 from tests.fakes.ollama_server import FakeOllama
@@ -137,6 +138,7 @@ def main() -> int:
         bench_tools(root)
         bench_edit_tools()
         bench_guards()
+        bench_rules()
         bench_history()
         bench_store(root)
         bench_journal()

@@ -265,10 +265,30 @@ class RuleBook:
             return None
         allowed = found[0]
         assert allowed is not None
-        # A folder that became a link since the rules were read no longer carries an allow.
-        if any(r is not None and r.folder and not _still_plain(r.folder) for r in found):
+        # A folder that became a link (or went) since the rules were read allows nothing. The
+        # real paths being inside already keep such a rule from widening; this says it plainly.
+        folders = {r.folder for r in found if r is not None and r.folder}
+        if any(not _usable(folder) for folder in folders):
             return None
         return Verdict("allow", allowed)
+
+
+_RECHECK_S = 2.0
+_checked: dict[str, tuple[float, bool]] = {}
+
+
+def _usable(folder: str) -> bool:
+    """``check_folder`` of an allow rule's folder, remembered for a moment (a burst of calls
+    in one folder checks it once), in a bounded table."""
+    now = time.monotonic()
+    seen = _checked.get(folder)
+    if seen is not None and now - seen[0] < _RECHECK_S:
+        return seen[1]
+    if len(_checked) >= 4_096:
+        _checked.clear()
+    usable = check_folder(folder) is None
+    _checked[folder] = (now, usable)
+    return usable
 
 
 def _first(own: _ToolIndex | None, server: _ToolIndex | None, path: str | None) -> Rule | None:
@@ -284,10 +304,6 @@ def _first(own: _ToolIndex | None, server: _ToolIndex | None, path: str | None) 
 
 def _verdict(rule: Rule | None) -> Verdict | None:
     return None if rule is None else Verdict(rule.action, rule)
-
-
-def _still_plain(folder: str) -> bool:
-    return os.path.realpath(folder) == folder
 
 
 def _mcp_name(tool: str) -> bool:
@@ -353,17 +369,15 @@ def _inside(path: str, folder: str) -> bool:
     return p == f or p.startswith(f.rstrip(os.sep) + os.sep)
 
 
-_BOOK_TTL_S = 10.0
-_cached: tuple[object, float, RuleBook] | None = None
+_cached: tuple[object, RuleBook] | None = None
 
 
 def book_for(entries: Sequence[object]) -> RuleBook:
-    """The compiled rules of a settings list, reused while that list is in force (a few
-    seconds at most, so a folder made or linked since is seen)."""
+    """The compiled rules of a settings list, built once while that list is in force (each
+    settings change makes a new list); an allow's folder is checked again at each use."""
     global _cached
-    now = time.monotonic()
-    if _cached is not None and _cached[0] is entries and now - _cached[1] < _BOOK_TTL_S:
-        return _cached[2]
+    if _cached is not None and _cached[0] is entries:
+        return _cached[1]
     book = RuleBook(entries)
-    _cached = (entries, now, book)
+    _cached = (entries, book)
     return book
