@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tray_app.agent.answer_text import Settled, settle
+from tray_app.agent.answer_text import LoneCloseTag, Settled, settle
 from tray_app.agent.deltas import DeltaBatcher
 from tray_app.agent.notices import notice_text
 from tray_app.errors import StreamError
@@ -120,6 +120,7 @@ class AnswerStream:
         self._content = _Text()  # the answer text shown so far
         self._thinking = _Text()
         self._gate = TextCallGate(())  # what may still be a call, not shown yet
+        self._close_tag = LoneCloseTag()
 
     async def stream(self, provider: Provider, request: ChatRequest, round_no: int) -> Streamed:
         message = MessageRecord(
@@ -134,6 +135,7 @@ class AnswerStream:
         self._content, self._thinking = _Text(), _Text()
         offered = offered_names(request.tools)
         self._gate = TextCallGate(offered)
+        self._close_tag = LoneCloseTag()
         self.publish(
             MessageStarted(
                 session_id=self.session_id,
@@ -165,7 +167,8 @@ class AnswerStream:
         stats = done.stats.model_dump(exclude_none=True)
         shown, thinking = self._content.value(), self._thinking.value()
         calls = [bound_call(call) for call in done.tool_calls]
-        settled = settle(shown + self._gate.held(), thinking, calls, offered)
+        rest = self._gate.feed(self._close_tag.flush()) + self._gate.held()
+        settled = settle(shown + rest, thinking, calls, offered, self._close_tag.at)
         message.content, message.thinking = settled.content, settled.thinking
         message.tool_calls = [bound_call(call) for call in settled.calls]
         if settled.recovered:
@@ -234,7 +237,7 @@ class AnswerStream:
             return
         self.message = None
         # What the gate still held was not decided: it is kept as the answer's text.
-        message.content = self._content.value() + self._gate.held()
+        message.content = self._content.value() + self._gate.held() + self._close_tag.flush()
         message.thinking = self._thinking.value()
         self.chats.update_message(
             message.id,
@@ -281,7 +284,7 @@ class AnswerStream:
                 if text and item.kind == "thinking":
                     self._thinking.add(text)
                     deltas.add("thinking", text, silence.last)
-                elif text and (shown := self._gate.feed(text)):
+                elif text and (shown := self._show(text)):
                     self._content.add(shown)
                     deltas.add("content", shown, silence.last)
                 if len(text) < len(piece):
@@ -292,6 +295,11 @@ class AnswerStream:
             if close is not None:  # a cut answer closes its HTTP response now, not at GC
                 await close()
         return done, False
+
+    def _show(self, text: str) -> str:
+        """Answer text to show now: a lone ``</think>`` taken out, then the call gate."""
+        seen = self._thinking.length > 0
+        return self._gate.feed(self._close_tag.feed(text, reasoning_seen=seen))
 
     async def _watch_silence(self, silence: _Silence) -> None:
         """Say "waiting for the model…" once per silence longer than ``waiting_after``."""

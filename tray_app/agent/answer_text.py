@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from tray_app.messages import ToolCall
 from tray_app.providers.text_calls import extract_calls
-from tray_app.providers.think_tags import CLOSE_TAG, OPEN_TAG
+from tray_app.providers.think_tags import CLOSE_TAG
 
 
 @dataclass(frozen=True)
@@ -29,22 +29,53 @@ class Settled:
     recovered: bool = False  # the calls came from the text
 
 
-def lone_close_tag(content: str, thinking: str) -> tuple[str, str] | None:
-    """(thinking, content) when ``content`` has a ``</think>`` with no ``<think>`` before it
-    and nothing else was reasoning: R1 distills start inside the reasoning."""
-    if thinking.strip():
-        return None
-    close = content.find(CLOSE_TAG)
-    if close < 0 or OPEN_TAG in content[:close]:
-        return None
-    return content[:close].strip(), content[close + len(CLOSE_TAG) :].lstrip()
+class LoneCloseTag:
+    """Takes an R1 distill's lone ``</think>`` out of the streamed answer and remembers where
+    it was: those models start inside the reasoning (their template opened the tag), so the
+    text before it is reasoning, which ``settle`` moves there. Only the first one counts, and
+    only while nothing else was reasoning; a tag cut between pieces is held like
+    ``think_tags`` holds one."""
+
+    def __init__(self) -> None:
+        self.at: int | None = None  # where the answer's reasoning ends, in the shown text
+        self._passed = 0
+        self._held = ""
+
+    def feed(self, text: str, *, reasoning_seen: bool) -> str:
+        if self.at is not None or (reasoning_seen and not self._held):
+            return text
+        text, self._held = self._held + text, ""
+        if "<" not in text:
+            self._passed += len(text)
+            return text
+        index = text.find(CLOSE_TAG)
+        if index >= 0:
+            self.at = self._passed + index
+            return text[:index] + text[index + len(CLOSE_TAG) :]
+        keep = next(
+            (n for n in range(len(CLOSE_TAG) - 1, 0, -1) if text.endswith(CLOSE_TAG[:n])), 0
+        )
+        self._held = text[len(text) - keep :]
+        self._passed += len(text) - keep
+        return text[: len(text) - keep]
+
+    def flush(self) -> str:
+        """A held ``"</thi"`` at the end of the stream was text."""
+        held, self._held = self._held, ""
+        return held
 
 
-def settle(content: str, thinking: str, calls: list[ToolCall], offered: Collection[str]) -> Settled:
-    """The final texts and calls of an answer whose stream ended normally."""
-    split = lone_close_tag(content, thinking)
-    if split is not None:
-        thinking, content = split
+def settle(
+    content: str,
+    thinking: str,
+    calls: list[ToolCall],
+    offered: Collection[str],
+    reasoning_until: int | None = None,
+) -> Settled:
+    """The final texts and calls of an answer whose stream ended normally; the content before
+    ``reasoning_until`` (where a lone ``</think>`` was) is reasoning."""
+    if reasoning_until is not None and not thinking.strip():
+        thinking, content = content[:reasoning_until].strip(), content[reasoning_until:].lstrip()
     if calls or not offered:
         return Settled(content, thinking, calls)
     found = extract_calls(content, offered)

@@ -1,0 +1,62 @@
+"""The real ``metona-tray chat`` subprocess against both fake servers, one prompt per corpus
+shape (``tests/fakes/model_shapes.py``): every call left in the text writes its file through
+``--yes``, every other shape ends with a clear notice, and no markup reaches the answer."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.cli import chat_args, cli_env, run_cli
+from tests.fakes.model_shapes import CONTENT, MARKUP, call_shapes, ending_shapes
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.turns import Turn, text_turn
+
+NOTICE_WORDS = {
+    "text_call_unusable": "so nothing ran",
+    "answer_cut": "The answer was cut off",
+}
+
+
+@pytest.mark.parametrize("wire", ["ollama", "openai"])
+def test_every_shape_in_the_terminal(wire: str, metona_home: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    turns: list[Turn] = []
+    prompts: list[str] = []
+    for number, shape in enumerate(call_shapes()):
+        turns += [shape.turn(), text_turn(f"Wrote file {number}.")]
+        prompts.append(f"write {shape.name}")
+    for shape in ending_shapes():
+        turns.append(shape.turn())
+        prompts.append(f"say {shape.name}")
+    fake: FakeOllama | FakeOpenAI
+    if wire == "ollama":
+        fake, model, extra = FakeOllama(), "qwen3:8b", ["--think"]
+    else:
+        fake, model, extra = FakeOpenAI(), "gpt-4o-mini", ["--provider", "openai"]
+    with fake:
+        fake.script(*turns)
+        args = chat_args(fake.url, workspace, "--yes", *extra, model=model)
+        stdin = "\n".join(prompts) + "\n/exit\n"
+        result = run_cli(
+            [sys.executable, "-m", "tray_app", *args],
+            cli_env(metona_home, tmp_path / "home"),
+            stdin,
+            timeout=180,
+        )
+        assert fake.pending_turns == 0, result.stderr
+    assert result.returncode == 0, result.stderr
+    for shape in call_shapes():
+        assert (workspace / shape.path()).read_text(encoding="utf-8") == CONTENT, shape.name
+    assert result.stderr.count("[tool] ✓ write_file success") == len(call_shapes())
+    for mark in MARKUP:
+        assert mark not in result.stdout, mark
+    assert "I will write the file now." in result.stdout and "Hello! 你好 👋" in result.stdout
+    for code, words in NOTICE_WORDS.items():
+        expected = sum(1 for shape in ending_shapes() if shape.notice == code)
+        assert result.stderr.count(words) == expected, (code, result.stderr[-3000:])
+    assert "Traceback" not in result.stderr
