@@ -3,7 +3,7 @@
 // A timer backs up requestAnimationFrame, which stops while the popup is hidden.
 import { store, mergeCall, bumpEpoch, forgetSession } from './store.js';
 import { noticeView } from './message.js';
-import { hasText } from './i18n.js';
+import { hasText, t } from './i18n.js';
 
 // Notice and failure codes are Literals in tray_app/events.py; each has its text in
 // web/locales (tests/core/test_events_contract.py), so the page needs no list of its own.
@@ -190,5 +190,8 @@ function noticeFor(ev) {
 
 function failureFor(ev) {
   const key = hasText(`error.${ev.code}`) ? `error.${ev.code}` : 'error.title';
-  return noticeView({ level: 'error', titleKey: key, detail: ev.message, retry: ev.code !== 'no_models' });
+  // Core's sentence for a missing model is the headline again, in English: the page says
+  // what to do instead, in its own language.
+  const detail = ev.code === 'no_models' ? t('error.no_models_detail') : ev.message;
+  return noticeView({ level: 'error', titleKey: key, detail, retry: ev.code !== 'no_models' });
 }
