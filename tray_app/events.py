@@ -216,6 +216,9 @@ class PullProgressEvent(_Event):
     total: int | None = None
     done: bool = False
     error: str | None = None
+    #: Why it failed, for the page's words: ``model_not_found`` (the server has no model of
+    #: that name), else None (``error`` is the server's own text).
+    error_code: Literal["model_not_found"] | None = None
 
 
 class UndoApplied(_Event):

@@ -9,12 +9,19 @@ core thread only.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tray_app.core.results import ApiKeySaved, ModelList, PullStarted, ServerStatus
 from tray_app.core.settings_service import Secrets, SettingsService
-from tray_app.errors import InvalidRequest, ProviderError, Unsupported, error_code
+from tray_app.errors import (
+    InvalidRequest,
+    ModelNotFound,
+    ProviderError,
+    Unsupported,
+    error_code,
+)
 from tray_app.events import Event, ModelsUpdated, PullProgressEvent
 from tray_app.providers.base import ModelInfo, Provider
 from tray_app.providers.factory import make_provider
@@ -136,7 +143,15 @@ class ModelService:
                     )
                 )
         except ProviderError as exc:
-            self._publish(PullProgressEvent(model=name, status="error", done=True, error=str(exc)))
+            self._publish(
+                PullProgressEvent(
+                    model=name,
+                    status="error",
+                    done=True,
+                    error=str(exc),
+                    error_code="model_not_found" if _not_found(exc) else None,
+                )
+            )
             return
         await self.list_models()
 
@@ -168,3 +183,13 @@ class ModelService:
             "warning": None if secrets.usable else secrets.reason,
             "problem": None if secrets.usable else secrets.problem,
         }
+
+
+# Ollama's words for a name its library does not have: "pull model manifest: file does not
+# exist" (0.1-0.12), "manifest unknown" from a registry, or a bare "not found".
+_NOT_FOUND_WORDS = re.compile(r"file does not exist|manifest unknown|not found", re.IGNORECASE)
+
+
+def _not_found(exc: ProviderError) -> bool:
+    """Whether a failed pull means the server knows no model of that name."""
+    return isinstance(exc, ModelNotFound) or bool(_NOT_FOUND_WORDS.search(str(exc)[:500]))

@@ -109,8 +109,14 @@ export class Onboarding {
     if (ev.error) {
       this.state = 'no_models';
       this.pullBtn.disabled = false;
-      tx(this.status, 'onboard.pull_failed', { model: ev.model });
-      this.detail.textContent = ev.error;
+      // A bar that will not move again is not shown; a name the server does not know is said
+      // in words, any other failure with the server's own text under the headline.
+      this.bar.hidden = true;
+      const notFound = ev.error_code === 'model_not_found';
+      tx(this.status, notFound ? 'onboard.pull_not_found' : 'onboard.pull_failed', { model: ev.model });
+      this.status.classList.add('ob-failed');
+      this.detail.textContent = notFound ? '' : ev.error;
+      this.detail.hidden = notFound;
       this.detail.classList.add('ob-error');
       return;
     }
