@@ -277,9 +277,9 @@ export function createActions(ui) {
     }
   }
 
-  async function decide(callId, approve, remember) {
+  async function decide(callId, approve, remember, rule = false) {
     try {
-      await call('decide', { call_id: callId, approve, remember });
+      await call('decide', { call_id: callId, approve, remember, rule });
     } catch (err) {
       if (err.code === 'not_found') { // answered elsewhere or timed out meanwhile
         store.approvals = store.approvals.filter((a) => a.call_id !== callId);

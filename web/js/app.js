@@ -69,7 +69,7 @@ function build() {
     onSettings: () => openSettings(),
   });
   ui.approval = new ApprovalPanel($('#approval'), {
-    onDecide: (id, approve, remember) => actions.decide(id, approve, remember),
+    onDecide: (id, approve, remember, rule) => actions.decide(id, approve, remember, rule),
     sessionTitle: (id) => store.sessions.find((s) => s.id === id)?.title || t('chat.untitled'),
     onClosed: () => ui.composer.focus(),
   });

@@ -10,6 +10,7 @@ import { failureLine, previewView } from './results.js';
 import { persistenceWarning } from './results_files.js';
 import { toolLabel, keyArgs, valueClass, plainToolName } from './toolcard.js';
 import { announceUrgent } from './announce.js';
+import { ruleButtons } from './approval_rules.js';
 
 const ARM_MS = 450;
 
@@ -122,6 +123,8 @@ export class ApprovalPanel {
       icon('close'), h('span', { i18n: 'approval.deny' }));
     this.approve.addEventListener('click', (e) => this.decide(e, true));
     this.deny.addEventListener('click', (e) => this.decide(e, false));
+    const rules = ruleButtons(call, (e, approve) => this.decide(e, approve, true));
+    this.ruleControls = rules.buttons;
     this.remember = call.can_remember ? h('input', { type: 'checkbox', id: 'approval-remember' }) : null;
     this.queueLabel = h('span', { class: 'queue', i18n: ['approval.queue', { i: 1, n: this.count }], hidden: this.count < 2 });
     this.expiry = h('span', { class: 'expiry' });
@@ -141,6 +144,7 @@ export class ApprovalPanel {
       command && p.blocked ? blockedLine(p) : null,
       command ? null : h('div', { class: 'ap-preview' }, previewView(p)),
       this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
+      rules.row,
       h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve)]);
     this.showChat(currentId);
     this.el.hidden = false;
@@ -155,6 +159,7 @@ export class ApprovalPanel {
       if (this.head !== call) return;
       this.approve.disabled = false;
       this.deny.disabled = false;
+      for (const button of this.ruleControls) button.disabled = false;
     }, ARM_MS);
     this.tick();
     clearInterval(this.timer);
@@ -182,15 +187,16 @@ export class ApprovalPanel {
     tx(this.expiry, 'approval.expires', { t: text });
   }
 
-  decide(event, approve) {
+  decide(event, approve, rule = false) {
     // Only a real click or key press by the user, on the control of the call on screen.
     if (!event.isTrusted || !this.head) return;
     if (performance.now() < this.armedAt) return;
-    const control = approve ? this.approve : this.deny;
-    if (control.dataset.callId !== this.head.call_id || control.disabled) return;
+    const control = rule ? event.currentTarget : approve ? this.approve : this.deny;
+    if (!control || control.dataset.callId !== this.head.call_id || control.disabled) return;
     this.approve.disabled = true;
     this.deny.disabled = true;
-    this.onDecide(this.head.call_id, approve, Boolean(this.remember && this.remember.checked));
+    for (const button of this.ruleControls) button.disabled = true;
+    this.onDecide(this.head.call_id, approve, Boolean(this.remember && this.remember.checked), rule);
   }
 
   onKey(event) {
@@ -211,6 +217,7 @@ export class ApprovalPanel {
     if (!this.head) return;
     this.approve.disabled = false;
     this.deny.disabled = false;
+    for (const button of this.ruleControls) button.disabled = false;
   }
 
   focus() {
