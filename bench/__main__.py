@@ -26,6 +26,7 @@ from bench.provider_memory import bench_provider_memory
 from bench.rules import bench_rules
 from bench.shell import bench_shell
 from bench.speed_table import bench_speed, markdown
+from bench.text_calls import bench_text_calls
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
@@ -147,6 +148,7 @@ def main() -> int:
     print(f"memory  peak Python allocations             {peak / 1e6:10.1f} MB")
     tracemalloc.stop()  # the loop's bounds are timed untraced (tracing triples their time)
     bench_loop_bounds()
+    bench_text_calls()  # what finding calls left in the text adds to a plain answer
     speed = bench_speed()  # issue 13: every measure next to its peer; bench/results.json
     bench_page()  # issue 13's page rows, in headless Chromium; merged into bench/results.json
     print(f"threads at exit                             {threading.active_count():10d}")

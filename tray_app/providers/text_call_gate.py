@@ -25,20 +25,39 @@ from tray_app.providers.text_calls import MARKERS, MAX_SCAN_CHARS, extract_calls
 Mode = Literal["start", "json", "fence", "text", "hold"]
 _MARKER_CHARS = frozenset(marker[0] for marker in MARKERS)
 _LONGEST_MARKER = max(len(marker) for marker in MARKERS)
+_PREFIXES = frozenset(marker[:size] for marker in MARKERS for size in range(1, len(marker)))
+_BY_FIRST_CHAR = {char: tuple(m for m in MARKERS if m[0] == char) for char in _MARKER_CHARS}
 _HOLD_FENCES = frozenset({"", "json", "tool_call", "tool_calls", "tool_code"})
 _INFO_LINE_LIMIT = 40  # characters of a fence's first line before it is decided to be text
 
 
 def _partial_marker(text: str) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of a marker: only
-    suffixes that start with a marker's first character are tried (a few, not every size)."""
+    suffixes that start with a marker's first character are looked up."""
     tail_start = max(0, len(text) - _LONGEST_MARKER + 1)
-    for start in range(tail_start, len(text)):
-        if text[start] in _MARKER_CHARS:
-            suffix = text[start:]
-            if any(len(suffix) < len(m) and m.startswith(suffix) for m in MARKERS):
-                return len(text) - start
-    return 0
+    best = len(text)
+    for char in _MARKER_CHARS:
+        at = text.find(char, tail_start)
+        while 0 <= at < best:
+            if text[at:] in _PREFIXES:
+                best = at
+                break
+            at = text.find(char, at + 1)
+    return len(text) - best
+
+
+def _first_marker(text: str) -> int:
+    """Where the first marker in ``text`` starts (-1: none): only the places where a marker's
+    first character stands are tried; one in inline code (after a backtick) is text."""
+    first = -1
+    for char in _MARKER_CHARS:
+        at = text.find(char)
+        while at >= 0 and (first < 0 or at < first):
+            if (at == 0 or text[at - 1] != "`") and text.startswith(_BY_FIRST_CHAR[char], at):
+                first = at
+                break
+            at = text.find(char, at + 1)
+    return first
 
 
 class TextCallGate:
@@ -160,13 +179,7 @@ class TextCallGate:
             return text
         if "<" not in text and "[" not in text and "`" not in text:
             return text  # the plain text of almost every piece
-        first = -1
-        for marker in MARKERS:
-            hit = text.find(marker)
-            while hit > 0 and text[hit - 1] == "`":  # `<tool_call>` in inline code is text
-                hit = text.find(marker, hit + 1)
-            if hit >= 0 and (first < 0 or hit < first):
-                first = hit
+        first = _first_marker(text)
         if first >= 0:
             self._mode = "hold"
             self._add(text[first:])
