@@ -177,3 +177,78 @@ def test_growth_in_consecutive_frames_is_followed_to_the_end(app: App) -> None:
     page.evaluate(GROW_IN_TWO_FRAMES)
     page.wait_for_function(AT_BOTTOM, timeout=10_000)
     expect(page.locator("#log")).to_have_class("log following")
+
+
+# A smooth wheel or key scroll moves the view a few pixels a frame: still "near the bottom" for
+# its first frames. Following must end with the input, not when the view is far enough up.
+SCROLL_TOP = "document.querySelector('#log').scrollTop"
+JUMP = ".jump-latest"
+
+
+def streaming_long_answer(app: App) -> None:
+    app.fake.script(slow_turn(LONG, delay=0.03, chunk_chars=10), text_turn("短的回答 😀"))
+    app.send("写很多 😀 שלום")
+    expect(app.page.locator(".msg.assistant .content")).to_contain_text("Line 25", timeout=20_000)
+    app.page.wait_for_function(f"() => {SCROLL_TOP} > 150 && ({AT_BOTTOM})()")
+
+
+def test_a_small_wheel_turn_up_stops_following_while_text_streams(app: App) -> None:
+    page = app.page
+    streaming_long_answer(app)
+    page.mouse.move(200, 200)
+    page.mouse.wheel(0, -20)  # less than a smooth scroll's first steps in WebKit
+    page.wait_for_function(f"() => !({AT_BOTTOM})()")
+    expect(page.locator("#log")).not_to_have_class("log following")
+    held = page.evaluate(SCROLL_TOP)
+    expect(page.locator(JUMP)).to_be_visible()  # more text arrives below what is read
+    expect(page.locator(".msg.assistant").last).not_to_have_class(
+        "msg assistant streaming", timeout=30_000
+    )
+    assert abs(page.evaluate(SCROLL_TOP) - held) < 2
+    # The button goes to the end and follows again.
+    page.click(JUMP)
+    page.wait_for_function(AT_BOTTOM)
+    expect(page.locator("#log")).to_have_class("log following")
+    expect(page.locator(JUMP)).to_be_hidden()
+    app.send("再来")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("短的回答 😀")
+    page.wait_for_function(AT_BOTTOM)
+
+
+def test_page_up_and_home_scroll_back_from_the_body_and_the_message_box(app: App) -> None:
+    page = app.page
+    streaming_long_answer(app)
+    page.locator("#prompt").focus()
+    page.keyboard.press("PageUp")  # the message box: PageUp scrolls the log (chat convention)
+    page.wait_for_function(f"() => !({AT_BOTTOM})()")
+    expect(page.locator("#log")).not_to_have_class("log following")
+    expect(page.locator("#prompt")).to_be_focused()
+    page.evaluate("document.activeElement.blur()")  # the focus on the page's body
+    page.keyboard.press("Home")
+    page.wait_for_function(f"() => {SCROLL_TOP} === 0")
+    expect(page.locator(".msg.assistant").last).not_to_have_class(
+        "msg assistant streaming", timeout=30_000
+    )
+    assert page.evaluate(SCROLL_TOP) == 0, "the view left the top while the answer streamed"
+    page.keyboard.press("PageDown")
+    assert page.evaluate(SCROLL_TOP) > 0
+    expect(page.locator("#log")).not_to_have_class("log following")
+    page.keyboard.press("End")  # back to the end, following again
+    page.wait_for_function(AT_BOTTOM)
+    expect(page.locator("#log")).to_have_class("log following")
+
+
+def test_the_jump_button_speaks_chinese_in_the_dark_theme(make_app: Any, fake_ollama: Any) -> None:
+    app = make_app(fake_ollama, language="zh-CN", theme="dark")
+    page = app.page
+    streaming_long_answer(app)
+    page.mouse.move(200, 200)
+    page.mouse.wheel(0, -300)
+    jump = page.locator(JUMP)
+    expect(jump).to_have_text("跳到最新消息")
+    colours = jump.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]")
+    assert colours[0] != colours[1]
+    app.screenshot("log-jump-latest-zh-dark")
+    jump.click()
+    page.wait_for_function(AT_BOTTOM)
+    assert app.page_errors == []

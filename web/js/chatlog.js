@@ -1,15 +1,12 @@
 // The conversation of the chat on screen: messages in order, tool cards under the assistant
 // message that asked for them, notices and failures. Keeps the view pinned to the bottom
-// while new text arrives unless the user scrolled up to read — without reading the layout
-// in the per-frame path: a bottom anchor (CSS scroll anchoring where the engine has it) and
-// observers, which run after the browser's own layout, do the following.
-import { h, emit, nearBottom } from './dom.js';
+// while new text arrives unless the user scrolled up to read (logfollow.js decides which).
+import { h, emit } from './dom.js';
+import { LogFollow } from './logfollow.js';
 import { UserMessage, AssistantMessage, noticeView } from './message.js';
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
 import { announceAnswer } from './announce.js';
-
-const USER_SCROLL_MS = 1000; // how long a wheel or key scroll animates after its input
 
 export class ChatLog {
   constructor(scroller, container, empty) {
@@ -18,7 +15,6 @@ export class ChatLog {
     this.empty = empty;
     this.views = new Map(); // message id -> view
     this.cards = new Map(); // call id -> ToolCard
-    this.stick = true;
     // Links in messages never navigate the popup: they go to the system browser.
     container.addEventListener('click', (event) => {
       const link = event.target.closest('a');
@@ -27,41 +23,8 @@ export class ChatLog {
       const href = link.getAttribute('href');
       if (href) emit(container, 'metona:open-link', { url: href });
     });
-    // Only the user unsticks the log: by scrolling up with the wheel, a touch, a key or the
-    // scroll bar. A scroll the layout made is not the user's: WebKit has no scroll anchoring,
-    // so a message redrawn whole (a closed code fence) shrinks the log for a moment, the
-    // engine clamps scrollTop, and the scroll event arrives after the text has grown back.
-    this.lastTop = 0;
-    this.lastInput = -Infinity;
-    this.pointerDown = false;
-    const userInput = () => { this.lastInput = performance.now(); };
-    for (const type of ['wheel', 'touchmove', 'keydown']) {
-      scroller.addEventListener(type, userInput, { passive: true });
-    }
-    scroller.addEventListener('pointerdown', () => { this.pointerDown = true; }, { passive: true });
-    window.addEventListener('pointerup', () => { this.pointerDown = false; }, { passive: true });
-    scroller.addEventListener('scroll', () => {
-      const top = scroller.scrollTop;
-      const up = top < this.lastTop;
-      this.lastTop = top;
-      if (nearBottom(scroller)) this.stick = true;
-      else if (up && this.byUser()) this.stick = false;
-      else if (this.stick) this.scrollToEnd(); // the layout moved it: back to the end
-    }, { passive: true });
-    this.anchor = h('div', { class: 'log-anchor', 'aria-hidden': 'true' });
-    scroller.append(this.anchor);
-    // The anchor left the view (new output, or the approval panel took room): follow it.
-    new IntersectionObserver((entries) => {
-      if (!entries[entries.length - 1].isIntersecting && this.stick) this.scrollToEnd();
-    }, { root: scroller }).observe(this.anchor);
-    // The log resized, or its messages grew: the anchor's observer sees only a change of
-    // state, so growth in the frame after it scrolled (the anchor still counted as out of
-    // view) left the end of a short answer below the fold.
-    const follow = new ResizeObserver(() => {
-      if (this.stick) this.scrollToEnd();
-    });
-    follow.observe(scroller);
-    follow.observe(container);
+    // Following the output, or staying where the user scrolled to read.
+    this.follow = new LogFollow(scroller, container, document.getElementById('prompt'));
     this.olderSeen = new IntersectionObserver((entries) => {
       if (entries[entries.length - 1].isIntersecting) this.loadOlder();
     }, { root: scroller, rootMargin: '600px 0px 0px 0px' });
@@ -78,8 +41,7 @@ export class ChatLog {
     this.setOlder(snapshot);
     this.renderInto(this.container, snapshot);
     this.updateEmpty();
-    this.stick = true;
-    this.scrollToEnd();
+    this.follow.follow();
   }
 
   /** A page of older messages (Core.get_messages), put above the ones on screen. */
@@ -181,38 +143,15 @@ export class ChatLog {
     this.empty.hidden = this.container.childElementCount > 0;
   }
 
-  // Following: only the bottom anchor may anchor scrolling. Reading (scrolled up): the
-  // engine's own anchoring keeps the view still while older messages load above it.
-  get stick() {
-    return this.following;
-  }
-
-  set stick(yes) {
-    this.following = yes;
-    this.scroller.classList.toggle('following', yes);
-  }
-
   /** Around a batch of events. Nothing to do: the observers follow the output after layout. */
   begin() {}
 
   end() {}
 
-  /** Whether the scroll happening now comes from the user (a smooth wheel or key scroll
-   * goes on for a few frames after its input event). */
-  byUser() {
-    return this.pointerDown || performance.now() - this.lastInput < USER_SCROLL_MS;
-  }
-
-  scrollToEnd() {
-    this.scroller.scrollTop = this.scroller.scrollHeight;
-    this.lastTop = this.scroller.scrollTop;
-  }
-
   userSent(record) {
     const view = new UserMessage(record);
     this.addView(record.id, view);
-    this.stick = true;
-    this.scrollToEnd();
+    this.follow.follow();
     return view;
   }
 

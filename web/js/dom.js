@@ -55,11 +55,6 @@ export function emit(el, name, detail = {}) {
   el.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }));
 }
 
-/** Keep a scrolled log pinned to the bottom only if the user has not scrolled up. */
-export function nearBottom(el, slack = 48) {
-  return el.scrollHeight - el.scrollTop - el.clientHeight < slack;
-}
-
 /** Copy text; navigator.clipboard needs a secure context, so fall back to execCommand. */
 export async function copyText(text) {
   try {
