@@ -18,6 +18,7 @@ from tests.fakes.turns import Turn, text_turn
 NOTICE_WORDS = {
     "text_call_unusable": "so nothing ran",
     "answer_cut": "The answer was cut off",
+    "thinking_only": "reasoning never reached an answer",
 }
 
 

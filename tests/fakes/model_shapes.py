@@ -187,6 +187,14 @@ def ending_shapes() -> list[Shape]:
             thinking_after="Let me count carefully. 1, 2, 3, 4, 5, 6",
         ),
         Shape(
+            "unclosed_think_stops",
+            "QwenLM/QwQ#27 (the reasoning ends without </think> and without an answer)",
+            "<think>所以答案是76。",
+            calls=False,
+            notice="thinking_only",
+            thinking_after="所以答案是76。",
+        ),
+        Shape(
             "thinking_spends_the_budget",
             "lmstudio-ai/lmstudio-bug-tracker#1990 (reasoning takes every token, content empty)",
             "",

@@ -170,7 +170,10 @@ export class ChatLog {
   messageFinished(event) {
     const view = this.views.get(event.message_id);
     if (!(view instanceof AssistantMessage)) return;
-    this.refreshText(event.message_id);
+    const live = store.live.get(event.message_id);
+    const replaced = typeof event.content === 'string' || typeof event.thinking === 'string';
+    if (live && replaced) view.replaceText(live.content, live.thinking);
+    else this.refreshText(event.message_id);
     view.finish({ stopped: event.stopped, stats: event.stats || {} });
     announceAnswer(view.shown.content); // once, when complete
   }

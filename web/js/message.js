@@ -125,6 +125,14 @@ export class AssistantMessage {
     this.draw();
   }
 
+  /** The final texts are not what streamed (reasoning recognised at the end, a call taken out
+   * of the text): show these instead, whether shorter or not. */
+  replaceText(content, thinking) {
+    this.shown = { content, thinking };
+    this.thinking.hidden = !thinking;
+    this.draw();
+  }
+
   // Draws the text so far; what a burst brought beyond the renderer's budget is drawn over the
   // next frames (never one long task), and the final pass waits until it is all drawn.
   draw() {
