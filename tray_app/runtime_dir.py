@@ -24,6 +24,13 @@ def runtime_dir(environ: Mapping[str, str] | None = None) -> Path:
     root = home_root(environ)
     if root is not None:
         return root / RUNTIME_SUBDIR
+    import warnings
+
     import platformdirs
 
-    return Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
+    # Without XDG_RUNTIME_DIR (a cron job, ssh, su) platformdirs falls back to a checked private
+    # folder and says so with a RuntimeDirWarning, which Python prints on every terminal
+    # command: the fallback is what the app wants, so the warning is not the user's business.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", getattr(platformdirs, "RuntimeDirWarning", UserWarning))
+        return Path(platformdirs.user_runtime_dir(APP_NAME, appauthor=False))
