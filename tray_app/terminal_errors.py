@@ -111,6 +111,7 @@ TOOL_ERROR_ZH: dict[str, str] = {
     "edit_old_text_empty": "{path} 未更改：要替换的文本为空",
     "edit_old_text_blank": "{path} 未更改：要替换的文本只有空白字符",
     "edit_many_matches": "{path} 未更改：要替换的文本匹配了 {n} 处（第 {lines} 行）；必须恰好匹配一处",
+    "edit_too_many_matches": "{path} 未更改：要替换的文本匹配了超过 {n} 处（第 {lines} 行）；必须恰好匹配一处",
     "edit_no_match": "{path} 未更改：找不到要替换的文本（最接近的是第 {first}–{last} 行）",
     "edit_no_match_empty_file": "{path} 未更改：找不到要替换的文本（文件为空）",
     "edit_no_change": "{path} 未更改：这些编辑不会改变文本",

@@ -114,6 +114,7 @@ ToolErrorCode = Literal[
     "edit_old_text_empty",
     "edit_old_text_blank",
     "edit_many_matches",
+    "edit_too_many_matches",
     "edit_no_match",
     "edit_no_match_empty_file",
     "edit_no_change",

@@ -313,8 +313,8 @@ def test_a_change_between_the_last_check_and_the_tool_read_is_asked_again(
     real_preview = Toolbox.preview_checked
     seen: list[int] = []
 
-    def racing_preview(self: Toolbox, call: CheckedCall) -> dict[str, Any]:
-        result = real_preview(self, call)
+    def racing_preview(self: Toolbox, call: CheckedCall, cancel: Any = None) -> dict[str, Any]:
+        result = real_preview(self, call, cancel)
         seen.append(1)
         if len(seen) == 2:  # the check just before the call runs: someone writes right after
             target.write_text("α = 1\nβ = 改 🌀\n", encoding="utf-8")
@@ -349,8 +349,8 @@ def test_an_unasked_write_whose_target_changed_after_preview_is_not_written_and_
     real_preview = Toolbox.preview_checked
     previews: list[str] = []
 
-    def racing_preview(self: Toolbox, call: CheckedCall) -> Any:
-        result = real_preview(self, call)
+    def racing_preview(self: Toolbox, call: CheckedCall, cancel: Any = None) -> Any:
+        result = real_preview(self, call, cancel)
         previews.append(str(getattr(call.args, "path", "")))
         if previews.count(target.name) == 1 and previews[-1] == target.name:
             # The draft's first preview (the card's diff): someone edits the file right after.

@@ -289,8 +289,8 @@ def test_the_file_changing_while_the_edit_runs(box, layout, monkeypatch):
     target.write_text("a = 1\n")
     real_plan = edit_module.plan_edit
 
-    def plan_then_change(policy, args):
-        plan = real_plan(policy, args)
+    def plan_then_change(policy, args, **options):
+        plan = real_plan(policy, args, **options)
         target.write_text("a = 1\nb = 2  # written meanwhile\n")
         return plan
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,9 @@ class EditPlan:
     binding: dict[str, Any]  # of the bytes the edit was planned from (``tools.binding``)
 
 
-def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResult:
+def plan_edit(
+    policy: SandboxPolicy, args: EditFileArgs, *, cancel: threading.Event | None = None
+) -> EditPlan | ToolResult:
     target = policy.resolve(args.path, access="write")
     try:
         data, info = read_regular(target, MAX_EDIT_BYTES)
@@ -160,7 +163,7 @@ def plan_edit(policy: SandboxPolicy, args: EditFileArgs) -> EditPlan | ToolResul
     work = text.replace("\r\n", "\n") if crlf else text
     edits = [(_lf(e.old_text, crlf), _lf(e.new_text, crlf)) for e in args.edits]
     try:
-        changed, matches = apply_all(work, edits)
+        changed, matches = apply_all(work, edits, cancel=cancel)
     except NoMatch as exc:
         return coded_failure(exc, message=f"{target} was not changed: {exc}", path=target)
     if changed == work:
@@ -192,7 +195,7 @@ def _summary(plan: EditPlan) -> list[dict[str, Any]]:
 
 
 def edit_preview(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
-    plan = plan_edit(ctx.policy, args)
+    plan = plan_edit(ctx.policy, args, cancel=ctx.cancel)
     if not isinstance(plan, EditPlan):
         return plan
     text, cut = diff_text(plan.before, plan.after, str(plan.target))
@@ -213,7 +216,7 @@ def edit_preview(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
 
 
 def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
-    plan = plan_edit(ctx.policy, args)
+    plan = plan_edit(ctx.policy, args, cancel=ctx.cancel)
     if not isinstance(plan, EditPlan):
         return plan
     diff, cut = diff_text(plan.before, plan.after, str(plan.target))

@@ -38,30 +38,107 @@ def _bounded(lines: list[str], *, max_lines: int | None = None) -> tuple[str, bo
 def diff_text(old_text: str, new_text: str, name: str) -> tuple[str, bool]:
     """A bounded unified diff of two texts (compared with ``\n`` line endings).
 
-    Only the part between the common first and last lines goes to difflib (quadratic in the
-    worst case), so one changed line in a long file costs no more than in a short one.
+    Only the lines between the common first and last lines go to difflib (quadratic in the
+    worst case), so one changed line in a long file costs no more than in a short one; the
+    common lines are found by comparing the texts a block at a time, never line by line.
     """
-    old_lines = split_lines(with_newlines(old_text, "\n"))
-    new_lines = split_lines(with_newlines(new_text, "\n"))
-    shortest = min(len(old_lines), len(new_lines))
-    head = 0
-    while head < shortest and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while tail < shortest - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
-        tail += 1
-    if head == len(old_lines) == len(new_lines):
+    old = with_newlines(old_text, "\n")
+    new = with_newlines(new_text, "\n")
+    if old == new:
         return "(no change)\n", False
-    start = max(0, head - DIFF_CONTEXT)
-    old_part = old_lines[start : len(old_lines) - max(0, tail - DIFF_CONTEXT)]
-    new_part = new_lines[start : len(new_lines) - max(0, tail - DIFF_CONTEXT)]
-    if len(old_part) * len(new_part) > DIFF_MAX_LINE_PRODUCT:
-        note = f"(too many lines to compare: {len(old_lines)} now, {len(new_lines)} after)\n"
-        return note, True
+    head_end = old.rfind("\n", 0, _common_prefix(old, new)) + 1  # the same offset in both
+    old_tail, _new_tail = _tail_starts(old, new, head_end)
+    start = _lines_back(old, head_end, DIFF_CONTEXT)
+    old_end = _lines_on(old, old_tail, DIFF_CONTEXT)
+    new_end = len(new) - (len(old) - old_end)
+    old_rows = _line_count(old, start, old_end)
+    new_rows = _line_count(new, start, new_end)
+    if old_rows * new_rows > DIFF_MAX_LINE_PRODUCT:
+        now, after = _line_count(old, 0, len(old)), _line_count(new, 0, len(new))
+        return f"(too many lines to compare: {now} now, {after} after)\n", True
+    old_part = split_lines(old[start:old_end])
+    new_part = split_lines(new[start:new_end])
     diff = difflib.unified_diff(old_part, new_part, fromfile=name, tofile=name, n=DIFF_CONTEXT)
-    lines = [_shift_hunk(line, start) for line in diff]
+    offset = old.count("\n", 0, start)
+    lines = [_shift_hunk(line, offset) for line in diff]
     lines = [line if line.endswith("\n") else line + "\n" for line in lines]
     return _bounded(lines)
+
+
+_BLOCK = 64 * 1024  # characters compared in one go
+
+
+def _common_prefix(a: str, b: str, limit: int | None = None) -> int:
+    """How many characters ``a`` and ``b`` share at the start (at most ``limit``)."""
+    n = min(len(a), len(b)) if limit is None else limit
+    i = 0
+    while i < n:
+        j = min(n, i + _BLOCK)
+        if a[i:j] != b[i:j]:
+            lo, hi = i, j  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if a[lo:mid] == b[lo:mid] else (lo, mid)
+            return lo
+        i = j
+    return n
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """How many characters ``a`` and ``b`` share at the end (at most ``limit``)."""
+    la, lb, i = len(a), len(b), 0
+    while i < limit:
+        j = min(limit, i + _BLOCK)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            lo, hi = i, j
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                same = a[la - mid : la - lo] == b[lb - mid : lb - lo]
+                lo, hi = (mid, hi) if same else (lo, mid)
+            return lo
+        i = j
+    return limit
+
+
+def _tail_starts(old: str, new: str, head_end: int) -> tuple[int, int]:
+    """Where the common last lines start in each text (whole lines, after ``head_end``)."""
+    shared = _common_suffix(old, new, min(len(old), len(new)) - head_end)
+    at_old, at_new = len(old) - shared, len(new) - shared
+    if (at_old == head_end or old[at_old - 1] == "\n") and (
+        at_new == head_end or new[at_new - 1] == "\n"
+    ):
+        return at_old, at_new
+    nxt = old.find("\n", at_old)
+    if nxt < 0:
+        return len(old), len(new)
+    return nxt + 1, at_new + (nxt + 1 - at_old)
+
+
+def _lines_back(text: str, line_start: int, lines: int) -> int:
+    """The start of the line ``lines`` lines before the one at ``line_start``."""
+    position = line_start
+    for _ in range(lines):
+        if position == 0:
+            break
+        position = text.rfind("\n", 0, position - 1) + 1
+    return position
+
+
+def _lines_on(text: str, line_start: int, lines: int) -> int:
+    """The start of the line ``lines`` lines after the one at ``line_start`` (or the end)."""
+    position = line_start
+    for _ in range(lines):
+        nxt = text.find("\n", position)
+        if nxt < 0:
+            return len(text)
+        position = nxt + 1
+    return position
+
+
+def _line_count(text: str, start: int, end: int) -> int:
+    """The lines of ``text[start:end]`` as ``split_lines`` counts them."""
+    breaks = text.count("\n", start, end)
+    return breaks + (1 if end > start and text[end - 1] != "\n" else 0)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")

@@ -130,12 +130,15 @@ class Toolbox:
 
     # -- previews -----------------------------------------------------------------------------
 
-    def preview_checked(self, call: CheckedCall) -> AnyPreview:
-        """What a confirmation shows, typed; never raises (a problem becomes ``kind: error``)."""
+    def preview_checked(
+        self, call: CheckedCall, cancel: threading.Event | None = None
+    ) -> AnyPreview:
+        """What a confirmation shows, typed; never raises (a problem becomes ``kind: error``).
+        ``cancel`` is the preview's ``ctx.cancel``: a long preview stops when it is set."""
         tool, name = call.tool, call.name
         if tool.preview is None:
             return NoPreview(tool=name, kind="none", text="")
-        context = self._context(tool)
+        context = self._context(tool, cancel=cancel)
         show = tool.preview
         result = self._guard(name, lambda: show(context, call.args))
         if result.get("success") is False:
@@ -156,8 +159,14 @@ class Toolbox:
             )
 
     async def preview_async(self, call: CheckedCall) -> AnyPreview:
-        """``preview_checked`` in a worker thread (previews read the disk)."""
-        return await asyncio.to_thread(self.preview_checked, call)
+        """``preview_checked`` in a worker thread (previews read the disk); cancelling the
+        awaiting task (the user stopped the turn) tells the preview to stop too."""
+        cancel = threading.Event()
+        try:
+            return await asyncio.to_thread(self.preview_checked, call, cancel)
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
 
     def preview(self, name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Check and preview in one step, as the JSON the page receives (tests, benches)."""

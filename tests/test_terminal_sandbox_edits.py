@@ -1,0 +1,62 @@
+"""``metona-tray chat`` as a subprocess against fake Ollama, for the file tools' last gaps:
+edits on big files answer at once, encodings that would rewrite other bytes are refused,
+a folder moved or created where it makes something run later is always asked, and
+``list_allowed_directories`` names only folders the tools can use."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.cli import chat_command, cli_env, run_cli
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+
+
+def _chat(
+    fake: FakeOllama, metona_home: Path, tmp_path: Path, workspace: Path, stdin: str, *flags: str
+) -> Any:
+    env = cli_env(metona_home, tmp_path / "home")
+    return run_cli(chat_command(fake.url, workspace, *flags), env, stdin)
+
+
+def edit(old: str, new: str) -> dict[str, str]:
+    return {"old_text": old, "new_text": new}
+
+
+def _answers(fake: FakeOllama, request: int = 1) -> list[dict[str, Any]]:
+    """What the model was told about each call of the turn, in order."""
+    messages = fake.chat_requests[request]["messages"]
+    return [json.loads(m["content"]) for m in messages if m["role"] == "tool"]
+
+
+def test_edits_of_big_files_answer_at_once(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    """A one-character old_text on 5 MB and 5 KB that matches nothing in a 1 MB minified
+    line: each took minutes in the preview before anyone was asked."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    (workspace / "big 大.txt").write_text("Aé(中) x\n" * 450_000, encoding="utf-8")
+    rng = random.Random(3)
+    (workspace / "app.min.js").write_text("".join(rng.choices("abcdef(){};,.= ", k=1024 * 1024)))
+    noise = "".join(rng.choices("klmnop qrs", k=5000))
+    fake_ollama.script(
+        tool_turn(
+            [
+                ("edit_file", {"path": "big 大.txt", "edits": [edit("A", "B")]}),
+                ("edit_file", {"path": "app.min.js", "edits": [edit(noise, "")]}),
+            ]
+        ),
+        text_turn("Both edits were refused."),
+    )
+    result = _chat(fake_ollama, metona_home, tmp_path, workspace, "edit\n/exit\n", "--yes-all")
+    assert result.returncode == 0, result.stderr
+    assert "Both edits were refused." in result.stdout
+    many, missing = _answers(fake_ollama)
+    assert many["success"] is False and "matches more than 1000 places" in many["error"]
+    assert "lines 1, 2, 3, 4, 5, …" in many["error"]
+    assert missing["success"] is False and "was not found" in missing["error"]
+    assert "1: " in missing["error"]  # the nearest line, numbered
