@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,36 @@ def test_a_bad_document_is_refused(
     with pytest.raises(StoreError, match=reason):
         sqlite_chats.import_json(document)
     assert sqlite_chats.list_sessions() == []
+
+
+def test_an_answers_headings_go_below_the_role_headings(sqlite_chats: SQLiteChats) -> None:
+    session = sqlite_chats.create_session(model="m", workspace=None, title="标题")
+    answer = (
+        "# 总结 📋\n\nIntro\n\n## Steps\n\n```python\n# not a heading\n## nor this\n```\n\n"
+        "~~~~\n# inside tildes\n~~~\n# still inside\n~~~~\n\n"
+        "Setext title\n============\n\nSub title\n---\n\n    # indented code\n\n"
+        "###### deepest\n#hashtag is text\n\\# escaped"
+    )
+    sqlite_chats.add_message(MessageRecord(session_id=session.id, role="user", content="# 问题"))
+    sqlite_chats.add_message(MessageRecord(session_id=session.id, role="assistant", content=answer))
+    text = sqlite_chats.export_markdown(session.id)
+    assert "## You\n\n### 问题\n" in text
+    assert "## Assistant\n\n### 总结 📋\n" in text
+    assert "\n#### Steps\n" in text
+    assert "```python\n# not a heading\n## nor this\n```" in text
+    assert "~~~~\n# inside tildes\n~~~\n# still inside\n~~~~" in text
+    assert "\n### Setext title\n\n#### Sub title\n" in text
+    assert "\n    # indented code\n" in text
+    assert "\n###### deepest\n#hashtag is text\n\\# escaped" in text
+    # Outside code, only the document's title and the role headings are at levels 1 and 2.
+    prose = re.sub(r"```.*?```|~~~~.*?~~~~", "", text, flags=re.S)
+    top = [line for line in prose.splitlines() if re.match(r"#{1,2} ", line)]
+    assert top == ["# 标题", "## You", "## Assistant"]
+
+
+def test_demoting_a_huge_answer_is_linear() -> None:
+    from tray_app.store.md_headings import demote_headings
+
+    text = ("```\n" + "# x\n" * 50_000) + ("#" * 100_000 + "\n") + "a\n" + "=" * 100_000
+    out = demote_headings(text)
+    assert out.count("\n") == text.count("\n")

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from tray_app.errors import StoreError
 from tray_app.messages import ToolCallRecord
+from tray_app.store.md_headings import demote_headings
 from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 
 EXPORT_FORMAT = "metona-tray/session"
@@ -107,7 +108,8 @@ def _message_block(message: MessageRecord, calls: list[ToolCallRecord]) -> list[
     if message.role == "tool":
         out += [_fenced(_shorten_text(message.content, RESULT_CHARS)), ""]
     elif message.content.strip():
-        out += [message.content.strip(), ""]
+        # The message's own headings go below its "## You" / "## Assistant".
+        out += [demote_headings(message.content.strip()), ""]
     if message.images:
         count = len(message.images)
         out += [f"_[{count} image{'s' if count != 1 else ''} attached]_", ""]
