@@ -77,27 +77,9 @@ def known_names(servers: Mapping[str, Any]) -> frozenset[str]:
 
 
 def listing(entries: Sequence[object], known: frozenset[str]) -> list[dict[str, Any]]:
-    """Each kept entry numbered from 1, with whether it holds and why not."""
-    from tray_app.tools.tool_rules import RuleBook
+    from tray_app.tools.tool_rules import rule_rows
 
-    book = RuleBook(entries, known=known)
-    problems = {p.index: p.as_dict() for p in book.problems}
-    rows: list[dict[str, Any]] = []
-    for index, entry in enumerate(entries):
-        raw = entry if isinstance(entry, dict) else {}
-        problem = problems.get(index)
-        rows.append(
-            {
-                "n": index + 1,
-                "tool": raw.get("tool"),
-                "folder": raw.get("folder"),
-                "action": raw.get("action"),
-                "created": raw.get("created"),
-                "in_force": problem is None or bool(problem["kept"]),
-                "problem": problem,
-            }
-        )
-    return rows
+    return rule_rows(entries, known)
 
 
 class RuleStore:

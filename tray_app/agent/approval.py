@@ -106,7 +106,8 @@ class ApprovalBroker:
         self._publish = publish
         self.timeout = timeout
         self._pending: dict[str, _Pending] = {}
-        self._grants: dict[str, set[str]] = {}
+        #: "Don't ask again" of each chat: tool -> when it was granted (epoch seconds).
+        self._grants: dict[str, dict[str, float]] = {}
         self.on_change: Callable[[], None] | None = None
         self.on_rule: RuleMaker | None = None
 
@@ -114,10 +115,28 @@ class ApprovalBroker:
         return tool in self._grants.get(session_id, set())
 
     def grant(self, session_id: str, tool: str) -> None:
-        self._grants.setdefault(session_id, set()).add(tool)
+        self._grants.setdefault(session_id, {}).setdefault(tool, time.time())
 
     def clear_grants(self, session_id: str) -> None:
         self._grants.pop(session_id, None)
+
+    def grants(self) -> list[dict[str, Any]]:
+        """Every session grant in force, oldest first (Settings › Permissions lists them)."""
+        rows = [
+            {"session_id": sid, "tool": tool, "created": made}
+            for sid, tools in self._grants.items()
+            for tool, made in tools.items()
+        ]
+        return sorted(rows, key=lambda row: row["created"])
+
+    def revoke(self, session_id: str, tool: str) -> bool:
+        """Take a grant back: the tool asks again in that chat. False when there was none."""
+        tools = self._grants.get(session_id)
+        if tools is None or tools.pop(tool, None) is None:
+            return False
+        if not tools:
+            del self._grants[session_id]
+        return True
 
     def pending(self) -> list[dict[str, Any]]:
         return [p.event.model_dump() for p in self._pending.values()]

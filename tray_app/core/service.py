@@ -247,6 +247,12 @@ class Core:
     def pending_approvals(self) -> list[Json]:
         return self._call(self._turns.pending)
 
+    def permissions(self) -> Json:
+        return self._call(self._turns.permissions)
+
+    def revoke_grant(self, session_id: str, tool: str) -> Json:
+        return self._call(self._turns.revoke_grant, session_id, tool)
+
     def status(self) -> Status:
         return self._call(self._turns.status)
 

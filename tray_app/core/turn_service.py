@@ -38,7 +38,14 @@ from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
 from tray_app.tools.base import failure
-from tray_app.tools.tool_rules import Action, RuleBook, book_for, new_rule
+from tray_app.tools.tool_rules import (
+    Action,
+    RuleBook,
+    book_for,
+    known_tools,
+    new_rule,
+    rule_rows,
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +53,10 @@ NO_MODEL = (
     "No model is installed. Pull one first, for example `ollama pull qwen3:8b`, "
     "or pick a model in settings."
 )
+
+
+#: Rules Settings lists at most (``metona-tray rules`` lists them all).
+SHOWN_RULES = 1_000
 
 
 def session_title(text: str) -> str:
@@ -91,6 +102,27 @@ class TurnService:
     def rule_book(self) -> RuleBook:
         """The lasting rules in force now (a rule made mid-turn applies to the next call)."""
         return book_for(self._settings.current.tool_rules)
+
+    def permissions(self) -> Json:
+        """Settings › Permissions: every lasting rule (numbered, whether it holds and why not;
+        the first ``SHOWN_RULES``) and every session grant, with when each was made."""
+        from tray_app.tools.registry import default_registry
+
+        settings = self._settings.current
+        registry = self._factory.registry or default_registry()
+        known = known_tools(registry.names(), settings.mcp_servers)
+        rows = rule_rows(settings.tool_rules[:SHOWN_RULES], known)
+        grants = self._broker.grants()
+        for grant in grants:
+            session = self._chats.get_session(grant["session_id"])
+            grant["title"] = session.title if session is not None else ""
+        return {"rules": rows, "total": len(settings.tool_rules), "grants": grants}
+
+    def revoke_grant(self, session_id: str, tool: str) -> Json:
+        """Take back a chat's "don't ask again" for a tool; ``NotFound`` when it had none."""
+        if not self._broker.revoke(session_id, tool):
+            raise NotFound(f"no grant for {tool} in chat {session_id}")
+        return {"session_id": session_id, "tool": tool, "revoked": True}
 
     async def keep_rule(self, tool: str, folder: str | None, action: str) -> None:
         """Save a rule made from a card; one for the same tool and folder is replaced."""

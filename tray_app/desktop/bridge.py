@@ -36,6 +36,7 @@ from tray_app.desktop.bridge_payloads import (
     _Edit,
     _Empty,
     _Export,
+    _Grant,
     _Link,
     _ListSessions,
     _MaybeSession,
@@ -183,6 +184,13 @@ class Bridge:
                 p.call_id, p.approve, remember=p.remember, by="popup", rule=p.rule
             ),
         )
+
+    def permissions(self, payload: Any = None) -> Envelope:
+        """Settings › Permissions: the lasting rules and the session grants."""
+        return self._call(_Empty, payload, lambda _p: self._core.permissions())
+
+    def revoke_grant(self, payload: Any = None) -> Envelope:
+        return self._call(_Grant, payload, lambda p: self._core.revoke_grant(p.session_id, p.tool))
 
     def pending_approvals(self, payload: Any = None) -> Envelope:
         return self._call(_Empty, payload, lambda _p: self._core.pending_approvals())

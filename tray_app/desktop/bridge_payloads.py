@@ -81,6 +81,11 @@ class _Decide(_Payload):
     rule: bool = False  # "Always allow <tool> in <folder>" / "Never"
 
 
+class _Grant(_Payload):
+    session_id: IdStr
+    tool: str = Field(min_length=1, max_length=200)
+
+
 class _CallId(_Payload):
     call_id: IdStr
 

@@ -273,6 +273,28 @@ class RuleBook:
         return Verdict("allow", allowed)
 
 
+def rule_rows(entries: Sequence[object], known: frozenset[str]) -> list[dict[str, Any]]:
+    """Each kept entry numbered from 1, with whether it holds and why not."""
+    book = RuleBook(entries, known=known)
+    problems = {p.index: p.as_dict() for p in book.problems}
+    rows: list[dict[str, Any]] = []
+    for index, entry in enumerate(entries):
+        raw = entry if isinstance(entry, dict) else {}
+        problem = problems.get(index)
+        rows.append(
+            {
+                "n": index + 1,
+                "tool": raw.get("tool"),
+                "folder": raw.get("folder"),
+                "action": raw.get("action"),
+                "created": raw.get("created"),
+                "in_force": problem is None or bool(problem["kept"]),
+                "problem": problem,
+            }
+        )
+    return rows
+
+
 _RECHECK_S = 2.0
 _checked: dict[str, tuple[float, bool]] = {}
 

@@ -61,6 +61,8 @@ function build() {
     onPickFolder: pickFolder,
     onUndoLast: () => actions.undo(null),
     onClose: () => closeSettings(),
+    onPermissions: () => call('permissions'),
+    onRevokeGrant: (sessionId, tool) => call('revoke_grant', { session_id: sessionId, tool }),
   });
   ui.onboarding = new Onboarding($('#onboarding'), {
     onRetry: () => checkServer(),

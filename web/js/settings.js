@@ -8,6 +8,7 @@ import { selectBox, radioGroup, numberField } from './controls.js';
 import { widens, CONFIRM, riskBox } from './settings_guard.js';
 import { setModal, trapTab } from './focustrap.js';
 import { mcpSection } from './settings_mcp.js';
+import { permissionsSection } from './settings_permissions.js';
 
 // A widening change counts only from a real user gesture made after the panel has been on
 // screen this long (like approvals: a keystroke meant for something else cannot make it).
@@ -49,6 +50,9 @@ const LAYOUT = [
     { name: 'budget_written_mb', type: 'number', min: 0, max: 1000000, step: 1 },
     { name: 'budget_commands', type: 'number', min: 0, max: 100000, step: 1 },
   ]],
+  ['settings.permissions', [
+    { name: 'tool_rules', type: 'permissions', optional: true },
+  ]],
   ['settings.mcp', [
     { name: 'mcp_servers', type: 'mcp', optional: true },
   ]],
@@ -68,11 +72,11 @@ const LAYOUT = [
 ];
 
 export class SettingsPanel {
-  constructor(panel, { onPatch, onApiKey, onPickFolder, onUndoLast, onClose }) {
+  constructor(panel, { onPatch, onApiKey, onPickFolder, onUndoLast, onClose, onPermissions, onRevokeGrant }) {
     this.panel = panel;
     this.body = panel.querySelector('#settings-body');
     this.savedNote = panel.querySelector('#settings-saved');
-    this.handlers = { onPatch, onApiKey, onPickFolder, onUndoLast };
+    this.handlers = { onPatch, onApiKey, onPickFolder, onUndoLast, onPermissions, onRevokeGrant };
     this.controls = new Map(); // name -> { set(value), error element }
     panel.querySelector('#settings-close').addEventListener('click', onClose);
     const note = (event) => {
@@ -210,6 +214,11 @@ export class SettingsPanel {
         break;
       case 'mcp':
         ({ root, set, showErrors, status } = mcpSection({ onChange: (servers, event) => save(servers, event) }));
+        root.append(error);
+        break;
+      case 'permissions':
+        ({ root, set } = permissionsSection({ load: this.handlers.onPermissions, onRevoke: this.handlers.onRevokeGrant,
+          onRules: (rules, event) => save(rules, event) }));
         root.append(error);
         break;
       case 'hotkey':

@@ -6,6 +6,7 @@
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { mcpWidens } from './settings_mcp.js';
+import { rulesWiden } from './settings_permissions.js';
 
 const added = (next, old) => (next || []).some((item) => !(old || []).includes(item));
 
@@ -22,6 +23,7 @@ const WIDENS = {
   budget_written_mb: (v, old) => v > old.budget_written_mb,
   budget_commands: (v, old) => v > old.budget_commands,
   mcp_servers: (v, old) => mcpWidens(v, old.mcp_servers), // a server added or on, trust relaxed
+  tool_rules: (v, old) => rulesWiden(v, old.tool_rules), // a deny or ask removed, an allow added
 };
 
 export function widens(name, value, settings) {
