@@ -88,6 +88,11 @@ def call_shapes() -> list[Shape]:
             + "<|eom_id|>",
         ),
         Shape(
+            "llama32_pythonic_list",
+            "ollama/ollama#7824; meta-llama/llama-models#169 (llama3.2 [name(a=…)] calls)",
+            f"[write_file(path={'llama32_pythonic_list.txt'!r}, content={CONTENT!r})]",
+        ),
+        Shape(
             "mistral_nemo_list",
             "ml-explore/mlx-lm#1374; vllm-project/vllm#10333 ([TOOL_CALLS] JSON list)",
             f"[TOOL_CALLS] [{_call('mistral_nemo_list')}]",

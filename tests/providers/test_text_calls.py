@@ -66,6 +66,14 @@ def test_json_that_is_data_is_released_when_it_closes() -> None:
     assert gate.feed(" more") == " more"
     gate = TextCallGate(OFFERED)
     assert gate.feed("[1, 2]") == "[1, 2]"  # a list that does not start with an object
+    for text in ("[x] done", "[Link text](https://x.y)", "[Don't](x)", "{x: 1}", "[note]"):
+        gate = TextCallGate(OFFERED)
+        shown = "".join(gate.feed(char) for char in text)
+        assert shown + gate.held() == text and len(gate.held()) <= 1, text  # decided at once
+    gate = TextCallGate(OFFERED)
+    assert gate.feed("[read_file(path='a]b')") == ""  # a quote in a python value is a string
+    assert gate.feed("]") == ""
+    assert gate.held() == "[read_file(path='a]b')]"
 
 
 def test_a_call_to_a_tool_not_offered_is_cut_and_reported() -> None:

@@ -72,9 +72,12 @@ class TextCallGate:
         self._carry = ""  # text mode: a possible marker cut at the end of the last piece
         # json mode: the scanner's state over the held value
         self._depth = 0
-        self._in_string = False
+        self._opener = ""  # "{" or "["
+        self._first: str | None = None  # the first character inside it
+        self._quote = ""  # the quote of the string being read, if any
         self._escaped = False
-        self._checked_first = False
+        self._naming = False  # reading a python call's name
+        self._last = ""  # the last character that was not white space
         self._fence_tail = ""  # fence mode: the last characters, for a close cut in two
         self._fence_lang_ok = False  # fence mode: its first line said json (or nothing)
 
@@ -116,32 +119,47 @@ class TextCallGate:
             return self._fence("")
         if probe[0] in "{[":
             self._mode = "json"
+            self._opener = probe[0]
             held = self.held()
             return self._json(held[len(held) - len(probe) :])
         return self._release()
 
     def _json(self, new: str) -> str:
-        """Scan the new characters of a held JSON value; decide when it closes."""
+        """Scan the new characters of a held JSON value (or llama3.2's python-call list
+        ``[name(a="x")]``); decide when it closes, release as soon as it cannot be a call."""
         for char in new:
-            if not self._checked_first and self._depth and not char.isspace():
-                self._checked_first = True
-                if not self._in_string and char not in '"{':
+            if self._first is None and self._depth and not char.isspace():
+                self._first = char
+                if char.isalpha() or char == "_":
+                    if self._opener != "[":
+                        return self._release()
+                    self._naming = True
+                    continue
+                if char not in '"{':
                     return self._release()  # "{x" or "[1": not a call object
-            if self._in_string:
+            if self._naming:  # a python call's name, then its "("
+                if char.isalnum() or char in "_.":
+                    continue
+                self._naming = False
+                if char != "(":
+                    return self._release()  # "[x] done", "[Link text](…)"
+            if self._quote:
                 if self._escaped:
                     self._escaped = False
                 elif char == "\\":
                     self._escaped = True
-                elif char == '"':
-                    self._in_string = False
-            elif char == '"':
-                self._in_string = True
-            elif char in "{[":
+                elif char == self._quote:
+                    self._quote = ""
+            elif char == '"' or (char == "'" and self._last in "=(,[:"):
+                self._quote = char
+            elif char in "{[(":
                 self._depth += 1
-            elif char in "}]":
+            elif char in "}])":
                 self._depth -= 1
                 if self._depth <= 0:
                     return self._decide()
+            if not char.isspace():
+                self._last = char
         return self._bounded()
 
     def _fence(self, new: str) -> str:

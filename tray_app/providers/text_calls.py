@@ -17,8 +17,8 @@ public report it comes from, ``tests/fakes/model_shapes.py``):
 - gemma's fenced ``tool_code`` block: python-call syntax ``name(a="x")`` read with ``ast``,
   literal values only, nothing evaluated;
 - weak shapes, taken only when they are the whole answer and name an offered tool: a bare JSON
-  object or list ``{"name": …, "arguments"|"parameters": …}`` (qwen2.5-coder) or one fenced
-  ``json`` block holding it (llama3.2).
+  object or list ``{"name": …, "arguments"|"parameters": …}`` (qwen2.5-coder), one fenced
+  ``json`` block holding it (llama3.2), or llama3.2's python-call list ``[name(a="x")]``.
 
 Only calls that name a tool offered in this request come back as calls; their arguments go
 through ``tool_calls.PendingCall`` (the same repair and bounds as a native call). A marked call
@@ -221,6 +221,11 @@ def _whole_answer_calls(text: str, offered: Collection[str]) -> _Region | None:
         if "```" in body:
             return None
     if not body.startswith(("{", "[")):
+        return None
+    if body.startswith("[") and body.endswith(")]"):  # llama3.2's python-call list
+        python = _python_calls(body)
+        if python and all(raw.name in offered for raw in python):
+            return _Region(0, len(text), calls=python)
         return None
     value, end = _decode(body, 0)
     if end != len(body):
