@@ -26,6 +26,7 @@ TOOL_ERROR_ZH: dict[str, str] = {
     "not_run_cancelled": "未执行：已取消",
     "not_run_rule": "未执行：你的权限规则禁止 {tool}",
     "not_run_rule_folder": "未执行：你的权限规则禁止在 {folder} 中使用 {tool}",
+    "read_only_mode": "未执行：只读模式下不进行任何更改",
     "target_kept_changing": "未执行：每次确认后目标都发生了变化（{n} 次）",
     "command_exit": "命令退出，退出码 {code}",
     "command_timed_out": "命令在 {ms} 毫秒后超时；它和它启动的所有进程都已停止",

@@ -27,6 +27,7 @@ ToolErrorCode = Literal[
     "not_run_cancelled",
     "not_run_rule",
     "not_run_rule_folder",
+    "read_only_mode",
     "target_kept_changing",
     "target_changed",
     "repeated",

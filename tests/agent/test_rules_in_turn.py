@@ -148,3 +148,28 @@ def test_a_repeated_identical_ask_gets_the_earlier_answer(make_rig: Callable[...
     assert last_result(rig, 1)["error"] == denied
     assert last_result(rig, 2)["error"] == denied
     assert rig.core.get_settings()["tool_rules"] == []  # a plain "no" makes no rule
+
+
+def test_read_only_mode_reads_and_refuses_changes_without_asking(
+    make_rig: Callable[..., Rig],
+) -> None:
+    rig = make_rig(default_registry=True, confirmation_mode="read_only")
+    (rig.workspace / "r.txt").write_text("内容 ✨")
+    target = rig.workspace / "w.txt"
+    rig.fake.script(
+        tool_turn([("read_file", {"path": "r.txt"})]),
+        tool_turn([("write_file", {"path": str(target), "content": "x"})]),
+        text_turn("ok"),
+    )
+    _, turn = rig.send("read, then write")
+    assert rig.finish(turn).stop_reason == "done"
+    assert rig.log.of_type("approval_needed") == []
+    assert not target.exists()
+    assert last_result(rig, 1)["success"] is True
+    refused = last_result(rig, 2)
+    assert refused["error"] == (
+        "write_file was not run: the user has the app in Read only mode, which refuses every "
+        "change; do not retry it, say what you would change instead"
+    )
+    record = rig.log.of_type("tool_call_update")[-1]
+    assert record.result["code"] == "read_only_mode" and record.decided_by == "rule"

@@ -55,6 +55,16 @@ def not_run(name: str, decision: str) -> ToolResult:
     return failure(f"{name} was not run: {why}", code=code)
 
 
+def refused_read_only(name: str) -> ToolResult:
+    """The answer for a change asked for while the user keeps the app in Read only mode."""
+    return failure(
+        f"{name} was not run: the user has the app in Read only mode, which refuses every "
+        "change; do not retry it, say what you would change instead",
+        code="read_only_mode",
+        params={"tool": name},
+    )
+
+
 def denied_by_rule(name: str, folder: str | None) -> ToolResult:
     """The answer for a call a lasting deny rule of the user refuses, without asking."""
     where = f" in {folder}" if folder else ""

@@ -20,7 +20,13 @@ from typing import Any
 
 from tray_app.agent.approval import ApprovalBroker, Outcome, can_remember, needs_confirmation
 from tray_app.agent.call_recorder import CallRecorder
-from tray_app.agent.call_results import denied_by_rule, not_run, refused, tools_disabled
+from tray_app.agent.call_results import (
+    denied_by_rule,
+    not_run,
+    refused,
+    refused_read_only,
+    tools_disabled,
+)
 from tray_app.agent.guards import (
     REPEAT_LIMIT,
     REPEATED,
@@ -157,6 +163,11 @@ class CallHandler:
             self.records.announce(record, "pending")
             result = denied_by_rule(call.name, verdict.rule.folder)
             self.records.close(record, "cancelled", result, decision="denied", decided_by="rule")
+            return
+        if self.confirmation_mode == "read_only" and tool.risk is not Risk.READ:
+            self.records.announce(record, "pending")
+            result = refused_read_only(call.name)
+            self.records.close(record, "error", result, decision="refused", decided_by="rule")
             return
         preview = await toolbox.preview_async(checked)
         preview, cost, over = self._budget(tool.risk, preview)

@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 SETTINGS_VERSION = 1
 DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
 
-ConfirmationMode = Literal["all_writes", "delete_only", "full_auto"]
+# read_only: reading tools run, every change is refused without asking.
+ConfirmationMode = Literal["read_only", "all_writes", "delete_only", "full_auto"]
 ProviderKind = Literal["ollama", "openai"]
 
 

@@ -39,7 +39,7 @@ const LAYOUT = [
   ['settings.tools', [
     { name: 'tools_enabled', type: 'switch' },
     { name: 'disabled_tools', type: 'tools' },
-    { name: 'confirmation_mode', type: 'radio', options: ['all_writes', 'delete_only', 'full_auto'] },
+    { name: 'confirmation_mode', type: 'radio', options: ['read_only', 'all_writes', 'delete_only', 'full_auto'] },
     { name: 'confirmation_timeout', type: 'number', min: 5, max: 86400, step: 1 },
     { name: 'run_command_enabled', type: 'switch', warn: true },
     { name: 'sandbox_enabled', type: 'switch' },
