@@ -139,11 +139,13 @@ class PrivateBus:
 class KeyringDaemon:
     """``gnome-keyring-daemon --foreground --unlock --components=secrets`` on ``address``,
     with its keyrings in ``folder``; ``start`` returns once the default collection is there
-    and unlocked."""
+    and unlocked. ``unlock=False``: a new account's daemon, with no login keyring (no default
+    collection) until something creates one."""
 
-    def __init__(self, address: str, folder: Path) -> None:
+    def __init__(self, address: str, folder: Path, *, unlock: bool = True) -> None:
         self.address = address
         self.folder = folder
+        self.unlock = unlock
         self._popen: subprocess.Popen[bytes] | None = None
         # the daemon's control socket lives here: keep the path short (AF_UNIX: 108 bytes)
         self._runtime = Path(tempfile.mkdtemp(prefix="mk-"))
@@ -163,16 +165,19 @@ class KeyringDaemon:
             "DBUS_SESSION_BUS_ADDRESS": self.address,
         }
         log = open(self.folder / "gnome-keyring.log", "wb")  # noqa: SIM115
+        unlock = ["--unlock"] if self.unlock else []
         self._popen = subprocess.Popen(
-            [DAEMON, "--foreground", "--unlock", "--components=secrets"],
+            [DAEMON, "--foreground", *unlock, "--components=secrets"],
             stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, env=env,
             start_new_session=True,
         )  # fmt: skip
         assert self._popen.stdin is not None
-        self._popen.stdin.write(TEST_PASSWORD.encode())
+        if self.unlock:
+            self._popen.stdin.write(TEST_PASSWORD.encode())
         self._popen.stdin.close()  # end of the password: the daemon unlocks the login keyring
         _wait(lambda: self._running() and name_owned(self.address), f"{SECRETS_NAME} owned")
-        _wait(self._default_unlocked, "the default collection to be unlocked")
+        if self.unlock:
+            _wait(self._default_unlocked, "the default collection to be unlocked")
         return self
 
     def _running(self) -> bool:
@@ -209,8 +214,9 @@ def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Keyring
 
 
 @contextlib.contextmanager
-def running_keyring(folder: Path) -> Iterator[KeyringDaemon]:
-    """A private bus with an unlocked keyring daemon on it, both stopped at the end."""
+def running_keyring(folder: Path, *, unlock: bool = True) -> Iterator[KeyringDaemon]:
+    """A private bus with an unlocked keyring daemon on it (``unlock=False``: one with no
+    login keyring yet), both stopped at the end."""
     reason = why_not()
     if reason:
         pytest.skip(reason)
@@ -218,7 +224,7 @@ def running_keyring(folder: Path) -> Iterator[KeyringDaemon]:
     bus = PrivateBus(folder).start()
     daemon: KeyringDaemon | None = None
     try:
-        daemon = KeyringDaemon(bus.address, folder).start()
+        daemon = KeyringDaemon(bus.address, folder, unlock=unlock).start()
         yield daemon
     finally:
         if daemon is not None:

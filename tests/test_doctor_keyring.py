@@ -51,7 +51,7 @@ def test_doctor_finds_the_unlocked_secret_service(
     report = keyring_report(tmp_path)
     assert report == {
         "usable": True, "backend": SECRET_SERVICE, "reason": None, "locked": False,
-        "problem": None, "causes": [],
+        "state": "unlocked", "problem": None, "causes": [],
     }  # fmt: skip
     assert f"[ok ] keyring: {SECRET_SERVICE}" in doctor(tmp_path).stdout
 
@@ -82,5 +82,25 @@ def test_doctor_says_a_locked_keyring_is_locked_and_a_gone_one_is_gone(
                 "is neither running nor activatable through D-Bus”"
             ) in said.splitlines(), said
             assert "[注意] 密钥环：" in said
+        finally:
+            restore_keyring(previous)
+
+
+def test_doctor_says_a_new_session_has_no_keyring_yet_and_creates_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_keyring(tmp_path / "own", unlock=False) as daemon:  # no login keyring
+        previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
+        try:
+            report = keyring_report(tmp_path)
+            assert report["usable"] is True and report["state"] == "missing"
+            assert report["locked"] is False
+            said = doctor(tmp_path).stdout
+            assert f"[info] keyring: {SECRET_SERVICE} has no keyring yet" in said, said
+            chinese = doctor(tmp_path, lang="zh_CN.UTF-8").stdout
+            assert f"密钥环：{SECRET_SERVICE} 还没有密钥环" in chinese, chinese
+            with connect(daemon.address) as bus:  # looked at, nothing created
+                paths = [c.collection_path for c in secretstorage.get_all_collections(bus)]
+            assert paths == ["/org/freedesktop/secrets/collection/session"]
         finally:
             restore_keyring(previous)

@@ -67,11 +67,13 @@ def gather(endpoint: str | None) -> dict[str, Any]:
         "python": sys.version.split()[0],
     }
     secrets = SecretStore()
+    state = secrets.keyring_state()  # looked at without a prompt, a few seconds at most
     report["keyring"] = {
         "usable": secrets.usable,
         "backend": secrets.backend_name,
         "reason": secrets.reason,
-        "locked": secrets.locked(),
+        "locked": None if state is None else state == "locked",
+        "state": state,
         "problem": secrets.problem,
         "causes": keyring_causes(secrets),
     }
@@ -108,6 +110,8 @@ def print_report(report: dict[str, Any], language: str = "en") -> None:
     keyring = report["keyring"]
     if keyring["usable"] and keyring.get("locked"):
         line("warn", "keyring_locked", backend=keyring["backend"])
+    elif keyring["usable"] and keyring.get("state") == "missing":
+        line("info", "keyring_missing", backend=keyring["backend"])
     elif keyring["usable"]:
         line("ok", "keyring_ok", backend=keyring["backend"])
     else:

@@ -25,8 +25,10 @@ LINES = {
         "unknown_caps": "unknown ({why})",
         "no_models": "No model installed. Pull one: ollama pull qwen3:8b",
         "server_error": "{why}",
-        "keyring_locked": "keyring: {backend} is locked; the app asks for its password when it"
-        " first needs a key (unlock it at login to avoid that)",
+        "keyring_locked": "keyring: {backend} is locked; the app asks for its password only when"
+        " you save a key, and reads stored keys once it is unlocked (unlock it at login)",
+        "keyring_missing": "keyring: {backend} has no keyring yet; saving a key asks you to"
+        " choose a password for a new one",
         "keyring_ok": "keyring: {backend} (API keys are stored there)",
         "keyring_off": "keyring: {backend} cannot keep keys; API keys are kept for the session"
         " only",
@@ -44,8 +46,9 @@ LINES = {
         "unknown_caps": "未知（“{why}”）",
         "no_models": "还没有安装模型。请先下载一个：ollama pull qwen3:8b",
         "server_error": "{cause}（“{why}”）",
-        "keyring_locked": "密钥环：{backend} 已锁定；应用第一次需要密钥时会请求它的密码"
-        "（登录时解锁即可避免）",
+        "keyring_locked": "密钥环：{backend} 已锁定；应用只在您保存密钥时请求它的密码，"
+        "解锁后才会读取已保存的密钥（登录时解锁即可）",
+        "keyring_missing": "密钥环：{backend} 还没有密钥环；保存密钥时会请您为新的密钥环设置密码",
         "keyring_ok": "密钥环：{backend}（API 密钥保存在这里）",
         "keyring_off": "密钥环：{backend} 无法保存密钥；API 密钥只在本次运行中保留",
         "keyring_says": "keyring 库说：“{detail}”",

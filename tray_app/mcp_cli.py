@@ -321,14 +321,14 @@ def _secret_lookup() -> Any:
 
     def lookup(name: str) -> str | None:
         from tray_app.mcp.config import SecretUnavailable
+        from tray_app.store.secrets import SecretStore, SecretUnreadable
 
         if not store:
-            from tray_app.store.secrets import SecretStore
-
             store.append(SecretStore())
-        value = store[0].get(name)
-        if not isinstance(value, str) and not store[0].usable:
-            raise SecretUnavailable(store[0].reason or "no usable keyring")
+        try:  # without a prompt, a few seconds at most: a terminal never hangs on it
+            value = store[0].read(name)
+        except SecretUnreadable as exc:
+            raise SecretUnavailable(str(exc) or "no usable keyring") from None
         return value if isinstance(value, str) else None
 
     return lookup

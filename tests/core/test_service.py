@@ -218,6 +218,12 @@ def test_the_keyring_is_opened_once_however_many_threads_ask(
         def get(self, name: str) -> str | None:
             return None
 
+        def keyring_state(self) -> str:
+            return "unlocked"
+
+        def remembered(self, name: str) -> str | None:
+            return None
+
     core = Core(
         settings=Settings(allowed_dirs=[str(tmp_path)]),
         paths=app_paths,
@@ -229,7 +235,7 @@ def test_the_keyring_is_opened_once_however_many_threads_ask(
 
     def ask() -> None:
         start.wait(timeout=10)
-        seen.append(core.get_settings()["keyring_usable"])
+        seen.append(core.keyring_status()["usable"])
 
     try:
         threads = [threading.Thread(target=ask) for _ in range(8)]
@@ -239,5 +245,6 @@ def test_the_keyring_is_opened_once_however_many_threads_ask(
             thread.join(timeout=10)
         assert seen == [True] * 8
         assert opened == [1]
+        assert core.get_settings()["keyring_usable"] is True  # reported once it is open
     finally:
         core.stop()

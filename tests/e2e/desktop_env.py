@@ -3,6 +3,12 @@
 (trayer), each a child process stopped by PID; and ``AppProcess``, the
 real app (``python -m tray_app``) driven through its instance socket and xdotool.
 
+The keyring can also be what other sessions have (``keyring=``): ``none`` (a bus that activates
+nothing: no Secret Service), ``fresh`` (the bus activates gnome-keyring the first time it is
+asked, as a new account's session does: no login keyring, so no default collection) and
+``locked`` (activated the same way, with a login keyring from an earlier session that nobody
+unlocked). Its password prompts (gcr-prompter) would draw on this desktop's display.
+
 Everything waits on conditions with timeouts (``wait_for``), never on fixed sleeps.
 """
 
@@ -15,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +30,7 @@ from typing import Any, TypeVar
 
 from PIL import Image, ImageGrab
 
-from tests.secret_service import DAEMON, KeyringDaemon
+from tests.secret_service import BUS_CONFIG, DAEMON, KeyringDaemon, PrivateBus, connect
 from tray_app.desktop.instance import InstanceError, SingleInstance
 from tray_app.paths import AppPaths
 
@@ -35,6 +42,8 @@ TRAY_HEIGHT = 32
 TOOLS = ("Xvfb", "dbus-daemon", "trayer", "xdotool", "xwininfo", "xprop", "openbox")
 T = TypeVar("T")
 # Focus follows clicks and new windows get focus (openbox's defaults), no desktop menus.
+KEYRINGS = ("unlocked", "none", "fresh", "locked")
+PROMPTER = "gcr-prompter"  # gnome-keyring's password prompts
 OPENBOX_RC = """<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
   <focus><focusNew>yes</focusNew><followMouse>no</followMouse></focus>
@@ -106,9 +115,23 @@ class Child:
 
 
 class DesktopEnv:
-    def __init__(self, workdir: Path, artifacts: Path, *, notifications: str = "recorder") -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        artifacts: Path,
+        *,
+        notifications: str = "recorder",
+        keyring: str = "unlocked",
+        login_secrets: dict[str, str] | None = None,
+    ) -> None:
         """``notifications``: ``recorder`` (tests/e2e/notify_server.py, which records and
-        clicks on demand) or ``real`` (the system's notification-daemon, drawing bubbles)."""
+        clicks on demand) or ``real`` (the system's notification-daemon, drawing bubbles).
+        ``keyring``: one of KEYRINGS (see the module); ``login_secrets`` (username: secret,
+        the app's service) are in the ``locked`` login keyring, stored while it was open."""
+        assert keyring in KEYRINGS, keyring
+        self.keyring_kind = keyring
+        self.login_secrets = login_secrets or {}
+        self._runtime: Path | None = None
         self.notifications_kind = notifications
         self.workdir = workdir
         self.artifacts = artifacts
@@ -144,9 +167,69 @@ class DesktopEnv:
         if self.keyring is not None:
             self.keyring.stop()
             self.keyring = None
+        for pid in self._activated():  # what the bus started: gnome-keyring, its prompter
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         for child in reversed(self.children):
             child.stop()
         self.children.clear()
+        if self._runtime is not None:
+            shutil.rmtree(self._runtime, ignore_errors=True)
+            self._runtime = None
+
+    def _activated(self) -> set[int]:
+        bus = next((c for c in self.children if c.name == "dbus"), None)
+        return descendants(bus.popen.pid) if bus is not None else set()
+
+    def prompter_running(self) -> bool:
+        """Whether the keyring's password prompt was started (by the bus, for the daemon)."""
+        for pid in self._activated():
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/comm").read_text().strip() == PROMPTER:
+                    return True
+        return False
+
+    def prompt_windows(self) -> list[str]:
+        """The keyring's password prompts on the screen."""
+        return self.xdotool("search", "--onlyvisible", "--class", PROMPTER, check=False).split()
+
+    def _session_env(self) -> dict[str, str]:
+        """What the bus gives the services it activates: a home of this desktop's own (no
+        keyring of the machine's), this display (a prompt would show here)."""
+        home = self.workdir / "session-home"
+        data = home / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        self._runtime = Path(tempfile.mkdtemp(prefix="mk-"))  # short: AF_UNIX paths
+        if self.keyring_kind == "locked":
+            self._make_login_keyring(home)
+        return {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(data),
+            "XDG_RUNTIME_DIR": str(self._runtime),
+            "DISPLAY": self.display,
+            "GDK_BACKEND": "x11",
+            "NO_AT_BRIDGE": "1",
+        }
+
+    def _make_login_keyring(self, home: Path) -> None:
+        """A login keyring with a password, written by a daemon on a bus of its own that is
+        then stopped: the next session's daemon finds it locked."""
+        import secretstorage
+
+        bus = PrivateBus(self.workdir).start()
+        daemon = KeyringDaemon(bus.address, self.workdir)  # keeps its files in workdir/home
+        try:
+            daemon.start()
+            with connect(bus.address) as connection:
+                collection = secretstorage.Collection(connection)
+                for user, secret in self.login_secrets.items():
+                    attributes = {"service": "metona-tray", "username": user}
+                    collection.create_item(user, attributes, secret.encode(), replace=True)
+        finally:
+            daemon.stop()
+            bus.stop()
+        shutil.copytree(self.workdir / "home" / "data", home / "data", dirs_exist_ok=True)
 
     def _start_xvfb(self) -> None:
         read_fd, write_fd = os.pipe()
@@ -162,10 +245,15 @@ class DesktopEnv:
         self.display = f":{number}"
 
     def _start_dbus(self) -> None:
-        popen = self._spawn(
-            "dbus", ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-            stdout=subprocess.PIPE,
-        )  # fmt: skip
+        argv = ["dbus-daemon", "--session", "--nofork", "--print-address=1"]
+        env = None
+        if self.keyring_kind == "none":  # activates nothing: there is no Secret Service
+            config = self.workdir / "bus.conf"
+            config.write_text(BUS_CONFIG, encoding="utf-8")
+            argv = ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"]
+        elif self.keyring_kind in ("fresh", "locked"):
+            env = self._session_env()
+        popen = self._spawn("dbus", argv, stdout=subprocess.PIPE, env=env)
         assert popen.stdout is not None
         self.bus_address = popen.stdout.readline().decode().strip()
         assert self.bus_address, "dbus-daemon printed no address"
@@ -173,7 +261,7 @@ class DesktopEnv:
     def _start_keyring(self) -> None:
         """The Secret Service a desktop session has, its login keyring unlocked: the app's
         keyring resolves to it by itself. Started here, the bus never activates a locked one."""
-        if shutil.which(DAEMON) is not None:
+        if self.keyring_kind == "unlocked" and shutil.which(DAEMON) is not None:
             self.keyring = KeyringDaemon(self.bus_address, self.workdir).start()
 
     def _start_window_manager(self) -> None:

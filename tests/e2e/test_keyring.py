@@ -97,8 +97,8 @@ def test_a_server_secret_is_kept_in_the_desktop_keyring_across_launches(
 
     first = AppProcess(keyring_desktop, home, name="keyring-first").start()
     try:
-        shown = first.core("get_settings")
-        assert shown["keyring_usable"] is True and shown["keyring_problem"] is None
+        shown = first.core("keyring_status")
+        assert shown == {"usable": True, "problem": None, "state": "unlocked"}
         note = store_in_the_popup(first)
         assert note == f"已保存。FAKE_MCP_TOKEN 现在引用 keyring:{NAME}。"  # no "session only"
         wait_for(lambda: ready(first), 90, "the server with its secret")

@@ -106,7 +106,7 @@ def test_with_the_keyring_daemon_stopped_the_page_says_so_in_chinese(
         previous = use_keyring(daemon, monkeypatch, tmp_path / "xdg-config")
         try:
             app = make_app(fake_ollama, language="zh-CN", secrets=SecretStore)
-            assert app.core.get_settings()["keyring_usable"] is True  # opened while it ran
+            assert app.core.keyring_status()["usable"] is True  # opened while it ran
             daemon.stop()
             note = add_server_with_a_secret(app, marks)
             expect(note).to_have_text(
@@ -122,7 +122,7 @@ def test_with_the_keyring_daemon_stopped_the_page_says_so_in_chinese(
             restore_keyring(previous)
 
 
-def test_with_the_keyring_locked_the_api_key_field_says_unlock_it_in_chinese(
+def test_with_the_keyring_locked_the_api_key_field_says_saving_asks_in_chinese(
     make_app: AppFactory,
     fake_ollama: FakeOllama,
     tmp_path: Path,
@@ -136,11 +136,11 @@ def test_with_the_keyring_locked_the_api_key_field_says_unlock_it_in_chinese(
             app = make_app(fake_ollama, language="zh-CN", secrets=SecretStore)
             app.page.click("#btn-settings")
             note = app.page.locator(":has(> #set-api_key) .note")
-            expect(note).to_have_text(
-                "系统密钥环已锁定：在此输入的 API 密钥只保留到应用退出，绝不写入磁盘。"
-                "请解锁密钥环后重新输入密钥。"
-            )
-            assert app.core.get_settings()["keyring_problem"] == "locked"
+            expect(note).to_have_text("系统密钥环已锁定：保存密钥时会请求它的密码。")
+            status = app.core.keyring_status()
+            assert status == {"usable": True, "problem": None, "state": "locked"}
+            with connect(daemon.address) as bus:  # looked at, never asked to unlock
+                assert secretstorage.Collection(bus).is_locked()
             assert app.page_errors == [] and app.dialogs == []
         finally:
             restore_keyring(previous)

@@ -212,8 +212,12 @@ class McpHost:
         """A ``keyring:NAME`` secret for a starting server; SecretUnavailable when it is not
         found because the keyring cannot be read (not because it was never stored)."""
         from tray_app.mcp.config import SecretUnavailable
+        from tray_app.store.secrets import SecretUnreadable
 
-        value = self._secret(user)
+        try:  # read without a prompt: a locked keyring is asked when the user stores one
+            value = self._secret(user)
+        except SecretUnreadable as exc:
+            raise SecretUnavailable(str(exc)) from None
         store = self._store() if value is None else None
         if store is not None and not store.usable:
             raise SecretUnavailable(store.reason or "no usable keyring")

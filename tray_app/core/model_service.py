@@ -30,21 +30,18 @@ from tray_app.store.settings import Settings
 if TYPE_CHECKING:
     from tray_app.store.secrets import SecretStore
 
-ProviderFactory = Callable[[Settings, Callable[[], "SecretStore | None"]], Provider]
+ProviderFactory = Callable[[Settings, Callable[[Settings], "str | None"]], Provider]
 
 
 def default_provider_factory(
-    settings: Settings, secrets: Callable[[], SecretStore | None]
+    settings: Settings, api_key: Callable[[Settings], str | None]
 ) -> Provider:
-    """Ollama needs no key; the keyring is only opened for an OpenAI-compatible server."""
-    api_key = None
-    store = secrets() if settings.provider == "openai" else None
-    if store is not None:
-        api_key = store.get(settings.endpoint)
+    """Ollama needs no key; an OpenAI-compatible server's is looked up (``Secrets.api_key``:
+    the keyring only when one was stored there)."""
     return make_provider(
         settings.provider,
         settings.endpoint,
-        api_key=api_key,
+        api_key=api_key(settings) if settings.provider == "openai" else None,
         vision_models=settings.vision_models,
     )
 
@@ -68,7 +65,7 @@ class ModelService:
     @property
     def provider(self) -> Provider:
         if self._provider is None:
-            self._provider = self._factory(self._settings.current, self._secrets.get)
+            self._provider = self._factory(self._settings.current, self._secrets.api_key)
         return self._provider
 
     async def reset(self) -> None:
@@ -167,8 +164,10 @@ class ModelService:
                 continue
         return models[0].name if models else ""
 
-    async def set_api_key(self, key: str | None, endpoint: str | None = None) -> ApiKeySaved:
-        """Keep an endpoint's API key in the OS keyring (or for this session only)."""
+    def store_api_key(self, key: str | None, endpoint: str | None) -> tuple[str, SecretStore]:
+        """Keep an endpoint's API key in the OS keyring (or for this session only); any thread
+        but the core loop's: storing may ask the user to unlock the keyring, or to choose a
+        password for a new one, and waits for the answer."""
         secrets = self._secrets.get()
         if secrets is None:
             raise Unsupported("no secret store is available here")
@@ -177,6 +176,12 @@ class ModelService:
             secrets.set(target, key)
         else:
             secrets.delete(target)
+        return target, secrets
+
+    async def api_key_stored(self, endpoint: str, secrets: SecretStore, kept: bool) -> ApiKeySaved:
+        """After ``store_api_key`` (core loop): the settings record whether the keyring holds
+        the endpoint's key, so only then is it ever read; the provider takes the new key."""
+        await self._settings.mark_api_key(endpoint, kept and secrets.usable)
         await self.reset()
         return {
             "stored_in_keyring": secrets.usable,

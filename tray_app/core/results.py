@@ -112,6 +112,14 @@ class ApiKeySaved(TypedDict):
     problem: str | None  # why not in the keyring: store/secrets.py's codes, said by the page
 
 
+class KeyringStatus(TypedDict):
+    usable: bool  # False: keys are kept for this session only
+    problem: str | None  # why not: store/secrets.py's codes, said by the page
+    # The Secret Service's keyring: "unlocked", "locked" (storing a key asks for its password),
+    # "missing" (storing one asks to choose a password for a new keyring), None: not known
+    state: str | None
+
+
 class ServedTool(TypedDict):
     """One MCP server's tool as the app's model is offered it (``metona-tray mcp serve`` offers
     it to its own client under the same name)."""

@@ -39,6 +39,7 @@ from tray_app.core.results import (
     Deleted,
     Exported,
     Json,
+    KeyringStatus,
     McpSecretSaved,
     MessagePage,
     ModelList,
@@ -99,7 +100,7 @@ class Core:
         publish = self.bus.publish
         self._broker = ApprovalBroker(publish, timeout=settings.confirmation_timeout)
         self._active = ActiveTurns()
-        keyring = Secrets(secrets)
+        keyring = self._keyring = Secrets(secrets)
         self._settings = SettingsService(
             settings, paths=paths, persist=persist_settings, secrets=keyring, publish=publish
         )
@@ -270,15 +271,23 @@ class Core:
     # ---- settings ---------------------------------------------------------------------------
 
     def get_settings(self) -> Json:
-        # Off the core loop on purpose: opening the keyring can start helper processes, and
-        # the settings in force are an immutable instance that is swapped, never changed.
+        # Off the core loop: the settings in force are an immutable instance that is swapped,
+        # never changed. Never opens the keyring (the tray asks for these while it starts).
         return self._settings.view()
+
+    def keyring_status(self) -> KeyringStatus:
+        """Whether keys can be kept and what storing one will ask (the Settings page's note).
+        Off the core loop: opening the keyring can start helper processes."""
+        return self._keyring.status()
 
     def update_settings(self, patch: Json) -> SettingsSaved:
         return self._await(self._settings.update(patch))
 
     def set_api_key(self, key: str | None, *, endpoint: str | None = None) -> ApiKeySaved:
-        return self._await(self._models.set_api_key(key, endpoint))
+        # The keyring write runs on the caller's thread: it may ask the user and wait.
+        target, store = self._models.store_api_key(key, endpoint)
+        kept = bool(key and key.strip())
+        return self._await(self._models.api_key_stored(target, store, kept))
 
     def start_tool(
         self,

@@ -3,7 +3,7 @@
 ``Settings`` (``store/settings.py``) declares each option and its default once; this service
 holds the current instance, applies a change all-or-nothing, saves it, tells its listeners
 (the provider, the approval broker) and publishes ``settings_updated``. It also owns the lazily
-opened keyring, which ``get_settings`` reports on. Runs on the core thread only.
+opened keyring, which ``get_settings`` reports on once it is open. Runs on the core thread only.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from tray_app.core.results import Json, SettingsSaved
+from tray_app.core.results import Json, KeyringStatus, SettingsSaved
 from tray_app.errors import InvalidSettings, StoreError
 from tray_app.events import Event, SettingsUpdated
 from tray_app.paths import AppPaths
@@ -39,7 +39,9 @@ SettingsListener = Callable[[Settings, Settings], Awaitable[None]]  # (old, new)
 
 class Secrets:
     """The keyring, opened on first need: probing it can start helper processes. Any thread
-    (``get_settings`` and the MCP servers read it off the core loop): opened once, locked."""
+    (``get_settings`` and the MCP servers read it off the core loop): opened once, locked.
+    Nothing here opens it for a key nobody stored: the settings say which endpoints have one,
+    and a ``keyring:NAME`` reference says an MCP server's secret was stored."""
 
     def __init__(self, factory: Callable[[], SecretStore] | None) -> None:
         self._factory = factory
@@ -52,10 +54,44 @@ class Secrets:
                 self._store = self._factory()
             return self._store
 
+    @property
+    def can_open(self) -> bool:
+        """Whether there is a keyring to open here (the terminal and tests may have none)."""
+        return self._factory is not None
+
+    def opened(self) -> SecretStore | None:
+        """The keyring if something already opened it, without opening it."""
+        with self._lock:
+            return self._store
+
     def lookup(self, name: str) -> str | None:
-        """One kept secret (an endpoint's API key, an MCP server's ``keyring:NAME``)."""
+        """One kept secret (an MCP server's ``keyring:NAME``), read without a prompt;
+        ``SecretUnreadable`` when the keyring cannot be read now."""
         store = self.get()
-        return store.get(name) if store is not None else None
+        return store.read(name) if store is not None else None
+
+    def api_key(self, settings: Settings) -> str | None:
+        """The API key of the settings' endpoint: read from the keyring only when one was
+        stored there, else one kept in memory this session (if the keyring is open at all)."""
+        from tray_app.store.secrets import endpoint_key
+
+        if endpoint_key(settings.endpoint) in settings.api_key_endpoints:
+            store = self.get()
+            return store.get(settings.endpoint) if store is not None else None
+        store = self.opened()
+        return store.remembered(settings.endpoint) if store is not None else None
+
+    def status(self) -> KeyringStatus:
+        """Whether keys can be kept and what storing one will ask (the Settings page's note):
+        opens the keyring and looks at it without a prompt, a few seconds at most."""
+        store = self.get()
+        if store is None:
+            return {"usable": False, "problem": None, "state": None}
+        return {
+            "usable": store.usable,
+            "problem": None if store.usable else store.problem,
+            "state": store.keyring_state() if store.usable else None,
+        }
 
 
 class SettingsService:
@@ -84,13 +120,21 @@ class SettingsService:
         self._listeners.append(listener)
 
     def view(self) -> Json:
-        """The settings for the page, with whether a key is kept and the keyring works."""
+        """The settings for the page, with whether a key is kept and, once something opened
+        the keyring, whether it works (None before: ``keyring_status`` looks)."""
         from tray_app.core.mcp_settings import public_settings  # MCP config: not for a chat
+        from tray_app.store.secrets import endpoint_key
 
         data = public_settings(self._settings.model_dump())
-        secrets = self._secrets.get()
-        data["api_key_set"] = bool(secrets and secrets.get(self._settings.endpoint))
-        data["keyring_usable"] = bool(secrets and secrets.usable)
+        secrets = self._secrets.opened()  # never opened here: a start must not wait on it
+        endpoint = self._settings.endpoint
+        data["api_key_set"] = endpoint_key(endpoint) in self._settings.api_key_endpoints or bool(
+            secrets and secrets.remembered(endpoint)
+        )
+        if secrets is not None:
+            data["keyring_usable"] = secrets.usable
+        else:  # not opened yet: not known, unless there is no keyring to open at all
+            data["keyring_usable"] = None if self._secrets.can_open else False
         data["keyring_problem"] = secrets.problem if secrets and not secrets.usable else None
         return data
 
@@ -134,6 +178,17 @@ class SettingsService:
                 raise
         self._publish(SettingsUpdated(settings=shown))
         return {"settings": shown}
+
+    async def mark_api_key(self, endpoint: str, stored: bool) -> None:
+        """Record whether the keyring holds this endpoint's API key (never the key itself)."""
+        from tray_app.store.secrets import endpoint_key
+
+        user = endpoint_key(endpoint)
+        marked = [e for e in self._settings.api_key_endpoints if e != user]
+        if stored:
+            marked = [*marked[-999:], user]
+        if marked != self._settings.api_key_endpoints:
+            await self.update({"api_key_endpoints": marked})
 
     def _invalid(
         self, errors: dict[str, str], codes: dict[str, dict[str, Any]] | None = None

@@ -217,6 +217,10 @@ class Bridge:
     def update_settings(self, payload: Any = None) -> Envelope:
         return self._call(_Settings, payload, lambda p: self._core.update_settings(p.patch))
 
+    def keyring_status(self, payload: Any = None) -> Envelope:
+        """Whether the OS keyring keeps keys and what storing one will ask (Settings' note)."""
+        return self._call(_Empty, payload, lambda _p: self._core.keyring_status())
+
     def set_api_key(self, payload: Any = None) -> Envelope:
         """Keep the endpoint's API key in the OS keyring (an empty key removes it)."""
 

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 HOOK_CORE_COMMANDS = frozenset(
     {"new_session", "send_message", "get_session", "list_sessions", "status", "list_models",
-     "pending_approvals", "decide", "update_settings", "get_settings", "undo", "mcp_status"}
+     "pending_approvals", "decide", "update_settings", "get_settings", "keyring_status", "undo",
+     "mcp_status"}
 )  # fmt: skip
 
 

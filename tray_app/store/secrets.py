@@ -9,25 +9,34 @@ write keys in clear. Storing a key after a backend failed tries that backend aga
 unlocking the keyring (or its service coming back) needs no restart. Backends that would write
 the key to a file in clear (``keyrings.alt``'s) count as unusable unless ``allow_insecure``
 (tests only). Keys never go to the settings file, to any other file, or to a log line.
+
+Reading never asks the user: it never creates the Secret Service's default collection nor
+unlocks it (``keyring_calls``), and gives up after a few seconds; a locked keyring is asked for
+its password only when a key is stored, the user's own act.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 from tray_app.os_reasons import os_error_text
+from tray_app.store.keyring_calls import (
+    ONE_AT_A_TIME,
+    KeyringIsLocked,
+    KeyringState,
+    KeyringTimeout,
+    default_keyring_state,
+    is_secret_service,
+    read_secret_service,
+    timed,
+)
 from tray_app.terminal_errors import written_out
 
 log = logging.getLogger(__name__)
 
 SERVICE = "metona-tray"
 
-#: One keyring call at a time in this process. keyring's Secret Service backend opens a new
-#: D-Bus connection and session per call; gnome-keyring answers concurrent ones wrongly (the
-#: default collection "missing", then a prompt; an entry gone mid-read) or aborts.
-_ONE_AT_A_TIME = threading.Lock()
 
 _NO_BACKEND = ("keyring.backends.fail.Keyring", "keyring.backends.null.Keyring")
 _INSECURE_PREFIX = "keyrings.alt."
@@ -44,7 +53,7 @@ def _problem_of(exc: BaseException) -> str:
     else UNAVAILABLE."""
     import keyring.errors
 
-    if isinstance(exc, keyring.errors.KeyringLocked):
+    if isinstance(exc, (keyring.errors.KeyringLocked, KeyringIsLocked)):
         return LOCKED
     text = str(exc).lower()
     return LOCKED if "locked" in text or "prompt dismissed" in text else UNAVAILABLE
@@ -65,6 +74,15 @@ def _vanished(exc: BaseException) -> bool:
 _MAX_REASON = 1_000
 
 _NONE = ("no keyring backend is available on this system", NO_KEYRING)
+
+
+class SecretUnreadable(Exception):
+    """A kept secret cannot be read now (the keyring is locked, gone or does not answer): it
+    may well be there. ``problem`` is one of the codes above."""
+
+    def __init__(self, problem: str, reason: str) -> None:
+        super().__init__(reason)
+        self.problem = problem
 
 
 def endpoint_key(endpoint: str) -> str:
@@ -127,33 +145,55 @@ class SecretStore:
         """Whether keys survive a restart (False: kept in memory for this session only)."""
         return self._backend is not None
 
-    def locked(self) -> bool | None:
-        """Whether the Secret Service's default keyring is locked, asked without a prompt (for
-        ``doctor``: the app's first key would ask for its password); None when not known."""
-        if self._backend is None or not self.backend_name.endswith(".SecretService.Keyring"):
+    def keyring_state(self) -> KeyringState | None:
+        """The Secret Service's default keyring, looked at without a prompt and for a few
+        seconds at most: ``unlocked``, ``locked`` (storing a key asks for its password),
+        ``missing`` (storing one asks to choose a password for a new keyring); None when this
+        is not a Secret Service or it did not say."""
+        backend = self._backend
+        if backend is None or not is_secret_service(backend):
             return None
         try:
-            from contextlib import closing
-
-            import secretstorage
-
-            with _ONE_AT_A_TIME, closing(secretstorage.dbus_init()) as bus:
-                return bool(secretstorage.Collection(bus).is_locked())
-        except Exception:  # no default keyring yet, the service left: get/set will say
+            return timed(lambda: default_keyring_state(backend))
+        except Exception:  # the service left or hangs: get/set will say
             return None
+
+    def remembered(self, endpoint: str) -> str | None:
+        """A key kept in memory for this session (the keyring could not keep it)."""
+        return self._memory.get(endpoint_key(endpoint))
 
     def get(self, endpoint: str) -> str | None:
+        """A kept key, or None when there is none or the keyring cannot be read now."""
+        try:
+            return self.read(endpoint)
+        except SecretUnreadable:
+            return None
+
+    def read(self, endpoint: str) -> str | None:
+        """A kept key (None: none is kept); SecretUnreadable when the keyring cannot be read
+        now. Never creates a keyring, never asks to unlock one, waits a few seconds at most."""
         user = endpoint_key(endpoint)
         backend = self._backend  # once: another thread may turn it off meanwhile
-        if user in self._memory or backend is None:
-            return self._memory.get(user)
+        if user in self._memory:
+            return self._memory[user]
+        if backend is None:
+            raise SecretUnreadable(self.problem or NO_KEYRING, self.reason or _NONE[0])
         try:
-            with _ONE_AT_A_TIME:
-                value = backend.get_password(SERVICE, user)
+            if is_secret_service(backend):
+                value = timed(lambda: read_secret_service(backend, SERVICE, user))
+            else:
+                value = timed(lambda: backend.get_password(SERVICE, user))
+        except (KeyringIsLocked, KeyringTimeout) as exc:  # asked later, when the user acts
+            problem = LOCKED if isinstance(exc, KeyringIsLocked) else UNAVAILABLE
+            said = f"{type(exc).__name__}: {exc}"
+            raise SecretUnreadable(
+                problem, f"the keyring backend {self.backend_name} could not be read ({said})"
+            ) from None
         except Exception as exc:
-            if not _vanished(exc):
-                self._disable(exc, None)
-            return None
+            if _vanished(exc):
+                return None
+            self._disable(exc, None)
+            raise SecretUnreadable(self.problem or UNAVAILABLE, self.reason or "") from None
         return value if isinstance(value, str) and value else None
 
     def set(self, endpoint: str, key: str) -> None:
@@ -168,7 +208,7 @@ class SecretStore:
         backend = self._backend
         if backend is not None:
             try:
-                with _ONE_AT_A_TIME:
+                with ONE_AT_A_TIME:
                     backend.set_password(SERVICE, user, key)
             except Exception as exc:
                 self._disable(exc, key)
@@ -187,7 +227,7 @@ class SecretStore:
         self.reason = self.problem = self.detail = None
         for user, key in list(self._memory.items()):
             try:
-                with _ONE_AT_A_TIME:
+                with ONE_AT_A_TIME:
                     backend.set_password(SERVICE, user, key)
             except Exception as exc:
                 self._disable(exc, key)
@@ -195,15 +235,17 @@ class SecretStore:
             self._memory.pop(user, None)
 
     def delete(self, endpoint: str) -> None:
+        """Remove a kept key. A session with no keyring yet has none to remove: keyring would
+        create one first, asking the user for a password, so it is not asked."""
         user = endpoint_key(endpoint)
         self._memory.pop(user, None)
         backend = self._backend
-        if backend is None:
+        if backend is None or self.keyring_state() == "missing":
             return
         import keyring.errors
 
         try:
-            with _ONE_AT_A_TIME:
+            with ONE_AT_A_TIME:
                 backend.delete_password(SERVICE, user)
         except keyring.errors.PasswordDeleteError:
             pass  # there was none

@@ -68,6 +68,10 @@ class Settings(BaseModel):
     # Models of an OpenAI-compatible server that can see images: such a server cannot be asked,
     # so none is assumed to (Ollama says so itself). Names as the server lists them.
     vision_models: list[str] = Field(default_factory=list, max_length=1_000)
+    # Endpoints whose API key was stored in the OS keyring (the keys themselves are never here).
+    # Only these are looked up: a start, the settings or a chat never open the keyring for a
+    # key nobody stored (on a fresh session that would ask to create a keyring).
+    api_key_endpoints: list[str] = Field(default_factory=list, max_length=1_000)
 
     # Tools and sandbox
     tools_enabled: bool = True
@@ -159,10 +163,22 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
             ]
             data["disabled_tools"] = [t for t in known if t not in enabled_tools]
     data["version"] = SETTINGS_VERSION
+    _mark_older_api_key(data)
     servers = data.get("mcp_servers")
     if isinstance(servers, dict):
         data["mcp_servers"] = {name: _fixed_ping(name, entry) for name, entry in servers.items()}
     return data
+
+
+def _mark_older_api_key(data: dict[str, Any]) -> None:
+    """A file written before the app recorded which endpoints have a key: an OpenAI-compatible
+    server's key may be in the keyring, so its endpoint is marked (read without a prompt when
+    the key is needed); an Ollama user's file marks none, so nothing opens the keyring."""
+    endpoint = data.get("endpoint")
+    if "api_key_endpoints" in data or data.get("provider") != "openai":
+        return
+    if isinstance(endpoint, str) and endpoint.strip():
+        data["api_key_endpoints"] = [endpoint.strip().rstrip("/")]
 
 
 # The idle check's bounds, as ``tray_app.mcp.config`` (PING_MIN_S, PING_MAX_S) checks them: the

@@ -189,11 +189,12 @@ async function openSettings() {
       else if (status?.session === 'wayland' && !status?.supported) ui.settings.showNote('hotkey', 'set.hotkey_wayland');
     })
     .catch(() => {}); // an older bridge without the command: no note
-  call('get_settings')
-    .then((fresh) => {
-      if (fresh?.keyring_usable === false) {
-        ui.settings.showNote('api_key', fresh.keyring_problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring');
-      }
+  call('keyring_status') // looked at without a prompt: storing a key is what may ask
+    .then((keyring) => {
+      if (keyring?.usable === false) {
+        ui.settings.showNote('api_key', keyring.problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring');
+      } else if (keyring?.state === 'locked') ui.settings.showNote('api_key', 'set.api_key_keyring_asks');
+      else if (keyring?.state === 'missing') ui.settings.showNote('api_key', 'set.api_key_keyring_new');
     })
     .catch(() => {});
 }
