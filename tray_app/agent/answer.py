@@ -6,6 +6,11 @@ closing the HTTP response at once; a stream silent for ``waiting_after`` seconds
 "waiting for the model…" notice per silence. Tool calls are bounded again here
 (``providers.tool_calls.bound_call``) whatever the provider did, and lone surrogates in the
 text become U+FFFD so it can be stored.
+
+Answer text that may be a tool call written into the text is held back while it streams
+(``providers.text_call_gate``); when the stream ends, ``answer_text.settle`` turns such calls
+into real ones (when none came structured), a lone ``</think>`` into reasoning, and the rest
+that was held is shown. ``done_reason: "length"`` and reasoning without an answer get a notice.
 """
 
 from __future__ import annotations
@@ -84,7 +89,6 @@ class Streamed:
     stats: dict[str, Any] = field(default_factory=dict)
     cut: bool = False  # stopped at the length limit
     record: MessageRecord | None = None  # the finished message, as stored
-    recovered: bool = False  # the calls were written in the answer's text, not sent as calls
 
 
 def _seconds(value: float) -> float:
@@ -193,9 +197,7 @@ class AnswerStream:
         )
         self._endings(done, settled)
         self.message = None
-        return Streamed(
-            message.id, message.tool_calls, stats, record=message, recovered=settled.recovered
-        )
+        return Streamed(message.id, message.tool_calls, stats, record=message)
 
     def _show_rest(
         self, message_id: str, shown: str, thinking: str, settled: Settled
