@@ -25,6 +25,13 @@ export class ChatLog {
     });
     // Following the output, or staying where the user scrolled to read.
     this.follow = new LogFollow(scroller, container, document.getElementById('prompt'));
+    // A card the user opened or closed stays where it was, under the pointer: the log scrolls
+    // by what moved it, and stops following when its end is now out of view (reading).
+    container.addEventListener('metona:card-toggled', (event) => {
+      const moved = event.target.getBoundingClientRect().top - event.detail.top;
+      if (moved) scroller.scrollTop += moved;
+      if (!this.follow.atEnd()) this.follow.release();
+    });
     this.olderSeen = new IntersectionObserver((entries) => {
       if (entries[entries.length - 1].isIntersecting) this.loadOlder();
     }, { root: scroller, rootMargin: '600px 0px 0px 0px' });

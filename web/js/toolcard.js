@@ -202,8 +202,11 @@ export class ToolCard {
         h('button', {
           class: 'tc-toggle', type: 'button', 'aria-expanded': String(open), 'aria-controls': this.bodyId,
           onclick: () => {
+            // The log keeps the card's top where it was (under the pointer): chatlog.js.
+            const top = this.el.getBoundingClientRect().top;
             this.expanded = !open;
             this.update(this.record);
+            emit(this.el, 'metona:card-toggled', { top });
           },
         }, h('span', { class: 'tc-chev', 'aria-hidden': 'true' }, icon('chevron')), summary),
         record.undone ? h('span', { class: 'tc-undone', i18n: 'card.undone' }) : this.undoButton(record))
