@@ -60,3 +60,43 @@ def test_edits_of_big_files_answer_at_once(
     assert "lines 1, 2, 3, 4, 5, …" in many["error"]
     assert missing["success"] is False and "was not found" in missing["error"]
     assert "1: " in missing["error"]  # the nearest line, numbered
+
+
+def test_an_encoding_that_rewrites_bytes_is_refused_in_both_languages(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    """unicode_escape would have written the whole file as one line of literal \\n while the
+    approved diff showed one changed line; write_file with utf-7 likewise."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    target = workspace / "配置.ini"
+    original = b"[main]\nname = demo\nsize = 3\n"
+    target.write_bytes(original)
+    calls = [
+        (
+            "edit_file",
+            {
+                "path": target.name,
+                "edits": [edit("size = 3", "size = 4")],
+                "encoding": "unicode_escape",
+            },
+        ),
+        ("write_file", {"path": "新.txt", "content": "一 + 二\n", "encoding": "utf-7"}),
+    ]
+    for lang, words in (
+        ("en_US.UTF-8", "does not write text back byte for byte"),
+        ("zh_CN.UTF-8", "无法逐字节写回文本"),
+    ):
+        fake_ollama.script(tool_turn(calls), text_turn("Refused."))
+        env = cli_env(metona_home, tmp_path / "home", lang=lang)
+        result = run_cli(chat_command(fake_ollama.url, workspace, "--yes-all"), env, "go\n/exit\n")
+        assert result.returncode == 0, result.stderr
+        failed = [line for line in result.stderr.splitlines() if "✗" in line]
+        assert len(failed) == 2 and all(words in line for line in failed), result.stderr
+        assert "utf-8, utf-16" in failed[0]
+        edited, written = _answers(fake_ollama, len(fake_ollama.chat_requests) - 1)
+        for answer in (edited, written):  # the model reads English, whatever the terminal
+            assert "does not write text back byte for byte" in answer["error"]
+            assert "latin1" in answer["error"]
+        assert target.read_bytes() == original
+        assert not (workspace / "新.txt").exists()

@@ -125,6 +125,7 @@ def box(tmp_path: Path) -> Toolbox:
     (work / "twice.txt").write_text("same\nsame\n", encoding="utf-8")
     (work / "bin.dat").write_bytes(b"\x00\x01" * 100)
     (work / "latin.txt").write_bytes("café".encode("latin-1"))
+    (work / "nec.txt").write_bytes(b"A \x87\x9a\n")  # NEC's "because": cp932 writes JIS's
     (work / "big.txt").write_bytes(b"a" * (2 * 1024 * 1024))
     (work / "full").mkdir()
     (work / "full" / "in.txt").write_text("x", encoding="utf-8")
@@ -159,6 +160,16 @@ def _cases(root: Path) -> list[tuple[str, Any, str]]:
         ("write_file", {"path": "newdir/", "content": "x"}, "ends_with_separator"),
         ("write_file", {"path": "full", "content": "x"}, "not_writable_kind"),
         ("write_file", {"path": "x.txt", "content": "€", "encoding": "latin1"}, "unencodable_text"),
+        (
+            "write_file",
+            {"path": "x.txt", "content": "a\nb", "encoding": "unicode_escape"},
+            "encoding_not_writable",
+        ),
+        (
+            "edit_file",
+            {**_edit("nec.txt", "A"), "encoding": "cp932"},
+            "encoding_changes_bytes",
+        ),
         ("create_directory", {"path": "taken.txt"}, "exists_not_folder"),
         (
             "move_file",

@@ -99,6 +99,8 @@ TOOL_ERROR_ZH: dict[str, str] = {
     "not_utf16": "{path} 不是 UTF-16 文本（没有字节顺序标记，也没有零字节）",
     "invalid_text": "{path} 不是有效的 {encoding} 文本（第 {byte} 字节）；可尝试编码 {other} 或 base64",
     "unencodable_text": "{path}：文本中有 {encoding} 无法表示的字符（{chars}）；未写入任何内容",
+    "encoding_not_writable": "{path} 未更改：{encoding} 无法逐字节写回文本（会改写未修改的部分）；请使用能逐字节写回的编码：{encodings}",
+    "encoding_changes_bytes": "{path} 未更改：按 {encoding} 读取再写回后，字节会发生变化（从第 {byte} 字节起），编辑会改动未触及的部分；请指定能保留每个字节的编码，例如 latin1",
     "base64_is_for_reading": "base64 只用于读取二进制文件；写入需要文本",
     "changed_after_approval": "你确认此调用后 {path} 发生了变化；未做任何更改",
     "changed_while_editing": "{path} 在编辑过程中发生了变化；未更改",

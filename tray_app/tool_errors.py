@@ -101,6 +101,8 @@ ToolErrorCode = Literal[
     "not_utf16",
     "invalid_text",
     "unencodable_text",
+    "encoding_not_writable",
+    "encoding_changes_bytes",
     "base64_is_for_reading",
     # Changing files (write_file, edit_file, create_directory, move_file, delete_file).
     "changed_after_approval",

@@ -49,9 +49,11 @@ from tray_app.tools.sandbox import SandboxPolicy
 from tray_app.tools.text_codec import (
     EncodingProblem,
     TextFormat,
+    check_writable,
     decode,
     detect_bom,
     encode,
+    keeps_bytes,
     normalize_name,
 )
 from tray_app.tools.undo_steps import commit_change, discard_change, record_change
@@ -148,6 +150,11 @@ def plan_edit(
             params={"path": target},
         )
     try:
+        if args.encoding is not None:
+            check_writable(args.encoding)  # before decoding: a codec never to write with
+    except EncodingProblem as exc:
+        return coded_failure(exc, message=f"{target} was not changed: {exc}", path=target)
+    try:
         text, fmt = decode(data, args.encoding)
     except EncodingProblem as exc:
         return coded_failure(
@@ -156,6 +163,10 @@ def plan_edit(
             "name its encoding (such as latin1 or cp1252)",
             path=target,
         )
+    try:
+        keeps_bytes(data, text, fmt)
+    except EncodingProblem as exc:
+        return coded_failure(exc, message=f"{target} was not changed: {exc}", path=target)
     # A file with CRLF endings only is edited with \n (what the model writes) and written back
     # with CRLF; a file that mixes endings is edited as it is.
     lone_lf = text.count("\n") - text.count("\r\n")

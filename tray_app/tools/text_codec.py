@@ -36,6 +36,38 @@ ALIASES = {
 }
 
 
+#: Codecs that do not write each character as bytes of its own, so text written with them does
+#: not come back byte for byte: escapes (``unicode_escape`` writes a line break as the two
+#: characters ``\\n``), shift states (``utf-7``, ``iso2022_*``, ``hz``), IDNA labels. Reading
+#: with them is fine; writing is refused (``encoding_not_writable``).
+NOT_WRITABLE = frozenset(
+    {
+        "unicode_escape",
+        "raw_unicode_escape",
+        "utf_7",
+        "punycode",
+        "idna",
+        "undefined",
+        "hz",
+        "iso2022_jp",
+        "iso2022_jp_1",
+        "iso2022_jp_2",
+        "iso2022_jp_2004",
+        "iso2022_jp_3",
+        "iso2022_jp_ext",
+        "iso2022_kr",
+    }
+)
+#: Codecs whose strict decoding always gives back the same bytes when encoded again.
+_ALWAYS_ROUND_TRIP = frozenset(
+    {"utf_8", "utf_16_le", "utf_16_be", "utf_32_le", "utf_32_be", "iso8859_1", "ascii"}
+)
+WRITABLE_EXAMPLES = (
+    "utf-8, utf-16, utf-32, latin1, cp1252 or another single-byte code page, shift_jis, gbk, "
+    "gb18030, big5 or euc-kr"
+)
+
+
 class EncodingProblem(CodedError, ValueError):
     """The bytes are not text in the asked or detected encoding; ``str()`` is for the model
     (the catcher adds the file's ``path`` to the params)."""
@@ -145,10 +177,37 @@ def _decode(data: bytes, codec: str, label: str) -> str:
         ) from None
 
 
+def _canonical(codec: str) -> str:
+    return codecs.lookup(codec).name.replace("-", "_")
+
+
+def _not_writable(label: str) -> EncodingProblem:
+    return EncodingProblem(
+        f"{label} does not write text back byte for byte (it would rewrite parts that were "
+        f"not changed); write with an encoding that does: {WRITABLE_EXAMPLES}",
+        code="encoding_not_writable",
+        encoding=label,
+        encodings=WRITABLE_EXAMPLES,
+    )
+
+
+def check_writable(name: str) -> None:
+    """Raise ``EncodingProblem`` when the codec ``name`` is one of ``NOT_WRITABLE``."""
+    if name in ALIASES:
+        return
+    if _canonical(name) in NOT_WRITABLE:
+        raise _not_writable(name)
+
+
 def encode(text: str, fmt: TextFormat) -> bytes:
-    """``text`` stored like ``fmt``; raises ``EncodingProblem`` for characters it cannot hold."""
+    """``text`` stored like ``fmt``; raises ``EncodingProblem`` for characters it cannot hold
+    and for an encoding that would not read back as exactly ``text`` (what a preview showed
+    is what is written)."""
+    canonical = _canonical(fmt.codec)
+    if canonical in NOT_WRITABLE:
+        raise _not_writable(fmt.label)
     try:
-        return fmt.bom + text.encode(fmt.codec)
+        data = text.encode(fmt.codec)
     except UnicodeEncodeError as exc:
         bad = text[exc.start : exc.end]
         raise EncodingProblem(
@@ -157,6 +216,50 @@ def encode(text: str, fmt: TextFormat) -> bytes:
             chars=bad[:10],
             encoding=fmt.label.upper(),
         ) from None
+    if canonical not in _ALWAYS_ROUND_TRIP:
+        try:
+            same = data.decode(fmt.codec) == text
+        except UnicodeDecodeError:
+            same = False
+        if not same:
+            raise _not_writable(fmt.label)
+    return fmt.bom + data
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    """The offset of the first byte where ``a`` and ``b`` differ (bisected, not a loop)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while hi - lo > 1:  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if a[lo:mid] == b[lo:mid] else (lo, mid)
+    return lo
+
+
+def keeps_bytes(data: bytes, text: str, fmt: TextFormat) -> None:
+    """Raise ``EncodingProblem`` unless ``text`` (decoded from ``data`` as ``fmt``) encodes
+    back to exactly ``data``: else an edit would change bytes outside the part it edits (a
+    code page that reads two byte sequences as one character writes back only one of them)."""
+    canonical = _canonical(fmt.codec)
+    if canonical in NOT_WRITABLE:
+        raise _not_writable(fmt.label)
+    if canonical in _ALWAYS_ROUND_TRIP:
+        return
+    try:
+        again = fmt.bom + text.encode(fmt.codec)
+    except UnicodeEncodeError:
+        again = b""
+    if again != data:
+        at = _first_difference(again, data)
+        raise EncodingProblem(
+            f"read as {fmt.label} and written back, its bytes would not stay the same (from "
+            f"byte {at}): an edit would change parts of it that were not edited; name an "
+            "encoding that keeps every byte, such as latin1",
+            code="encoding_changes_bytes",
+            encoding=fmt.label,
+            byte=at,
+        )
 
 
 def with_newlines(text: str, newline: str) -> str:
