@@ -84,6 +84,18 @@ def test_a_call_to_a_tool_not_offered_is_cut_and_reported() -> None:
     assert not extract_calls(bare, OFFERED).changed
 
 
+def test_markup_talked_about_inside_a_line_stays_text() -> None:
+    for text in (
+        "Qwen marks a call with <tool_call> tags and JSON inside them.",
+        "Mistral starts with [TOOL_CALLS] and then a list.",
+        'The format is <tool_call>{"name": "x", "arguments": {}}</tool_call> in one line.',
+    ):
+        found = extract_calls(text, OFFERED)
+        assert found.text == text and found.unusable == (), text
+        shown, held = _streamed(text)
+        assert shown + held == text
+
+
 def test_nothing_is_taken_when_no_tools_are_offered() -> None:
     text = '<tool_call>{"name": "write_file", "arguments": {}}</tool_call>'
     assert not extract_calls(text, ()).changed

@@ -163,6 +163,8 @@ def _result(text: str, regions: list[_Region], offered: Collection[str]) -> Text
     kept: list[str] = []
     position = 0
     for region in regions:
+        if _prose(text, region, offered):
+            continue
         kept.append(text[position : region.start])
         kept.append(region.keep)
         position = region.end
@@ -183,6 +185,16 @@ def _result(text: str, regions: list[_Region], offered: Collection[str]) -> Text
         thinking="\n\n".join(part.strip() for part in thinking if part.strip()),
         unusable=tuple(unusable),
     )
+
+
+def _prose(text: str, region: _Region, offered: Collection[str]) -> bool:
+    """Markup that runs no call and stands inside a line ("qwen marks a call with <tool_call>
+    tags") is the answer talking about markup: it stays text. Only where such markup starts
+    a line (or the answer) is it cut and reported."""
+    if region.thinking or region.keep or any(raw.name in offered for raw in region.calls):
+        return False
+    line_start = text.rfind("\n", 0, region.start) + 1
+    return bool(text[line_start : region.start].strip())
 
 
 def _tidy(text: str) -> str:
