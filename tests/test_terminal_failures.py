@@ -22,16 +22,16 @@ workspace = terminal_mode_rig.workspace
 run = terminal_mode_rig.run
 
 
-def test_a_model_without_tools_still_answers(
+def test_a_model_without_tools_still_answers_with_the_tools_in_its_prompt(
     run: Run, fake_ollama: FakeOllama, workspace: Path
 ) -> None:
     fake_ollama.script(text_turn("Just chatting."))
     result = run(*chat_args(fake_ollama.url, workspace, "--json", "hello", model="gemma3:4b"))
     assert result.returncode == 0, result.stderr
-    assert "tools" not in fake_ollama.chat_requests[0]
-    assert any(
-        e["type"] == "notice" and e["code"] == "tools_unsupported" for e in events(result.stdout)
-    )
+    request = fake_ollama.chat_requests[0]
+    assert "tools" not in request
+    assert "<tool_call>" in request["messages"][0]["content"]
+    assert not any(e["type"] == "notice" for e in events(result.stdout))
 
 
 def test_an_error_mid_stream_exits_1_with_the_servers_words_and_keeps_the_text(

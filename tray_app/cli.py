@@ -1,5 +1,5 @@
-"""The ``metona-tray`` command: the desktop app (default), ``chat``, ``doctor``, ``--toggle``,
-``--self-test``."""
+"""The ``metona-tray`` command: the desktop app (default), ``chat``, ``doctor``, ``models``,
+``--toggle``, ``--self-test``."""
 
 from __future__ import annotations
 
@@ -124,6 +124,12 @@ def _rules_parser(sub: SubParsers) -> None:
     add_parsers(sub)
 
 
+def _models_parsers(sub: SubParsers) -> None:
+    from tray_app.models_cli import add_parsers
+
+    add_parsers(sub)
+
+
 # Each command's parser, in the order ``--help`` lists them ("changes" adds "undo" too).
 SUBCOMMANDS: dict[str, Callable[[SubParsers], None]] = {
     "chat": _chat_parser,
@@ -134,6 +140,7 @@ SUBCOMMANDS: dict[str, Callable[[SubParsers], None]] = {
     "undo": _changes_parsers,
     "mcp": _mcp_parsers,
     "rules": _rules_parser,
+    "models": _models_parsers,
 }
 
 
@@ -274,6 +281,10 @@ def dispatch(args: argparse.Namespace) -> int:
         from tray_app.mcp_cli import run_mcp
 
         return run_mcp(args)
+    if args.command == "models":
+        from tray_app.models_cli import run_models
+
+        return run_models(args)
     if args.command in ("changes", "undo"):
         from tray_app import changes_cli
 

@@ -30,6 +30,7 @@ StopReason = Literal["done", "max_rounds", "aborted", "answer_limit"]
 #: What a ``Notice`` is about; the page shows ``notice.<code>`` from ``web/locales``.
 NoticeCode = Literal[
     "tools_unsupported",
+    "tools_off",
     "images_unsupported",
     "max_rounds",
     "answer_limit",

@@ -22,7 +22,9 @@ import threading
 from typing import NoReturn
 
 #: Commands that close their store, core and files before they return (``tray_app.cli``).
-QUICK_COMMANDS = frozenset({"chat", "sessions", "export", "changes", "undo", "doctor", "rules"})
+QUICK_COMMANDS = frozenset(
+    {"chat", "sessions", "export", "changes", "undo", "doctor", "rules", "models"}
+)
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program ended by SIGPIPE (128 + 13)
 

@@ -207,18 +207,19 @@ def test_an_unanswered_approval_times_out_as_denied(make_rig: Any) -> None:
     assert "timeout" in body["error"]
 
 
-def test_a_model_without_tools_never_receives_them_and_still_answers(make_rig: Any) -> None:
+def test_a_model_without_tools_gets_them_described_in_its_prompt(make_rig: Any) -> None:
     rig: Rig = make_rig(default_model="gemma3:4b")
     rig.fake.script(text_turn("I can only chat."))
     _, turn = rig.send("read my file")
     assert rig.finish(turn).stop_reason == "done"
     (request,) = rig.fake.chat_requests
-    assert "tools" not in request
+    assert "tools" not in request  # the server would refuse them
     assert "think" not in request  # gemma3 cannot think either
-    notice = rig.log.wait_type("notice", code="tools_unsupported")
-    assert "gemma3:4b" in notice.message
+    system = request["messages"][0]["content"]
+    assert "<tool_call>" in system and "### echo" in system
+    assert not rig.log.of_type("notice")
     started = rig.log.wait_type("turn_started")
-    assert started.tools_enabled is False
+    assert started.tools_enabled is True
 
 
 def test_abort_mid_stream_closes_the_stream_and_keeps_what_arrived(make_rig: Any) -> None:

@@ -34,7 +34,14 @@ def imported(args: list[str], home: Path) -> tuple[subprocess.CompletedProcess[s
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["--version"], ["chat", "--help"], ["changes", "--help"], ["doctor", "--help"]],
+    [
+        ["--help"],
+        ["--version"],
+        ["chat", "--help"],
+        ["changes", "--help"],
+        ["doctor", "--help"],
+        ["models", "check", "--help"],
+    ],
 )
 def test_help_and_version_load_nothing_heavy(args: list[str], tmp_path: Path) -> None:
     done, names = imported(args, tmp_path / "家 home")

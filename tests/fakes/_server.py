@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
@@ -268,6 +268,27 @@ class FakeServer:
     def next_turn(self) -> Turn | None:
         with self._lock:
             return self._turns.popleft() if self._turns else self.default_turn
+
+    def without_tools(self, turn: Turn, body: dict[str, Any], capabilities: list[str]) -> Turn:
+        """A model without the ``tools`` capability has no structured calls: the calls a test
+        scripted for it come as ``<tool_call>{json}</tool_call>`` text (how Hermes-trained
+        models write them) when the system prompt describes that convention, else as a
+        sentence saying it has no tools."""
+        if "tools" in capabilities or not turn.calls:
+            return turn
+        messages = body.get("messages")
+        first = messages[0] if isinstance(messages, list) and messages else {}
+        system = first.get("content") if first.get("role") == "system" else ""
+        if isinstance(system, str) and "<tool_call>" in system:
+            text = "".join(
+                "<tool_call>"
+                + json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
+                + "</tool_call>\n"
+                for call in turn.calls
+            )
+        else:
+            text = "I have no tools to do that here."
+        return replace(turn, content=turn.content + text, calls=())
 
     def script_exhausted(self) -> str:
         """The error text for a chat request that finds the script empty."""

@@ -218,6 +218,8 @@ class FakeOllama(FakeServer):
             reply.json(400, {"error": bad_id})
             return
         turn = self.next_turn()
+        if turn is not None:
+            turn = self.without_tools(turn, body, capabilities)
         if turn is None:
             reply.json(500, {"error": self.script_exhausted()})
         elif turn.kind == "http_error":

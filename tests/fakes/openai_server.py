@@ -138,6 +138,8 @@ class FakeOpenAI(FakeServer):
             reply.json(400, error_body(400, bad_id))
             return
         turn = self.next_turn()
+        if turn is not None:
+            turn = self.without_tools(turn, body, self.models[key])
         if turn is None:
             reply.json(500, error_body(500, self.script_exhausted()))
         elif turn.kind == "http_error":

@@ -94,7 +94,8 @@ def test_model_picker_shows_capabilities_and_sets_the_chat_model(app: App) -> No
     qwen = rows.filter(has_text="qwen3:8b")
     expect(qwen.locator(".cap")).to_have_text(["Tools", "Thinking"])
     expect(qwen).to_have_attribute("aria-selected", "true")
-    expect(rows.filter(has_text="gemma3:4b").locator(".cap")).to_have_text(["Vision"])
+    gemma = rows.filter(has_text="gemma3:4b")
+    expect(gemma.locator(".cap")).to_have_text(["Tools via prompt", "Vision"])
     rows.filter(has_text="gemma3:4b").click()
     expect(page.locator("#model-name")).to_have_text("gemma3:4b")
     # A vision model takes images; the others do not.
@@ -102,7 +103,8 @@ def test_model_picker_shows_capabilities_and_sets_the_chat_model(app: App) -> No
     app.fake.script(text_turn("Plain chat."))
     app.send("Hi")
     expect(page.locator(".msg.assistant .content")).to_have_text("Plain chat.")
-    expect(page.locator(".notice.warning")).to_contain_text("cannot call tools")
+    # gemma3 has no native tools: they are described in its prompt instead
+    assert "<tool_call>" in app.fake.chat_requests[-1]["messages"][0]["content"]
     assert app.core.list_sessions()[0]["model"] == "gemma3:4b"
 
 

@@ -126,7 +126,16 @@ class AnswerStream:
         self._gate = TextCallGate(())  # what may still be a call, not shown yet
         self._close_tag = LoneCloseTag()
 
-    async def stream(self, provider: Provider, request: ChatRequest, round_no: int) -> Streamed:
+    async def stream(
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        round_no: int,
+        *,
+        described: list[dict[str, Any]] | None = None,
+    ) -> Streamed:
+        """One message. ``described``: the tools a model in prompt mode was told about in its
+        system prompt (the request carries none); calls to them are read from its text."""
         message = MessageRecord(
             session_id=self.session_id,
             turn_id=self.turn_id,
@@ -137,7 +146,7 @@ class AnswerStream:
         self.chats.add_message(message)
         self.message = message
         self._content, self._thinking = _Text(), _Text()
-        offered = offered_names(request.tools)
+        offered = offered_names(request.tools or described)
         self._gate = TextCallGate(offered)
         self._close_tag = LoneCloseTag()
         self.publish(

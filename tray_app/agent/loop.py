@@ -29,8 +29,10 @@ from tray_app.agent.claims import claims_a_change
 from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.history import TurnHistory
 from tray_app.agent.notices import notice_text
+from tray_app.agent.prompt_tools import prompt_history, tools_prompt
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.agent.stored_images import resolved
+from tray_app.agent.tool_modes import tool_mode
 from tray_app.errors import ProviderError, StoreError
 from tray_app.errors import error_code as command_error_code
 from tray_app.events import (
@@ -45,7 +47,7 @@ from tray_app.events import (
 from tray_app.messages import ChatMessage, ToolCallRecord
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord
-from tray_app.store.settings import Settings
+from tray_app.store.settings import Settings, ToolMode
 from tray_app.tools.tool_rules import RuleBook
 from tray_app.tools.toolbox import Toolbox
 
@@ -135,6 +137,7 @@ class AgentTurn:
             ),
         )
         self.rounds = 0
+        self.tool_mode: ToolMode = "native"  # how this turn offers its tools (tool_modes)
         self.history: TurnHistory | None = None  # read once when the rounds begin
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}
         self.answer = AnswerStream(
@@ -257,20 +260,15 @@ class AgentTurn:
         )
 
     def _tool_definitions(self, info: ModelInfo) -> list[dict[str, Any]] | None:
+        """The tools this turn offers (natively or in the prompt: ``tool_modes``), or None."""
         if not self.config.settings.tools_enabled or self.toolbox is None:
             return None
         definitions = self.toolbox.definitions()
         if not definitions:
             return None
-        if not info.supports("tools"):
-            self._notice(
-                "tools_unsupported",
-                (
-                    f"{self.config.model} cannot call tools, so this is a plain chat: "
-                    "it cannot read or change files. Pick a model with the tools badge "
-                    "to let it work on files."
-                ),
-            )
+        self.tool_mode = tool_mode(info, self.config.settings).mode
+        if self.tool_mode == "off":
+            self._notice("tools_off", notice_text("tools_off", self.config.language))
             return None
         return definitions
 
@@ -302,19 +300,23 @@ class AgentTurn:
                     "were not sent. Pick a model with the vision badge to ask about them."
                 ),
             )
-        system = self._system_message(tools_enabled=bool(tools))
+        in_prompt = bool(tools) and self.tool_mode == "prompt"
+        system = self._system_message(tools if in_prompt else None, tools_enabled=bool(tools))
         for round_no in range(1, self.config.settings.max_rounds + 1):
             self.rounds = round_no
+            messages = history.messages(system, num_ctx=self.config.settings.num_ctx)
             request = ChatRequest(
                 model=self.config.model,
-                messages=history.messages(system, num_ctx=self.config.settings.num_ctx),
-                tools=tools,
+                messages=prompt_history(messages) if in_prompt else messages,
+                tools=None if in_prompt else tools,
                 think=think,
                 temperature=self.config.settings.temperature,
                 num_ctx=self.config.settings.num_ctx,
                 keep_alive=self.config.keep_alive,
             )
-            streamed = await self.answer.stream(self.provider, request, round_no)
+            streamed = await self.answer.stream(
+                self.provider, request, round_no, described=tools if in_prompt else None
+            )
             for key in ("prompt_tokens", "completion_tokens"):
                 self.totals[key] += streamed.stats.get(key, 0)
             if streamed.record is not None:
@@ -372,11 +374,16 @@ class AgentTurn:
         if self.history is not None:
             self.history.add(record)
 
-    def _system_message(self, *, tools_enabled: bool) -> ChatMessage | None:
+    def _system_message(
+        self, described: list[dict[str, Any]] | None, *, tools_enabled: bool
+    ) -> ChatMessage | None:
+        """The system prompt; in prompt mode it also describes the tools (``described``)."""
         prompt = build_system_prompt(
             self.config.settings.system_prompt,
             tools_enabled=tools_enabled,
             language=self.config.language,
             workspace=self.workspace,
         )
+        if described:
+            prompt = f"{prompt}\n\n{tools_prompt(described, self.config.language)}".strip()
         return ChatMessage(role="system", content=prompt) if prompt else None

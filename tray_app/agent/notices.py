@@ -33,6 +33,13 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "The model wrote a tool call into its answer that could not be read, so nothing ran.",
         "zh-CN": "模型在回答中写了一个无法读取的工具调用，因此没有运行任何操作。",
     },
+    "tools_off": {
+        "en": (
+            "Tools are switched off for this model, so this is a plain chat: it cannot read "
+            "or change files. Switch them on in the model menu."
+        ),
+        "zh-CN": "已为此模型关闭工具，这是普通聊天：它无法读取或修改文件。可在模型菜单中打开工具。",
+    },
     "answer_limit": {
         "en": (
             "The answer reached {limit:,} characters, the limit in settings, so it was stopped. "

@@ -13,7 +13,16 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tray_app.core.results import ApiKeySaved, ModelList, PullStarted, ServerStatus
+from tray_app.agent.tool_modes import model_key, tool_check, tool_mode
+from tray_app.core.model_check import check_model_tools, stored_finding
+from tray_app.core.results import (
+    ApiKeySaved,
+    Json,
+    ModelList,
+    PullStarted,
+    ServerStatus,
+    ToolCheckDone,
+)
 from tray_app.core.settings_service import Secrets, SettingsService
 from tray_app.errors import (
     InvalidRequest,
@@ -25,7 +34,7 @@ from tray_app.errors import (
 from tray_app.events import Event, ModelsUpdated, PullProgressEvent
 from tray_app.providers.base import ModelInfo, Provider
 from tray_app.providers.factory import make_provider
-from tray_app.store.settings import Settings
+from tray_app.store.settings import Settings, ToolMode
 
 if TYPE_CHECKING:
     from tray_app.store.secrets import SecretStore
@@ -44,6 +53,18 @@ def default_provider_factory(
         api_key=api_key(settings) if settings.provider == "openai" else None,
         vision_models=settings.vision_models,
     )
+
+
+def with_tool_mode(info: ModelInfo, settings: Settings) -> Json:
+    """A model for the page: its facts, the tool mode in force (``tool_mode``), whether someone
+    chose it (``tool_mode_chosen``) and what a check found (``tool_check``)."""
+    choice = tool_mode(info, settings)
+    return {
+        **info.model_dump(),
+        "tool_mode": choice.mode,
+        "tool_mode_chosen": choice.chosen,
+        "tool_check": tool_check(info.name, settings),
+    }
 
 
 class ModelService:
@@ -96,7 +117,8 @@ class ModelService:
                 continue
             update = {"capabilities": info.capabilities, "context_length": info.context_length}
             detailed.append(model.model_copy(update=update))
-        return {"models": [m.model_dump() for m in detailed], "error": None}
+        settings = self._settings.current
+        return {"models": [with_tool_mode(m, settings) for m in detailed], "error": None}
 
     async def list_models(self) -> ModelList:
         """Installed models with their capabilities, or the reason there are none."""
@@ -163,6 +185,32 @@ class ModelService:
             except ProviderError:
                 continue
         return models[0].name if models else ""
+
+    async def set_tool_mode(self, name: str, mode: ToolMode | None) -> ModelList:
+        """Choose how ``name`` is offered the tools (None: automatic again); the new list."""
+        if not name.strip():
+            raise InvalidRequest("name the model")
+        key = model_key(name)
+        modes = dict(self._settings.current.model_tool_modes)
+        if mode is None:
+            modes.pop(key, None)
+        else:
+            modes[key] = mode
+        await self._settings.update({"model_tool_modes": modes})
+        return await self.list_models()
+
+    async def check_tools(self, name: str, language: str) -> ToolCheckDone:
+        """Send ``name`` one small tool request (``model_check``), store what it did and the
+        mode that follows, and say so."""
+        if not name.strip():
+            raise InvalidRequest("name the model to check")
+        finding = await check_model_tools(self.provider, name, self._settings.current, language)
+        # the check took a while: the patch merges into the settings in force now
+        patch = stored_finding(self._settings.current, name, finding)
+        await self._settings.update(patch)
+        await self.list_models()
+        mode = patch["model_tool_modes"][model_key(name)]
+        return {"model": name, "result": finding.result, "tool_mode": mode}
 
     def store_api_key(self, key: str | None, endpoint: str | None) -> tuple[str, SecretStore]:
         """Keep an endpoint's API key in the OS keyring (or for this session only); any thread

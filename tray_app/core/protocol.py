@@ -31,6 +31,7 @@ from tray_app.core.results import (
     SettingsSaved,
     Status,
     Stopped,
+    ToolCheckDone,
     TurnRef,
     Undone,
 )
@@ -38,7 +39,7 @@ from tray_app.core.results import (
 if TYPE_CHECKING:
     from tray_app.core.bus import EventBus
     from tray_app.events import ClientFlag, DecidedBy
-    from tray_app.store.settings import Settings
+    from tray_app.store.settings import Settings, ToolMode
 
 
 class CoreApi(Protocol):
@@ -100,6 +101,8 @@ class CoreApi(Protocol):
     def list_models(self) -> ModelList: ...
     def server_status(self) -> ServerStatus: ...
     def pull_model(self, name: str) -> PullStarted: ...
+    def set_model_tool_mode(self, name: str, mode: ToolMode | None) -> ModelList: ...
+    def check_model_tools(self, name: str) -> ToolCheckDone: ...
 
     # settings
     def get_settings(self) -> Json: ...

@@ -90,6 +90,12 @@ class ModelList(TypedDict):
     error: str | None  # why there are none (server down): shown, not raised
 
 
+class ToolCheckDone(TypedDict):
+    model: str
+    result: str  # what the model did: "native", "text" or "none" (settings.ToolCheck)
+    tool_mode: str  # the mode now in force for it: "native", "prompt" or "off"
+
+
 class ServerStatus(TypedDict):
     reachable: bool
     version: str | None

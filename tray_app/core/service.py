@@ -53,6 +53,7 @@ from tray_app.core.results import (
     SettingsSaved,
     Status,
     Stopped,
+    ToolCheckDone,
     TurnRef,
     Undone,
 )
@@ -60,12 +61,12 @@ from tray_app.core.runner import CoreRunner
 from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import Secrets, SettingsService
 from tray_app.core.turn_service import TurnService
-from tray_app.core.turns import TurnFactory
+from tray_app.core.turns import TurnFactory, resolve_language
 from tray_app.errors import NotFound
 from tray_app.events import ClientFlag, DecidedBy
 from tray_app.paths import AppPaths
 from tray_app.store.records import ChatRepository, MemoryChats
-from tray_app.store.settings import Settings
+from tray_app.store.settings import Settings, ToolMode
 from tray_app.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -267,6 +268,16 @@ class Core:
 
     def pull_model(self, name: str) -> PullStarted:
         return self._call(self._models.pull, name)
+
+    def set_model_tool_mode(self, name: str, mode: ToolMode | None) -> ModelList:
+        """How a model is offered the tools: "native", "prompt", "off", None for automatic."""
+        return self._await(self._models.set_tool_mode(name, mode), 60)
+
+    def check_model_tools(self, name: str) -> ToolCheckDone:
+        """Send the model one small tool request, store how it called and the mode that
+        follows (a model may take minutes to load: no timeout, the server's own applies)."""
+        language = resolve_language(self._settings.current.language)
+        return self._await(self._models.check_tools(name, language), None)
 
     # ---- settings ---------------------------------------------------------------------------
 

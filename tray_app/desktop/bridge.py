@@ -43,6 +43,8 @@ from tray_app.desktop.bridge_payloads import (
     _McpPaste,
     _McpSecret,
     _Messages,
+    _ModelName,
+    _ModelToolMode,
     _NewSession,
     _OpenSession,
     _Pull,
@@ -208,6 +210,17 @@ class Bridge:
 
     def pull_model(self, payload: Any = None) -> Envelope:
         return self._call(_Pull, payload, lambda p: self._core.pull_model(p.name))
+
+    def set_model_tool_mode(self, payload: Any = None) -> Envelope:
+        """The model menu's tools switch: "native", "prompt", "off" or automatic (null)."""
+        return self._call(
+            _ModelToolMode, payload, lambda p: self._core.set_model_tool_mode(p.name, p.mode)
+        )
+
+    def check_model_tools(self, payload: Any = None) -> Envelope:
+        """The model menu's check: one small tool request, its finding stored (may take a
+        while: the model may have to load)."""
+        return self._call(_ModelName, payload, lambda p: self._core.check_model_tools(p.name))
 
     # settings
 

@@ -98,6 +98,14 @@ class _Pull(_Payload):
     name: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:/@+-]+$")
 
 
+class _ModelName(_Payload):
+    name: str = Field(min_length=1, max_length=500)  # as the server lists it
+
+
+class _ModelToolMode(_ModelName):
+    mode: Literal["native", "prompt", "off"] | None = None  # None: automatic
+
+
 class _Settings(_Payload):
     patch: dict[str, Any]
 

@@ -34,6 +34,13 @@ DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
 # read_only: reading tools run, every change is refused without asking.
 ConfirmationMode = Literal["read_only", "all_writes", "delete_only", "full_auto"]
 ProviderKind = Literal["ollama", "openai"]
+#: How a model is offered the tools: on the wire ("native"), described in the system prompt
+#: and read back from its text ("prompt"), or not at all ("off"). ``agent/tool_modes.py``.
+ToolMode = Literal["native", "prompt", "off"]
+#: What ``models check`` saw a model do with one small tool request: a structured call
+#: ("native"), a call written in its text ("text"), or no call at all ("none").
+ToolCheck = Literal["native", "text", "none"]
+MODEL_NAME_MAX = 500  # a model's name as a key of the per-model settings
 
 
 def default_hotkey() -> str:
@@ -72,6 +79,11 @@ class Settings(BaseModel):
     # Only these are looked up: a start, the settings or a chat never open the keyring for a
     # key nobody stored (on a fresh session that would ask to create a keyring).
     api_key_endpoints: list[str] = Field(default_factory=list, max_length=1_000)
+    # Per model (by ``agent.tool_modes.model_key``): the tool mode the user or a check chose;
+    # a model not named here gets "native" when its server says it takes tools, else "prompt".
+    model_tool_modes: dict[str, ToolMode] = Field(default_factory=dict, max_length=1_000)
+    # Per model: what the last ``models check`` saw (shown beside the model in the picker).
+    model_tool_checks: dict[str, ToolCheck] = Field(default_factory=dict, max_length=1_000)
 
     # Tools and sandbox
     tools_enabled: bool = True
@@ -115,6 +127,14 @@ class Settings(BaseModel):
         value = value.strip().rstrip("/")
         if not value.startswith(("http://", "https://")):
             raise ValueError("the endpoint must start with http:// or https://")
+        return value
+
+    @field_validator("model_tool_modes", "model_tool_checks")
+    @classmethod
+    def _model_names_are_short(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not name.strip() or len(name) > MODEL_NAME_MAX:
+                raise ValueError(f"a model name must have 1 to {MODEL_NAME_MAX} characters")
         return value
 
     @field_validator("allowed_dirs", "blocked_dirs")

@@ -49,6 +49,10 @@ function build() {
   ui.picker = new ModelPicker($('#btn-model'), $('#model-menu'), {
     onPick: (name) => actions.setModel(name),
     onRefresh: () => refreshModels(),
+    // the tools switch: Core answers with the models as they are now
+    onToolMode: (name, mode) => call('set_model_tool_mode', { name, mode })
+      .then((result) => modelsUpdated(result.models, result.error), (err) => actions.fail(err)),
+    onCheck: (name) => call('check_model_tools', { name }),
   });
   ui.settingsLink = settingsLink({
     current: () => store.settings,

@@ -1,0 +1,103 @@
+"""``metona-tray models check NAME``: the real command as a subprocess against the fake Ollama
+and OpenAI servers on 127.0.0.1; its finding is printed in the terminal's language (or as
+JSON) and kept in the settings file, so a later ``metona-tray chat`` uses the mode it implies.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests import terminal_mode_rig
+from tests.fakes.cli import chat_args, cli_env, run_cli
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.turns import text_turn, tool_turn
+from tests.terminal_mode_rig import Run
+from tray_app.core.model_check import PROBE_NAME
+from tray_app.paths import AppPaths
+
+home = terminal_mode_rig.home
+workspace = terminal_mode_rig.workspace
+run = terminal_mode_rig.run
+
+PROBE = [(PROBE_NAME, {"number": 42})]
+
+
+def _settings(metona_home: Path) -> dict[str, object]:
+    file = AppPaths.from_env({"METONA_HOME": str(metona_home)}).settings_file
+    data = json.loads(file.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_a_model_without_tools_is_found_via_text_and_chat_then_describes_the_tools(
+    run: Run, fake_ollama: FakeOllama, metona_home: Path, workspace: Path
+) -> None:
+    fake_ollama.script(tool_turn(PROBE))
+    result = run("models", "check", "gemma3:4b", "--json", "--endpoint", fake_ollama.url)
+    assert result.returncode == 0, result.stderr
+    row = json.loads(result.stdout)
+    assert row == {
+        "model": "gemma3:4b",
+        "result": "text",
+        "tool_mode": "prompt",
+        "stored": True,
+        "error": None,
+    }
+    saved = _settings(metona_home)
+    assert saved["model_tool_checks"] == {"gemma3:4b": "text"}
+    assert saved["model_tool_modes"] == {"gemma3:4b": "prompt"}
+    assert "endpoint" not in saved or saved["endpoint"] != fake_ollama.url  # flags not saved
+    # the next chat offers gemma3 its tools through the prompt
+    fake_ollama.script(text_turn("Nothing to do."))
+    chat = run(*chat_args(fake_ollama.url, workspace, "hello", model="gemma3:4b"))
+    assert chat.returncode == 0, chat.stderr
+    request = fake_ollama.chat_requests[-1]
+    assert "tools" not in request
+    assert "### read_file" in request["messages"][0]["content"]
+
+
+def test_switched_off_by_a_check_the_chat_is_plain(
+    run: Run, fake_ollama: FakeOllama, metona_home: Path, workspace: Path
+) -> None:
+    fake_ollama.script(text_turn("42"), text_turn("42"))
+    result = run("models", "check", "llama3.2", "--endpoint", fake_ollama.url)
+    assert result.returncode == 0, result.stderr
+    assert "llama3.2: no tool calls" in result.stdout
+    assert "Tools are switched off" in result.stdout
+    assert _settings(metona_home)["model_tool_modes"] == {"llama3.2:latest": "off"}
+    fake_ollama.script(text_turn("Plain."))
+    chat = run(*chat_args(fake_ollama.url, workspace, "--json", "hi", model="llama3.2"))
+    assert chat.returncode == 0, chat.stderr
+    assert "tools" not in fake_ollama.chat_requests[-1]
+    assert '"code":"tools_off"' in chat.stdout.replace(" ", "")
+
+
+def test_the_finding_in_chinese_and_through_an_openai_server(
+    metona_home: Path, tmp_path: Path
+) -> None:
+    with FakeOpenAI() as fake:
+        fake.script(tool_turn(PROBE))
+        env = cli_env(metona_home, tmp_path / "home", lang="zh_CN.UTF-8")
+        command = ["models", "check", "gpt-4o-mini", "--provider", "openai"]
+        result = run_cli([*_python(), *command, "--endpoint", fake.url], env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "gpt-4o-mini：原生工具调用" in result.stdout
+    assert "正在检查" in result.stderr
+    assert _settings(metona_home)["model_tool_checks"] == {"gpt-4o-mini:latest": "native"}
+
+
+def test_a_model_the_server_does_not_have_fails_with_its_words(
+    run: Run, fake_ollama: FakeOllama, metona_home: Path
+) -> None:
+    result = run("models", "check", "nosuch:1b", "--endpoint", fake_ollama.url)
+    assert result.returncode == 1
+    assert "nosuch:1b" in result.stderr
+    assert not AppPaths.from_env({"METONA_HOME": str(metona_home)}).settings_file.exists()
+
+
+def _python() -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "tray_app"]

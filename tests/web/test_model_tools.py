@@ -1,0 +1,83 @@
+"""The model menu's tools: the "Tools via prompt" badge in the menu and the header, the switch
+that turns a model's tools off (or back to automatic), and the check, in real Chromium against
+a real Core and the fake Ollama (``gemma3:4b`` has no ``tools`` capability there)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.turns import text_turn, tool_turn
+from tests.web.conftest import App, wait_until
+from tray_app.core.model_check import PROBE_NAME
+
+
+def _pick(app: App, name: str) -> None:
+    page = app.page
+    page.click("#btn-model")
+    page.locator("#model-menu .model-row").filter(has_text=name).click()
+    expect(page.locator("#model-name")).to_have_text(name)
+
+
+def test_a_model_without_tools_shows_tools_via_prompt_and_can_be_switched_off(app: App) -> None:
+    page = app.page
+    page.click("#btn-model")
+    gemma = page.locator("#model-menu .model-row").filter(has_text="gemma3:4b")
+    expect(gemma.locator(".cap")).to_have_text(["Tools via prompt", "Vision"])
+    qwen = page.locator("#model-menu .model-row").filter(has_text="qwen3:8b")
+    expect(qwen.locator(".cap")).to_have_text(["Tools", "Thinking"])
+    expect(page.locator("#btn-model .model-mode")).to_be_hidden()  # qwen3: native
+    gemma.click()
+    expect(page.locator("#btn-model .model-mode")).to_have_text("Tools via prompt")
+    page.click("#btn-model")
+    tools = page.locator("#model-menu .model-tools")
+    expect(tools.locator("label")).to_have_text("Tools for gemma3:4b")
+    select = page.locator("#model-tools-mode")
+    expect(select).to_have_value("auto")
+    expect(select.locator("option[value=native]")).to_be_disabled()
+    expect(tools.locator(".model-tools-help")).to_contain_text("described in its prompt")
+    select.select_option("off")
+    expect(page.locator("#btn-model .model-mode")).to_have_text("Tools off")
+    expect(gemma.locator(".cap").first).to_have_text("Tools off")
+    assert app.core.settings.model_tool_modes == {"gemma3:4b": "off"}
+    expect(page.locator("#model-tools-mode")).to_have_value("off")
+    # a chat with it is plain, and says why
+    page.click("#btn-model")  # closes the menu
+    expect(page.locator("#model-menu")).to_be_hidden()
+    assert app.fake is not None
+    app.fake.script(text_turn("Plain chat."))
+    app.send("Hi")
+    expect(page.locator(".msg.assistant .content")).to_have_text("Plain chat.")
+    expect(page.locator(".notice")).to_contain_text("switched off for this model")
+    assert "tools" not in app.fake.chat_requests[-1]
+    page.click("#btn-model")
+    page.locator("#model-tools-mode").select_option("auto")
+    expect(page.locator("#btn-model .model-mode")).to_have_text("Tools via prompt")
+    assert app.core.settings.model_tool_modes == {}
+
+
+def test_the_check_reports_and_remembers_how_the_model_calls(app: App) -> None:
+    page = app.page
+    _pick(app, "gemma3:4b")
+    assert app.fake is not None
+    app.fake.script(tool_turn([(PROBE_NAME, {"number": 42})]))
+    page.click("#btn-model")
+    page.click("#model-menu .model-check-tools")
+    status = page.locator("#model-menu .model-check-status")
+    expect(status).to_have_text("gemma3:4b calls tools via text: tools via prompt from now on.")
+    expect(page.locator("#model-menu .model-checked")).to_have_text("Checked: calls via text")
+    wait_until(lambda: app.core.settings.model_tool_checks == {"gemma3:4b": "text"})
+    expect(page.locator("#model-tools-mode")).to_have_value("prompt")  # chosen by the check
+
+
+def test_the_badge_and_switch_in_chinese(make_app: Any, fake_ollama: FakeOllama) -> None:
+    app: App = make_app(fake_ollama, language="zh-CN", default_model="gemma3:4b")
+    page = app.page
+    expect(page.locator("#btn-model .model-mode")).to_have_text("通过提示词使用工具")
+    page.click("#btn-model")
+    expect(page.locator("#model-menu .model-tools label")).to_have_text("gemma3:4b 的工具")
+    expect(page.locator("#model-tools-mode option[value=off]")).to_have_text("关闭")
+    expect(page.locator("#model-menu .model-check-tools")).to_have_text("检查工具调用")
+    assert app.page_errors == []
