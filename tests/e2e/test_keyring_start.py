@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ from tests.e2e.app_setup import app_home, app_settings
 from tests.e2e.conftest import ARTIFACTS, _why_not
 from tests.e2e.desktop_env import AppProcess, Child, DesktopEnv, wait_for
 from tests.fakes.openai_server import FakeOpenAI
-from tests.secret_service import DAEMON, connect
+from tests.mcp.conftest import fake_entry
+from tests.secret_service import DAEMON, TEST_PASSWORD, connect
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(300)]
 
@@ -27,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-test-" + "k" * 40  # a header carries it: ASCII
 MODEL = "gpt-test"
 PASSWORD = "new-login-pw"
+SERVER = "本地 工具"
+NAME = f"{SERVER}.FAKE_MCP_TOKEN"
+SECRET = "钥匙 🔑 \u202eexe.txt " + "s" * 200
 #: Each session's keyring, the page's language there and the note Settings shows.
 CASES = {
     "none": ("en", "set.api_key_no_keyring"),
@@ -60,7 +65,8 @@ def session(
     kind = request.param
     if kind != "none" and shutil.which(DAEMON) is None:
         pytest.skip("gnome-keyring-daemon is missing (scripts/install-test-deps.sh installs it)")
-    secrets = {openai.url.rstrip("/"): KEY} if kind == "locked" else None
+    kept = {openai.url.rstrip("/"): KEY, f"mcp:{NAME}": SECRET}
+    secrets = kept if kind == "locked" else None
     desktop = DesktopEnv(tmp_path / "desktop", ARTIFACTS, keyring=kind, login_secrets=secrets)
     (tmp_path / "desktop").mkdir()
     desktop.start()
@@ -211,5 +217,53 @@ def test_on_a_new_session_only_saving_a_key_asks_to_create_the_keyring(
         assert stored(session, endpoint) == [KEY]
         models = app.core("list_models")  # the provider took the new key
         assert models["error"] is None, models
+    finally:
+        app.stop()
+
+
+def server_status(app: AppProcess) -> dict[str, Any]:
+    rows = [s for s in app.core("mcp_status") if s["name"] == SERVER]
+    return rows[0] if rows else {}
+
+
+@pytest.mark.parametrize("session", ["locked"], indirect=True)
+def test_a_tool_server_whose_secret_is_locked_away_asks_only_when_the_user_saves_it(
+    session: DesktopEnv, openai: FakeOpenAI, workspace: Path, tmp_path: Path
+) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {"FAKE_MCP_MARKS": str(marks), "FAKE_MCP_TOKEN": f"keyring:{NAME}"}
+    entry = fake_entry(marks, env=env)
+    settings = app_settings(
+        openai.url.rstrip("/"), workspace, language="zh-CN", mcp_servers={SERVER: entry}
+    )
+    app = launch(session, app_home(tmp_path, settings), "keyring-server-locked")
+    try:
+        failed = wait_for(
+            lambda: server_status(app).get("status") == "failed" and server_status(app),
+            60,
+            "the server to fail without its secret",
+        )
+        assert failed["error_code"] == "keyring_unreadable"
+        no_prompt(session)  # the start read the keyring without asking
+
+        saved: list[Any] = []
+        changed = {SERVER: {**entry, "timeout_s": 45}}  # the user saves the server's form
+        saving = threading.Thread(
+            target=lambda: saved.append(app.core("update_settings", {"mcp_servers": changed}))
+        )
+        saving.start()
+        windows: Any = wait_for(session.prompt_windows, READY, "the keyring's unlock prompt")
+        session.screenshot("keyring-server-unlock-prompt")
+        session.xdotool("windowactivate", "--sync", windows[0], check=False)
+        session.xdotool("type", "--delay", "30", TEST_PASSWORD)
+        session.xdotool("key", "Return")
+        saving.join(READY)
+        assert saved, "saving the server did not finish"
+        wait_for(
+            lambda: server_status(app).get("status") == "ready", 90, "the server with its secret"
+        )
+        tokens = [p.read_text(encoding="utf-8") for p in marks.glob("token-*")]
+        assert tokens == [SECRET]
     finally:
         app.stop()

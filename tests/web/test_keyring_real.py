@@ -172,7 +172,7 @@ def test_a_server_whose_secret_the_gone_keyring_holds_says_so_in_chinese(
             row = app.page.locator(f'.mcp-server[data-name="{SERVER}"]')
             expect(row.locator(".mcp-error-why")).to_have_text(
                 "它需要的密钥在系统密钥环中，但现在无法读取（已锁定或服务未运行）。"
-                "请解锁或启动密钥环，然后重新启动本应用。",
+                "再次保存该服务器时会请求密钥环的密码；若服务未运行，请启动它后重新启动本应用。",
                 timeout=60_000,
             )
             expect(row.locator(".mcp-error-text")).to_contain_text("cannot be read")

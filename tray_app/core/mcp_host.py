@@ -38,6 +38,21 @@ log = logging.getLogger(__name__)
 McpStart = Literal["start", "first_turn", "off"]
 
 
+def _uses_keyring(entry: object) -> bool:
+    """Whether an enabled server's entry takes an env or header value from the keyring."""
+    from tray_app.mcp.config import KEYRING_PREFIX
+
+    if not isinstance(entry, dict) or entry.get("enabled") is False:
+        return False
+    for field in ("env", "headers"):
+        values = entry.get(field)
+        if isinstance(values, dict) and any(
+            isinstance(v, str) and v.startswith(KEYRING_PREFIX) for v in values.values()
+        ):
+            return True
+    return False
+
+
 def _shortened(text: str, limit: int) -> str:
     """At most ``limit`` characters, an ellipsis saying when some were cut."""
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
@@ -222,6 +237,19 @@ class McpHost:
         if store is not None and not store.usable:
             raise SecretUnavailable(store.reason or "no usable keyring")
         return value
+
+    def ask_for_secrets(self, servers: object, current: dict[str, Any]) -> None:
+        """The user is saving tool servers (any thread but the core loop's): when one they
+        changed takes a secret from the keyring and the keyring is locked, its password is
+        asked for now, before the server restarts, so that it can start. A start never asks."""
+        if not isinstance(servers, dict):
+            return
+        changed = [entry for name, entry in servers.items() if current.get(name) != entry]
+        if not any(_uses_keyring(entry) for entry in changed):
+            return
+        store = self._store()
+        if store is not None and store.keyring_state() == "locked":
+            store.unlock()
 
     def set_secret(self, name: str, secret: str | None) -> McpSecretSaved:
         """Keep ``secret`` for ``keyring:NAME`` (empty: remove it) and restart the servers

@@ -292,6 +292,9 @@ class Core:
         return self._keyring.status()
 
     def update_settings(self, patch: Json) -> SettingsSaved:
+        if isinstance(patch, dict) and "mcp_servers" in patch:  # the user saves tool servers:
+            # a locked keyring holding their secrets is asked here, on the caller's thread
+            self._mcp.ask_for_secrets(patch["mcp_servers"], self._settings.current.mcp_servers)
         return self._await(self._settings.update(patch))
 
     def set_api_key(self, key: str | None, *, endpoint: str | None = None) -> ApiKeySaved:

@@ -194,7 +194,8 @@ def resolve_secrets(values: Mapping[str, str], lookup: SecretLookup | None) -> d
             except SecretUnavailable as exc:
                 raise KeyringUnreadable(
                     f"{key} refers to the keyring entry {name!r}, but the system keyring "
-                    f"cannot be read: {exc} (unlock or start it, then restart the app)"
+                    f"cannot be read: {exc} (save the server again to be asked for its "
+                    "password, or start the keyring and restart the app)"
                 ) from None
             if not secret:
                 raise MissingSecret(

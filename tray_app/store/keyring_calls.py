@@ -27,6 +27,9 @@ ONE_AT_A_TIME = threading.Lock()
 #: How long a read or a look at the keyring may take before the app stops waiting for it.
 READ_TIMEOUT = 5.0
 
+#: How long the keyring's own unlock prompt may wait for the user's answer.
+UNLOCK_TIMEOUT = 300.0
+
 #: ``default_keyring_state``: the Secret Service's default collection is open, locked (storing
 #: a key asks for its password), or missing (storing one asks to choose a password for it).
 KeyringState = Literal["unlocked", "locked", "missing"]
@@ -119,3 +122,17 @@ def default_keyring_state(backend: Any) -> KeyringState | None:
         if collection is None:
             return "missing"
         return "locked" if collection.is_locked() else "unlocked"
+
+
+def unlock_default(backend: Any, timeout: float = UNLOCK_TIMEOUT) -> bool:
+    """Ask the user to unlock the collection keyring stores in (the Secret Service's own
+    password prompt, waited for at most ``timeout``); True when it is unlocked afterwards."""
+    import secretstorage
+
+    with closing(secretstorage.dbus_init()) as bus:
+        collection = _collection(backend, bus)
+        if collection is None:
+            return False
+        if collection.is_locked():
+            collection.unlock(timeout=timeout)
+        return not collection.is_locked()

@@ -30,6 +30,7 @@ from tray_app.store.keyring_calls import (
     is_secret_service,
     read_secret_service,
     timed,
+    unlock_default,
 )
 from tray_app.terminal_errors import written_out
 
@@ -157,6 +158,18 @@ class SecretStore:
             return timed(lambda: default_keyring_state(backend))
         except Exception:  # the service left or hangs: get/set will say
             return None
+
+    def unlock(self) -> bool:
+        """Ask the user to unlock the Secret Service's keyring, on their own act (saving a tool
+        server whose secret is kept there); False when it stays locked or cannot be asked."""
+        backend = self._backend
+        if backend is None or not is_secret_service(backend):
+            return False
+        try:
+            with ONE_AT_A_TIME:
+                return unlock_default(backend)
+        except Exception:  # dismissed too late, the service left: the server says why
+            return False
 
     def remembered(self, endpoint: str) -> str | None:
         """A key kept in memory for this session (the keyring could not keep it)."""
