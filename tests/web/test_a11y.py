@@ -128,7 +128,8 @@ def test_keyboard_drawer_settings_and_announcements(
     expect(sidebar).to_be_hidden()
     assert page.evaluate("document.querySelector('#sidebar').inert") is True
 
-    # Settings is modal: Tab and Shift+Tab stay inside it; Esc closes and gives the focus back.
+    # Settings is modal: Tab and Shift+Tab stay inside it; Esc closes and gives the focus to
+    # the message box (where the user types next).
     page.click("#btn-settings")
     expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
     expect(page.locator("#settings-close")).to_be_focused()
@@ -139,7 +140,7 @@ def test_keyboard_drawer_settings_and_announcements(
     assert all(step.startswith("settings|") for step in backward), backward
     page.keyboard.press("Escape")
     expect(page.locator("#settings")).to_be_hidden()
-    expect(page.locator("#btn-settings")).to_be_focused()
+    expect(page.locator("#prompt")).to_be_focused()
     assert page.evaluate("document.querySelector('main').inert") is False
 
     # A new approval is announced at once and can be reached; the answer is read once, done.

@@ -61,7 +61,7 @@ def test_history_lists_changes_and_undoes_one_or_a_whole_turn(
     assert all(e["undone"] for e in app.core.changes())
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
-    expect(page.locator("#btn-history")).to_be_focused()
+    expect(page.locator("#prompt")).to_be_focused()  # where the user types next
     assert app.page_errors == []
 
 

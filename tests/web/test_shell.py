@@ -280,7 +280,7 @@ def test_the_model_picker_by_keyboard(app: App) -> None:
     expect(menu).to_be_visible()
     page.keyboard.press("Escape")
     expect(menu).to_be_hidden()
-    expect(page.locator("#btn-model")).to_be_focused()
+    expect(page.locator("#prompt")).to_be_focused()  # where the user types next
     assert app.harness.hide_calls == 0  # Esc closed the menu, not the popup
 
 

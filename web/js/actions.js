@@ -274,6 +274,8 @@ export function createActions(ui) {
       if (result && result.saved) toast({ key: 'toast.exported', args: { path: result.path }, ms: 6000 });
     } catch (err) {
       fail(err);
+    } finally {
+      ui.focusHome(); // the native save dialog closed, saved or cancelled
     }
   }
 

@@ -20,6 +20,7 @@ import { createActions } from './actions.js';
 import { HistoryPanel } from './history.js';
 import { settingsLink } from './settings_link.js';
 import { historyWarningArg } from './historywarn.js';
+import { createHomeFocus } from './homefocus.js';
 
 const ui = {};
 let actions;
@@ -39,7 +40,7 @@ function build() {
   ui.sidebar = new Sidebar($('#sidebar'), {
     scrim: $('#scrim'),
     toggle: $('#btn-sidebar'),
-    onSelect: (id) => actions.open(id),
+    onSelect: (id) => { actions.open(id); ui.focusHome(); },
     onRename: (id, title) => actions.rename(id, title),
     onDelete: (id) => actions.remove(id),
     onExport: (id, format) => actions.exportChat(id, format),
@@ -47,7 +48,7 @@ function build() {
   });
   ui.searching = () => Boolean($('#session-search').value.trim());
   ui.picker = new ModelPicker($('#btn-model'), $('#model-menu'), {
-    onPick: (name) => actions.setModel(name),
+    onPick: (name) => { actions.setModel(name); ui.focusHome(); },
     onRefresh: () => refreshModels(),
     // the tools switch: Core answers with the models as they are now
     onToolMode: (name, mode) => call('set_model_tool_mode', { name, mode })
@@ -86,6 +87,7 @@ function build() {
     onError: (err) => actions.fail(err),
   });
   ui.approvalsChanged = approvalsChanged;
+  ui.focusHome = createHomeFocus({ panels: () => [$('#settings'), $('#history')], approval: ui.approval, composer: ui.composer });
   actions = createActions(ui);
   wire();
 }
@@ -102,13 +104,13 @@ function wire() {
   $('#btn-history').addEventListener('click', () => (ui.history.isOpen ? closeHistory() : openHistory()));
   $('#workspace-form').addEventListener('submit', async (event) => {
     event.preventDefault();
-    if (await actions.setWorkspace($('#workspace-input').value.trim())) $('#workspace-form').hidden = true;
+    if (await actions.setWorkspace($('#workspace-input').value.trim())) closeWorkspaceForm();
   });
-  $('#workspace-cancel').addEventListener('click', () => { $('#workspace-form').hidden = true; });
+  $('#workspace-cancel').addEventListener('click', closeWorkspaceForm);
   const app = $('#app');
   // A link in a message: the user sees where it really goes, then it opens outside the popup.
   guardLinks($('#messages'));
-  app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink }));
+  app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink, onClosed: ui.focusHome }));
   // Retry after a failure the server caused: look at the server (and its models) again first,
   // so the chat's model state is fresh for the new turn.
   app.addEventListener('metona:retry', async () => {
@@ -144,12 +146,11 @@ function onKey(event) {
     event.preventDefault();
     if (ui.picker.isOpen) {
       ui.picker.close();
-      $('#btn-model').focus();
+      ui.focusHome();
     } else if (ui.settings.isOpen) closeSettings();
     else if (ui.history.isOpen) closeHistory();
-    else if (!$('#workspace-form').hidden) $('#workspace-form').hidden = true;
-    else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) ui.sidebar.close();
-    else hideWindow();
+    else if (!$('#workspace-form').hidden) closeWorkspaceForm();
+    else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) { ui.sidebar.close(); ui.focusHome(); } else hideWindow();
   }
 }
 
@@ -163,7 +164,12 @@ function closeHistory() {
   if (!ui.history.isOpen) return;
   ui.history.close();
   $('#btn-history').setAttribute('aria-expanded', 'false');
-  $('#btn-history').focus();
+  ui.focusHome();
+}
+
+function closeWorkspaceForm() {
+  $('#workspace-form').hidden = true;
+  ui.focusHome();
 }
 
 /** The popup has no title bar: the header's Hide button and Esc put it away. */
@@ -207,7 +213,7 @@ function closeSettings() {
   if (!ui.settings.isOpen) return;
   ui.settings.close();
   $('#btn-settings').setAttribute('aria-expanded', 'false');
-  $('#btn-settings').focus();
+  ui.focusHome();
 }
 
 async function pickFolder() {
@@ -217,6 +223,8 @@ async function pickFolder() {
   } catch (err) {
     actions.fail(err);
     return null;
+  } finally {
+    ui.focusHome(); // back in Settings (its modal panel keeps the focus)
   }
 }
 
@@ -224,6 +232,7 @@ async function changeWorkspace() {
   const result = await call('pick_folder').catch(() => ({ supported: false }));
   if (result.supported) {
     if (result.path) await actions.setWorkspace(result.path);
+    ui.focusHome(); // the native dialog closed, chosen or cancelled
     return;
   }
   const form = $('#workspace-form');

@@ -13,6 +13,17 @@ import { announceUrgent } from './announce.js';
 import { ruleButtons } from './approval_rules.js';
 
 const ARM_MS = 450;
+// Answering from wherever the user types (the message box): chords no composer key uses.
+// Ctrl+Enter sent the message before; while a call waits it approves instead.
+const MAC = /Mac|iPhone|iPad/.test(navigator.platform || '');
+const KEYS = MAC
+  ? { approve: '⌘↩', deny: '⌘⇧⌫', approveSpoken: 'Command+Return', denySpoken: 'Command+Shift+Delete' }
+  : { approve: 'Ctrl+Enter', deny: 'Ctrl+Shift+⌫', approveSpoken: 'Ctrl+Enter', denySpoken: 'Ctrl+Shift+Backspace' };
+
+/** The key chord a button answers to, shown on it (the name is spoken from aria-keyshortcuts). */
+function keyHint(text, spoken) {
+  return h('kbd', { class: 'key-hint', 'aria-hidden': 'true', title: spoken, text });
+}
 
 /** Why this call asks although the mode or a grant would not: a damage budget, or its target
  * changed after the user approved it (issue 11). */
@@ -75,6 +86,8 @@ export class ApprovalPanel {
     this.timer = null;
     el.tabIndex = -1;
     el.addEventListener('keydown', (event) => this.onKey(event));
+    // Capture: before the message box sees Ctrl+Enter as Enter.
+    document.addEventListener('keydown', (event) => this.onShortcut(event), true);
     document.addEventListener('metona:language', () => this.head && this.setTitle(this.head));
   }
 
@@ -115,12 +128,16 @@ export class ApprovalPanel {
     // A command that runs outside the sandbox can do anything the user can: its Approve is
     // not the primary button, says what it allows, and Enter on the panel does not press it.
     this.risky = call.name === 'run_command' && p.sandboxed !== true;
+    // Not confined: no chord approves it (the button itself must be pressed), so none is shown.
     this.approve = h('button', {
       class: this.risky ? 'btn risky' : 'btn primary', type: 'button', disabled: true,
-      dataset: { callId: call.call_id, decision: 'approve' },
-    }, icon(this.risky ? 'alert' : 'check'), h('span', { i18n: this.risky ? 'approval.approve_unsandboxed' : 'approval.approve' }));
-    this.deny = h('button', { class: 'btn', type: 'button', disabled: true, dataset: { callId: call.call_id, decision: 'deny' } },
-      icon('close'), h('span', { i18n: 'approval.deny' }));
+      dataset: { callId: call.call_id, decision: 'approve' }, 'aria-keyshortcuts': this.risky ? null : 'Control+Enter Meta+Enter',
+    }, icon(this.risky ? 'alert' : 'check'), h('span', { i18n: this.risky ? 'approval.approve_unsandboxed' : 'approval.approve' }),
+    this.risky ? null : keyHint(KEYS.approve, KEYS.approveSpoken));
+    this.deny = h('button', {
+      class: 'btn', type: 'button', disabled: true, dataset: { callId: call.call_id, decision: 'deny' },
+      'aria-keyshortcuts': 'Control+Shift+Backspace Meta+Shift+Backspace',
+    }, icon('close'), h('span', { i18n: 'approval.deny' }), keyHint(KEYS.deny, KEYS.denySpoken));
     this.approve.addEventListener('click', (e) => this.decide(e, true));
     this.deny.addEventListener('click', (e) => this.decide(e, false));
     const rules = ruleButtons(call, (e, approve) => this.decide(e, approve, true));
@@ -150,7 +167,9 @@ export class ApprovalPanel {
     this.el.hidden = false;
     // Read out once, whether or not the panel takes the focus: what asks, and about what.
     const what = facts(call, p).find(([, , isKey]) => !isKey);
-    announceUrgent(`${this.title.textContent} ${what ? visible(what[1]) : ''}`.trim());
+    const keys = this.risky ? t('approval.keys_deny', { deny: KEYS.denySpoken })
+      : t('approval.keys', { approve: KEYS.approveSpoken, deny: KEYS.denySpoken });
+    announceUrgent(`${this.title.textContent} ${what ? visible(what[1]) : ''} ${keys}`.replace(/\s+/g, ' ').trim());
     this.el.classList.remove('arrived');
     void this.el.offsetWidth; // restart the arrival animation
     this.el.classList.add('arrived');
@@ -212,12 +231,32 @@ export class ApprovalPanel {
     }
   }
 
+  /** Ctrl+Enter approves, Ctrl+Shift+Backspace denies, wherever the focus is (but in a modal
+   * panel that has made the approval inert). An unconfined command is never approved by a
+   * chord: Ctrl+Enter takes the user to its button instead. */
+  onShortcut(event) {
+    if (!this.waiting() || event.repeat || event.isComposing || event.altKey) return;
+    if (!(event.ctrlKey || event.metaKey) || this.el.closest('[inert]')) return;
+    const approve = event.key === 'Enter' && !event.shiftKey;
+    const deny = event.key === 'Backspace' && event.shiftKey;
+    if (!approve && !deny) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (approve && this.risky) this.approve.focus();
+    else this.decide(event, approve);
+  }
+
   /** The decision failed (answered elsewhere first, or an error): let the user try again. */
   release() {
     if (!this.head) return;
     this.approve.disabled = false;
     this.deny.disabled = false;
     for (const button of this.ruleControls) button.disabled = false;
+  }
+
+  /** A call waits for the user's answer on screen. */
+  waiting() {
+    return Boolean(this.head) && !this.el.hidden;
   }
 
   focus() {

@@ -43,12 +43,18 @@ export class Composer {
     const text = this.area.value.trim();
     if (!text || this.running) return;
     const images = this.images.map((i) => i.b64);
+    // Emptied at once: what the user types while the send is on its way is theirs (emptied
+    // when it arrived, the box lost it). A refused send gives the text back to an empty box.
+    const raw = this.area.value;
+    this.area.value = '';
+    this.autosize();
     this.onSend(text, images).then((sent) => {
-      if (!sent) return;
-      this.area.value = '';
+      if (!sent) {
+        if (!this.area.value) this.setDraft(raw);
+        return;
+      }
       this.images = [];
       this.renderTray();
-      this.autosize();
     });
   }
 

@@ -7,7 +7,7 @@ import { visible } from './format.js';
 
 let current = null;
 
-export function checkLink(url, { host, onOpen }) {
+export function checkLink(url, { host, onOpen, onClosed = null }) {
   current?.close();
   let parsed;
   try {
@@ -34,7 +34,8 @@ export function checkLink(url, { host, onOpen }) {
   const close = () => {
     box.remove();
     if (current === api) current = null;
-    if (previous && previous.isConnected) previous.focus({ preventScroll: true });
+    if (onClosed) onClosed();
+    else if (previous && previous.isConnected) previous.focus({ preventScroll: true });
   };
   const api = { close };
   open.addEventListener('click', () => {

@@ -42,6 +42,24 @@ BOOTED = (
 )  # the class the page's header uses to move the window
 
 
+def present_now(native: Any) -> None:
+    """Raise and focus the window with the X server's time as the user's action: a plain
+    ``present()`` has no timestamp, which a window manager may take for focus stealing."""
+    try:
+        import gi
+
+        gi.require_version("GdkX11", "3.0")
+        from gi.repository import GdkX11
+
+        gdk_window = native.get_window()
+        if isinstance(gdk_window, GdkX11.X11Window):
+            native.present_with_time(GdkX11.x11_get_server_time(gdk_window))
+            return
+    except (ImportError, ValueError):
+        pass
+    native.present()
+
+
 class PopupWindow:
     """Show/hide from any thread; reports state changes through ``on_state``."""
 
@@ -283,6 +301,7 @@ class PopupWindow:
             return dialogs.pick_folder(self.window, start or str(Path.home()))
         finally:
             self.dialog_open = False
+            self._take_focus_back()
 
     def save_file(self, name: str) -> str | None:
         """The native save dialog in the user's home folder suggesting ``name`` (blocks the
@@ -292,6 +311,15 @@ class PopupWindow:
             return dialogs.save_file(self.window, name, gtk=self.gtk)
         finally:
             self.dialog_open = False
+            self._take_focus_back()
+
+    def _take_focus_back(self) -> None:
+        """A native dialog closed (chosen or cancelled): the window manager may leave the
+        keyboard nowhere (openbox did: the popup visible, Esc and typing lost until a click)."""
+        if self.gtk:
+            from gi.repository import GLib
+
+            GLib.idle_add(self._gtk_take_focus)
 
     def destroy(self) -> None:
         self._allow_close = True
@@ -330,8 +358,14 @@ class PopupWindow:
         native.show_all()
         if position is not None:
             native.move(*position)  # again once mapped: the first re-map kept the old spot
-        native.present()
+        present_now(native)
         self._set(visible=True)
+        return False
+
+    def _gtk_take_focus(self) -> bool:
+        native = self.window.native
+        if native.get_visible():
+            present_now(native)
         return False
 
     def _gtk_hide(self) -> bool:
