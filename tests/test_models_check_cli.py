@@ -101,3 +101,54 @@ def _python() -> list[str]:
     import sys
 
     return [sys.executable, "-m", "tray_app"]
+
+
+def test_with_the_app_running_the_finding_is_kept_by_the_app(
+    run: Run, fake_ollama: FakeOllama, metona_home: Path
+) -> None:
+    """The app saves its settings from memory: a finding written to the file behind its back
+    would be lost at its next save, so the check hands it to the app instead."""
+    import threading
+
+    from tray_app.core.bootstrap import start_app
+    from tray_app.desktop.instance import SingleInstance
+    from tray_app.desktop.instance_dispatch import InstanceCommands
+    from tray_app.store.settings import Settings, save_settings
+
+    paths = AppPaths.under(metona_home)
+    save_settings(Settings(endpoint=fake_ollama.url), paths.settings_file)
+    running = start_app(paths, mcp="off")
+    instance = SingleInstance(paths.runtime_dir)
+    assert instance.acquire()
+    quitting, started = threading.Event(), threading.Event()
+    started.set()
+    commands = InstanceCommands(
+        core=lambda: running.core, quit=quitting.set, quitting=quitting, started=started
+    )
+    instance.serve(commands.handle, conversations=commands.conversations())
+    log = running.core.bus.subscribe()
+    try:
+        fake_ollama.script(tool_turn(PROBE))
+        result = run("models", "check", "gemma3:4b", "--json")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["tool_mode"] == "prompt"
+        assert running.core.settings.model_tool_modes == {"gemma3:4b": "prompt"}
+        assert _settings(metona_home)["model_tool_checks"] == {"gemma3:4b": "text"}
+        updated = None
+        for _ in range(50):  # the events the store made, until the model list
+            event = log.get(timeout=5)
+            assert event is not None, "no models_updated event"
+            if getattr(event, "type", "") == "models_updated":
+                updated = event
+                break
+        assert updated is not None
+        gemma = next(m for m in updated.models if m["name"] == "gemma3:4b")
+        assert gemma["tool_check"] == "text"  # the page's model menu is told
+        # the app's next save keeps it
+        running.core.update_settings({"temperature": 0.2})
+        assert _settings(metona_home)["model_tool_modes"] == {"gemma3:4b": "prompt"}
+    finally:
+        log.close()
+        quitting.set()
+        instance.release()
+        running.close(1.5)

@@ -3,8 +3,8 @@
 It sends the model one small tool request (``core.model_check``) and reports what came back:
 a structured call (native), a call written in the text (via text: the app then describes the
 tools in the prompt), or none (tools off for it). The finding and the mode it implies are
-written to the settings file, so the app and ``metona-tray chat`` use that mode from then on
-(a desktop app already running reads them at its next start). Words in English or Chinese, like
+kept in the settings (through the running app when there is one, else in the file), so the app
+and ``metona-tray chat`` use that mode from then on. Words in English or Chinese, like
 the app; ``--json`` prints one object. Exit codes: 0 checked, 1 failed (server, model, file).
 """
 
@@ -102,15 +102,42 @@ async def _check(settings: Settings, name: str, language: str) -> CheckFinding:
 
 
 def _store(paths: AppPaths, name: str, finding: CheckFinding) -> str:
-    """Write the finding into the settings file as it is now; the mode it put the model in."""
+    """Keep the finding: through the running app when there is one (it saves its settings
+    from memory, so a file written here would be overwritten at its next save), else in the
+    settings file as it is now. The mode it put the model in."""
     from tray_app.agent.tool_modes import model_key
     from tray_app.core.model_check import stored_finding
     from tray_app.store.settings import load_settings, save_settings
 
+    instance = _running(paths)
+    if instance is not None:
+        request = {
+            "command": "model_tool_check",
+            "model": name,
+            "result": finding.result,
+            "native_offered": finding.native_offered,
+        }
+        reply = instance.send(request, timeout=60)
+        if not reply.get("ok"):
+            raise RuntimeError(str(reply.get("error") or "the app did not answer"))
+        return str(reply["patch"]["model_tool_modes"][model_key(name)])
     current = load_settings(paths.settings_file)
     patch = stored_finding(current, name, finding)
     save_settings(current.model_copy(update=patch), paths.settings_file)
     return str(patch["model_tool_modes"][model_key(name)])
+
+
+def _running(paths: AppPaths) -> Any:
+    """The running app's instance to talk to, or None (as ``rules_cli`` finds it)."""
+    from tray_app.desktop.instance import SingleInstance
+
+    instance = SingleInstance(paths.runtime_dir)
+    if not instance.lock_path.exists():
+        return None
+    if instance.acquire():  # nobody holds it
+        instance.release()
+        return None
+    return instance
 
 
 def run_models(
@@ -150,7 +177,7 @@ def run_models(
     try:
         mode: str | None = _store(paths, name, finding)
         problem = None
-    except (MetonaError, OSError) as exc:
+    except (MetonaError, OSError, RuntimeError) as exc:  # not saved, or the app did not answer
         mode, problem = None, written_out(str(exc))
     if args.json:
         row = {

@@ -71,7 +71,7 @@ ALLOWED: dict[str, set[str]] = {
     "rules_cli": {"core", "desktop", "store", "tools"},
     "mcp_serve": {"core", "desktop", "store", "tools", "mcp_serve_changes"},
     "mcp_serve_changes": set(),
-    "models_cli": {"agent", "core", "store"},
+    "models_cli": {"agent", "core", "desktop", "store"},
     "changes_cli": {"core", "store", "tools", "terminal_words"},
     "core": {"agent", "providers", "tools", "store", "mcp"},
     "agent": {"providers", "tools", "store"},

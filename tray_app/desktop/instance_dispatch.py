@@ -75,6 +75,8 @@ class InstanceCommands:
             return self.mcp_calls.tools()
         if command == "tool_rules":  # `metona-tray rules` reads and changes them here
             return self._tool_rules(request)
+        if command == "model_tool_check":  # `metona-tray models check` keeps its finding here
+            return self._model_tool_check(request)
         if self.more is not None:
             return self.more(command, request)
         return {"ok": False, "error": f"unknown command {command!r}"}
@@ -90,6 +92,24 @@ class InstanceCommands:
         settings = core.get_settings()
         servers = settings.get("mcp_servers") or {}
         return {"ok": True, "rules": settings.get("tool_rules", []), "servers": dict(servers)}
+
+    def _model_tool_check(self, request: Reply) -> Reply:
+        """A finding of ``models check`` kept by the app (saved by it, the page's model menu
+        told), so its next save does not write over what the terminal stored."""
+        from tray_app.core.model_check import CheckFinding, stored_finding
+
+        model, result = request.get("model"), request.get("result")
+        if not isinstance(model, str) or result not in ("native", "text", "none"):
+            return {"ok": False, "error": "a model name and a finding are needed"}
+        core = self.core()
+        finding = CheckFinding(result, bool(request.get("native_offered")))
+        patch = stored_finding(core.settings, model, finding)
+        try:
+            core.update_settings(patch)
+        except Exception as exc:  # not saved: said to the CLI
+            return {"ok": False, "error": str(exc)}
+        core.list_models()  # the page's model menu shows the new mode
+        return {"ok": True, "patch": patch}
 
     def _ready(self) -> bool:
         return self.started.wait(START_WAIT) and not self.quitting.is_set()
