@@ -141,6 +141,12 @@ def test_with_the_keyring_locked_the_api_key_field_says_saving_asks_in_chinese(
             assert status == {"usable": True, "problem": None, "state": "locked"}
             with connect(daemon.address) as bus:  # looked at, never asked to unlock
                 assert secretstorage.Collection(bus).is_locked()
+            # saving asks; here no prompt can show, as if the user closed it: said at once
+            app.page.fill("#set-api_key", "sk-test")
+            app.page.press("#set-api_key", "Enter")
+            expect(app.page.locator("#settings")).to_contain_text(
+                "系统密钥环已锁定：在此输入的 API 密钥只保留到应用退出，绝不写入磁盘。"
+            )
             assert app.page_errors == [] and app.dialogs == []
         finally:
             restore_keyring(previous)

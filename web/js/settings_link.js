@@ -36,10 +36,14 @@ export function settingsLink({ current, apply, fail }) {
     }
   }
 
-  /** Store the API key in the keyring: null when saved, else what to show under the field. */
+  /** Store the API key in the keyring: null when saved, else what to show under the field
+   * (also when the keyring did not take it: its prompt dismissed, so only this session has it). */
   async function saveApiKey(key) {
     try {
-      await call('set_api_key', { key });
+      const saved = await call('set_api_key', { key });
+      if (key && saved?.stored_in_keyring === false) {
+        return t(saved.problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring');
+      }
       return null;
     } catch (err) {
       return err.code === 'unsupported' ? t('set.api_key_unavailable') : err.message;
