@@ -19,6 +19,7 @@ import { createEventPump } from './events.js';
 import { createActions } from './actions.js';
 import { HistoryPanel } from './history.js';
 import { settingsLink } from './settings_link.js';
+import { ModeSwitch } from './mode_switch.js';
 import { historyWarningArg } from './historywarn.js';
 import { createHomeFocus } from './homefocus.js';
 
@@ -69,6 +70,7 @@ function build() {
     onPermissions: () => call('permissions'),
     onRevokeGrant: (sessionId, tool) => call('revoke_grant', { session_id: sessionId, tool }),
   });
+  ui.mode = new ModeSwitch($('#session-bar'), { save: (patch) => ui.settingsLink.save(patch) });
   ui.onboarding = new Onboarding($('#onboarding'), {
     onRetry: () => checkServer(),
     onPull: (name) => call('pull_model', { name }),
@@ -249,6 +251,7 @@ function openLink(url) {
 function settingsUpdated(settings) {
   const old = store.settings || {};
   store.settings = settings;
+  ui.mode.set(settings);
   if (old.language !== settings.language && resolveLanguage(settings.language) !== currentLanguage()) {
     setLanguage(settings.language);
   }
@@ -378,6 +381,7 @@ async function boot() {
     call('get_settings'), call('list_sessions'), call('status'), call('pending_approvals'),
   ]);
   store.settings = settings;
+  ui.mode.set(settings);
   store.sessions = sessions;
   store.running = new Set(status.running);
   store.workspace = status.workspace || '';
