@@ -107,3 +107,35 @@ def test_cancelled_native_dialogs_give_the_keyboard_back(
     types_into_prompt(desktop, app, "after the save dialog")
     desktop.xdotool("key", "Escape")  # Esc works again too: it hides the popup
     wait_for(lambda: not shown(desktop, app), 15, "Esc to hide the popup")
+
+
+def test_an_approval_is_answered_from_the_message_box_with_real_keys(
+    desktop: DesktopEnv, app: AppProcess, fake: FakeOllama, workspace: Path
+) -> None:
+    first = workspace / "一.txt"
+    second = workspace / "二 😀.txt"
+    fake.script(
+        tool_turn([("write_file", {"path": str(first), "content": "1\n"})], content="好的。"),
+        text_turn("写好了。"),
+        tool_turn([("write_file", {"path": str(second), "content": "2\n"})], content="好的。"),
+        text_turn("不写了。"),
+    )
+    press_hotkey(desktop)
+    wait_for(lambda: shown(desktop, app), 15, "the popup")
+    wait_for(lambda: app.eval_js("document.querySelector('#app').dataset.ready || null"), 20,
+             "the page to boot")  # fmt: skip
+    approve = "document.querySelector('#approval button.btn.primary')"
+    for keys, approves in (("ctrl+Return", True), ("ctrl+shift+BackSpace", False)):
+        types_into_prompt(desktop, app, "write a file")
+        desktop.xdotool("key", "Return")
+        wait_for(lambda: app.eval_js(f"!!{approve} && !{approve}.disabled"), 20, "the approval")
+        types_into_prompt(desktop, app, "draft")  # the user goes on typing
+        desktop.xdotool("key", keys)
+        wait_for(lambda: app.eval_js("document.querySelector('#approval').hidden"), 15,
+                 f"{keys} to answer the approval")  # fmt: skip
+        assert app.eval_js(PROMPT_VALUE) == "draft", "the chord changed or sent the draft"
+        assert app.eval_js(IN_PROMPT)
+        wait_for(lambda: app.core("status")["state"] == "idle", 20, "the answer")
+        assert (first if approves else second).exists() is approves
+    assert first.read_text(encoding="utf-8") == "1\n"
+    desktop.screenshot("approval-chords")

@@ -124,3 +124,30 @@ def test_closing_a_panel_or_form_puts_the_focus_in_the_message_box(app: App) -> 
     page.evaluate("document.activeElement.blur(); window.dispatchEvent(new FocusEvent('focus'))")
     expect(page.locator("#prompt")).to_be_focused()
     assert app.harness.hide_calls == 0
+
+
+def test_no_chord_approves_an_unsandboxed_command(make_app: Any, fake_ollama: Any) -> None:
+    app = make_app(fake_ollama, run_command_enabled=True, sandbox_enabled=False)
+    marker = app.workspace / "ran.txt"
+    fake_ollama.script(
+        tool_turn([("run_command", {"command": f"echo hi > '{marker}'"})]), text_turn("Ok.")
+    )
+    page = app.page
+    app.send("run it")
+    page.keyboard.type("草稿")
+    risky = page.locator("#approval button.btn.risky")
+    expect(risky).to_be_enabled()
+    expect(risky.locator("kbd")).to_have_count(0)  # no chord shown on it
+    expect(page.locator(f"{DENY} kbd")).to_have_text("Ctrl+Shift+⌫")
+    expect(page.locator("#announce-assertive")).to_contain_text(
+        "Press Ctrl+Shift+Backspace to deny."
+    )
+    page.keyboard.press("Control+Enter")
+    expect(risky).to_be_focused()  # taken to the button, nothing approved
+    expect(page.locator("#approval")).to_be_visible()
+    assert not marker.exists()
+    expect(page.locator("#prompt")).to_have_value("草稿")
+    page.keyboard.press("Control+Shift+Backspace")
+    expect(page.locator("#approval")).to_be_hidden()
+    assert not marker.exists()
+    assert app.page_errors == []
