@@ -6,7 +6,8 @@ const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]):not([ty
 const saved = new WeakMap();
 
 function focusables(panel) {
-  return [...panel.querySelectorAll(FOCUSABLE)].filter((el) => el.checkVisibility?.() ?? el.offsetParent !== null);
+  // Out of the Tab order (tabindex -1, as a number field's step buttons) is not a Tab stop.
+  return [...panel.querySelectorAll(FOCUSABLE)].filter((el) => el.tabIndex >= 0 && (el.checkVisibility?.() ?? el.offsetParent !== null));
 }
 
 /** Install the Tab wrap once per panel. */

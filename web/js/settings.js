@@ -18,55 +18,62 @@ const GESTURE_MS = 2000;
 const FILE_TOOLS = ['read_file', 'list_directory', 'search_files', 'write_file', 'create_directory', 'delete_file',
   'edit_file', 'move_file', 'read_multiple_files', 'directory_tree', 'get_file_info', 'list_allowed_directories'];
 
-// [section title key, [field, ...]]; a field is {name, type, ...}.
+// The sections, in order, as [id, title key, [field, ...]]: a field is {name, type, ...}, or
+// {heading} for a sub-heading. What most people change comes first; the limits and internals
+// that only matter when something goes wrong are under Advanced.
 const LAYOUT = [
-  ['settings.server', [
+  ['general', 'settings.group.general', [
+    { name: 'language', type: 'select', options: ['system', 'en', 'zh-CN'] },
+    { name: 'hotkey', type: 'hotkey' },
+    { name: 'start_at_login', type: 'switch' },
+    // Shown once the desktop app has these settings (an older Core leaves them out).
+    { name: 'hide_on_focus_loss', type: 'switch', optional: true },
+  ]],
+  ['server', 'settings.server', [
     { name: 'provider', type: 'select', options: ['ollama', 'openai'] },
     { name: 'endpoint', type: 'text', inputmode: 'url', pattern: 'https?://.+' },
     { name: 'api_key', type: 'password', local: true },
     { name: 'default_model', type: 'model' },
     { name: 'vision_models', type: 'names', optional: true },
-  ]],
-  ['settings.generation', [
+    { heading: 'settings.generation' },
     { name: 'think', type: 'switch' },
     { name: 'temperature', type: 'number', min: 0, max: 2, step: 0.1 },
-    { name: 'num_ctx', type: 'number', min: 512, max: 1048576, step: 512 },
-    { name: 'max_rounds', type: 'number', min: 1, max: 100, step: 1 },
-    { name: 'max_answer_chars', type: 'number', min: 1000, max: 100000000, step: 1000 },
-    { name: 'keep_alive', type: 'text' },
     { name: 'system_prompt', type: 'textarea' },
   ]],
-  ['settings.tools', [
+  ['tools', 'settings.group.tools', [
     { name: 'tools_enabled', type: 'switch' },
-    { name: 'disabled_tools', type: 'tools' },
     { name: 'confirmation_mode', type: 'radio', options: ['read_only', 'all_writes', 'delete_only', 'full_auto'] },
     { name: 'confirmation_timeout', type: 'number', min: 5, max: 86400, step: 1 },
     { name: 'run_command_enabled', type: 'switch', warn: true },
     { name: 'sandbox_enabled', type: 'switch' },
+    { name: 'allow_writes_without_undo', type: 'switch', warn: true },
+    { heading: 'settings.folders' },
+    { name: 'allowed_dirs', type: 'dirs' },
+    { name: 'blocked_dirs', type: 'dirs' },
+    { heading: 'settings.tools' },
+    { name: 'disabled_tools', type: 'tools' },
+    { heading: 'settings.permissions', optional: 'tool_rules' },
+    { name: 'tool_rules', type: 'permissions', optional: true },
+    { heading: 'settings.changes' },
+    { name: 'undo_last', type: 'undo', local: true },
+  ]],
+  ['mcp', 'settings.mcp', [
+    { name: 'mcp_servers', type: 'mcp', optional: true },
+  ]],
+  ['appearance', 'settings.group.appearance', [
+    { name: 'theme', type: 'radio', options: ['system', 'light', 'dark'], inline: true },
+  ]],
+  ['advanced', 'settings.group.advanced', [
+    { help: 'settings.advanced_help' },
+    { name: 'num_ctx', type: 'number', min: 512, max: 1048576, step: 512 },
+    { name: 'max_rounds', type: 'number', min: 1, max: 100, step: 1 },
+    { name: 'max_answer_chars', type: 'number', min: 1000, max: 100000000, step: 1000 },
+    { name: 'keep_alive', type: 'text' },
     { name: 'max_tool_calls_per_round', type: 'number', min: 1, max: 1000, step: 1 },
     { name: 'tool_result_limit', type: 'number', min: 1000, max: 1000000, step: 1000 },
-    { name: 'allow_writes_without_undo', type: 'switch', warn: true },
     { name: 'budget_files_removed', type: 'number', min: 0, max: 1000000, step: 1 },
     { name: 'budget_written_mb', type: 'number', min: 0, max: 1000000, step: 1 },
     { name: 'budget_commands', type: 'number', min: 0, max: 100000, step: 1 },
-  ]],
-  ['settings.permissions', [
-    { name: 'tool_rules', type: 'permissions', optional: true },
-  ]],
-  ['settings.mcp', [
-    { name: 'mcp_servers', type: 'mcp', optional: true },
-  ]],
-  ['settings.folders', [
-    { name: 'allowed_dirs', type: 'dirs' },
-    { name: 'blocked_dirs', type: 'dirs' },
-  ]],
-  ['settings.desktop', [
-    { name: 'language', type: 'select', options: ['system', 'en', 'zh-CN'] },
-    { name: 'theme', type: 'radio', options: ['system', 'light', 'dark'], inline: true },
-    { name: 'hotkey', type: 'hotkey' },
-    { name: 'start_at_login', type: 'switch' },
-    // Shown once the desktop app has these settings (an older Core leaves them out).
-    { name: 'hide_on_focus_loss', type: 'switch', optional: true },
     { name: 'popup_unload_after_s', type: 'number', min: 0, max: 604800, step: 60, optional: true },
   ]],
 ];
@@ -123,13 +130,32 @@ export class SettingsPanel {
   build(settings, models) {
     this.controls.clear();
     this.models = models;
-    this.body.replaceChildren(...LAYOUT.map(([title, fields]) => h('section', { class: 'set-section' },
-      h('h3', { i18n: title }), ...fields.filter((f) => !f.optional || f.name in settings).map((f) => this.field(f, settings)))),
-    h('section', { class: 'set-section' }, h('h3', { i18n: 'settings.changes' }),
-      h('p', { class: 'help', i18n: 'settings.undo_help' }),
-      h('button', { class: 'btn', type: 'button', icon: 'undo', onclick: () => this.handlers.onUndoLast() },
-        h('span', { i18n: 'settings.undo_last' }))));
+    const shown = (f) => !f.optional || (f.optional === true ? f.name : f.optional) in settings;
+    const sections = LAYOUT.map(([id, title, fields]) => h('section', { class: 'set-section', id: `set-group-${id}`, 'aria-labelledby': `set-group-${id}-title` },
+      h('h3', { id: `set-group-${id}-title`, tabindex: '-1', i18n: title }),
+      ...fields.filter(shown).map((f) => this.part(f, settings))));
+    this.body.replaceChildren(this.sectionNav(), ...sections);
     this.update(settings);
+  }
+
+  /** The row of section names over the page: each goes to its section and puts the focus on
+   * its title, so the keyboard lands there too. */
+  sectionNav() {
+    return h('nav', { class: 'set-nav', i18nLabel: 'settings.sections' }, LAYOUT.map(([id, title]) => h('button', {
+      class: 'set-nav-item', type: 'button', i18n: title, dataset: { group: id },
+      onclick: () => {
+        const heading = this.body.querySelector(`#set-group-${id}-title`);
+        heading.closest('.set-section').scrollIntoView({ block: 'start' });
+        heading.focus({ preventScroll: true });
+      },
+    })));
+  }
+
+  /** A sub-heading, a section's note, or a field. */
+  part(spec, settings) {
+    if (spec.heading) return h('h4', { class: 'set-sub', i18n: spec.heading });
+    if (spec.help) return h('p', { class: 'help', i18n: spec.help });
+    return this.field(spec, settings);
   }
 
   /** New values from Core (saved here or changed elsewhere); the field being edited is kept. */
@@ -220,6 +246,12 @@ export class SettingsPanel {
         ({ root, set } = permissionsSection({ load: this.handlers.onPermissions, onRevoke: this.handlers.onRevokeGrant,
           onRules: (rules, event) => save(rules, event) }));
         root.append(error);
+        break;
+      case 'undo':
+        set = () => {};
+        root = h('div', { class: 'field' }, h('p', { class: 'help', i18n: 'settings.undo_help' }),
+          h('button', { class: 'btn', type: 'button', icon: 'undo', onclick: () => this.handlers.onUndoLast() },
+            h('span', { i18n: 'settings.undo_last' })), error);
         break;
       case 'hotkey':
         ({ root, set } = hotkeyInput(id, (v) => save(v)));
