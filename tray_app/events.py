@@ -56,7 +56,7 @@ FailureCode = Literal[
     "internal",
 ]
 #: What the tray menu or a notification click asks the page to show.
-UiActionName = Literal["open_settings", "open_session", "show_pending"]
+UiActionName = Literal["open_settings", "open_session", "show_pending", "confirm_auto"]
 
 
 class _Event(BaseModel):

@@ -32,7 +32,9 @@ def visible(desktop: DesktopEnv, app: AppProcess) -> bool:
 
 def test_menu_entries_do_what_they_say(desktop: DesktopEnv, app: AppProcess) -> None:
     assert app.core("get_settings")["tools_enabled"] is True
-    choose(desktop, "Up", "Up", "Up", "Up")  # Tool calling (from the bottom)
+    choose(desktop, "Up", "Up", "Up", "Up", "Right", "Down")  # Mode › Read only (from the bottom)
+    wait_for(lambda: app.core("get_settings")["confirmation_mode"] == "read_only", 10, "read only")
+    choose(desktop, "Up", "Up", "Up", "Up", "Right")  # Mode › Chat only
     wait_for(lambda: app.core("get_settings")["tools_enabled"] is False, 10, "tools off")
 
     names = [m["name"] for m in app.core("list_models")["models"]]
@@ -64,5 +66,5 @@ def test_menu_entries_do_what_they_say(desktop: DesktopEnv, app: AppProcess) -> 
     choose(desktop, "Down")  # Open chat
     wait_for(lambda: visible(desktop, app), 10, "the popup")
     open_menu(desktop)
-    desktop.screenshot("10-menu-after-changes")  # Tool calling now unchecked
+    desktop.screenshot("10-menu-after-changes")  # Mode › Chat only now checked
     desktop.xdotool("key", "Escape")

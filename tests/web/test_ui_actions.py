@@ -59,3 +59,16 @@ def test_without_a_keyring_the_api_key_field_says_keys_last_the_session(app: App
     app.page.fill("#set-api_key", "sk-test")
     app.page.press("#set-api_key", "Enter")
     expect(app.page.locator("#settings")).to_contain_text("the key was not saved")
+
+
+def test_the_trays_auto_names_the_risk_and_waits_for_a_click(app: App) -> None:
+    """The tray's "Auto…" only asks: the page shows the risk, the user's click confirms."""
+    dispatch(app, {"type": "ui_action", "action": "confirm_auto"})
+    confirm = app.page.locator("#mode-confirm .btn.danger")
+    expect(confirm).to_be_enabled()
+    assert app.core.get_settings()["confirmation_mode"] == "all_writes"
+    confirm.evaluate("(el) => el.click()")  # a script's click does nothing
+    assert app.core.get_settings()["confirmation_mode"] == "all_writes"
+    confirm.click()
+    expect(app.page.locator("#mode-switch")).to_have_value("auto")
+    assert app.core.get_settings()["confirmation_mode"] == "full_auto"

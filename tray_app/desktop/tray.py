@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tray_app.desktop.icons import tray_image, tray_title
+from tray_app.desktop.modes import MODES, Mode, mode_of, mode_patch
 from tray_app.desktop.placement import Rect
 from tray_app.desktop.tray_text import tray_text
 
@@ -59,6 +60,7 @@ class TrayState:
     models: tuple[str, ...] = ()
     model: str = ""
     tools_enabled: bool = True
+    confirmation_mode: str = "all_writes"
     language: str = "en"  # the UI language the menu and tooltip speak
 
 
@@ -93,6 +95,7 @@ def reduce_state(state: TrayState, events: list[Event]) -> TrayState:
                 state,
                 model=str(settings.get("default_model", "")),
                 tools_enabled=bool(settings.get("tools_enabled", True)),
+                confirmation_mode=str(settings.get("confirmation_mode", "all_writes")),
                 language=_language(settings),
             )
         elif isinstance(event, ModelsUpdated):
@@ -134,6 +137,7 @@ class Tray:
             self.state,
             model=str(settings.get("default_model", "")),
             tools_enabled=bool(settings.get("tools_enabled", True)),
+            confirmation_mode=str(settings.get("confirmation_mode", "all_writes")),
             language=_language(settings),
         )
         self._core_ref = core
@@ -264,9 +268,40 @@ class Tray:
     def _choose_model(self, name: str) -> None:
         self._later(lambda: self._core.update_settings({"default_model": name}), "model")
 
-    def _toggle_tools(self) -> None:
-        enabled = not self.state.tools_enabled
-        self._later(lambda: self._core.update_settings({"tools_enabled": enabled}), "tool_calling")
+    def _mode(self) -> Mode:
+        state = {"tools_enabled": self.state.tools_enabled}
+        return mode_of({**state, "confirmation_mode": self.state.confirmation_mode})
+
+    def _choose_mode(self, mode: Mode) -> None:
+        """A step to Auto is confirmed in the popup (it names the risk, as Settings does)."""
+        if mode == self._mode():
+            return
+        if mode == "auto":
+            self._actions.ui_action("confirm_auto")
+            self._actions.show_popup()
+            return
+        current = {
+            "tools_enabled": self.state.tools_enabled,
+            "confirmation_mode": self.state.confirmation_mode,
+        }
+        patch = mode_patch(mode, current)
+        self._later(lambda: self._core.update_settings(patch), "mode")
+
+    def _mode_action(self, mode: Mode) -> Callable[[Any, Any], None]:
+        def choose(_icon: Any, _item: Any) -> None:  # pystray wants exactly (icon, item)
+            self._choose_mode(mode)
+
+        return choose
+
+    def _mode_items(self) -> Any:
+        item = self._pystray.MenuItem
+        for mode in MODES:
+            yield item(
+                self._label(f"mode_{mode}"),
+                self._mode_action(mode),
+                checked=lambda _it, m=mode: m == self._mode(),
+                radio=True,
+            )
 
     def _undo(self) -> None:
         def run() -> None:
@@ -326,11 +361,7 @@ class Tray:
             ),
             menu.SEPARATOR,
             item(self._label("model"), menu(self._model_items)),
-            item(
-                self._label("tool_calling"),
-                self._toggle_tools,
-                checked=lambda _it: self.state.tools_enabled,
-            ),
+            item(self._label("mode"), menu(self._mode_items)),
             item(self._label("undo_last"), self._undo),
             menu.SEPARATOR,
             item(self._label("settings"), self._settings),

@@ -342,6 +342,8 @@ async function syncStatus() {
 function uiAction(ev) {
   if (ev.action === 'open_settings') {
     openSettings();
+  } else if (ev.action === 'confirm_auto') {
+    ui.mode.confirmAuto(); // the tray's "Auto…": the risk is named here, a click confirms
   } else if ((ev.action === 'open_session' || ev.action === 'show_pending') && ev.session_id) {
     if (ui.settings.isOpen) closeSettings();
     actions.open(ev.session_id); // the approval panel of that chat shows the pending call
