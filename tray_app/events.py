@@ -43,6 +43,8 @@ NoticeCode = Literal[
     "history_not_saved",
     "history_saved",
     "nothing_changed",
+    "history_summarized",
+    "summary_failed",
 ]
 #: Why a turn failed; the page shows ``error.<code>`` from ``web/locales``.
 FailureCode = Literal[

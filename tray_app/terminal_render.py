@@ -58,6 +58,10 @@ NOTICE_TEXT = {
         "可导出对话保留副本（/export 文件）。",
     },
     "history_saved": {"en": "This chat is saved again.", "zh-CN": "此对话已重新保存。"},
+    "history_summarized": {
+        "en": "The {count} oldest messages were summarised to fit the model's context.",
+        "zh-CN": "最早的 {count} 条消息已被总结，以适应模型的上下文。",
+    },
     "nothing_changed": {
         "en": "No files were changed in this turn.",
         "zh-CN": "本轮没有更改任何文件。",
@@ -329,7 +333,7 @@ class TextRenderer:
         elif isinstance(event, ApprovalResolved):
             said = approval_resolved(event.decision, event.by, self.language)
             self.err.write(f"{said}\n")
-        elif isinstance(event, Notice) and event.code == "nothing_changed":
+        elif isinstance(event, Notice) and event.code in ("nothing_changed", "history_summarized"):
             self._end_thinking()  # a quiet fact under the answer, not a warning
             self.err.write(self._dim(f"\n({notice_text(event, self.language)})\n"))
         elif isinstance(event, Notice) and event.code == "waiting_for_model":

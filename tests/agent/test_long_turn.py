@@ -20,6 +20,7 @@ from tray_app.agent import context, history
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.context import message_tokens
 from tray_app.agent.loop import AgentTurn, TurnConfig
+from tray_app.agent.summary import INSTRUCTIONS
 from tray_app.messages import ToolCall
 from tray_app.providers.base import (
     ChatRequest,
@@ -57,8 +58,14 @@ class ToolCallingProvider:
 
     def __init__(self) -> None:
         self.requests: list[ChatRequest] = []
+        self.summaries: list[ChatRequest] = []  # asked for a summary of older messages
 
     async def chat(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        if request.messages[0].content == INSTRUCTIONS:
+            self.summaries.append(request)
+            yield StreamDelta(kind="content", text="The user had pages read before. 🙂")
+            yield StreamDone()
+            return
         self.requests.append(request)
         page = len(self.requests)
         yield StreamDelta(kind="thinking", text=f"第 {page} 页 " * 20)
@@ -136,9 +143,14 @@ def test_a_100_round_turn_fits_num_ctx_and_keeps_the_newest_result(tmp_path: Pat
     session = chats.create_session(model="m", workspace=None)
     _long_chat(chats, session.id, 400)
     reason, provider = _run_turn(chats, session.id, tmp_path)
-    assert reason == "max_rounds" and len(provider.requests) == ROUNDS
+    # The 400 earlier messages do not fit: the model is asked once for a summary of the oldest
+    # (agent.summary), in a request that fits the context too.
+    (summary,) = provider.summaries
+    assert sum(message_tokens(m) for m in summary.messages) <= NUM_CTX
+    rounds = provider.requests
+    assert reason == "max_rounds" and len(rounds) == ROUNDS
     assert chats.reads == 1  # the chat is read once per turn, not once per round
-    for number, request in enumerate(provider.requests, start=1):
+    for number, request in enumerate(rounds, start=1):
         sent = request.messages
         assert sum(message_tokens(m) for m in sent) <= NUM_CTX
         user = [m for m in sent if m.role == "user" and m.content == "read all 🙂"]
@@ -150,7 +162,7 @@ def test_a_100_round_turn_fits_num_ctx_and_keeps_the_newest_result(tmp_path: Pat
         for index, message in enumerate(sent):
             if message.role == "tool":
                 assert sent[index - 1].role == "tool" or sent[index - 1].tool_calls
-    last = provider.requests[-1].messages
+    last = rounds[-1].messages
     results = [m for m in last if m.role == "tool"]
     assert len(results) == ROUNDS - 1  # the old ones stubbed, never dropped
     assert "left out to fit the context" in results[0].content
@@ -197,7 +209,8 @@ def test_per_round_work_does_not_grow_with_the_turn(
     real_chat = ToolCallingProvider.chat
 
     def marking_chat(self: ToolCallingProvider, request: ChatRequest) -> AsyncIterator[StreamItem]:
-        marks.append(counts["tokens"])
+        if request.messages[0].content != INSTRUCTIONS:  # the rounds, not the summary
+            marks.append(counts["tokens"])
         return real_chat(self, request)
 
     monkeypatch.setattr(MessageRecord, "to_chat_message", counting_convert)
@@ -206,10 +219,11 @@ def test_per_round_work_does_not_grow_with_the_turn(
     reason, _ = _run_turn(chats, session.id, tmp_path)
     assert reason == "max_rounds"
     stored = len(chats.messages(session.id))
-    # 2,000 earlier + the question + 100 answers + 100 results (the last one "not run"); each
-    # converted once, except the last answer and result, stored after the last request.
-    assert stored == 2000 + 1 + ROUNDS + ROUNDS
-    assert counts["convert"] == stored - 2
+    # 2,000 earlier + the question + the summary of the oldest + 100 answers + 100 results
+    # (the last one "not run"); each converted once, except the summary (sent in the system
+    # message) and the last answer and result, stored after the last request.
+    assert stored == 2000 + 1 + 1 + ROUNDS + ROUNDS
+    assert counts["convert"] == stored - 3
     per_round = [b - a for a, b in itertools.pairwise(marks)]
     # Between two requests: the answer, its result, the system prompt and at most a few stubs.
     assert len(per_round) == ROUNDS - 1 and max(per_round) <= 6, per_round

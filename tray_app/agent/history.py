@@ -7,6 +7,13 @@ tool results) is appended as it happens. Each message's token estimate is comput
 earlier history's groups and their costs once, and each round walks back from the newest group
 only as far as the budget reaches, copying only what it keeps.
 
+A chat longer than the context keeps its memory in a summary (``agent.summary``): a stored
+message (role ``system``, ``stats.summary``) that stands for every message up to the one it
+names in ``stats.through``. Those messages are not sent again; the summary text goes into the
+system message (a system message in the middle of a chat, or two user messages in a row, are
+refused by strict chat templates such as Mistral's). ``summary_plan`` says which older messages
+to summarise when the earlier history no longer fits.
+
 The current turn must fit too: when its tool results would push a request past the budget,
 the oldest ones are replaced by a one-line stub (the model sees a result was there and how
 long it was), then the oldest thinking is dropped. The user's message, the answers' text and
@@ -16,6 +23,7 @@ the newest round's results (what the model just asked for) are never cut.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tray_app.agent.context import (
     BUDGET_SHARE,
@@ -81,6 +89,40 @@ def useful(record: MessageRecord) -> bool:
     return record.role != "assistant" or bool(record.content or record.tool_calls)
 
 
+def is_summary(record: MessageRecord) -> bool:
+    """A stored summary of older messages (``agent.summary``), not a message of the chat."""
+    return record.role == "system" and bool(record.stats.get("summary"))
+
+
+#: What the earlier history may take of the budget once a summary was made: the rest is room
+#: for the chat to grow before the next summary.
+KEEP_SHARE = 0.5
+
+
+def with_summary(system: ChatMessage | None, summary: str) -> ChatMessage | None:
+    """The system message with the summary of the older messages after it."""
+    if not summary:
+        return system
+    note = (
+        "Summary of the earlier part of this chat (the older messages were summarised to fit "
+        f"the context):\n{summary}"
+    )
+    if system is None:
+        return ChatMessage(role="system", content=note)
+    return system.model_copy(update={"content": f"{system.content}\n\n{note}"})
+
+
+@dataclass(frozen=True)
+class SummaryPlan:
+    """Older messages to summarise: with the previous summary, they become one new summary
+    that stands for everything up to ``through`` (a stored message id)."""
+
+    previous: str
+    messages: list[ChatMessage]
+    through: str
+    covered: int  # stored messages the new summary stands for, the previous summary's included
+
+
 @dataclass
 class TurnHistory:
     """Earlier history (fixed for the turn) and the current turn (appended as it grows)."""
@@ -89,6 +131,9 @@ class TurnHistory:
     vision: bool
     tool_result_limit: int
     _earlier: list[_Entry] = field(default_factory=list)
+    _earlier_ids: list[str] = field(default_factory=list)  # the stored id of each entry
+    _summary: str = ""  # the newest stored summary's text
+    _summarised: int = 0  # the stored messages it stands for
     _spans: list[tuple[int, int, int]] = field(default_factory=list)  # (start, end, tokens)
     _current: list[_Entry] = field(default_factory=list)
     _pending: list[MessageRecord] = field(default_factory=list)  # added, not yet converted
@@ -109,19 +154,35 @@ class TurnHistory:
     ) -> TurnHistory:
         history = cls(turn_id, vision, tool_result_limit)
         start = next((i for i, r in enumerate(records) if r.turn_id == turn_id), len(records))
-        earlier = [
-            _Entry.of(history._convert(r, keep_thinking=False))
-            for r in records[:start]
-            if useful(r)
-        ]
+        first = history._take_summary(records)
+        kept = [r for r in records[first:start] if useful(r) and not is_summary(r)]
+        history._set_earlier(kept)
+        history._pending = [r for r in records[start:] if not is_summary(r)]
+        return history
+
+    def _take_summary(self, records: list[MessageRecord]) -> int:
+        """Read the newest summary; the index of the first record it does not stand for."""
+        for record in reversed(records):
+            if not is_summary(record):
+                continue
+            through = record.stats.get("through")
+            index = next((i for i, r in enumerate(records) if r.id == through), None)
+            if index is None:  # what it summarised was deleted (edit and resend): unused
+                continue
+            self._summary = record.content
+            self._summarised = _int(record.stats.get("covered"))
+            return index + 1
+        return 0
+
+    def _set_earlier(self, records: list[MessageRecord]) -> None:
+        earlier = [_Entry.of(self._convert(r, keep_thinking=False)) for r in records]
         _hold_newest_images(earlier)
-        history._earlier = earlier
-        history._spans = [
+        self._earlier = earlier
+        self._earlier_ids = [r.id for r in records]
+        self._spans = [
             (a, b, sum(e.tokens for e in earlier[a:b]))
             for a, b in group_spans([e.message for e in earlier])
         ]
-        history._pending = list(records[start:])
-        return history
 
     @property
     def has_images(self) -> bool:
@@ -134,10 +195,52 @@ class TurnHistory:
         """A message the turn stored (an answer once finished, a tool result)."""
         self._pending.append(record)
 
-    def messages(self, system: ChatMessage | None, *, num_ctx: int) -> list[ChatMessage]:
-        """System + as much earlier history as fits + the whole current turn, within budget."""
+    @property
+    def summary(self) -> str:
+        return self._summary
+
+    def summary_plan(self, system: ChatMessage | None, *, num_ctx: int) -> SummaryPlan | None:
+        """The older messages to summarise when the earlier history does not fit beside the
+        system message and the current turn (``None`` when it does): all but the newest
+        groups that fit ``KEEP_SHARE`` of the budget, so the next turns have room to grow."""
         self._absorb()
         budget = int(num_ctx * BUDGET_SHARE)
+        head = with_summary(system, self._summary)
+        fixed = (_Entry.of(head).tokens if head is not None else 0) + self._sum_whole[-1]
+        if fixed + sum(cost for _, _, cost in self._spans) <= budget or fixed >= budget:
+            return None  # it fits, or the current turn alone fills the budget
+        room = min(int(budget * KEEP_SHARE), budget - fixed)
+        keep_from, used = len(self._earlier), 0
+        for a, _, cost in reversed(self._spans):
+            if used + cost > room:
+                break
+            used += cost
+            keep_from = a
+        if keep_from == 0:
+            return None  # nothing older than what fits (the current turn is what is too big)
+        return SummaryPlan(
+            previous=self._summary,
+            messages=[e.message for e in self._earlier[:keep_from]],
+            through=self._earlier_ids[keep_from - 1],
+            covered=self._summarised + keep_from,
+        )
+
+    def use_summary(self, plan: SummaryPlan, text: str) -> None:
+        """From now on ``text`` stands for the messages of ``plan``."""
+        keep_from = len(plan.messages)
+        self._summary, self._summarised = text, plan.covered
+        self._earlier = self._earlier[keep_from:]
+        self._earlier_ids = self._earlier_ids[keep_from:]
+        self._spans = [
+            (a - keep_from, b - keep_from, c) for a, b, c in self._spans if a >= keep_from
+        ]
+
+    def messages(self, system: ChatMessage | None, *, num_ctx: int) -> list[ChatMessage]:
+        """System (with the summary of older messages) + as much earlier history as fits + the
+        whole current turn, within budget."""
+        self._absorb()
+        budget = int(num_ctx * BUDGET_SHARE)
+        system = with_summary(system, self._summary)
         head = [] if system is None else [_Entry.of(system)]
         current, used = self._fit_current(budget - sum(e.tokens for e in head))
         used += sum(e.tokens for e in head)
@@ -256,3 +359,7 @@ class TurnHistory:
             if blind.tokens <= room or keep == 0:
                 return blind
         return entry  # not reached: a tool entry here has images
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

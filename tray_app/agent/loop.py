@@ -32,6 +32,7 @@ from tray_app.agent.notices import notice_text
 from tray_app.agent.prompt_tools import prompt_history, tools_prompt
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.agent.stored_images import resolved
+from tray_app.agent.summary import SummaryFailed, summarise, summary_request
 from tray_app.agent.tool_modes import tool_mode
 from tray_app.errors import ProviderError, StoreError
 from tray_app.errors import error_code as command_error_code
@@ -302,6 +303,7 @@ class AgentTurn:
             )
         in_prompt = bool(tools) and self.tool_mode == "prompt"
         system = self._system_message(tools if in_prompt else None, tools_enabled=bool(tools))
+        await self._keep_memory(history, system, think=False if think is not None else None)
         for round_no in range(1, self.config.settings.max_rounds + 1):
             self.rounds = round_no
             messages = history.messages(system, num_ctx=self.config.settings.num_ctx)
@@ -335,6 +337,51 @@ class AgentTurn:
             ),
         )
         return "max_rounds"
+
+    async def _keep_memory(
+        self, history: TurnHistory, system: ChatMessage | None, *, think: bool | None
+    ) -> None:
+        """When the earlier messages no longer fit, the model summarises the older ones; the
+        summary is stored (later turns reuse it) and shown as a marker. A failed summary
+        leaves the oldest messages out, as before, and says so."""
+        num_ctx = self.config.settings.num_ctx
+        plan = history.summary_plan(system, num_ctx=num_ctx)
+        if plan is None:
+            return
+        request = summary_request(
+            plan,
+            model=self.config.model,
+            num_ctx=num_ctx,
+            think=think,
+            keep_alive=self.config.keep_alive,
+        )
+        try:
+            text = await summarise(self.provider, request)
+        except SummaryFailed as exc:
+            log.warning("turn %s: no summary of older messages: %s", self.turn_id, exc)
+            said = notice_text("summary_failed", self.config.language, reason=str(exc))
+            self._notice("summary_failed", said)
+            return
+        record = MessageRecord(
+            session_id=self.session_id,
+            turn_id=self.turn_id,
+            role="system",
+            content=text,
+            model=self.config.model,
+            stats={"summary": True, "through": plan.through, "covered": plan.covered},
+        )
+        self.chats.add_message(record)
+        history.use_summary(plan, text)
+        self.publish(
+            Notice(
+                session_id=self.session_id,
+                turn_id=self.turn_id,
+                level="info",
+                code="history_summarized",
+                message=notice_text("history_summarized", self.config.language, count=plan.covered),
+                args={"count": plan.covered, "summary": text, "message_id": record.id},
+            )
+        )
 
     def _note_an_unbacked_claim(self, streamed: Streamed) -> None:
         """An answer that says it changed files when nothing that changes files ran gets a

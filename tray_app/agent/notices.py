@@ -71,6 +71,20 @@ _TEXTS: dict[str, dict[str, str]] = {
         "en": "Waiting for the model… nothing has arrived for {seconds:g} s. You can stop it.",
         "zh-CN": "正在等待模型… 已有 {seconds:g} 秒没有收到内容。可以随时停止。",
     },
+    "history_summarized": {
+        "en": (
+            "The chat no longer fits the model's context: its {count} oldest messages were "
+            "summarised, and the summary is sent instead."
+        ),
+        "zh-CN": "对话已超出模型的上下文：最早的 {count} 条消息已被总结，发送的是总结。",
+    },
+    "summary_failed": {
+        "en": (
+            "The oldest messages could not be summarised ({reason}), so they were left out "
+            "to fit the context."
+        ),
+        "zh-CN": "无法总结最早的消息（{reason}），为适应上下文已将其略去。",
+    },
     "nothing_changed": {
         "en": "No files were changed in this turn.",
         "zh-CN": "本轮没有更改任何文件。",

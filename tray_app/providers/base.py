@@ -25,6 +25,8 @@ class ChatRequest(BaseModel):
     temperature: float | None = None
     num_ctx: int | None = None
     keep_alive: str | None = None
+    #: The most tokens the answer may have (Ollama ``num_predict``, OpenAI ``max_tokens``).
+    max_tokens: int | None = None
 
 
 class StreamDelta(BaseModel):

@@ -100,6 +100,8 @@ def encode_request(request: ChatRequest) -> dict[str, Any]:
         options["num_ctx"] = request.num_ctx
     if request.temperature is not None:
         options["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        options["num_predict"] = request.max_tokens
     if options:
         body["options"] = options
     if request.keep_alive is not None:

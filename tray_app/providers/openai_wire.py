@@ -93,6 +93,8 @@ def encode_request(request: ChatRequest) -> dict[str, Any]:
         body["tools"] = request.tools
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
     return body
 
 

@@ -3,7 +3,7 @@
 // while new text arrives unless the user scrolled up to read (logfollow.js decides which).
 import { h, emit } from './dom.js';
 import { LogFollow } from './logfollow.js';
-import { UserMessage, AssistantMessage, noticeView } from './message.js';
+import { UserMessage, AssistantMessage, noticeView, summaryMarker } from './message.js';
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
 import { announceAnswer } from './announce.js';
@@ -96,6 +96,8 @@ export class ChatLog {
         const calls = (callsByMessage.get(message.id) || []).sort((a, b) => a.created_at - b.created_at);
         for (const call of calls) this.addCard(call, view);
         if (message.error) parent.append(noticeView({ level: 'error', titleKey: 'error.title', detail: message.error }));
+      } else if (message.role === 'system' && message.stats?.summary) {
+        parent.append(summaryMarker({ count: message.stats.covered, summary: message.content }));
       }
     }
   }

@@ -2,7 +2,7 @@
 // apply everything once per animation frame, so a fast stream costs one render per frame.
 // A timer backs up requestAnimationFrame, which stops while the popup is hidden.
 import { store, mergeCall, bumpEpoch, forgetSession } from './store.js';
-import { noticeView } from './message.js';
+import { noticeView, summaryMarker } from './message.js';
 import { hasText, t } from './i18n.js';
 
 // Notice and failure codes are Literals in tray_app/events.py; each has its text in
@@ -72,7 +72,7 @@ function applyEvent(ctx, ev, acc) {
       acc.sessionsChanged = true;
       break;
     case 'notice':
-      if (here) chatlog.notice(noticeFor(ev));
+      if (here) chatlog.notice(ev.code === 'history_summarized' ? summaryMarker(ev.args || {}) : noticeFor(ev));
       break;
     case 'message_started':
       store.live.set(ev.message_id, { session_id: ev.session_id, content: '', thinking: '', complete: true });

@@ -3,7 +3,7 @@
 import { h, emit, copyText } from './dom.js';
 import { icon } from './icons.js';
 import { tx } from './i18n.js';
-import { count, duration } from './format.js';
+import { count, duration, visibleText } from './format.js';
 import { MarkdownStream } from './mdstream.js';
 import { frameDeadline, drawLater } from './drawqueue.js';
 import { warmRenderer } from './mdwarm.js';
@@ -229,6 +229,14 @@ export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry,
     exportId ? h('button', { class: 'btn small notice-export', type: 'button', icon: 'download',
       onclick: (e) => emit(e.currentTarget, 'metona:export', { sessionId: exportId, format: 'markdown' }) },
     h('span', { i18n: 'notice.export' })) : null);
+}
+
+/** Where a long chat's oldest messages were summarised to fit the model's context: one quiet
+ * line that opens to the summary the model is sent instead (plain text: it is the model's). */
+export function summaryMarker({ count: covered, summary }) {
+  return h('details', { class: 'summary-marker' },
+    h('summary', { i18n: ['chat.summary_marker', { count: covered ?? 0 }] }),
+    h('div', { class: 'summary-text', text: visibleText(String(summary ?? '')) }));
 }
 
 /** Plain text whose `backtick` spans show as code (error texts name commands that way). */
