@@ -84,6 +84,18 @@ def test_a_call_to_a_tool_not_offered_is_cut_and_reported() -> None:
     assert not extract_calls(bare, OFFERED).changed
 
 
+def test_a_leading_call_fence_with_a_sentence_after_it() -> None:
+    call = '{"name": "write_file", "parameters": {"path": "a.txt", "content": "中文"}}'
+    text = f"```json\n{call}\n```\n\nThis writes the file 🙂."
+    found = extract_calls(text, OFFERED)
+    assert [c.arguments for c in found.calls] == [{"path": "a.txt", "content": "中文"}]
+    assert found.text == "This writes the file 🙂."
+    shown, held = _streamed(text)
+    assert shown == "" and held == text  # decided when the fence closed: held to the end
+    later = f"Here it is:\n```json\n{call}\n```"  # not opening the answer: an example
+    assert not extract_calls(later, OFFERED).changed
+
+
 def test_markup_talked_about_inside_a_line_stays_text() -> None:
     for text in (
         "Qwen marks a call with <tool_call> tags and JSON inside them.",

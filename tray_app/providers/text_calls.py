@@ -221,23 +221,28 @@ def _built(raw: _Raw) -> ToolCall:
 
 
 def _whole_answer_calls(text: str, offered: Collection[str]) -> _Region | None:
-    """A bare JSON call (or list), or one fenced ``json`` block holding it, as the whole answer."""
+    """A bare JSON call (or list) as the whole answer, or a fenced ``json`` block holding one
+    that opens the answer (llama3.2 sometimes says a sentence after it: that stays text)."""
+    lead = len(text) - len(text.lstrip())
     body = text.strip()
+    end_at = len(text)
     if body.startswith("```"):
         newline = body.find("\n")
-        if newline < 0 or not body.endswith("```") or len(body) < newline + 4:
+        close = body.find("\n```", newline) if newline >= 0 else -1
+        if close < 0 or body[3:newline].strip().lower() not in _WEAK_FENCE_LANGS:
             return None
-        if body[3:newline].strip().lower() not in _WEAK_FENCE_LANGS:
-            return None
-        body = body[newline + 1 : -3].strip()
-        if "```" in body:
-            return None
+        after = body.find("\n", close + 4)
+        fence_end = len(body) if after < 0 else after
+        if body[close + 4 : fence_end].strip():
+            return None  # the closing line holds more than the fence
+        end_at = lead + fence_end
+        body = body[newline + 1 : close].strip()
     if not body.startswith(("{", "[")):
         return None
     if body.startswith("[") and body.endswith(")]"):  # llama3.2's python-call list
         python = _python_calls(body)
         if python and all(raw.name in offered for raw in python):
-            return _Region(0, len(text), calls=python)
+            return _Region(0, end_at, calls=python)
         return None
     value, end = _decode(body, 0)
     if end != len(body):
@@ -245,7 +250,7 @@ def _whole_answer_calls(text: str, offered: Collection[str]) -> _Region | None:
     raws = _json_calls(value, strict=True)
     if not raws or any(raw.name not in offered for raw in raws):
         return None
-    return _Region(0, len(text), calls=raws)
+    return _Region(0, end_at, calls=raws)
 
 
 # ---- marked shapes --------------------------------------------------------------------------
