@@ -151,3 +151,22 @@ def test_no_chord_approves_an_unsandboxed_command(make_app: Any, fake_ollama: An
     expect(page.locator("#approval")).to_be_hidden()
     assert not marker.exists()
     assert app.page_errors == []
+
+
+def test_shown_again_the_focus_goes_to_a_waiting_approval(app: App) -> None:
+    target = app.workspace / "再见.txt"
+    app.fake.script(
+        tool_turn([("write_file", {"path": str(target), "content": "x\n"})], content="好的。"),
+        text_turn("好了。"),
+    )
+    page = app.page
+    app.send("写")
+    expect(page.locator(APPROVE)).to_be_enabled()
+    page.locator("#btn-history").focus()  # a button had the focus when the popup hid
+    # What the popup's page sees when the window is shown again.
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(page.locator("#approval")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("好了。")
+    assert target.read_text(encoding="utf-8") == "x\n"
+    expect(page.locator("#prompt")).to_be_focused()
