@@ -75,3 +75,49 @@ def test_on_a_terminal_a_write_waits_for_the_typed_answer(
     assert proc.returncode == 0
     assert (workspace / "note.md").read_text() == "# Hi\n"
     assert b"Written." in out
+
+
+def test_always_at_the_prompt_keeps_a_rule_the_next_chat_follows(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    from tray_app.paths import AppPaths
+    from tray_app.store.settings import load_settings
+
+    workspace = tmp_path / "工作 🚀"
+    workspace.mkdir()
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": "a.md", "content": "a"})]), text_turn("Written.")
+    )
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        chat_command(fake_ollama.url, workspace, "write a note"),
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=cli_env(metona_home, tmp_path),
+    )
+    os.close(slave)
+    try:
+        shown = _read_until(master, b"a lasting rule for write_file in")
+        assert str(workspace).encode() in shown
+        os.write(master, b"always\n")
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.returncode == 0
+    assert (workspace / "a.md").read_text() == "a"
+    rules = load_settings(AppPaths.under(metona_home).settings_file).tool_rules
+    assert [(r["tool"], r["folder"], r["action"]) for r in rules] == [
+        ("write_file", str(workspace), "allow")
+    ]
+    # The next chat, with no terminal to ask, writes in that folder without asking.
+    fake_ollama.script(
+        tool_turn([("write_file", {"path": "b.md", "content": "b"})]), text_turn("Written.")
+    )
+    result = run_cli(
+        chat_command(fake_ollama.url, workspace, "another"), cli_env(metona_home, tmp_path), ""
+    )
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "b.md").read_text() == "b"

@@ -36,6 +36,7 @@ from tray_app.terminal_errors import undo_failure_text, written_out
 from tray_app.terminal_preview import approval_prompt
 from tray_app.terminal_render import PERSISTENCE_TEXT, TextRenderer, approval_text, guard_lines
 from tray_app.terminal_words import chinese, terminal_text
+from tray_app.tools.tool_rules import Action
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -139,12 +140,40 @@ class ChatRunner:
             self._decide(event.call_id, False)
             return
         self.err.write(approval_text(event, self.renderer.language))
-        self.err.write(approval_prompt(event.name, event.can_remember, self.renderer.language))
+        prompt = approval_prompt(
+            event.name,
+            event.can_remember,
+            self.renderer.language,
+            rules=True,
+            rule_folder=event.rule_folder,
+        )
+        self.err.write(prompt)
         self.err.flush()
         answer = sys.stdin.readline().strip().lower()
-        approve = answer in ("y", "yes", "a")
+        approve = answer in ("y", "yes", "a", "always")
         remember = answer == "a" and event.can_remember
-        self._decide(event.call_id, approve, remember=remember)
+        rule = answer in ("always", "never")
+        self._decide(event.call_id, approve, remember=remember, rule=rule)
+        if rule:
+            self._keep_rule(event.name, event.rule_folder, "allow" if approve else "deny")
+
+    def _keep_rule(self, tool: str, folder: str | None, action: Action) -> None:
+        """Save a rule typed at the prompt where it lasts: the running app if there is one,
+        else the settings file (this chat's own settings are not saved; Core applies the rule
+        to the rest of it all the same)."""
+        from tray_app.rules_cli import RuleStore, words
+        from tray_app.tools.tool_rules import new_rule
+
+        made = new_rule(tool, folder, action)
+        try:
+            store = RuleStore(AppPaths.from_env())
+            rules, _servers = store.read()
+            same = [r for r in rules if isinstance(r, dict) and r.get("tool") == tool]
+            kept = [r for r in rules if not (r in same and r.get("folder") == folder)]
+            store.write([*kept, made])
+        except Exception as exc:  # not saved: this chat still has it
+            why = words(self.renderer.language, "rules.not_saved", why=written_out(exc))
+            self.err.write(why + "\n")
 
     def _no_terminal(self, name: str, facts: Any) -> str:
         """Why a call is denied with no terminal to ask, in the terminal's language."""
@@ -160,10 +189,13 @@ class ChatRunner:
             why = terminal_text(lang, "flags")
         return terminal_text(lang, "line", name=name, why=why)
 
-    def _decide(self, call_id: str, approve: bool, *, remember: bool = False) -> None:
-        """The call may have stopped waiting meanwhile (timed out, turn stopped): that is fine."""
+    def _decide(
+        self, call_id: str, approve: bool, *, remember: bool = False, rule: bool = False
+    ) -> None:
+        """The call may have stopped waiting meanwhile (timed out, turn stopped): that is fine.
+        ``rule``: the answer is kept as a lasting rule ("always" / "never")."""
         try:
-            self.core.decide(call_id, approve, remember=remember, by="terminal")
+            self.core.decide(call_id, approve, remember=remember, by="terminal", rule=rule)
         except NotFound:
             self.err.write(terminal_text(self.renderer.language, "gone") + "\n")
 

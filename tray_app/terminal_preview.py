@@ -43,8 +43,10 @@ PREVIEW_TEXT = {
         "risk_write": "write",
         "risk_destructive": "destructive",
         "risk_command": "command",
-        "prompt": "Approve {tool}? [y/N{remember}] ",
+        "prompt": "Approve {tool}? [y/N{remember}{rules}] ",
         "remember": " / a = yes, don't ask again this chat",
+        "rules": " / always, never = a lasting rule for {tool} in {where}",
+        "anywhere": "any folder",
         "json_content": "; the content came as JSON data: written as formatted JSON text",
     },
     "zh-CN": {
@@ -66,8 +68,10 @@ PREVIEW_TEXT = {
         "risk_write": "写入",
         "risk_destructive": "破坏性",
         "risk_command": "运行命令",
-        "prompt": "允许 {tool}？[y=允许 / N=拒绝{remember}] ",
+        "prompt": "允许 {tool}？[y=允许 / N=拒绝{remember}{rules}] ",
         "remember": " / a=允许，本次对话不再询问",
+        "rules": " / always=始终允许、never=永不允许 {tool}（{where}，长期规则）",
+        "anywhere": "任何文件夹",
         "json_content": "；内容是 JSON 数据：按格式化的 JSON 文本写入",
     },
 }
@@ -125,8 +129,18 @@ def _summary(shown: AnyPreview, language: str) -> str:
     return ""
 
 
-def approval_prompt(tool: str, can_remember: bool, language: str = "en") -> str:
-    """The question under an approval; the answers stay y / N / a in every language."""
+def approval_prompt(
+    tool: str,
+    can_remember: bool,
+    language: str = "en",
+    *,
+    rules: bool = False,
+    rule_folder: str | None = None,
+) -> str:
+    """The question under an approval; the answers stay y / N / a (and, with ``rules``,
+    always / never: a lasting rule for ``rule_folder``) in every language."""
     words = _words(language)
     remember = words["remember"] if can_remember else ""
-    return words["prompt"].format(tool=written_out(tool), remember=remember)
+    where = written_out(rule_folder) if rule_folder else words["anywhere"]
+    lasting = words["rules"].format(tool=written_out(tool), where=where) if rules else ""
+    return words["prompt"].format(tool=written_out(tool), remember=remember, rules=lasting)
