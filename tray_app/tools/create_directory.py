@@ -67,7 +67,11 @@ def create_preview(ctx: ToolContext, args: CreateDirectoryArgs) -> dict[str, Any
     if isinstance(plan, dict):
         return plan
     target, exists = plan
-    return {"kind": "path", "path": str(target), "exists": exists}
+    preview: dict[str, Any] = {"kind": "path", "path": str(target), "exists": exists}
+    risk = None if exists else ctx.policy.persistence_risk(target, folder=True)
+    if risk is not None:  # a new .vscode or ~/.config/autostart: always asked
+        preview["persistence"] = {**risk, "path": str(target)}
+    return preview
 
 
 TOOL = Tool(

@@ -153,6 +153,12 @@ def move_preview(ctx: ToolContext, args: MoveFileArgs) -> ToolResult:
     }
     if plan.replaces is not None:
         preview["replaced_size"] = plan.replaces.st_size
+    if plan.kind == "directory":
+        # A prepared folder put into place as .vscode or ~/.config/autostart makes what it
+        # holds run later, like a file written there: always asked.
+        risk = ctx.policy.persistence_risk(plan.destination, folder=True)
+        if risk is not None:
+            preview["persistence"] = {**risk, "path": str(plan.destination)}
     return preview
 
 

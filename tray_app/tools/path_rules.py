@@ -46,12 +46,46 @@ SENSITIVE_PATTERNS: tuple[str, ...] = (
     "*.tfstate.backup",
     "*.jks",
     ".htpasswd",
+    # keychains and keyrings copied anywhere (macOS, GNOME, KWallet)
+    "*.keychain",
+    "*.keychain-db",
+    "*.keyring",
+    "*.kwl",
+    # browsers' stores of saved passwords, cookies and the keys that open them
+    "login data",
+    "login data for account",
+    "web data",
+    "local state",
+    "logins.json",
+    "logins-backup.json",
+    "signons.sqlite",
+    "key3.db",
+    "key4.db",
+    "cookies.sqlite",
+    "*.binarycookies",
+    # cloud command-line tools' credential folders and token files, copied anywhere
+    ".aws",
+    ".azure",
+    "access_tokens.db",
+    "application_default_credentials.json",
+    "msal_token_cache.*",
+    "accesstokens.json",
+    "service_principal_entries.json",
 )
-# Names that are secrets only inside a certain folder (``config`` alone is ordinary).
+# Names that are secrets only inside a certain folder (``config`` alone is ordinary); the
+# folder may be a glob (a browser profile's "Profile 2").
 SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
     (".kube", "config"),
     (".docker", "config.json"),
+    (".config", "gcloud"),
+    ("gh", "hosts.yml"),
+    ("share", "keyrings"),
+    ("default", "cookies"),
+    ("network", "cookies"),
+    ("profile *", "cookies"),
 )
+_EXACT_PAIRS = frozenset(pair for pair in SENSITIVE_PAIRS if "*" not in pair[0])
+_GLOB_PAIRS = tuple(pair for pair in SENSITIVE_PAIRS if "*" in pair[0])
 SENSITIVE_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
 
 POSIX_SYSTEM_DIRS = ("/etc", "/sys", "/proc", "/dev", "/boot", "/root")
@@ -201,18 +235,50 @@ def raw_path_problem(raw: object) -> SandboxViolation | None:
     return None
 
 
-def is_sensitive_name(name: str) -> bool:
-    """True for names such as ``.env``, ``id_rsa`` or ``server.pem`` (case-insensitive)."""
-    folded = fold(name)
+def _plain(text: str) -> bool:
+    return not any(c in text for c in "*?[")
+
+
+#: ``SENSITIVE_PATTERNS`` sorted by shape for names already folded, so a name costs a set
+#: lookup and two string tests, not a glob per pattern (listings and recursive deletes ask
+#: for every entry): plain names, ``*.ext`` suffixes, ``name*`` prefixes, and any other glob.
+_SECRET_LITERALS = frozenset(p for p in SENSITIVE_PATTERNS if _plain(p))
+_SECRET_SUFFIXES = tuple(p[1:] for p in SENSITIVE_PATTERNS if p[:1] == "*" and _plain(p[1:]))
+_SECRET_PREFIXES = tuple(p[:-1] for p in SENSITIVE_PATTERNS if p[-1:] == "*" and _plain(p[:-1]))
+_OTHER_GLOBS = [
+    p
+    for p in SENSITIVE_PATTERNS
+    if not _plain(p) and p[1:] not in _SECRET_SUFFIXES and p[:-1] not in _SECRET_PREFIXES
+]
+_SECRET_GLOBS = re.compile("|".join(fnmatch.translate(p) for p in _OTHER_GLOBS) or r"(?!)")
+
+
+def is_secret_name(folded: str) -> bool:
+    """``is_sensitive_name`` for a name already folded (``path_parts.fold``)."""
     if folded in SENSITIVE_TEMPLATES:
         return False
-    return any(fnmatch.fnmatchcase(folded, pattern) for pattern in SENSITIVE_PATTERNS)
+    return (
+        folded in _SECRET_LITERALS
+        or folded.endswith(_SECRET_SUFFIXES)
+        or folded.startswith(_SECRET_PREFIXES)
+        or _SECRET_GLOBS.match(folded) is not None
+    )
+
+
+def is_sensitive_name(name: str) -> bool:
+    """True for names such as ``.env``, ``id_rsa`` or ``server.pem`` (case-insensitive)."""
+    return is_secret_name(fold(name))
 
 
 def is_secret_pair(parts: Sequence[str]) -> bool:
     """A folder and a name inside it that together hold credentials (``.kube/config``)."""
     folded = [fold(p) for p in parts]
-    return any((folder, name) in SENSITIVE_PAIRS for folder, name in itertools.pairwise(folded))
+    for folder, name in itertools.pairwise(folded):
+        if (folder, name) in _EXACT_PAIRS:
+            return True
+        if any(name == n and fnmatch.fnmatchcase(folder, f) for f, n in _GLOB_PAIRS):
+            return True
+    return False
 
 
 def name_problem(parts: Iterable[str], raw: str) -> SandboxViolation | None:
@@ -220,16 +286,18 @@ def name_problem(parts: Iterable[str], raw: str) -> SandboxViolation | None:
     parts = list(parts)
     if is_secret_pair(parts):
         return SandboxViolation(
-            f"{raw!r} refers to a configuration file that holds credentials "
-            "(.kube/config, .docker/config.json); access to it is not allowed",
+            f"{raw!r} refers to a file or folder that holds credentials by where it is "
+            "(.kube/config, .docker/config.json, .config/gcloud, a browser profile's Cookies); "
+            "access to it is not allowed",
             code="path_secret_config",
             path=raw,
         )
     for part in parts:
         if is_sensitive_name(part):
             return SandboxViolation(
-                f"{raw!r} refers to {part!r}, which looks like a secret file "
-                "(keys, passwords, .env); access to it is not allowed",
+                f"{raw!r} refers to {part!r}, which looks like a secret file or a folder of "
+                "credentials (keys, passwords, .env, .aws, browser logins); access to it is not "
+                "allowed",
                 code="path_secret_name",
                 path=raw,
                 name=part,
@@ -237,15 +305,25 @@ def name_problem(parts: Iterable[str], raw: str) -> SandboxViolation | None:
     return None
 
 
-def persistence_code(parts: Sequence[str], home_tails: Iterable[Sequence[str]]) -> str | None:
+def persistence_code(
+    parts: Sequence[str], home_tails: Iterable[Sequence[str]], *, folder: bool = False
+) -> str | None:
     """The ``PERSISTENCE_RISKS`` code of a path's folded ``parts``, or None; ``home_tails``
-    are its parts below each home folder it is inside."""
+    are its parts below each home folder it is inside. A ``folder`` put there (moved, made)
+    counts when it or what it may hold is such a path: ``.vscode``, ``~/.config/autostart``,
+    ``~/.config`` itself."""
     for rest in home_tails:
         for pattern, code in PERSISTENCE_HOME:
-            if _match_parts(rest, pattern, anchored=True):
+            if _match_parts(rest, pattern, anchored=True) or (
+                folder and rest and _match_parts(rest, pattern[: len(rest)], anchored=True)
+            ):
                 return code
     for pattern, code in PERSISTENCE_ANYWHERE:
         if _match_parts(parts, pattern, anchored=False):
+            return code
+        if folder and any(
+            _match_parts(parts, pattern[:size], anchored=False) for size in range(1, len(pattern))
+        ):
             return code
     return None
 

@@ -171,13 +171,15 @@ class SandboxPolicy:
         """``is_sensitive_name`` for an entry met in a walk, with its folder (``.kube/config``)."""
         return is_sensitive_name(path.name) or is_secret_pair([path.parent.name, path.name])
 
-    def persistence_risk(self, path: Path) -> dict[str, str] | None:
+    def persistence_risk(self, path: Path, *, folder: bool = False) -> dict[str, str] | None:
         """``{"code", "text"}`` when writing ``path`` makes something run later (login, VS
-        Code, git), else None. ``path`` is a resolved path; compared case-folded."""
+        Code, git), else None; with ``folder``, when a folder put at ``path`` could (its
+        contents land in such a place). ``path`` is a resolved path; compared case-folded."""
         parts = path_key(Path(os.path.abspath(path)), fold_case=True)
         homes = {self.home, Path(os.path.abspath(Path.home()))}
         homes_keys = (path_key(h, fold_case=True) for h in homes)
-        code = persistence_code(parts, [parts[len(h) :] for h in homes_keys if within(parts, h)])
+        tails = [parts[len(h) :] for h in homes_keys if within(parts, h)]
+        code = persistence_code(parts, tails, folder=folder)
         return None if code is None else {"code": code, "text": PERSISTENCE_RISKS[code]}
 
     def is_blocked(self, path: Path) -> bool:

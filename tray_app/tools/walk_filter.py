@@ -10,16 +10,12 @@ everything (``resolve`` refuses such roots already).
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import unicodedata
 from pathlib import Path
 
 from tray_app.tools.fs_walk import Entry
-from tray_app.tools.path_rules import SENSITIVE_PAIRS, SENSITIVE_PATTERNS, SENSITIVE_TEMPLATES
+from tray_app.tools.path_rules import SENSITIVE_PAIRS, is_secret_name
 from tray_app.tools.sandbox import SandboxPolicy
-
-_SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SENSITIVE_PATTERNS))
 
 
 def fold(name: str) -> str:
@@ -29,11 +25,6 @@ def fold(name: str) -> str:
 
 _UNSEEN = "unseen"
 _PAIR_NAMES = frozenset(fold(name) for _, name in SENSITIVE_PAIRS)
-
-
-def is_secret_name(folded: str) -> bool:
-    """``policy.is_sensitive_name`` for an already folded name."""
-    return folded not in SENSITIVE_TEMPLATES and _SECRET_NAME.match(folded) is not None
 
 
 class HiddenFromModel:
