@@ -100,3 +100,62 @@ def test_an_encoding_that_rewrites_bytes_is_refused_in_both_languages(
             assert "latin1" in answer["error"]
         assert target.read_bytes() == original
         assert not (workspace / "新.txt").exists()
+
+
+def test_folders_put_where_they_run_later_are_asked_even_with_yes_all(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / "prepared 准备").mkdir(parents=True)
+    (home / "prepared 准备" / "evil.desktop").write_text("[Desktop Entry]\nExec=sh -c x\n")
+    (home / "vs").mkdir()
+    (home / "vs" / "tasks.json").write_text('{"tasks": [{"runOptions": "folderOpen"}]}\n')
+    fake_ollama.script(
+        tool_turn(
+            [
+                ("move_file", {"source": "prepared 准备", "destination": "~/.config/autostart"}),
+                ("move_file", {"source": "vs", "destination": ".vscode"}),
+                ("create_directory", {"path": "~/Library/LaunchAgents"}),
+            ]
+        ),
+        text_turn("All three were denied."),
+    )
+    result = _chat(fake_ollama, metona_home, tmp_path, home, "set up\n/exit\n", "--yes-all")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("runs at login, so it is always asked") == 2, result.stderr
+    assert "runs when the folder is opened in VS Code, so it is always asked" in result.stderr
+    assert all("denied" in a["error"] for a in _answers(fake_ollama))
+    assert (home / "prepared 准备" / "evil.desktop").exists() and (home / "vs").is_dir()
+    assert not (home / ".config").exists() and not (home / ".vscode").exists()
+    assert not (home / "Library").exists()
+
+
+def test_listings_name_only_usable_folders_and_say_where_they_were_cut(
+    fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("KEY")
+    (home / "keys 钥匙").symlink_to(home / ".ssh")
+    config = metona_home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    settings = {"allowed_dirs": [str(home / ".ssh"), str(home / "keys 钥匙")]}
+    (config / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    workspace = tmp_path / "work"
+    (workspace / "a").mkdir(parents=True)
+    for n in range(600):
+        (workspace / "a" / f"{n:03d}.txt").write_text("")
+    (workspace / "b").mkdir()
+    (workspace / "b" / "later.txt").write_text("")
+    fake_ollama.script(
+        tool_turn([("list_allowed_directories", {}), ("directory_tree", {"path": "."})]),
+        text_turn("Listed."),
+    )
+    result = _chat(fake_ollama, metona_home, tmp_path, workspace, "list\n/exit\n")
+    assert result.returncode == 0, result.stderr
+    allowed, tree = _answers(fake_ollama)
+    assert allowed["directories"] == [str(workspace)]
+    assert tree["truncated"] is True
+    a, b = tree["tree"]
+    assert a["name"] == "a" and a["truncated"] is True and a["children"]
+    assert b["name"] == "b" and b["truncated"] is True and b["children"] == []

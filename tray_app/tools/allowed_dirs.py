@@ -10,10 +10,12 @@ class ListAllowedDirectoriesArgs(ToolArgs):
 
 
 def list_allowed_directories(ctx: ToolContext, args: ListAllowedDirectoriesArgs) -> ToolResult:
+    """The allowed folders the tools can use: a configured one that is blocked (``~/.ssh``,
+    a link into it, the app's own folder) is refused for every access, so it is not named."""
     policy = ctx.policy
     return {
         "success": True,
-        "directories": [str(root) for root in policy.allowed_roots],
+        "directories": [str(root) for root in policy.allowed_roots if not policy.is_blocked(root)],
         "workspace": str(policy.workspace),
         "note": (
             "Relative paths start at the workspace. Inside these folders, secret files "

@@ -69,38 +69,59 @@ def directory_tree(ctx: ToolContext, args: DirectoryTreeArgs) -> ToolResult:
     hidden = _hidden_from_model(ctx.policy)
     excluded = _excluded(args.exclude)
     walk = Walk(
-        root,
-        max_depth=args.max_depth,
-        include_hidden=args.include_hidden,
-        skip=lambda e: hidden(e) or excluded(e),
-        cancel=ctx.cancel,
+        root, max_depth=args.max_depth, include_hidden=args.include_hidden, cancel=ctx.cancel
     )
     top: list[dict[str, Any]] = []
-    folders: dict[str, list[dict[str, Any]]] = {"": top}
-    count, truncated = 0, False
+    folders: dict[str, dict[str, Any]] = {}  # below the root, by path: their nodes
+    opened: set[str] = set()  # folders whose entries are all in the tree
+    count, cut = 0, False
     try:
-        for entry in walk:
-            if count >= MAX_TREE_ENTRIES:
-                truncated = True
+        for listing in walk.listings():
+            rel = listing.prefix.rstrip(os.sep)
+            entries = [e for e in listing.entries() if not (hidden(e) or excluded(e))]
+            listing.subfolders = [e for e in entries if e.kind == "directory"]
+            room = MAX_TREE_ENTRIES - count
+            if len(entries) > room:
+                entries, cut = entries[:room], True
+            children = folders[rel]["children"] if rel else top
+            for entry in entries:
+                node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
+                if is_regular(entry):
+                    node["size"] = entry.info.st_size
+                if entry.kind == "directory":
+                    node["children"] = []
+                    folders[entry.rel] = node
+                children.append(node)
+            count += len(entries)
+            if not cut and walk.stopped != "folder too large":
+                opened.add(rel)
+            if cut:
                 break
-            node: dict[str, Any] = {"name": entry.name, "type": entry.kind}
-            if is_regular(entry):
-                node["size"] = entry.info.st_size
-            if entry.kind == "directory":
-                node["children"] = folders[entry.rel] = []
-            folders.get(os.path.dirname(entry.rel), top).append(node)
-            count += 1
     except OSError as exc:
         return os_failure(exc, root, what="folder")
+    stopped = cut or walk.stopped is not None
     _mark_unopened(top, args.max_depth)
+    _mark_cut(folders, opened, args.max_depth, stopped)
     return {
         "success": True,
         "path": str(root),
         "tree": top,
         "total": count,
-        "truncated": truncated or walk.stopped is not None,
+        "truncated": stopped,
         "max_depth": args.max_depth,
     }
+
+
+def _mark_cut(
+    folders: dict[str, dict[str, Any]], opened: set[str], max_depth: int, stopped: bool
+) -> None:
+    """A folder the walk did not list whole says so instead of looking empty or complete:
+    ``truncated`` when the walk was cut (by the entry cap, a folder with too many entries,
+    time or cancel), ``not_listed`` when it could not be read."""
+    for rel, node in folders.items():
+        if rel in opened or "not_listed" in node or rel.count(os.sep) + 1 >= max_depth:
+            continue
+        node["truncated" if stopped else "not_listed"] = True
 
 
 def _mark_unopened(nodes: list[dict[str, Any]], depth_left: int) -> None:
