@@ -66,6 +66,15 @@ def bench_edit_tools() -> None:
             print(f"edit    write, 1 line of {lines:>7,} lines      {both * 1000:10.1f} ms")
             print(f"edit    whitespace match, {lines:>7,} lines     {loose * 1000:10.1f} ms")
             print(f"edit    no match + nearest, {lines:>7,} lines   {nearest * 1000:10.1f} ms")
+        # The model's everyday mistakes on big files (each took 11 s to minutes before).
+        (root / "big.txt").write_text("A(x) = 1\n" * 580_000)  # 5 MB
+        one_char = {"path": "big.txt", "edits": [{"old_text": "A", "new_text": "B"}]}
+        many = _timed(partial(box.preview, "edit_file", one_char), repeat=3)
+        (root / "min.js").write_text("var a=function(b){return b+1};" * 35_000)  # 1 MB, 1 line
+        noise = {"path": "min.js", "edits": [{"old_text": "q w e r t y " * 420, "new_text": ""}]}
+        lost = _timed(partial(box.preview, "edit_file", noise), repeat=3)
+        print(f"edit    1-character old_text, 5 MB         {many * 1000:10.1f} ms")
+        print(f"edit    5 KB matching nothing, 1 MB line   {lost * 1000:10.1f} ms")
         tree = root / "tree"
         for d in range(50):
             folder = tree / f"pkg{d}" / "src"
