@@ -123,11 +123,22 @@ def open_popup(app: AppProcess) -> None:
     )
 
 
+#: The note under the API key field, once it is on the screen (laid out, not hidden).
 NOTE = (
     "(() => { const field = document.querySelector('#set-api_key')?.parentElement;"
     " const note = field && field.querySelector('.note');"
-    " return note ? note.textContent : null; })()"
+    " const box = note && note.getBoundingClientRect();"
+    " return box && box.height > 0 ? note.textContent : null; })()"
 )
+
+
+def painted(app: AppProcess) -> None:
+    """Wait until the page has drawn two frames since now (a screenshot then shows it)."""
+    app.eval_js(
+        "(window.__drawn = false, requestAnimationFrame(() => requestAnimationFrame(() => {"
+        " window.__drawn = true; })), 1)"
+    )
+    wait_for(lambda: app.eval_js("window.__drawn === true"), READY, "the page to draw")
 
 
 def test_start_popup_and_settings_never_wait_on_or_ask_for_the_keyring(
@@ -162,7 +173,10 @@ def test_start_popup_and_settings_never_wait_on_or_ask_for_the_keyring(
             assert said == words(language)[note_key]
         shown = app.core("get_settings")
         assert shown["api_key_set"] is has_key
+        painted(app)
         session.screenshot(f"keyring-start-{kind}")
+        if note_key is not None:
+            assert app.eval_js(NOTE) == words(language)[note_key]  # still there
         no_prompt(session)
 
         models = app.core("list_models")  # the model server's key: read only where stored
