@@ -10,6 +10,7 @@ import { call } from './bridge.js';
 import { visible, visibleText } from './format.js';
 import { secretBox } from './settings_mcp_secret.js';
 import { osReasonArg } from './results.js';
+import { numberField, selectBox } from './controls.js';
 
 /** A server name the rules refuse (tray_app/mcp/config.py ``name_problem``: its code and
  * params), as a text key and args; null for any other reason. The refused character is written
@@ -174,8 +175,33 @@ export function mcpSection({ onChange }) {
     const errors = {};
     const field = (key, control, helpKey) => {
       errors[key] = h('div', { class: 'field-error', role: 'alert', hidden: true, dataset: { field: key } });
-      return h('div', { class: `field mcp-f-${key}` }, h('label', { for: `mcp-f-${key}`, i18n: `mcp.f_${key}` }), control,
-        helpKey ? h('p', { class: 'help', i18n: helpKey }) : null, errors[key]);
+      return h('div', { class: `field mcp-f-${key}` }, h('label', { id: `mcp-f-${key}-label`, for: `mcp-f-${key}`, i18n: `mcp.f_${key}` }),
+        control.root || control, helpKey ? h('p', { class: 'help', i18n: helpKey }) : null, errors[key]);
+    };
+    // The page's own controls, as in the rest of Settings (controls.js): a select that follows
+    // the theme, a number field with its − / + buttons, a switch.
+    const choice = (key, value, keys) => {
+      let current = value;
+      const box = selectBox({ id: `mcp-f-${key}`, labelId: `mcp-f-${key}-label`, onChange: (next) => {
+        current = next;
+        box.set(next, options);
+        box.root.dispatchEvent(new Event('change'));
+      } });
+      const options = keys.map(([v, k]) => ({ value: v, key: k }));
+      box.set(value, options);
+      return { root: box.root, get value() { return current; }, addEventListener: (...a) => box.root.addEventListener(...a),
+        focus: () => box.root.querySelector('button').focus() };
+    };
+    const number = (key, value, props) => {
+      const num = numberField({ id: `mcp-f-${key}`, ...props, onCommit: () => {} });
+      num.set(value);
+      return { root: num.root, get value() { return num.input.value; }, focus: () => num.input.focus() };
+    };
+    const toggle = (key, checked, labelKey) => {
+      const box = h('input', { type: 'checkbox', role: 'switch', id: `mcp-f-${key}`, checked });
+      const root = h('div', { class: 'field switch-field' }, h('label', { class: 'switch', for: `mcp-f-${key}` }, box,
+        h('span', { class: 'track', 'aria-hidden': 'true' }), h('span', { class: 'label', i18n: labelKey })));
+      return { root, get checked() { return box.checked; } };
     };
     const input = (key, value, props = {}) => h('input', { class: 'input', id: `mcp-f-${key}`, type: 'text', spellcheck: 'false',
       autocomplete: 'off', value: value ?? '', ...props });
@@ -183,22 +209,18 @@ export function mcpSection({ onChange }) {
     const kind = entry.url ? 'http' : 'stdio';
     const f = {
       name: input('name', name),
-      kind: h('select', { class: 'input', id: 'mcp-f-kind' },
-        h('option', { value: 'stdio', i18n: 'mcp.kind_stdio' }), h('option', { value: 'http', i18n: 'mcp.kind_http' })),
+      kind: choice('kind', kind, [['stdio', 'mcp.kind_stdio'], ['http', 'mcp.kind_http']]),
       command: input('command', entry.command),
       args: area('args', (entry.args || []).join('\n')),
       env: area('env', unpair(entry.env, '=')),
       cwd: input('cwd', entry.cwd),
       url: input('url', entry.url, { inputmode: 'url' }),
       headers: area('headers', unpair(entry.headers, ': ')),
-      timeout_s: input('timeout_s', entry.timeout_s ?? 60, { type: 'number', min: 1, max: 3600, step: 1 }),
-      ping_s: input('ping_s', entry.ping_s ?? 30, { type: 'number', min: 0, max: 3600, step: 1 }),
-      trust: h('select', { class: 'input', id: 'mcp-f-trust' },
-        h('option', { value: 'ask', i18n: 'mcp.trust_ask' }), h('option', { value: 'trust_read_only', i18n: 'mcp.trust_read_only' })),
-      enabled: h('input', { type: 'checkbox', id: 'mcp-f-enabled', checked: entry.enabled !== false }),
+      timeout_s: number('timeout_s', entry.timeout_s ?? 60, { min: 1, max: 3600, step: 1 }),
+      ping_s: number('ping_s', entry.ping_s ?? 30, { min: 0, max: 3600, step: 1 }),
+      trust: choice('trust', entry.trust || 'ask', [['ask', 'mcp.trust_ask'], ['trust_read_only', 'mcp.trust_read_only']]),
+      enabled: toggle('enabled', entry.enabled !== false, 'mcp.enabled'),
     };
-    f.kind.value = kind;
-    f.trust.value = entry.trust || 'ask';
     const stdio = h('div', { class: 'mcp-stdio' }, field('command', f.command), field('args', f.args, 'mcp.args_help'),
       field('env', f.env, 'mcp.secret_help'), field('cwd', f.cwd));
     const http = h('div', { class: 'mcp-http' }, field('url', f.url), field('headers', f.headers, 'mcp.headers_help'));
@@ -212,7 +234,7 @@ export function mcpSection({ onChange }) {
       h('h4', { id: 'mcp-form-title', i18n: name ? ['mcp.edit_title', { name: visible(name) }] : 'mcp.add_title' }),
       field('name', f.name), field('kind', f.kind), stdio, http, secrets.root,
       field('timeout_s', f.timeout_s), field('ping_s', f.ping_s, 'mcp.ping_help'), field('trust', f.trust, 'mcp.trust_help'),
-      h('div', { class: 'field' }, h('label', { class: 'check', for: 'mcp-f-enabled' }, f.enabled, ' ', h('span', { i18n: 'mcp.enabled' }))),
+      f.enabled.root,
       formError,
       h('div', { class: 'mcp-form-actions' },
         h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: () => { closeForm(); addBtn.focus(); } }),
