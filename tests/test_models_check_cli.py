@@ -152,3 +152,19 @@ def test_with_the_app_running_the_finding_is_kept_by_the_app(
         quitting.set()
         instance.release()
         running.close(1.5)
+
+
+def test_doctor_says_which_models_get_their_tools_via_the_prompt(
+    run: Run, fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
+) -> None:
+    report = json.loads(run("doctor", "--json", "--endpoint", fake_ollama.url).stdout)
+    modes = {m["name"]: m["tool_mode"] for m in report["server"]["models"]}
+    assert modes == {"qwen3:8b": "native", "gemma3:4b": "prompt", "llama3.2:latest": "native"}
+    fake_ollama.script(text_turn("42"), text_turn("42"))
+    assert run("models", "check", "llama3.2", "--endpoint", fake_ollama.url).returncode == 0
+    english = run("doctor", "--endpoint", fake_ollama.url).stdout
+    assert "- gemma3:4b: completion, vision; tools via prompt" in english
+    assert "- llama3.2:latest: completion, tools; tools off" in english
+    env = cli_env(metona_home, tmp_path / "home", lang="zh_CN.UTF-8")
+    chinese = run_cli([*_python(), "doctor", "--endpoint", fake_ollama.url], env).stdout
+    assert "- gemma3:4b: completion, vision；通过提示词使用工具" in chinese

@@ -22,11 +22,18 @@ from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
 from tray_app.store.keyring_reasons import keyring_causes
 from tray_app.store.secrets import SecretStore
-from tray_app.store.settings import load_settings
+from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_errors import written_out
 
 
-async def check_server(kind: str, endpoint: str) -> dict[str, Any]:
+async def check_server(
+    kind: str, endpoint: str, settings: Settings | None = None
+) -> dict[str, Any]:
+    """The server's version and models, each with its capabilities and how it is offered the
+    tools under ``settings`` (``tool_mode``: native, prompt or off)."""
+    from tray_app.agent.tool_modes import tool_mode
+
+    settings = settings if settings is not None else Settings()
     provider = make_provider(kind, endpoint)
     report: dict[str, Any] = {"endpoint": endpoint, "kind": kind}
     try:
@@ -34,12 +41,14 @@ async def check_server(kind: str, endpoint: str) -> dict[str, Any]:
         report["reachable"] = True
         models = []
         for model in await provider.list_models():
+            mode: str | None = None
             try:
                 info = await provider.model_info(model.name)
                 caps = info.capabilities
+                mode = tool_mode(info, settings).mode
             except ProviderError as exc:
                 caps = [f"unknown ({exc})"]
-            models.append({"name": model.name, "capabilities": caps})
+            models.append({"name": model.name, "capabilities": caps, "tool_mode": mode})
         report["models"] = models
         if not models:
             report["hint"] = "No model installed. Pull one: ollama pull qwen3:8b"
@@ -55,7 +64,7 @@ async def check_server(kind: str, endpoint: str) -> dict[str, Any]:
 def gather(endpoint: str | None) -> dict[str, Any]:
     paths = AppPaths.from_env()
     settings = load_settings(paths.settings_file)
-    server = asyncio.run(check_server(settings.provider, endpoint or settings.endpoint))
+    server = asyncio.run(check_server(settings.provider, endpoint or settings.endpoint, settings))
     report: dict[str, Any] = {
         "server": server,
         "paths": {
@@ -100,6 +109,9 @@ def print_report(report: dict[str, Any], language: str = "en") -> None:
         print(f"{doctor_line(language, 'ok')} {heading}{version}")
         for model in server.get("models", []):
             caps = ", ".join(_capability(cap, language) for cap in model["capabilities"])
+            mode = model.get("tool_mode")
+            if mode in ("prompt", "off"):  # native: the tools capability already says it
+                caps += doctor_line(language, f"tool_mode_{mode}")
             print(f"       - {written_out(model['name'])}: {caps}")
         if server.get("hint"):
             print(f"       {doctor_line(language, 'no_models')}")

@@ -23,6 +23,8 @@ LINES = {
         "server": "{kind} at {endpoint}",
         "version": " (version {version})",
         "unknown_caps": "unknown ({why})",
+        "tool_mode_prompt": "; tools via prompt",
+        "tool_mode_off": "; tools off",
         "no_models": "No model installed. Pull one: ollama pull qwen3:8b",
         "server_error": "{why}",
         "keyring_locked": "keyring: {backend} is locked; the app asks for its password only when"
@@ -44,6 +46,8 @@ LINES = {
         "server": "{kind} 服务，地址 {endpoint}",
         "version": "（版本 {version}）",
         "unknown_caps": "未知（“{why}”）",
+        "tool_mode_prompt": "；通过提示词使用工具",
+        "tool_mode_off": "；工具已关闭",
         "no_models": "还没有安装模型。请先下载一个：ollama pull qwen3:8b",
         "server_error": "{cause}（“{why}”）",
         "keyring_locked": "密钥环：{backend} 已锁定；应用只在您保存密钥时请求它的密码，"

@@ -53,6 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     "self_test": {"core", "desktop", "store", "tools"},
     "desktop": {"core", "store", "tools"},
     "doctor": {
+        "agent",
         "desktop",
         "providers",
         "store",
