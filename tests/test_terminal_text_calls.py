@@ -19,6 +19,7 @@ NOTICE_WORDS = {
     "text_call_unusable": "so nothing ran",
     "answer_cut": "The answer was cut off",
     "thinking_only": "reasoning never reached an answer",
+    "empty_answer": "The model sent an empty answer",
 }
 
 

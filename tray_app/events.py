@@ -36,6 +36,7 @@ NoticeCode = Literal[
     "answer_limit",
     "answer_cut",
     "thinking_only",
+    "empty_answer",
     "text_call_unusable",
     "too_many_calls",
     "server_busy_retry",

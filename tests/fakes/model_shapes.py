@@ -175,6 +175,13 @@ def ending_shapes() -> list[Shape]:
             notice="text_call_unusable",
         ),
         Shape(
+            "empty_after_a_failed_parse",
+            "ollama/ollama#17274 (the server's parser ate the call: no content, no tool_calls)",
+            "",
+            calls=False,
+            notice="empty_answer",
+        ),
+        Shape(
             "r1_lone_close_think",
             "deepseek-ai/DeepSeek-R1#352; open-webui/open-webui#9808 (only </think> arrives)",
             "Okay, the user greets me. I should greet back.\n</think>\n\nHello! 你好 👋",

@@ -227,13 +227,16 @@ class AnswerStream:
         return replaced
 
     def _endings(self, done: StreamDone, settled: Settled) -> None:
-        """Notices about how the answer ended: cut by the length, reasoning with no answer,
-        a call in the text that could not run."""
+        """Notices about how the answer ended: cut by the length, reasoning with no answer, no
+        answer at all, a call in the text that could not run."""
         language = self.language
         if done.done_reason == "length":
             self.notice("answer_cut", notice_text("answer_cut", language))
-        elif not settled.content.strip() and settled.thinking.strip() and not settled.calls:
-            self.notice("thinking_only", notice_text("thinking_only", language))
+        elif not settled.content.strip() and not settled.calls and not settled.unusable:
+            if settled.thinking.strip():
+                self.notice("thinking_only", notice_text("thinking_only", language))
+            else:
+                self.notice("empty_answer", notice_text("empty_answer", language))
         if settled.unusable and not settled.calls:
             names = ", ".join(sorted({name for name in settled.unusable if name}))
             key = "text_call_unusable" if names else "text_call_unreadable"

@@ -22,6 +22,10 @@ _TEXTS: dict[str, dict[str, str]] = {
         ),
         "zh-CN": "模型的思考没有得出回答。可以让它继续，或在设置中调大上下文长度。",
     },
+    "empty_answer": {
+        "en": "The model sent an empty answer. Send your message again, or try another model.",
+        "zh-CN": "模型返回了空的回答。可以重新发送消息，或换一个模型试试。",
+    },
     "text_call_unusable": {
         "en": (
             "The model wrote a call to a tool that is not available here ({names}) into its "
