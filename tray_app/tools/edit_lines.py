@@ -57,7 +57,7 @@ def line_numbers(text: str, offsets: list[int]) -> list[int]:
 
 def skip_lines(text: str, start: int, lines: int) -> int:
     """The offset ``lines`` line breaks after ``start`` (``len(text)`` if there are fewer):
-    counted a block at a time, then found one by one inside the last block."""
+    counted a block at a time, then found inside the last block by one split."""
     left, end = lines, len(text)
     while left:
         stop = min(end, start + _LINE_BLOCK)
@@ -68,21 +68,23 @@ def skip_lines(text: str, start: int, lines: int) -> int:
             left -= inside
             start = stop
             continue
-        for _ in range(left):
-            start = text.index("\n", start, stop) + 1
-        return start
+        rest = text[start:stop].split("\n", left)[-1]  # after the last break wanted
+        return stop - len(rest)
     return start
 
 
 def _back_lines(text: str, line_start: int, lines: int, floor: int) -> int:
     """The start of the line ``lines`` lines before the one at ``line_start``, not below
-    ``floor`` (a line start)."""
-    position = line_start
-    for _ in range(lines):
-        if position <= floor:
-            return floor
-        position = max(floor, text.rfind("\n", floor, position - 1) + 1)
-    return position
+    ``floor`` (a line start): the line breaks are counted back a block at a time."""
+    need, end = lines + 1, line_start  # the break before line_start is the first one
+    while end > floor:
+        start = max(floor, end - _LINE_BLOCK)
+        inside = text.count("\n", start, end)
+        if inside >= need:
+            return start + len(text[start:end].rsplit("\n", need)[0]) + 1
+        need -= inside
+        end = start
+    return floor
 
 
 def _rarest_word(text: str, wanted: list[str]) -> tuple[str, int] | None:
