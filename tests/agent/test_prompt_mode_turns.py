@@ -94,3 +94,40 @@ def test_a_native_model_can_be_put_in_prompt_mode(make_rig: Any) -> None:
     (request,) = rig.fake.chat_requests
     assert "tools" not in request
     assert "<tool_call>" in request["messages"][0]["content"]
+
+
+def test_an_openai_server_that_refuses_tools_gets_them_in_the_prompt_at_once(
+    make_rig: Any,
+) -> None:
+    """Such a server cannot be asked beforehand; its HTTP 400 "does not support tools" is
+    answered by the same request in prompt mode, in the same message, and later turns start
+    in prompt mode."""
+    rig: Rig = make_rig(openai=True, default_model="gemma3:4b")
+    rig.fake.script(tool_turn([("echo", {"text": "x"})]), text_turn("Done."))
+    sid, turn = rig.send("echo x")
+    assert rig.finish(turn).stop_reason == "done"
+    refused, again, last = rig.fake.chat_requests
+    assert "tools" in refused
+    assert "tools" not in again and "### echo" in again["messages"][0]["content"]
+    assert [m["role"] for m in last["messages"]] == ["system", "user", "assistant", "user"]
+    assert rig.log.wait_type("tool_call").call.name == "echo"
+    assert not rig.log.of_type("turn_failed")
+    answers = [m for m in rig.core.get_session(sid)["messages"] if m["role"] == "assistant"]
+    assert len(answers) == 2  # the refusal left no message behind
+    rig.fake.script(text_turn("Hi again."))
+    _, second = rig.send("hi", sid)
+    assert rig.finish(second).stop_reason == "done"
+    assert "tools" not in rig.fake.chat_requests[-1]  # known now: no refused request first
+
+
+def test_a_model_whose_mode_was_chosen_native_is_not_switched_behind_the_users_back(
+    make_rig: Any,
+) -> None:
+    rig: Rig = make_rig(openai=True)
+    rig.core.set_model_tool_mode("gpt-4o-mini", "native")
+    rig.fake.models["gpt-4o-mini"] = ["completion"]  # the server now refuses its tools
+    rig.fake.script(text_turn("unused"))
+    _, turn = rig.send("hi")
+    failed = rig.finish(turn)
+    assert failed.type == "turn_failed" and failed.code == "capability"
+    assert len(rig.fake.chat_requests) == 1

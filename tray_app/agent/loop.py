@@ -29,6 +29,7 @@ from tray_app.agent.claims import claims_a_change
 from tray_app.agent.guards import MB, Budgets, TurnGuards
 from tray_app.agent.history import TurnHistory
 from tray_app.agent.notices import notice_text
+from tray_app.agent.prompt_fallback import PromptFallback
 from tray_app.agent.prompt_tools import prompt_history, tools_prompt
 from tray_app.agent.prompts import build_system_prompt
 from tray_app.agent.stored_images import resolved
@@ -139,6 +140,7 @@ class AgentTurn:
         )
         self.rounds = 0
         self.tool_mode: ToolMode = "native"  # how this turn offers its tools (tool_modes)
+        self.tool_mode_chosen = False  # by the user or a check, not automatic
         self.history: TurnHistory | None = None  # read once when the rounds begin
         self.totals: dict[str, float] = {"prompt_tokens": 0, "completion_tokens": 0}
         self.answer = AnswerStream(
@@ -267,7 +269,8 @@ class AgentTurn:
         definitions = self.toolbox.definitions()
         if not definitions:
             return None
-        self.tool_mode = tool_mode(info, self.config.settings).mode
+        choice = tool_mode(info, self.config.settings)
+        self.tool_mode, self.tool_mode_chosen = choice.mode, choice.chosen
         if self.tool_mode == "off":
             self._notice("tools_off", notice_text("tools_off", self.config.language))
             return None
@@ -304,8 +307,14 @@ class AgentTurn:
         in_prompt = bool(tools) and self.tool_mode == "prompt"
         system = self._system_message(tools if in_prompt else None, tools_enabled=bool(tools))
         await self._keep_memory(history, system, think=False if think is not None else None)
+        fallback: PromptFallback | None = None  # tools refused only when asked: prompt mode
+        if tools and not in_prompt and not self.tool_mode_chosen:
+            described = self._system_message(tools, tools_enabled=True)
+            fallback = PromptFallback(self.provider, described)
         for round_no in range(1, self.config.settings.max_rounds + 1):
             self.rounds = round_no
+            if fallback is not None and fallback.switched:
+                in_prompt, system, fallback = True, fallback.system, None
             messages = history.messages(system, num_ctx=self.config.settings.num_ctx)
             request = ChatRequest(
                 model=self.config.model,
@@ -317,7 +326,7 @@ class AgentTurn:
                 keep_alive=self.config.keep_alive,
             )
             streamed = await self.answer.stream(
-                self.provider, request, round_no, described=tools if in_prompt else None
+                fallback or self.provider, request, round_no, described=tools
             )
             for key in ("prompt_tokens", "completion_tokens"):
                 self.totals[key] += streamed.stats.get(key, 0)
