@@ -202,6 +202,12 @@ def test_huge_input_is_bounded_and_linear() -> None:
     assert time.process_time() - started < 20  # quadratic would take minutes
 
 
+def test_white_space_before_an_answer_is_not_held() -> None:
+    gate = TextCallGate(OFFERED)
+    assert "".join(gate.feed("\n") for _ in range(50_000)) == "\n" * 50_000
+    assert gate.feed("<tool_call>") == ""  # still deciding how the answer starts
+
+
 def test_held_text_is_released_past_the_scan_limit() -> None:
     gate = TextCallGate(OFFERED)
     assert gate.feed("<tool_call>") == ""

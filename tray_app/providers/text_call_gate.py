@@ -106,8 +106,10 @@ class TextCallGate:
 
     def _start(self) -> str:
         probe = "".join(self._held).lstrip()
-        if not probe:
-            return ""
+        if not probe:  # white space before anything: shown, so the probe stays short
+            space = "".join(self._held)
+            self._held, self._held_chars = [], 0
+            return space
         for marker in MARKERS:
             if probe.startswith(marker):
                 self._mode = "hold"
