@@ -6,7 +6,7 @@ import { initTooltips } from './tooltip.js';
 import { checkLink, guardLinks } from './linkcheck.js';
 import { setLanguage, setSystemLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
 import { setTheme } from './theme.js';
-import { store, currentSession } from './store.js';
+import { store } from './store.js';
 import { ChatLog } from './chatlog.js';
 import { Composer } from './composer.js';
 import { Sidebar } from './sidebar.js';
@@ -22,6 +22,7 @@ import { settingsLink } from './settings_link.js';
 import { ModeSwitch } from './mode_switch.js';
 import { historyWarningArg } from './historywarn.js';
 import { createHomeFocus } from './homefocus.js';
+import { workspaceChooser } from './workspacepick.js';
 
 const ui = {};
 let actions;
@@ -102,13 +103,8 @@ function wire() {
   $('#btn-hide').addEventListener('click', hideWindow);
   $('#sidebar-new').addEventListener('click', () => actions.newChat());
   $('#btn-settings').addEventListener('click', () => (ui.settings.isOpen ? closeSettings() : openSettings()));
-  $('#btn-workspace').addEventListener('click', changeWorkspace);
   $('#btn-history').addEventListener('click', () => (ui.history.isOpen ? closeHistory() : openHistory()));
-  $('#workspace-form').addEventListener('submit', async (event) => {
-    event.preventDefault();
-    if (await actions.setWorkspace($('#workspace-input').value.trim())) closeWorkspaceForm();
-  });
-  $('#workspace-cancel').addEventListener('click', closeWorkspaceForm);
+  ui.folder = workspaceChooser({ setWorkspace: (path) => actions.setWorkspace(path), draftFolder: () => actions.draft.workspace, focusHome: ui.focusHome });
   const app = $('#app');
   // A link in a message: the user sees where it really goes, then it opens outside the popup.
   guardLinks($('#messages'));
@@ -151,7 +147,7 @@ function onKey(event) {
       ui.focusHome();
     } else if (ui.settings.isOpen) closeSettings();
     else if (ui.history.isOpen) closeHistory();
-    else if (!$('#workspace-form').hidden) closeWorkspaceForm();
+    else if (ui.folder.isOpen) ui.folder.close();
     else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) { ui.sidebar.close(); ui.focusHome(); } else hideWindow();
   }
 }
@@ -166,11 +162,6 @@ function closeHistory() {
   if (!ui.history.isOpen) return;
   ui.history.close();
   $('#btn-history').setAttribute('aria-expanded', 'false');
-  ui.focusHome();
-}
-
-function closeWorkspaceForm() {
-  $('#workspace-form').hidden = true;
   ui.focusHome();
 }
 
@@ -228,20 +219,6 @@ async function pickFolder() {
   } finally {
     ui.focusHome(); // back in Settings (its modal panel keeps the focus)
   }
-}
-
-async function changeWorkspace() {
-  const result = await call('pick_folder').catch(() => ({ supported: false }));
-  if (result.supported) {
-    if (result.path) await actions.setWorkspace(result.path);
-    ui.focusHome(); // the native dialog closed, chosen or cancelled
-    return;
-  }
-  const form = $('#workspace-form');
-  const input = $('#workspace-input');
-  input.value = currentSession()?.workspace || actions.draft.workspace || '';
-  form.hidden = false;
-  input.focus();
 }
 
 function openLink(url) {
