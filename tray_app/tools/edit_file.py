@@ -2,8 +2,10 @@
 
 Each ``old_text`` must match exactly once (``edit_match`` has the rules); all edits apply or
 none. The file keeps its encoding, byte-order mark and line endings: a CRLF file is edited as
-if it had ``\\n`` and written back with CRLF, so bytes outside the edit do not change. The
-approval preview is the unified diff of exactly what will be written; ``dry_run`` returns that
+if it had ``\\n`` and written back with CRLF, so bytes outside the edit do not change; an
+encoding that would not give them back (``unicode_escape``, ``utf-7``, a code page that reads
+two byte sequences as one character) is refused (``text_codec.keeps_bytes``). The approval
+preview is the unified diff of exactly what will be written; ``dry_run`` returns that
 diff without writing and needs no approval (its preview says ``changes: False``).
 
 The plan is made again when the call runs (the file may have changed since the preview) and the

@@ -112,7 +112,9 @@ HOME_SECRET_DIRS = (
 )
 
 # Files that make a program run later without asking: writing them always asks, with a warning
-# that names the risk (issue 11). Paths below the home folder, as components; ``*`` = any name.
+# that names the risk, and so does putting a folder where it would hold them (move_file of a
+# folder, create_directory: ``persistence_code(folder=True)``). Paths below the home folder,
+# as components; ``*`` = any name.
 PERSISTENCE_HOME: tuple[tuple[tuple[str, ...], str], ...] = (
     ((".profile",), "login"),
     ((".bash_profile",), "login"),
