@@ -16,6 +16,7 @@ import pytest
 from PIL import Image, ImageStat
 
 from tests.e2e.desktop_env import AppProcess, DesktopEnv, descendants, wait_for
+from tests.e2e.test_export_dialog import assert_on_screen
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 from tray_app.desktop.icons import BADGE_COLOURS, BUBBLE
 
@@ -277,7 +278,8 @@ def test_the_workspace_picker_is_the_native_folder_dialog(
         "(import(new URL('js/bridge.js', location.href).href)"
         ".then(m => m.call('pick_folder')).then(r => { window.__picked = r; }), 1)"
     )
-    dialog = wait_for(lambda: desktop.visible_windows("Open folder"), 15, "the folder dialog")
+    dialog = wait_for(lambda: desktop.visible_windows("Choose a folder"), 15, "the folder dialog")
+    assert_on_screen(desktop, dialog[0])  # GTK's own 1096x822 ran off the 1280x800 screen
     desktop.xdotool("windowactivate", "--sync", dialog[0])
     desktop.xdotool("key", "ctrl+l")
     desktop.xdotool("type", "--delay", "10", f"{chosen}/")

@@ -30,6 +30,17 @@ def press_return_until(desktop: DesktopEnv, done: Callable[[], object]) -> None:
         desktop.xdotool("key", "Return")
 
 
+def assert_on_screen(desktop: DesktopEnv, window: str) -> None:
+    """The dialog comes to lie inside the 1280x800 screen (GTK's own 1096x775, placed under
+    the popup, ran off its bottom): it is fitted once GTK has sized it."""
+
+    def inside() -> bool:
+        x, y, width, height = desktop.geometry(window)
+        return x >= 0 and y >= 0 and x + width <= 1280 and y + height <= 800
+
+    wait_for(inside, 10, f"the dialog inside the screen, not {desktop.geometry(window)}")
+
+
 def answered_chat(app: AppProcess, fake: FakeOllama) -> tuple[str, str]:
     """A chat with one question answered: its id and its title (the suggested file name)."""
     fake.script(text_turn(ANSWER))
@@ -52,7 +63,8 @@ def export_into(
         f".then(m => m.call('export_session', {payload}))"
         ".then(r => { window.__exported = r; }, e => { window.__exported = String(e); }), 1)"
     )
-    dialog = wait_for(lambda: desktop.visible_windows("Save file"), 15, "the save dialog")
+    dialog = wait_for(lambda: desktop.visible_windows("Export chat"), 15, "the save dialog")
+    assert_on_screen(desktop, dialog[0])
     desktop.xdotool("windowactivate", "--sync", dialog[0])
     # The name field holds the suggested name: put the folder in front of it.
     desktop.xdotool("key", "Home")

@@ -125,8 +125,8 @@ class DesktopApp:
         bridge = Bridge(
             self.core,
             hide_window=lambda: self.popup.hide(),
-            pick_folder=lambda: self.popup.pick_folder(),
-            save_file=lambda name: self.popup.save_file(name),
+            pick_folder=lambda: self.popup.pick_folder(language=self._dialog_language()),
+            save_file=lambda name: self.popup.save_file(name, self._dialog_language()),
             open_url=webbrowser.open,
             hotkey_support=lambda: self.hotkeys.status(),
         )
@@ -157,6 +157,12 @@ class DesktopApp:
         self.tray.attach(self.core)
         self.started.set()
         log.info("core started (page %s)", index)
+
+    def _dialog_language(self) -> str:
+        """The app's language for the file dialogs' titles ("system" resolved)."""
+        from tray_app.core.turns import resolve_language
+
+        return "zh-CN" if resolve_language(self.core.settings.language) == "zh-CN" else "en"
 
     def _icon_file(self) -> Path | None:
         """The app icon as a file, for notifications (drawn, like the tray icon)."""

@@ -156,13 +156,15 @@ class Popup:
     def evaluate_js(self, expression: str, timeout: float = 20.0) -> Any:
         return self._request({"op": "eval", "script": expression}, timeout)
 
-    def pick_folder(self, start: str | None = None) -> str | None:
-        value = self._request({"op": "pick_folder", "start": start}, 3600.0)
+    def pick_folder(self, start: str | None = None, language: str = "en") -> str | None:
+        """The native folder dialog in the popup, titled in ``language``; the path or None."""
+        message = {"op": "pick_folder", "start": start, "language": language}
+        value = self._request(message, 3600.0)
         return str(value) if value else None
 
-    def save_file(self, name: str) -> str | None:
+    def save_file(self, name: str, language: str = "en") -> str | None:
         """The native save dialog in the popup, suggesting ``name``; the chosen path or None."""
-        value = self._request({"op": "save_file", "name": name}, 3600.0)
+        value = self._request({"op": "save_file", "name": name, "language": language}, 3600.0)
         return str(value) if value else None
 
     def unload(self) -> None:

@@ -160,9 +160,12 @@ class PopupProcess:
             if message["op"] == "eval":
                 value = {"ok": True, "value": window.evaluate_js(str(message.get("script")))}
             elif message["op"] == "save_file":
-                value = {"ok": True, "value": window.save_file(str(message.get("name") or ""))}
+                name = str(message.get("name") or "")
+                language = str(message.get("language") or "en")
+                value = {"ok": True, "value": window.save_file(name, language)}
             else:
-                value = {"ok": True, "value": window.pick_folder(message.get("start"))}
+                language = str(message.get("language") or "en")
+                value = {"ok": True, "value": window.pick_folder(message.get("start"), language)}
         except Exception as exc:
             value = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         self.link.answer(message, value)

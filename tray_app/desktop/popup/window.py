@@ -293,22 +293,24 @@ class PopupWindow:
             self.window.hide()
             self._set(visible=False, active=False)
 
-    def pick_folder(self, start: str | None = None) -> str | None:
+    def pick_folder(self, start: str | None = None, language: str = "en") -> str | None:
         """The native folder dialog (blocks the calling thread, never the GUI thread); None
         when cancelled. The popup does not hide on focus loss while it is open."""
         self.dialog_open = True
         try:
-            return dialogs.pick_folder(self.window, start or str(Path.home()))
+            return dialogs.pick_folder(
+                self.window, start or str(Path.home()), gtk=self.gtk, language=language
+            )
         finally:
             self.dialog_open = False
             self._take_focus_back()
 
-    def save_file(self, name: str) -> str | None:
+    def save_file(self, name: str, language: str = "en") -> str | None:
         """The native save dialog in the user's home folder suggesting ``name`` (blocks the
         calling thread); None when cancelled. Like ``pick_folder``, the popup stays open."""
         self.dialog_open = True
         try:
-            return dialogs.save_file(self.window, name, gtk=self.gtk)
+            return dialogs.save_file(self.window, name, gtk=self.gtk, language=language)
         finally:
             self.dialog_open = False
             self._take_focus_back()
