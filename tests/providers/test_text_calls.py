@@ -96,6 +96,15 @@ def test_a_leading_call_fence_with_a_sentence_after_it() -> None:
     assert not extract_calls(later, OFFERED).changed
 
 
+def test_a_fence_inside_a_fenced_calls_json_string_does_not_close_it() -> None:
+    readme = "# Use\n```bash\nmake\n```\n"
+    call = json.dumps({"name": "write_file", "parameters": {"path": "R.md", "content": readme}})
+    text = f"```json\n{call}\n```"
+    shown, held = _streamed(text, 2)
+    assert shown == "" and held == text  # held whole: never shown, then taken away
+    assert extract_calls(text, OFFERED).calls[0].arguments["content"] == readme
+
+
 def test_markup_talked_about_inside_a_line_stays_text() -> None:
     for text in (
         "Qwen marks a call with <tool_call> tags and JSON inside them.",

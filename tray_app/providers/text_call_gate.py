@@ -81,10 +81,6 @@ class TextCallGate:
         self._fence_tail = ""  # fence mode: the last characters, for a close cut in two
         self._fence_lang_ok = False  # fence mode: its first line said json (or nothing)
 
-    @property
-    def holding(self) -> bool:
-        return bool(self._held) or bool(self._carry)
-
     def held(self) -> str:
         """Everything not shown yet (the end of the stream, a stop or a cut decides it)."""
         return "".join(self._held) + self._carry
@@ -176,8 +172,8 @@ class TextCallGate:
             self._fence_lang_ok = True
             new = held[newline:]  # the body so far: where the closing fence is looked for
         tail = self._fence_tail + new
-        self._fence_tail = tail[-2:]
-        if "```" not in tail:
+        self._fence_tail = tail[-3:]
+        if "\n```" not in tail:  # closed by a fence line: "```" inside a JSON string is not one
             return self._bounded()
         return self._decide()
 
