@@ -170,3 +170,27 @@ def test_shown_again_the_focus_goes_to_a_waiting_approval(app: App) -> None:
     expect(page.locator(".msg.assistant .content").last).to_have_text("好了。")
     assert target.read_text(encoding="utf-8") == "x\n"
     expect(page.locator("#prompt")).to_be_focused()
+
+
+@pytest.mark.parametrize(("width", "closes"), [(420, True), (1000, False)])
+def test_choosing_a_chat_in_the_list(
+    make_app: Any, fake_ollama: Any, width: int, closes: bool
+) -> None:
+    """The overlay list closes on a choice: the focus goes to the message box. The docked
+    list stays: the focus stays on the chosen row, for the next arrow key."""
+    app = make_app(fake_ollama, viewport=(width, 700))
+    app.core.new_session()
+    app.core.new_session()
+    app.reload()
+    page = app.page
+    if closes:
+        page.click("#btn-sidebar")
+    row = page.locator(".session-open").nth(1)
+    row.focus()
+    page.keyboard.press("Enter")
+    if closes:
+        expect(page.locator("#sidebar")).not_to_have_class("sidebar open")
+        expect(page.locator("#prompt")).to_be_focused()
+    else:
+        expect(page.locator(".session-open").nth(1)).to_be_focused()
+    assert app.page_errors == []

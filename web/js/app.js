@@ -42,7 +42,7 @@ function build() {
   ui.sidebar = new Sidebar($('#sidebar'), {
     scrim: $('#scrim'),
     toggle: $('#btn-sidebar'),
-    onSelect: (id) => { actions.open(id); ui.focusHome(); },
+    onSelect: (id) => { actions.open(id); if (ui.sidebar.isOverlay) ui.focusHome(); }, // it closed
     onRename: (id, title) => actions.rename(id, title),
     onDelete: (id) => actions.remove(id),
     onExport: (id, format) => actions.exportChat(id, format),
