@@ -19,7 +19,7 @@ import pytest
 from tests.tools.attack_helpers import err
 from tray_app.tools import edit_nearest
 from tray_app.tools.edit_lines import MAX_PLACES
-from tray_app.tools.edit_match import NoMatch, find
+from tray_app.tools.edit_match import NoMatch, apply_all, find
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 MB = 1024 * 1024
@@ -143,6 +143,15 @@ def test_the_nearest_search_stops_when_cancelled(counted: _CountedWords) -> None
         find(text, "value_77 = computed(77)", "")
     assert "78: value_77 = compute(77)" in info.value.params["nearest"]
     assert _Counted.sizes
+
+
+def test_a_cancelled_call_stops_between_edits() -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(NoMatch) as info:
+        apply_all("a\nb\n", [("a", "x"), ("b", "y")], cancel=cancel)
+    assert info.value.code == "stopped"
+    assert apply_all("a\nb\n", [("a", "x"), ("b", "y")])[0] == "x\ny\n"
 
 
 def test_the_nearest_search_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:

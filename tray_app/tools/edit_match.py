@@ -140,9 +140,12 @@ def _reindent(new: str, old_base: str, file_base: str) -> str:
 def apply_all(
     text: str, edits: list[tuple[str, str]], *, cancel: threading.Event | None = None
 ) -> tuple[str, list[Match]]:
-    """Apply the edits in order, each to the result of the ones before; all or nothing."""
+    """Apply the edits in order, each to the result of the ones before; all or nothing.
+    ``cancel`` is looked at between edits too (each one is a pass over the whole text)."""
     matches: list[Match] = []
     for number, (old, new) in enumerate(edits, start=1):
+        if cancel is not None and cancel.is_set():
+            raise NoMatch("cancelled: the user stopped the turn", code="stopped")
         try:
             match = find(text, old, new, cancel=cancel)
         except NoMatch as exc:
