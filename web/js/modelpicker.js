@@ -188,8 +188,8 @@ export class ModelPicker {
     this.menu.replaceChildren(
       h('div', { class: 'menu-head', i18n: 'model.installed' }),
       rows.length ? h('div', { role: 'listbox', i18nLabel: 'model.pick' }, rows) : '', empty || '',
-      h('div', { class: 'menu-foot' }, this.toolsPanel(), h('button', { class: 'link-btn model-refresh', type: 'button', icon: 'retry', onclick: () => this.onRefresh() },
-        h('span', { i18n: 'model.refresh' }))));
+      h('div', { class: 'menu-foot' }, h('button', { class: 'link-btn model-refresh', type: 'button', icon: 'retry', onclick: () => this.onRefresh() },
+        h('span', { i18n: 'model.refresh' })), this.toolsPanel()));
     if (!refocus) return;
     const same = wasFoot
       ? this.menu.querySelector(wasFoot)
