@@ -168,6 +168,9 @@ class ApprovalNeeded(_Event):
     #: The folder a lasting rule made from this card covers ("Always allow <tool> in
     #: <folder>" / "Never"): None for a tool that names no path (it covers the tool anywhere).
     rule_folder: str | None = None
+    #: False when no lasting rule is offered (the call's paths share no folder but the root:
+    #: a rule there would cover everything).
+    can_rule: bool = True
 
 
 class ApprovalResolved(_Event):

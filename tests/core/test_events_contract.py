@@ -113,4 +113,4 @@ def test_call_events_use_the_record_field_names() -> None:
     update = set(events.ToolCallUpdate.model_fields) - envelope
     assert update - record == {"progress"}, "tool_call_update fields the record does not have"
     approval = set(events.ApprovalNeeded.model_fields) - envelope
-    assert approval - record == {"can_remember", "expires_at", "rule_folder"}
+    assert approval - record == {"can_remember", "expires_at", "rule_folder", "can_rule"}

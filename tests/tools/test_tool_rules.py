@@ -154,6 +154,9 @@ def test_the_card_offers_the_workspace_or_the_targets_folder(tmp_path: Path) -> 
     assert rule_folder(call_paths(["a/b.txt"], ws), ws) == ws
     assert rule_folder(call_paths(["/opt/x/y.txt"], ws), ws) == "/opt/x"
     assert rule_folder([], ws) is None
+    # Paths that share only the root: no folder is offered (a rule there covers everything).
+    assert rule_folder(call_paths(["/opt/a.txt", "/srv/b.txt"], ws), ws) is None
+    assert rule_folder(call_paths(["/a.txt"], ws), ws) is None
 
 
 def test_a_thousand_rules_look_up_by_dict(tmp_path: Path) -> None:

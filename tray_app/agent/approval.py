@@ -166,7 +166,7 @@ class ApprovalBroker:
         self._resolve(event, outcome)
         if outcome.decision == "approved" and outcome.remember and can_remember(Risk(event.risk)):
             self.grant(event.session_id, event.name)
-        if outcome.rule and outcome.decision in ("approved", "denied"):
+        if outcome.rule and event.can_rule and outcome.decision in ("approved", "denied"):
             await self._make_rule(event, "allow" if outcome.decision == "approved" else "deny")
         return outcome
 

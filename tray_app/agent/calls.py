@@ -187,6 +187,7 @@ class CallHandler:
         if verdict is not None:
             ask = over or _rule_asks(verdict, tool.risk, preview, ask)
         offered = rule_folder(paths, str(toolbox.policy.workspace))
+        can_rule = offered is not None or not paths  # None with paths: only the root holds them
         if not ask:
             # Unasked (full auto, a grant or a rule): still bound to the previewed target, so a
             # file that changes between the preview and the tool's read is not written.
@@ -198,7 +199,9 @@ class CallHandler:
                 return
             preview, cost = shown
         for _ in range(MAX_APPROVAL_ROUNDS):
-            if not await self._ask(call, record, tool.risk, preview, offered, over=over):
+            if not await self._ask(
+                call, record, tool.risk, preview, offered, over=over, can_rule=can_rule
+            ):
                 return
             if preview.binding is None:
                 await self._run(record, toolbox, checked, cost)
@@ -283,6 +286,7 @@ class CallHandler:
         offered: str | None = None,
         *,
         over: bool = False,
+        can_rule: bool = True,
     ) -> bool:
         """One approval round; False when the call was answered without running. The same
         call asked again in this turn gets the earlier answer (unless a budget now asks)."""
@@ -303,6 +307,7 @@ class CallHandler:
                         can_remember=can_remember(risk),
                         expires_at=time.time() + self.broker.timeout,
                         rule_folder=offered,
+                        can_rule=can_rule,
                     ),
                     client_flag=self.client_flag,
                 )

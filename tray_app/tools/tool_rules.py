@@ -381,9 +381,9 @@ def rule_folder(paths: Sequence[str], workspace: str) -> str | None:
     ws = os.path.normpath(workspace)
     if _inside(common, ws):
         return ws
-    if os.path.isdir(common) and len(paths) > 1:
-        return common
-    return os.path.dirname(common) or common
+    folder = common if os.path.isdir(common) and len(paths) > 1 else os.path.dirname(common)
+    # A rule on the root would cover every path: none is offered (the card then offers none).
+    return None if not folder or os.path.dirname(folder) == folder else folder
 
 
 def _inside(path: str, folder: str) -> bool:

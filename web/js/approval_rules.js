@@ -36,7 +36,9 @@ export function ruleButtons(call, pick) {
     return button;
   };
   const buttons = [];
-  if (canAlwaysAllow(call)) buttons.push(make(true, 'approval.always'));
-  buttons.push(make(false, 'approval.never'));
+  if (call.can_rule !== false) { // no folder but the root: no lasting rule is offered
+    if (canAlwaysAllow(call)) buttons.push(make(true, 'approval.always'));
+    buttons.push(make(false, 'approval.never'));
+  }
   return { row: h('div', { class: 'ap-rules' }, buttons), buttons };
 }
