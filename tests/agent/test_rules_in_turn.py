@@ -128,6 +128,10 @@ def test_a_new_bad_rule_is_refused_and_nothing_changes(make_rig: Callable[..., R
     else:
         raise AssertionError("a relative folder was kept")
     assert rig.core.get_settings()["tool_rules"] == []
+    # A deny on a folder that does not exist yet never widens anything: it is kept.
+    later = {"tool": "write_file", "folder": str(rig.workspace / "later"), "action": "deny"}
+    rig.core.update_settings({"tool_rules": [later]})
+    assert rig.core.get_settings()["tool_rules"] == [later]
 
 
 def test_a_repeated_identical_ask_gets_the_earlier_answer(make_rig: Callable[..., Rig]) -> None:

@@ -28,7 +28,8 @@ def new_rule_problems(rules: object, kept: list[Any]) -> dict[str, str]:
         return {"tool_rules": "not a list"}
     fresh = [(i, r) for i, r in enumerate(rules) if r not in kept]
     book = RuleBook([r for _, r in fresh])
-    return {f"tool_rules.{fresh[p.index][0]}": p.code for p in book.problems}
+    # A deny kept as written (its folder missing or a link) never widens: it may be added.
+    return {f"tool_rules.{fresh[p.index][0]}": p.code for p in book.problems if not p.kept}
 
 
 if TYPE_CHECKING:
