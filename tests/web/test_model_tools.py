@@ -81,3 +81,36 @@ def test_the_badge_and_switch_in_chinese(make_app: Any, fake_ollama: FakeOllama)
     expect(page.locator("#model-tools-mode option[value=off]")).to_have_text("关闭")
     expect(page.locator("#model-menu .model-check-tools")).to_have_text("检查工具调用")
     assert app.page_errors == []
+
+
+def test_a_call_written_as_text_shows_as_a_card_and_never_as_markup(app: App) -> None:
+    page = app.page
+    _pick(app, "gemma3:4b")
+    target = app.workspace / "笔记.md"
+    assert app.fake is not None
+    app.fake.script(
+        tool_turn(
+            [("write_file", {"path": str(target), "content": "# 你好 🙂\n"})],
+            content="I will write it.\n",
+            chunk_chars=3,
+        ),
+        text_turn("Written."),
+    )
+    page.evaluate(
+        """() => {
+          window.__markupSeen = false;
+          const log = document.querySelector('#log');
+          new MutationObserver(() => {
+            if (log.textContent.includes('tool_call')) window.__markupSeen = true;
+          }).observe(log, { subtree: true, childList: true, characterData: true });
+        }"""
+    )
+    app.send("Write the note")
+    card = page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "pending")  # it asks, as a native call does
+    page.click("#approval .btn.primary")
+    expect(card).to_have_attribute("data-status", "success")
+    expect(page.locator(".msg.assistant .content").last).to_have_text("Written.")
+    assert target.read_text(encoding="utf-8") == "# 你好 🙂\n"
+    assert "<tool_call>" not in page.locator("#log").inner_text()
+    assert page.evaluate("window.__markupSeen") is False  # not even for a frame
