@@ -94,6 +94,10 @@ def test_a_model_the_server_does_not_have_fails_with_its_words(
     result = run("models", "check", "nosuch:1b", "--endpoint", fake_ollama.url)
     assert result.returncode == 1
     assert "nosuch:1b" in result.stderr
+    as_json = run("models", "check", "nosuch:1b", "--json", "--endpoint", fake_ollama.url)
+    assert as_json.returncode == 1
+    row = json.loads(as_json.stdout)
+    assert (row["result"], row["stored"]) == (None, False) and "nosuch:1b" in row["error"]
     assert not AppPaths.from_env({"METONA_HOME": str(metona_home)}).settings_file.exists()
 
 

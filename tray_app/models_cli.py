@@ -169,6 +169,9 @@ def run_models(
     try:
         finding = asyncio.run(_check(settings, name, language))
     except MetonaError as exc:
+        if args.json:  # one object either way: the reason in the server's words
+            row = {"model": name, "result": None, "tool_mode": None, "stored": False}
+            out.write(json.dumps({**row, "error": str(exc)}, ensure_ascii=False) + "\n")
         err.write(text["failed"].format(why=written_out(str(exc))) + "\n")
         return EXIT_FAILED
     except KeyboardInterrupt:
