@@ -113,8 +113,23 @@ def test_markup_talked_about_inside_a_line_stays_text() -> None:
     ):
         found = extract_calls(text, OFFERED)
         assert found.text == text and found.unusable == (), text
-        shown, held = _streamed(text)
-        assert shown + held == text
+        for size in (1, 3):
+            shown, held = _streamed(text, size)
+            assert shown + held == text
+            if "JSON inside" in text or "then a list" in text:
+                assert held == "", (size, held)  # decided at the next word, not at the end
+
+
+def test_a_call_after_a_sentence_on_its_line_is_still_held() -> None:
+    call = '{"name": "write_file", "arguments": {"path": "a", "content": "b"}}'
+    for text in (
+        f"Writing it now: <tool_call>{call}</tool_call>",
+        'Now: [TOOL_CALLS]write_file[ARGS]{"path": "a", "content": "b"}',
+        'Now: <function=write_file>{"path": "a", "content": "b"}</function>',
+    ):
+        shown, held = _streamed(text, 2)
+        assert shown.rstrip() == text[: text.index(": ") + 1] and held, text
+        assert extract_calls(text, OFFERED).calls, text
 
 
 def test_nothing_is_taken_when_no_tools_are_offered() -> None:

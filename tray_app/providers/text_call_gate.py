@@ -20,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Literal
 
-from tray_app.providers.text_calls import MARKERS, MAX_SCAN_CHARS, extract_calls
+from tray_app.providers.text_calls import (
+    FUNCTION_OPEN,
+    MARKERS,
+    MAX_SCAN_CHARS,
+    MISTRAL,
+    TOOL_CALL_OPEN,
+    extract_calls,
+)
 
 Mode = Literal["start", "json", "fence", "text", "hold"]
 _MARKER_CHARS = frozenset(marker[0] for marker in MARKERS)
@@ -29,6 +36,27 @@ _PREFIXES = frozenset(marker[:size] for marker in MARKERS for size in range(1, l
 _BY_FIRST_CHAR = {char: tuple(m for m in MARKERS if m[0] == char) for char in _MARKER_CHARS}
 _HOLD_FENCES = frozenset({"", "json", "tool_call", "tool_calls", "tool_code"})
 _INFO_LINE_LIMIT = 40  # characters of a fence's first line before it is decided to be text
+#: Markers prose may name inside a line ("qwen marks a call with <tool_call> tags"): what
+#: follows them decides at once whether a call can still come.
+_WORDY_MARKERS = (TOOL_CALL_OPEN, MISTRAL, FUNCTION_OPEN)
+_NAME_LIMIT = 100
+
+
+def _call_follows(held: str, marker: str) -> bool | None:
+    """Whether the text after a marker can still be a call (None: not known yet). A call
+    body opens with ``{``, ``[`` or a tag, or is a name followed by ``<``, ``[``, ``>``, ``{``
+    or a line break (GLM, ``[TOOL_CALLS]name[ARGS]``, ``<function=name>``)."""
+    rest = held[len(marker) :].lstrip()
+    if not rest:
+        return None
+    if marker != FUNCTION_OPEN and rest[0] in "{[<":
+        return True
+    size = 0
+    while size < len(rest) and (rest[size].isalnum() or rest[size] in "_.-"):
+        size += 1
+    if size == len(rest):
+        return None if size < _NAME_LIMIT else True
+    return size > 0 and rest[size] in "<[>{\n"
 
 
 def _partial_marker(text: str) -> int:
@@ -80,6 +108,8 @@ class TextCallGate:
         self._last = ""  # the last character that was not white space
         self._fence_tail = ""  # fence mode: the last characters, for a close cut in two
         self._fence_lang_ok = False  # fence mode: its first line said json (or nothing)
+        self._line_text = False  # the line shown last has text (a marker there is inside it)
+        self._wordy = ""  # hold mode: the marker inside a line whose next words decide
 
     def held(self) -> str:
         """Everything not shown yet (the end of the stream, a stop or a cut decides it)."""
@@ -186,6 +216,16 @@ class TextCallGate:
 
     def _hold(self, text: str) -> str:
         self._add(text)
+        if self._wordy:
+            marker, held = self._wordy, self.held()
+            follows = _call_follows(held, marker)
+            if follows is False:  # prose naming the markup: show it, read on
+                self._held, self._held_chars, self._wordy = [], 0, ""
+                self._mode = "text"
+                self._line_text = True
+                return held[: len(marker)] + self._text(held[len(marker) :])
+            if follows:
+                self._wordy = ""
         return self._bounded()
 
     def _text(self, text: str) -> str:
@@ -194,16 +234,29 @@ class TextCallGate:
         if not self._offered:
             return text
         if "<" not in text and "[" not in text and "`" not in text:
-            return text  # the plain text of almost every piece
+            return self._shown(text)  # the plain text of almost every piece
         first = _first_marker(text)
         if first >= 0:
+            before = self._shown(text[:first])
             self._mode = "hold"
-            self._add(text[first:])
-            return text[:first] + self._bounded()
+            marker = next((m for m in _WORDY_MARKERS if text.startswith(m, first)), "")
+            self._wordy = marker if self._line_text else ""
+            return before + self._hold(text[first:])
         keep = _partial_marker(text)
         if keep:
             self._carry = text[len(text) - keep :]
-            return text[: len(text) - keep]
+            return self._shown(text[: len(text) - keep])
+        return self._shown(text)
+
+    def _shown(self, text: str) -> str:
+        """``text`` goes to the user: remember whether its last line has words."""
+        if self._line_text and "\n" not in text:
+            return text
+        newline = text.rfind("\n")
+        if newline >= 0:
+            self._line_text = bool(text[newline + 1 :].strip())
+        elif not self._line_text and text:
+            self._line_text = bool(text.strip())
         return text
 
     # ---- holding ------------------------------------------------------------------------------
