@@ -87,10 +87,10 @@ def test_cancelled_native_dialogs_give_the_keyboard_back(
              "the page to boot")  # fmt: skip
 
     click_element(desktop, app, "#btn-workspace")  # Change folder: the native folder dialog
-    dialog = wait_for(lambda: desktop.visible_windows("Open folder"), 15, "the folder dialog")
+    dialog = wait_for(lambda: desktop.visible_windows("Choose a folder"), 15, "the folder dialog")
     desktop.xdotool("windowactivate", "--sync", dialog[0])
     desktop.xdotool("key", "Escape")
-    wait_for(lambda: not desktop.visible_windows("Open folder"), 15, "the dialog to close")
+    wait_for(lambda: not desktop.visible_windows("Choose a folder"), 15, "the dialog to close")
     assert shown(desktop, app)
     types_into_prompt(desktop, app, "after the folder dialog")
 
@@ -99,10 +99,10 @@ def test_cancelled_native_dialogs_give_the_keyboard_back(
         "(document.querySelector('#app').dispatchEvent(new CustomEvent('metona:export',"
         f" {{ detail: {{ sessionId: {json.dumps(session['id'])}, format: 'markdown' }} }})), 1)"
     )
-    dialog = wait_for(lambda: desktop.visible_windows("Save file"), 15, "the save dialog")
+    dialog = wait_for(lambda: desktop.visible_windows("Export chat"), 15, "the save dialog")
     desktop.xdotool("windowactivate", "--sync", dialog[0])
     desktop.xdotool("key", "Escape")
-    wait_for(lambda: not desktop.visible_windows("Save file"), 15, "the save dialog to close")
+    wait_for(lambda: not desktop.visible_windows("Export chat"), 15, "the save dialog to close")
     assert shown(desktop, app)
     types_into_prompt(desktop, app, "after the save dialog")
     desktop.xdotool("key", "Escape")  # Esc works again too: it hides the popup
