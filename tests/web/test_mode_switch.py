@@ -55,9 +55,10 @@ def test_a_step_up_takes_the_users_pick_and_auto_a_second_click(
     page.keyboard.press("ArrowDown")  # the user's own pick: Read only
     wait_until(lambda: app.core.get_settings()["tools_enabled"] is True)
     assert app.core.get_settings()["confirmation_mode"] == "read_only"
-    expect(switch).to_have_value("read")
+    expect(switch).to_have_attribute("data-mode", "read")  # the page has heard it too
     page.keyboard.press("ArrowDown")
     wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "all_writes")
+    expect(switch).to_have_attribute("data-mode", "ask")
     page.keyboard.press("ArrowDown")  # Auto: says the risk, waits for a second click
     confirm = page.locator("#mode-confirm .btn.danger")
     expect(confirm).to_be_enabled()
