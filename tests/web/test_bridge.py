@@ -46,7 +46,17 @@ def test_commands_pass_through_with_one_envelope(core: FakeCore) -> None:
     bridge.send_message({"session_id": "s_1", "text": "hi", "images": []})
     assert core.calls[-1] == ("send_message", ("s_1", "hi"), {"images": None})
     bridge.decide({"call_id": "c_1", "approve": True, "remember": True})
-    assert core.calls[-1] == ("decide", ("c_1", True), {"remember": True, "by": "popup"})
+    assert core.calls[-1] == (
+        "decide",
+        ("c_1", True),
+        {"remember": True, "by": "popup", "rule": False},
+    )
+    bridge.decide({"call_id": "c_2", "approve": False, "rule": True})
+    assert core.calls[-1] == (
+        "decide",
+        ("c_2", False),
+        {"remember": False, "by": "popup", "rule": True},
+    )
     bridge.update_session({"session_id": "s_1", "title": "New"})
     assert core.calls[-1] == ("update_session", ("s_1",), {"title": "New"})
     bridge.update_settings({"patch": {"theme": "dark"}})
