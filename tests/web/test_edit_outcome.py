@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory
+from tests.web.conftest import AppFactory, open_card
 
 pytestmark = pytest.mark.web
 
@@ -65,4 +65,14 @@ def test_an_edit_card_says_what_was_edited(
     cards = page.locator(".tool-card")
     expect(cards.nth(0).locator(".tc-status")).to_have_text(SAID[lang][0])
     expect(cards.nth(1).locator(".tc-status")).to_have_text(SAID[lang][1])
+    # Opened in the narrow popup, the long outcome gives way: nothing runs under Undo.
+    open_card(cards.nth(1))
+    assert cards.nth(1).evaluate(
+        """card => { const head = card.querySelector('.tc-head');
+          const undo = head.querySelector('.tc-undo').getBoundingClientRect();
+          return [...head.querySelectorAll('.tc-status, .tc-time')]
+            .every((el) => el.getBoundingClientRect().right <= undo.left + 1); }"""
+    )
+    tip = cards.nth(1).locator(".tc-status > span").last
+    expect(tip).to_have_attribute("data-tip", SAID[lang][1])  # the page tooltip: the whole outcome
     assert app.page_errors == []

@@ -194,7 +194,7 @@ export class ToolCard {
       open ? h('span', { class: 'tc-arg' }) : keyArgument(name, record.arguments), // open: the rows below say it
       h('span', { class: 'tc-status', role: 'status' },
         status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
-        h('span', { i18n: outcome || statusKey })),
+        h('span', { i18n: outcome || statusKey, i18nTitle: outcome })),
       record.duration_ms != null && finished ? h('span', { class: 'tc-time', text: duration(record.duration_ms) }) : null,
     ];
     const head = finished
