@@ -149,8 +149,8 @@ def main() -> int:
     tracemalloc.stop()  # the loop's bounds are timed untraced (tracing triples their time)
     bench_loop_bounds()
     bench_text_calls()  # what finding calls left in the text adds to a plain answer
-    speed = bench_speed()  # issue 13: every measure next to its peer; bench/results.json
-    bench_page()  # issue 13's page rows, in headless Chromium; merged into bench/results.json
+    speed = bench_speed()  # every speed measure next to its peer; bench/results.json
+    bench_page()  # the page's speed rows, in headless Chromium; merged into bench/results.json
     print(f"threads at exit                             {threading.active_count():10d}")
     bench_hotkey_typing()  # the real app under Xvfb; after the in-process numbers above
     bench_shell()  # the real app's two processes: idle cost, start time, hotkey to painted

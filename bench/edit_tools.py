@@ -1,6 +1,6 @@
-"""edit_file and the other file tools of issue 11 on large inputs: one line changed in a long
-file (preview diff + write), a whitespace-tolerant match, a failed match that looks for the
-nearest lines, and a directory tree. Real files in a temp folder, through Toolbox.
+"""edit_file and the other file tools declared in their own modules on large inputs: one line
+changed in a long file (preview diff + write), a whitespace-tolerant match, a failed match that
+looks for the nearest lines, and a directory tree. Real files in a temp folder, through Toolbox.
 
     python -m bench.edit_tools
 """

@@ -1,4 +1,4 @@
-"""What binding approvals costs (issue 11): every preview of write_file, edit_file, delete_file
+"""What binding approvals costs: every preview of write_file, edit_file, delete_file
 and move_file hashes its target (sha256, up to 64 MB) and the agent loop makes the preview once
 more just before an approved call runs. Real files in a temp folder.
 

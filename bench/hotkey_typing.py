@@ -1,4 +1,5 @@
-"""What typing in other apps costs the running tray app (issue 16: a key logger in effect).
+"""What typing in other apps costs the running tray app (a hotkey that hears every key is a
+key logger in effect).
 
 Starts the real app in a private Xvfb desktop (the e2e tests' DesktopEnv), types 1,500 keys
 into another window (a Tk entry) with xdotool, and reports the CPU time the app's processes

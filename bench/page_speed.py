@@ -1,4 +1,4 @@
-"""The page's measures of issue 13, in real headless Chromium against a real Core.
+"""The page's speed measures, in real headless Chromium against a real Core.
 
 * a 100k-token answer streamed through the fake Ollama, Core, the bridge and the page: frames
   longer than 50 ms and the longest task (PerformanceObserver "longtask");

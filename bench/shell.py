@@ -1,4 +1,4 @@
-"""What the desktop shell costs and how fast it answers (issue 16, items 1 and 6).
+"""What the desktop shell costs and how fast it answers.
 
 The real app (both processes) in a private Xvfb desktop with openbox and trayer (the e2e
 tests' DesktopEnv), against the fake Ollama:

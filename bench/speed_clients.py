@@ -1,4 +1,4 @@
-"""Issue 13's client measures, next to the official clients (``bench.peers_env``).
+"""The client measures, next to the official clients (``bench.peers_env``).
 
 * streaming: our Ollama and OpenAI-compatible providers vs the ``ollama`` and ``openai``
   packages, each reading the same 20,000-chunk answer from the fake server over loopback, in

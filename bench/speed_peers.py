@@ -1,4 +1,4 @@
-"""Issue 13's search, walk and start-up measures, side by side with their peers.
+"""The search, walk and start-up measures, side by side with their peers.
 
 * content search over 1,000 files / 70 MB (a rare word): ``search_files`` vs ``rg`` run
   directly on the folder (the same bundled binary);

@@ -1,4 +1,4 @@
-"""Every measure of issue 13 beside its peer, as one table, and ``bench/results.json``.
+"""Every speed measure beside its peer, as one table, and ``bench/results.json``.
 
 Rows come from ``speed_peers`` (search, walk, ``--toggle``), ``speed_clients`` (the streaming
 clients and the one-shot, against the official ``ollama`` and ``openai`` packages) and

@@ -1,4 +1,4 @@
-"""Issue 13's turn and store measures, each next to its peer.
+"""The turn and store measures, each next to its peer.
 
 * Core + loop + bus: one answer of 20,000 chunks (and 200,000, to show it stays linear) from
   the fake Ollama server, sent through Core until ``turn_finished`` reaches a subscriber, vs
@@ -80,7 +80,7 @@ def _wait_end(sub: Any, timeout: float = 600, server: _ServerCpu | None = None) 
 class _ServerCpu:
     """CPU seconds the fake server's request threads spend, counted as they answer: a long
     turn's request grows by design, and decoding it is the stand-in model's work, not ours, so
-    the long-turn row takes it out of each round (issue 13: measure our CPU per round)."""
+    the long-turn row takes it out of each round (we measure our CPU per round)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0

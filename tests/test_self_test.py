@@ -1,4 +1,4 @@
-"""``metona-tray --self-test`` from source, as a subprocess (issue 15, item 3).
+"""``metona-tray --self-test`` from source, as a subprocess.
 
 A whole checkout passes, headless and (under Xvfb) with the popup's real window; a checkout
 with a page file, a locale string or ``rg`` missing fails and names what is missing. The

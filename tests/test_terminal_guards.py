@@ -1,4 +1,4 @@
-"""``metona-tray chat`` as a subprocess against fake Ollama (issue 11's guards): the third
+"""``metona-tray chat`` as a subprocess against fake Ollama (the per-turn guards): the third
 identical call is shown as not run; --yes-all does not answer a call past a damage budget, so
 without a terminal to ask it is denied with the budget named, while the calls within it ran."""
 

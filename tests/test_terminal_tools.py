@@ -1,6 +1,6 @@
-"""``metona-tray chat`` with the tools of issue 11, as a subprocess against fake Ollama: an
-edit_file and a move_file approved with --yes, each undone with /undo byte for byte; and a
-persistence location that even --yes-all does not approve."""
+"""``metona-tray chat`` with the tools declared in their own modules, as a subprocess against fake
+Ollama: an edit_file and a move_file approved with --yes, each undone with /undo byte for byte; and
+a persistence location that even --yes-all does not approve."""
 
 from __future__ import annotations
 

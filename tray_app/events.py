@@ -64,7 +64,7 @@ UiActionName = Literal["open_settings", "open_session", "show_pending", "confirm
 
 class _Event(BaseModel):
     # Each event's schema is built when one is first made, not at import: a one-shot
-    # `chat` uses a few of the nineteen (start-up, issue 13).
+    # `chat` uses a few of the nineteen (start-up).
     model_config = ConfigDict(defer_build=True)
 
     at: float = Field(default_factory=time.time)

@@ -124,7 +124,7 @@ class ChatRunner:
         facts = read_preview(event.preview)
         # A file that runs something later (login, VS Code, git hooks) is always asked about,
         # even under --yes-all; a write that replaces a file is a delete for --yes.
-        # Past a damage budget, or a target that changed after approval (issue 11), is asked
+        # Past a damage budget, or a target that changed after approval, is asked
         # like a persistence location: the flags do not answer it.
         persistent = facts.persistence is not None
         guarded = guard_lines(facts, "en")

@@ -212,7 +212,7 @@ PERSISTENCE_TEXT = {
 }
 
 
-#: Why a call asks although the mode or a grant would not (issue 11's guards).
+#: Why a call asks although the mode or a grant would not (the per-turn guards).
 GUARD_TEXT = {
     "en": {
         "files_removed": "over this answer's budget for removed files ({used} of {limit}; "

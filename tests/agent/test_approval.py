@@ -59,7 +59,7 @@ MODES = ("all_writes", "delete_only", "full_auto")
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("granted", [False, True])
 def test_facts_the_preview_declares(mode: str, granted: bool) -> None:
-    """issue 11: dry runs never ask; a replaced file or a persistence location always asks."""
+    """Dry runs never ask; a replaced file or a persistence location always asks."""
 
     def asks(preview: dict[str, object], risk: Risk = Risk.WRITE) -> bool:
         return needs_confirmation(

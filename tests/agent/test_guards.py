@@ -1,4 +1,4 @@
-"""Issue 11's guards through a real Core and the fake Ollama server over HTTP: the repeat guard,
+"""The per-turn guards through a real Core and the fake Ollama server over HTTP: the repeat guard,
 the per-turn damage budgets, and approvals bound to the file the user was shown."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A one-shot ``metona-tray chat --json`` loads only what a chat needs (issue 13, item 5): the
+"""A one-shot ``metona-tray chat --json`` loads only what a chat needs: the
 real CLI in a subprocess against a fake Ollama on 127.0.0.1, with a hostile prompt, and its own
 ``-X importtime`` list of modules. Speed itself is measured by ``make bench``."""
 

@@ -1,4 +1,4 @@
-"""Start-up imports only what each entry point needs (issue 13): keyring, the OpenAI provider,
+"""Start-up imports only what each entry point needs: keyring, the OpenAI provider,
 export, the shell tools and the undo journal load on first use; a client for a plain-http local
 server loads no CA bundle. Checked in a fresh interpreter, whose module list cannot lie."""
 

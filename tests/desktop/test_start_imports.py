@@ -1,4 +1,4 @@
-"""The tray icon comes before Core (issue 16: start to icon ready <= 0.5 s): what the desktop app
+"""The tray icon comes before Core (start to icon ready <= 0.5 s): what the desktop app
 imports before it builds the icon holds none of Core, pydantic, the HTTP client or the popup's
 webview. Checked in a fresh interpreter, whose module list cannot lie."""
 

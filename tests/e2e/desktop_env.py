@@ -468,7 +468,7 @@ class AppProcess:
         if self.child.popen.poll() is not None:
             raise AssertionError(f"the app exited early with {self.child.popen.returncode}")
         state = self.state()
-        # The popup process starts only when the popup is first shown (issue 16).
+        # The popup process starts only when the popup is first shown.
         return bool(state["tray_ready"] and state["hotkey"])
 
     def send(self, command: str, **fields: Any) -> dict[str, Any]:

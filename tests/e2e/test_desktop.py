@@ -1,4 +1,4 @@
-"""The desktop app under Xvfb, as a user meets it (issue 6, item 9).
+"""The desktop app under Xvfb, as a user meets it.
 
 Each test runs the real app (``python -m tray_app``) in a private X display with a D-Bus
 session, trayer as the tray host and a recording notification server, and the fake Ollama

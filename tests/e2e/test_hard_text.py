@@ -1,4 +1,4 @@
-"""Hard text reaches the real popup (issue 16, item 2).
+"""Hard text reaches the real popup.
 
 pywebview 6.2.1's GTK backend cut any script with a non-ASCII character, and the whole batch
 of events was lost. Here the real app streams a corpus of hard text from the fake Ollama

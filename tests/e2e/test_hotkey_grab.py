@@ -1,4 +1,4 @@
-"""The global hotkey is a grab, not a listener (issue 16, item 4), with the real app under Xvfb.
+"""The global hotkey is a grab, not a listener, with the real app under Xvfb.
 
 - ``xdotool key ctrl+alt+space`` toggles the popup, also with NumLock/CapsLock on;
 - ordinary keys typed into another app's window (a Tk entry the test starts) reach that window,

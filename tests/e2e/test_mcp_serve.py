@@ -1,4 +1,4 @@
-"""``metona-tray mcp serve`` asks through the real desktop app (issue [mcp] #12, item 7).
+"""``metona-tray mcp serve`` asks through the real desktop app.
 
 The SDK's MCP client drives ``mcp serve`` as a subprocess while the app runs under Xvfb with the
 recording notification server: a call that needs approval is announced by a notification with

@@ -1,4 +1,4 @@
-"""The popup's page is locked (issue 16, item 3).
+"""The popup's page is locked.
 
 A foreign page on a loopback HTTP server stands for anything a script, a link or a drop could
 lead to. The real popup must refuse every way there in WebKit's own policy hook (nothing is

@@ -1,4 +1,4 @@
-"""Notifications that say what they ask (issue 16, item 7), with the real app under Xvfb and the
+"""Notifications that say what they ask, with the real app under Xvfb and the
 recording notification server (tests/e2e/notify_server.py) on the session bus.
 
 - a call that waits while the popup has focus is not announced; hiding the popup while it still

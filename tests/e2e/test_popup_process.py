@@ -1,4 +1,4 @@
-"""The popup as a child process that behaves like a popup (issue 16, items 1 and 5).
+"""The popup as a child process that behaves like a popup.
 
 The real app under Xvfb with openbox: the popup process starts on the first show, is unloaded
 after ``popup_unload_after_s`` hidden and comes back with the chat; a popup killed with SIGKILL

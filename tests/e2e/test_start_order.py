@@ -1,4 +1,4 @@
-"""The tray icon is shown before Core starts (issue 16, item 6), so the app answers on its
+"""The tray icon is shown before Core starts, so the app answers on its
 instance socket while Core is still starting: a request that needs Core waits for it and then
 works, and Quit at that moment ends everything cleanly."""
 

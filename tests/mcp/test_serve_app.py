@@ -1,4 +1,4 @@
-"""``metona-tray mcp serve`` asks through the running app (issue [mcp] #12, item 7).
+"""``metona-tray mcp serve`` asks through the running app.
 
 The SDK's own client drives ``mcp serve`` as a real subprocess; the "app" is a headless Core
 behind the real instance socket answering with the app's own dispatch

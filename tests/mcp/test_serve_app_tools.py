@@ -1,4 +1,4 @@
-"""``metona-tray mcp serve`` offers the running app's MCP servers' tools too (issue [mcp] #12).
+"""``metona-tray mcp serve`` offers the running app's MCP servers' tools too.
 
 The SDK's own client drives ``mcp serve`` as a real subprocess; the "app" is a headless Core
 with the in-repo stdio MCP server configured (named in Chinese, offering a tool whose name and

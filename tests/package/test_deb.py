@@ -1,4 +1,4 @@
-"""The .deb's metadata and files (issue 15, item 2): what it depends on, where the program,
+"""The .deb's metadata and files: what it depends on, where the program,
 the command, the menu entry and the icons go, and that it adds no autostart entry."""
 
 from __future__ import annotations

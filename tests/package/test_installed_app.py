@@ -1,4 +1,4 @@
-"""The installed app as a user meets it (issue 15, item 4): the program from the .deb (unpacked
+"""The installed app as a user meets it: the program from the .deb (unpacked
 into a throwaway root) starts under Xvfb with trayer as the tray host, its icon docks, a click
 on the icon opens the popup, and a message typed there gets the fake model's answer.
 

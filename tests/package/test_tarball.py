@@ -1,4 +1,4 @@
-"""The tar.gz installed for one user, no root (issue 15, item 2): install.sh puts the program,
+"""The tar.gz installed for one user, no root: install.sh puts the program,
 the command, the menu entry and the icons under a prefix (here one with spaces, CJK and a
 quote), the installed command runs, and uninstall.sh keeps settings and chats unless --purge."""
 

@@ -45,7 +45,7 @@ def every_call(raw: str) -> list[tuple[str, dict]]:
         ("search_files", {"path": raw, "query": "a"}),
         ("create_directory", {"path": raw}),
         ("delete_file", {"path": raw, "recursive": True}),
-        # issue 11: the tools declared in their own modules, on the same paths
+        # the tools declared in their own modules, on the same paths
         ("edit_file", {"path": raw, "edits": [{"old_text": "a", "new_text": "pwned"}]}),
         ("move_file", {"source": raw, "destination": "moved-away"}),
         ("move_file", {"source": "bait.txt", "destination": raw, "overwrite": True}),

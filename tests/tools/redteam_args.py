@@ -214,7 +214,7 @@ ODD_BUT_FINE: list[tuple[str, Any]] = [
     ("run_command", {"command": "echo hi", "timeout": 10**100}),
     ("run_command", {"command": "echo hi", "timeout": -5}),
     ("run_command", {"command": "echo hi", "cwd": ""}),
-    # issue 11: no encoding means "detect"; writes take any text codec
+    # no encoding means "detect"; writes take any text codec
     ("read_file", {"path": "README.md", "encoding": None}),
     ("write_file", {"path": "w.txt", "content": "a", "encoding": "latin1"}),
 ]

@@ -39,7 +39,7 @@ FILE_TOOLS = (
     "list_directory",
     "search_files",
     "create_directory",
-    # issue 11: the tools declared in their own modules, before the recursive delete
+    # the tools declared in their own modules, before the recursive delete
     "edit_file",
     "move_file",
     "read_multiple_files",

@@ -1,4 +1,4 @@
-"""Approvals bound to what was shown (issue 11), at the tool: a preview's ``binding`` passed to
+"""Approvals bound to what was shown, at the tool: a preview's ``binding`` passed to
 ``Toolbox.execute`` as ``bound`` makes write_file, edit_file, delete_file and move_file change
 nothing when the target they find is not the one the preview described (the race between the
 agent loop's last check and the tool's own read)."""

@@ -1,4 +1,4 @@
-"""directory_tree (issue 11): nested JSON, depth, exclude globs, secrets left out, capped."""
+"""directory_tree: nested JSON, depth, exclude globs, secrets left out, capped."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""edit_file through Toolbox.execute and Toolbox.preview (issue 11), T-table style: E01-E14,
+"""edit_file through Toolbox.execute and Toolbox.preview, T-table style: E01-E14,
 then encodings kept byte for byte (with the real undo journal) and red-team patterns."""
 
 from __future__ import annotations

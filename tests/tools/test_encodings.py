@@ -1,4 +1,4 @@
-"""Encodings (issue 11): read_file detects a BOM and takes codec names; write_file keeps an
+"""Encodings: read_file detects a BOM and takes codec names; write_file keeps an
 existing file's encoding, BOM and CRLF; the codec helpers on their own."""
 
 from __future__ import annotations

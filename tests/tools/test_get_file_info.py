@@ -1,4 +1,4 @@
-"""get_file_info and list_allowed_directories (issue 11)."""
+"""get_file_info and list_allowed_directories."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""move_file through Toolbox.execute/preview (issue 11), T-table style M01-M10, then undo with
+"""move_file through Toolbox.execute/preview, T-table style M01-M10, then undo with
 the real journal (byte for byte, folders too) and red-team patterns: symlinked destinations,
 moves into blocked folders, secrets, files appearing between the check and the rename."""
 

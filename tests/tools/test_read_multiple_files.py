@@ -1,4 +1,4 @@
-"""read_multiple_files (issue 11): each file answered on its own, one budget for all."""
+"""read_multiple_files: each file answered on its own, one budget for all."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ SECRET_NAMES = [
     "passwords.csv",
     ".netrc",
     ".pypirc",
-    # issue 11
+    # tokens and keystores that tools write next to a project
     ".npmrc",
     "prod.tfstate",
     "terraform.tfstate.backup",
@@ -183,7 +183,7 @@ def test_resolve_uses_the_windows_rules_on_windows(policy, monkeypatch):
     assert "reserved device name" in message
 
 
-# ---- issue 11: secrets that are secrets by their folder; persistence locations ----------------
+# ---- secrets that are secrets by their folder; persistence locations -------------------------
 
 
 @pytest.mark.parametrize("raw", [".kube/config", "proj/.KUBE/config", "ci/.docker/config.json"])

@@ -1,5 +1,5 @@
 """The built-in tools' schemas and facts come from ``tools/tool_schemas.py``; their argument
-models are built and their modules imported only at a tool's first call (issue 13: a one-shot
+models are built and their modules imported only at a tool's first call (a one-shot
 chat paid ~15-20 ms for the models and ~13 ms for the modules).
 
 The snapshot must say exactly what the models say, in the same order; the real CLI must send it

@@ -155,7 +155,7 @@ def test_tool_failures_are_said_in_chinese(make_app: AppFactory, fake_ollama: Fa
 def test_a_closed_card_shows_the_file_name_of_a_long_path(
     make_app: AppFactory, fake_ollama: FakeOllama
 ) -> None:
-    """Issue [page] #14 item 1: the one line kept the start of a long path ("/tmp…")."""
+    """A regression: the one line kept the start of a long path ("/tmp…")."""
     app = make_app(fake_ollama, language="zh-CN", viewport=(480, 640))
     folder = app.workspace / "项目 📁 很长的文件夹名称" / "second level folder" / "第三层"
     folder.mkdir(parents=True)
@@ -191,7 +191,7 @@ def test_a_closed_card_shows_the_file_name_of_a_long_path(
 def test_an_answer_round_without_stats_spends_no_row_on_copy(
     make_app: AppFactory, fake_ollama: FakeOllama, locale: str
 ) -> None:
-    """Issue [page] #14 item 2: a round before tool calls had a footer row of one Copy button."""
+    """A regression: a round before tool calls had a footer row of one Copy button."""
     app = make_app(fake_ollama, language=locale)
     (app.workspace / "笔记.txt").write_text("内容\n")
     said = "先读一下文件 📄 \u202e好"

@@ -1,4 +1,4 @@
-"""A long code block is highlighted off the main thread (issue [speed] #13).
+"""A long code block is highlighted off the main thread.
 
 highlight.js took one 40-80 ms task on the page's thread when an 8-50 KB fenced block closed.
 Now a module worker (web/js/hlworker.js) highlights it and the page builds the nodes in slices:

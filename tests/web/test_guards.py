@@ -1,6 +1,6 @@
-"""Issue 11's guards in a real browser against the real tools: a call past a damage budget asks
-in full auto and the panel names the budget (zh-CN), and a file changed after approval is asked
-about again with the new diff."""
+"""The per-turn guards and bound approvals in a real browser against the real tools: a call past a
+damage budget asks in full auto and the panel names the budget (zh-CN), and a file changed after
+approval is asked about again with the new diff."""
 
 from __future__ import annotations
 

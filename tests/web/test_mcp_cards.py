@@ -86,7 +86,7 @@ def test_a_running_mcp_call_shows_its_progress(
 def test_an_mcp_card_names_server_and_tool_and_shows_a_result_once(
     make_app: AppFactory, fake_ollama: FakeOllama, tmp_path: Path, locale: str
 ) -> None:
-    """Issue [page] #14 item 6: the card said ``weather__weather`` and showed the data twice."""
+    """A regression: the card said ``weather__weather`` and showed the data twice."""
     marks = tmp_path / "marks"
     marks.mkdir()
     server = "天气 服务"  # names are letters or digits of any script (config.py)

@@ -186,7 +186,7 @@ def _gap_after_label(page: Any, step: int) -> float:
 
 
 def test_onboarding_speaks_chinese_down_to_its_details(make_app: AppFactory) -> None:
-    """Issue [page] #14 items 4 and 5: the details were English, and 安装 Ollama： had a space."""
+    """A regression: the details were English, and 安装 Ollama： had a space."""
     down = f"http://127.0.0.1:{closed_port()}"
     app = make_app(endpoint=down, language="zh-CN")
     page = app.page

@@ -129,7 +129,7 @@ def test_a_chats_title_has_the_row_until_its_tools_are_wanted(
 
 @pytest.mark.parametrize("locale", ["en", "zh-CN"])
 def test_at_150_percent_zoom_the_title_has_room(make_app: AppFactory, locale: str) -> None:
-    """Issue [page] #14 item 3: at 150% (280x427 CSS px) the header title was cut to "Ho…"."""
+    """A regression: at 150% (280x427 CSS px) the header title was cut to "Ho…"."""
     with FakeOllama() as fake:
         fake.script(text_turn("好的 👍"))
         app = make_app(fake, language=locale, viewport=(280, 427), scale=1.5)

@@ -1,4 +1,4 @@
-"""The popup's own settings (issue 16): "hide when another window gets the focus" and "free the
+"""The popup's own settings: "hide when another window gets the focus" and "free the
 popup after it was hidden for" show in the Settings panel with working controls, in both UI
 languages, and what they save is what the desktop app reads (Core's Settings)."""
 

@@ -1,6 +1,6 @@
-"""The cards and approvals of the tools added in issue 11, in a real browser against the real
-tools: edit_file (diff approved, undo byte for byte), move_file (undo), the read-only views,
-and the persistence warning that asks even in full auto."""
+"""The cards and approvals of the file tools declared in their own modules, in a real browser
+against the real tools: edit_file (diff approved, undo byte for byte), move_file (undo), the
+read-only views, and the persistence warning that asks even in full auto."""
 
 from __future__ import annotations
 

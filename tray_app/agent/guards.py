@@ -1,4 +1,4 @@
-"""Per-turn guards (issue 11): the repeat guard and the damage budgets.
+"""Per-turn guards: the repeat guard and the damage budgets.
 
 One ``TurnGuards`` lives as long as one turn. The repeat guard answers the same call (same tool,
 same canonical JSON arguments) a third time without running it. The budgets count what the

@@ -6,7 +6,7 @@ one. Cancelling the task that runs ``AgentTurn.run`` is the abort: the HTTP stre
 once, pending approvals are cancelled, a running command is told to stop, and what streamed so
 far is kept and marked stopped.
 
-Bounds (issue 9): calls beyond ``max_tool_calls_per_round`` are answered "not run"; tool
+Bounds: calls beyond ``max_tool_calls_per_round`` are answered "not run"; tool
 arguments are refused past their size and depth limits (``providers.tool_calls``); one message's
 length and the quiet-model notice live in ``agent.answer``. Whatever else goes wrong inside a
 turn ends it with the message finished, the error stored and the traceback in the log file.

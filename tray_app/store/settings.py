@@ -67,7 +67,7 @@ class Settings(BaseModel):
     num_ctx: int = Field(default=24576, ge=512, le=1_048_576)
     keep_alive: str = "5m"
     max_rounds: int = Field(default=10, ge=1, le=100)
-    # Bounds on one answer (issue 9): an endless stream or a flood of calls ends with a notice.
+    # Bounds on one answer: an endless stream or a flood of calls ends with a notice.
     max_answer_chars: int = Field(default=1_000_000, ge=1_000, le=100_000_000)
     max_tool_calls_per_round: int = Field(default=16, ge=1, le=1_000)
     waiting_notice_s: float = Field(default=20.0, ge=0.1, le=3_600.0)  # silence before a notice

@@ -1,8 +1,8 @@
 """What an approval is bound to: the identity and content of the target the user was shown.
 
 A preview records ``binding`` (size, mtime_ns, inode, sha256 of the bytes the diff was made
-from); the agent loop makes the preview again just before the call runs and compares the two
-(issue 11). A file that changed in between is not written: the user is asked again with the new
+from); the agent loop makes the preview again just before the call runs and compares the two.
+A file that changed in between is not written: the user is asked again with the new
 diff. Hashing is bounded (``HASH_MAX_BYTES``): past it, a file is bound by size, times and inode.
 """
 

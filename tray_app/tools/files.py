@@ -1,5 +1,5 @@
 """The file tools, each declared in its own module (args model, handler, preview and ``TOOL``
-together): the six seed tools in their original order, then the ones issue 11 added.
+together): the six seed tools in their original order, then the ones added after them.
 
 This module only lists them, their answers made printable (``tools.printable``). Every path
 goes through ``sandbox.SandboxPolicy.resolve``. A chat does not import it: its tools come from

@@ -1,4 +1,4 @@
-"""Whole entries of a listing that fit the room the loop gives a result (issue 11).
+"""Whole entries of a listing that fit the room the loop gives a result.
 
 ``fit_result`` would keep a proportion of a list after the fact; a listing knows its entries and
 how the model can ask for the rest, so it keeps as many whole entries as fit, counts the others

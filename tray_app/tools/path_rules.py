@@ -40,7 +40,7 @@ SENSITIVE_PATTERNS: tuple[str, ...] = (
     "*.pfx",
     ".pgpass",
     ".envrc",
-    # issue 11: tokens and keystores that tools write next to a project
+    # tokens and keystores that tools write next to a project
     ".npmrc",
     "*.tfstate",
     "*.tfstate.backup",

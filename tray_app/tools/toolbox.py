@@ -75,7 +75,7 @@ class Toolbox:
         self.policy = policy
         self.registry = registry if registry is not None else default_registry()
         #: The undo journal, or what opens it when a call first needs it: a chat whose model
-        #: calls no tool never imports or opens it (start-up, issue 13).
+        #: calls no tool never imports or opens it (start-up).
         self._journal = journal
         self.undo_optional = undo_optional
         names = self.registry.names()

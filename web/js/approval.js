@@ -26,7 +26,7 @@ function keyHint(text, spoken) {
 }
 
 /** Why this call asks although the mode or a grant would not: a damage budget, or its target
- * changed after the user approved it (issue 11). */
+ * changed after the user approved it. */
 function guardWarning(p) {
   const rows = [];
   if (p.changed_since_shown) rows.push(h('div', { i18n: 'approval.changed_since_shown' }));

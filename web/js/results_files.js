@@ -1,4 +1,4 @@
-// Card views of the tools declared in their own modules (issue 11): edit_file, move_file,
+// Card views of the tools declared in their own modules: edit_file, move_file,
 // read_multiple_files, directory_tree, get_file_info, list_allowed_directories. File content,
 // names and paths are untrusted: they reach the DOM only as textContent (via h()).
 import { h } from './dom.js';
