@@ -192,3 +192,9 @@ def open_card(card: Any) -> None:
     if toggle.get_attribute("aria-expanded") != "true":
         toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "true")
+
+
+def choose(page: Any, select: str, value: str) -> None:
+    """Pick an option of a page select (controls.js) with the mouse."""
+    page.click(select)
+    page.locator(f"{select}-list [role=option][data-value='{value}']").click()

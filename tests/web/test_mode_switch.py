@@ -8,11 +8,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory, wait_until
+from tests.web.conftest import AppFactory, choose, wait_until
 
 pytestmark = pytest.mark.web
 
 SWITCH = "#mode-switch"
+MODE = ".mode-switch"
 APPROVE = "#approval button[data-decision=approve]"
 
 
@@ -22,11 +23,12 @@ def test_read_only_refuses_a_write_with_a_clear_card(
     app = make_app(fake_ollama)
     page = app.page
     switch = page.locator(SWITCH)
-    expect(switch).to_have_value("ask")
-    expect(switch.locator("option:checked")).to_have_text("Ask")
-    switch.select_option("read")  # a step down: any pick will do
+    expect(page.locator(MODE)).to_have_attribute("data-mode", "ask")
+    expect(switch).to_have_text("Ask")
+    choose(page, SWITCH, "read")  # a step down
     wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "read_only")
-    expect(switch).to_have_attribute("data-mode", "read")
+    expect(page.locator(MODE)).to_have_attribute("data-mode", "read")
+    expect(switch).to_have_text("Read only")
     fake_ollama.script(
         tool_turn([("write_file", {"path": "x.txt", "content": "x"})]), text_turn("Ok.")
     )
@@ -37,8 +39,9 @@ def test_read_only_refuses_a_write_with_a_clear_card(
     assert not (app.workspace / "x.txt").exists()
     expect(page.locator("#approval")).to_be_hidden()
     # A script's pick cannot step back up.
-    switch.select_option("ask")
-    expect(switch).to_have_value("read")
+    page.locator(f"{SWITCH}-list [data-value=ask]").evaluate("(el) => el.click()")
+    expect(page.locator(MODE)).to_have_attribute("data-mode", "read")
+    expect(switch).to_have_text("Read only")
     assert app.core.get_settings()["confirmation_mode"] == "read_only"
     assert app.page_errors == []
 
@@ -49,23 +52,33 @@ def test_a_step_up_takes_the_users_pick_and_auto_a_second_click(
     app = make_app(fake_ollama, tools_enabled=False)
     page = app.page
     switch = page.locator(SWITCH)
-    expect(switch).to_have_value("chat")
+    mode = page.locator(MODE)
+    expect(mode).to_have_attribute("data-mode", "chat")
     switch.focus()
     page.wait_for_timeout(500)  # the switch arms a moment after the page is up
-    page.keyboard.press("ArrowDown")  # the user's own pick: Read only
+
+    def next_mode() -> None:
+        """Open the list, move one down, choose: the user's own pick."""
+        page.keyboard.press("ArrowDown")
+        expect(page.locator(f"{SWITCH}-list")).to_be_visible()
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+
+    next_mode()  # Read only
     wait_until(lambda: app.core.get_settings()["tools_enabled"] is True)
     assert app.core.get_settings()["confirmation_mode"] == "read_only"
-    expect(switch).to_have_attribute("data-mode", "read")  # the page has heard it too
-    page.keyboard.press("ArrowDown")
+    expect(mode).to_have_attribute("data-mode", "read")  # the page has heard it too
+    expect(switch).to_be_focused()
+    next_mode()
     wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "all_writes")
-    expect(switch).to_have_attribute("data-mode", "ask")
-    page.keyboard.press("ArrowDown")  # Auto: says the risk, waits for a second click
+    expect(mode).to_have_attribute("data-mode", "ask")
+    next_mode()  # Auto: says the risk, waits for a second click
     confirm = page.locator("#mode-confirm .btn.danger")
     expect(confirm).to_be_enabled()
     assert app.core.get_settings()["confirmation_mode"] == "all_writes"
     confirm.click()
     wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "full_auto")
-    expect(switch).to_have_value("auto")
+    expect(mode).to_have_attribute("data-mode", "auto")
     expect(page.locator("#mode-confirm")).to_be_hidden()
 
 
@@ -79,7 +92,7 @@ def test_a_turn_keeps_the_mode_it_started_in(make_app: AppFactory, fake_ollama: 
     )
     app.send("write two")
     expect(page.locator(APPROVE)).to_be_enabled()
-    page.locator(SWITCH).select_option("read")  # mid-turn
+    choose(page, SWITCH, "read")  # mid-turn
     wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "read_only")
     page.locator(APPROVE).click()
     # The second write of the same turn still asks (Ask), it is not refused (Read only).
@@ -93,6 +106,13 @@ def test_a_turn_keeps_the_mode_it_started_in(make_app: AppFactory, fake_ollama: 
 def test_the_switch_in_chinese(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
     app = make_app(fake_ollama, language="zh-CN", confirmation_mode="full_auto")
     switch = app.page.locator(SWITCH)
-    expect(switch.locator("option:checked")).to_have_text("自动")
-    assert switch.locator("option").all_inner_texts() == ["仅聊天", "只读", "询问", "自动"]
-    expect(switch).to_have_attribute("aria-label", "模式：助手可以做什么")
+    expect(switch).to_have_text("自动")
+    options = app.page.locator(f"{SWITCH}-list [role=option]")
+    assert [text.strip() for text in options.all_text_contents()] == [
+        "仅聊天",
+        "只读",
+        "询问",
+        "自动",
+    ]
+    expect(app.page.locator("#mode-switch-label")).to_have_text("模式：助手可以做什么")
+    expect(switch).to_have_attribute("aria-labelledby", "mode-switch-label mode-switch")

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tests.web.conftest import App, wait_until
+from tests.web.conftest import App, choose, wait_until
 from tray_app.core.model_check import PROBE_NAME
 
 
@@ -33,16 +33,18 @@ def test_a_model_without_tools_shows_tools_via_prompt_and_can_be_switched_off(ap
     expect(page.locator("#btn-model .model-mode")).to_have_text("Tools via prompt")
     page.click("#btn-model")
     tools = page.locator("#model-menu .model-tools")
-    expect(tools.locator("label")).to_have_text("Tools for gemma3:4b")
+    expect(tools.locator(".model-tools-label")).to_have_text("Tools for gemma3:4b")
     select = page.locator("#model-tools-mode")
-    expect(select).to_have_value("auto")
-    expect(select.locator("option[value=native]")).to_be_disabled()
+    expect(select).to_have_text("Automatic")
+    # Native is not offered: the server says this model takes no tools.
+    options = page.locator("#model-tools-mode-list [role=option]")
+    assert [o.strip() for o in options.all_text_contents()] == ["Automatic", "Via prompt", "Off"]
     expect(tools.locator(".model-tools-help")).to_contain_text("described in its prompt")
-    select.select_option("off")
+    choose(page, "#model-tools-mode", "off")
     expect(page.locator("#btn-model .model-mode")).to_have_text("Tools off")
     expect(gemma.locator(".cap").first).to_have_text("Tools off")
     assert app.core.settings.model_tool_modes == {"gemma3:4b": "off"}
-    expect(page.locator("#model-tools-mode")).to_have_value("off")
+    expect(page.locator("#model-tools-mode")).to_have_text("Off")
     # a chat with it is plain, and says why
     page.click("#btn-model")  # closes the menu
     expect(page.locator("#model-menu")).to_be_hidden()
@@ -53,7 +55,7 @@ def test_a_model_without_tools_shows_tools_via_prompt_and_can_be_switched_off(ap
     expect(page.locator(".notice")).to_contain_text("switched off for this model")
     assert "tools" not in app.fake.chat_requests[-1]
     page.click("#btn-model")
-    page.locator("#model-tools-mode").select_option("auto")
+    choose(page, "#model-tools-mode", "auto")
     expect(page.locator("#btn-model .model-mode")).to_have_text("Tools via prompt")
     assert app.core.settings.model_tool_modes == {}
 
@@ -69,7 +71,7 @@ def test_the_check_reports_and_remembers_how_the_model_calls(app: App) -> None:
     expect(status).to_have_text("gemma3:4b calls tools via text: tools via prompt from now on.")
     expect(page.locator("#model-menu .model-checked")).to_have_text("Checked: calls via text")
     wait_until(lambda: app.core.settings.model_tool_checks == {"gemma3:4b": "text"})
-    expect(page.locator("#model-tools-mode")).to_have_value("prompt")  # chosen by the check
+    expect(page.locator("#model-tools-mode")).to_have_text("Via prompt")  # chosen by the check
 
 
 def test_the_badge_and_switch_in_chinese(make_app: Any, fake_ollama: FakeOllama) -> None:
@@ -77,8 +79,8 @@ def test_the_badge_and_switch_in_chinese(make_app: Any, fake_ollama: FakeOllama)
     page = app.page
     expect(page.locator("#btn-model .model-mode")).to_have_text("通过提示词使用工具")
     page.click("#btn-model")
-    expect(page.locator("#model-menu .model-tools label")).to_have_text("gemma3:4b 的工具")
-    expect(page.locator("#model-tools-mode option[value=off]")).to_have_text("关闭")
+    expect(page.locator("#model-menu .model-tools-label")).to_have_text("gemma3:4b 的工具")
+    expect(page.locator("#model-tools-mode-list [data-value=off]")).to_have_text("关闭")
     expect(page.locator("#model-menu .model-check-tools")).to_have_text("检查工具调用")
     assert app.page_errors == []
 

@@ -10,18 +10,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tests.web.conftest import EN, App
+from tests.web.conftest import EN, App, choose
 
 pytestmark = pytest.mark.web
 
 # Words that are the same in every language.
 BRANDS = {"Ollama", "Metona", "English", "简体中文"}
-
-
-def choose(page: Any, select: str, value: str) -> None:
-    """Pick an option of a page select (controls.js) with the mouse."""
-    page.click(select)
-    page.locator(f"{select}-list [role=option][data-value='{value}']").click()
 
 
 def test_settings_change_validate_and_persist(app: App) -> None:

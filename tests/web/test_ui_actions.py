@@ -70,5 +70,5 @@ def test_the_trays_auto_names_the_risk_and_waits_for_a_click(app: App) -> None:
     confirm.evaluate("(el) => el.click()")  # a script's click does nothing
     assert app.core.get_settings()["confirmation_mode"] == "all_writes"
     confirm.click()
-    expect(app.page.locator("#mode-switch")).to_have_value("auto")
+    expect(app.page.locator(".mode-switch")).to_have_attribute("data-mode", "auto")
     assert app.core.get_settings()["confirmation_mode"] == "full_auto"

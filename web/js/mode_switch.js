@@ -5,6 +5,7 @@
 // Settings does.
 import { h } from './dom.js';
 import { riskBox, CONFIRM } from './settings_guard.js';
+import { selectBox } from './controls.js';
 
 const ARM_MS = 450;
 export const MODES = ['chat', 'read', 'ask', 'auto'];
@@ -30,11 +31,13 @@ export class ModeSwitch {
   constructor(bar, { save }) {
     this.save = save;
     this.settings = null;
-    this.select = h('select', { id: 'mode-switch', class: 'mode-switch', i18nTitle: 'mode.title', i18nLabel: 'mode.title' },
-      MODES.map((mode) => h('option', { value: mode, i18n: `mode.${mode}` })));
-    this.select.addEventListener('change', (event) => this.picked(event));
+    const label = h('span', { id: 'mode-switch-label', class: 'sr-only', i18n: 'mode.title' });
+    // The page's own select (the engine's native one ignores the theme): a button naming the mode.
+    this.box = selectBox({ id: 'mode-switch', labelId: 'mode-switch-label', onChange: (mode, event) => this.picked(mode, event) });
+    this.button = this.box.root.querySelector('.select-btn');
+    this.root = h('div', { class: 'mode-switch' }, label, this.box.root);
     this.confirmBox = h('div', { class: 'mode-confirm', id: 'mode-confirm', hidden: true });
-    bar.insertBefore(this.select, bar.querySelector('#state-badge'));
+    bar.insertBefore(this.root, bar.querySelector('#state-badge'));
     bar.after(this.confirmBox);
     this.armedAt = performance.now() + ARM_MS;
   }
@@ -43,16 +46,16 @@ export class ModeSwitch {
   set(settings) {
     this.settings = settings;
     const mode = modeOf(settings);
-    this.select.value = mode;
-    this.select.dataset.mode = mode;
+    this.box.set(mode, MODES.map((value) => ({ value, key: `mode.${value}` })));
+    this.root.dataset.mode = mode;
+    this.button.dataset.mode = mode;
   }
 
-  picked(event) {
-    const mode = this.select.value;
+  picked(mode, event) {
     const current = modeOf(this.settings);
     if (mode === current) return;
     const up = RANK[mode] > RANK[current];
-    if (up && (!event.isTrusted || event.timeStamp < this.armedAt)) {
+    if (up && (!event?.isTrusted || event.timeStamp < this.armedAt)) {
       this.set(this.settings); // not the user's own pick: nothing widens
       return;
     }
@@ -78,7 +81,7 @@ export class ModeSwitch {
       onCancel: () => {
         done();
         this.set(this.settings);
-        this.select.focus();
+        this.button.focus();
       },
     });
     this.confirmBox.replaceChildren(box);

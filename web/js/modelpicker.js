@@ -4,6 +4,7 @@ import { h } from './dom.js';
 import { icon } from './icons.js';
 import { bytes, visible } from './format.js';
 import { tattr, tx } from './i18n.js';
+import { selectBox } from './controls.js';
 
 const BADGES = ['tools', 'thinking', 'vision'];
 // How a model's tool mode shows in place of the Tools badge: natively it is the Tools badge.
@@ -48,8 +49,8 @@ export class ModelPicker {
     this.checkNote = null; // {model, key, args}: what the last check said
     button.addEventListener('click', () => (this.isOpen ? this.close() : this.open()));
     menu.addEventListener('keydown', (event) => {
-      if (event.target.tagName === 'SELECT' && event.key !== 'Tab') return; // its own keys
-      const items = [...menu.querySelectorAll('[role="option"], .menu-foot button, .menu-foot select')];
+      if (event.target.closest('.select') && event.key !== 'Tab') return; // its own keys
+      const items = [...menu.querySelectorAll('.model-row, .menu-foot button')];
       const index = items.indexOf(document.activeElement);
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
         event.preventDefault();
@@ -75,7 +76,7 @@ export class ModelPicker {
     this.onRefresh();
     this.menu.hidden = false;
     this.button.setAttribute('aria-expanded', 'true');
-    (this.menu.querySelector('[aria-selected="true"]') || this.menu.querySelector('[role="option"]'))?.focus();
+    (this.menu.querySelector('.model-row[aria-selected="true"]') || this.menu.querySelector('.model-row'))?.focus();
   }
 
   close() {
@@ -115,19 +116,22 @@ export class ModelPicker {
     const name = visible(info.name);
     const chosen = info.tool_mode_chosen ? info.tool_mode : 'auto';
     const native = info.capabilities?.includes('tools');
-    const select = h('select', {
-      id: 'model-tools-mode', class: 'model-tools-mode',
-      onchange: () => this.onToolMode(info.name, select.value === 'auto' ? null : select.value),
-    }, MODES.map((mode) => h('option', {
-      value: mode, i18n: `model.tools.${mode}`, disabled: mode === 'native' && !native,
-    })));
-    select.value = chosen;
+    // The page's own select (a native one ignores the theme); Native only where the server has tools.
+    const box = selectBox({
+      id: 'model-tools-mode', labelId: 'model-tools-mode-label',
+      onChange: (value) => this.onToolMode(info.name, value === 'auto' ? null : value),
+    });
+    box.set(chosen, MODES.filter((mode) => mode !== 'native' || native || chosen === 'native')
+      .map((mode) => ({ value: mode, key: `model.tools.${mode}` })));
+    box.root.classList.add('model-tools-mode');
+    this.toolsBox = box;
+    box.root.dataset.value = chosen;
     const note = this.checkNote && this.checkNote.model === info.name ? this.checkNote : null;
     const checked = info.tool_check ? h('span', { class: 'model-checked', i18n: `model.checked.${info.tool_check}` }) : '';
     const busy = this.checking === info.name;
     return h('div', { class: 'model-tools' },
-      h('label', { for: 'model-tools-mode', i18n: ['model.tools_for', { model: name }] }),
-      select,
+      h('span', { id: 'model-tools-mode-label', class: 'model-tools-label', i18n: ['model.tools_for', { model: name }] }),
+      box.root,
       h('p', { class: 'menu-note model-tools-help', i18n: `model.tools_help.${info.tool_mode}` }),
       h('div', { class: 'model-check-row' },
         h('button', {
@@ -184,18 +188,25 @@ export class ModelPicker {
     const empty = !models.length
       ? h('p', { class: 'menu-note', i18n: error ? 'model.unreachable' : 'model.empty' })
       : null;
+    // A list that arrives while the user has the tools select open keeps it open.
+    const selectOpen = Boolean(this.menu.querySelector('#model-tools-mode[aria-expanded="true"]'));
+    this.toolsBox = null;
     // Only options inside the listbox; the heading and Refresh sit around it.
     this.menu.replaceChildren(
       h('div', { class: 'menu-head', i18n: 'model.installed' }),
       rows.length ? h('div', { role: 'listbox', i18nLabel: 'model.pick' }, rows) : '', empty || '',
       h('div', { class: 'menu-foot' }, h('button', { class: 'link-btn model-refresh', type: 'button', icon: 'retry', onclick: () => this.onRefresh() },
         h('span', { i18n: 'model.refresh' })), this.toolsPanel()));
+    if (selectOpen && this.toolsBox) {
+      this.toolsBox.open();
+      return;
+    }
     if (!refocus) return;
     const same = wasFoot
       ? this.menu.querySelector(wasFoot)
-      : wasModel && [...this.menu.querySelectorAll('[role="option"]')]
+      : wasModel && [...this.menu.querySelectorAll('.model-row')]
         .find((row) => row.querySelector('.model-title')?.textContent === wasModel);
-    (same || this.menu.querySelector('[aria-selected="true"]')
-      || this.menu.querySelector('[role="option"], .menu-foot button'))?.focus();
+    (same || this.menu.querySelector('.model-row[aria-selected="true"]')
+      || this.menu.querySelector('.model-row, .menu-foot button'))?.focus();
   }
 }

@@ -5,7 +5,7 @@ import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { dirList, toolList, hotkeyInput, builtinRules } from './settings_parts.js';
 import { selectBox, radioGroup, numberField } from './controls.js';
-import { widens, CONFIRM, riskBox } from './settings_guard.js';
+import { widens, namesRisk, CONFIRM, riskBox } from './settings_guard.js';
 import { setModal, trapTab } from './focustrap.js';
 import { mcpSection } from './settings_mcp.js';
 import { permissionsSection } from './settings_permissions.js';
@@ -310,7 +310,7 @@ export class SettingsPanel {
         this.showError(name, t('set.needs_click'));
         return;
       }
-      if (CONFIRM[name]) {
+      if (namesRisk(name, value)) {
         this.confirmRisk(name, value);
         return;
       }

@@ -5,10 +5,34 @@
 // keystroke meant for something else) from quietly making the agent more powerful.
 import { h } from './dom.js';
 import { icon } from './icons.js';
-import { mcpWidens } from './settings_mcp.js';
 import { rulesWiden } from './settings_permissions.js';
 
 const added = (next, old) => (next || []).some((item) => !(old || []).includes(item));
+// How much a confirmation mode lets through without asking: a step up widens.
+const CONFIRM_RANK = { read_only: 0, all_writes: 1, delete_only: 2, full_auto: 3 };
+const looser = (next, old) => (CONFIRM_RANK[next] ?? 3) > (CONFIRM_RANK[old] ?? 1);
+
+const stable = (value) => JSON.stringify(value, (k, v) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.keys(v).sort().map((key) => [key, v[key]])) : v));
+
+/**
+ * Whether a new mcp_servers value gives the assistant more power: a server added or switched
+ * on, what a server runs or where it connects changed, read-only tools trusted, a tool
+ * switched back on. Switching off, removing, asking more: never.
+ */
+function mcpWidens(next, old) {
+  for (const [name, entry] of Object.entries(next || {})) {
+    if (!entry || entry.enabled === false) continue;
+    const before = (old || {})[name];
+    if (!before || before.enabled === false) return true;
+    if (entry.trust === 'trust_read_only' && before.trust !== 'trust_read_only') return true;
+    const offBefore = before.disabled_tools || [];
+    if (offBefore.some((tool) => !(entry.disabled_tools || []).includes(tool))) return true;
+    const strip = ({ enabled, trust, disabled_tools, timeout_s, ping_s, ...rest }) => rest;
+    if (stable(strip(entry)) !== stable(strip(before))) return true;
+  }
+  return false;
+}
 
 const WIDENS = {
   allowed_dirs: (v, old) => added(v, old.allowed_dirs),
@@ -17,7 +41,7 @@ const WIDENS = {
   tools_enabled: (v) => v === true,
   run_command_enabled: (v) => v === true,
   sandbox_enabled: (v) => v === false,
-  confirmation_mode: (v) => v === 'full_auto',
+  confirmation_mode: (v, old) => v === 'full_auto' || looser(v, old.confirmation_mode),
   allow_writes_without_undo: (v) => v === true,
   budget_files_removed: (v, old) => v > old.budget_files_removed, // a larger damage budget
   budget_written_mb: (v, old) => v > old.budget_written_mb,
@@ -36,6 +60,16 @@ export const CONFIRM = {
   confirmation_mode: ['set.confirm_full_auto', 'set.confirm_full_auto_do'],
   sandbox_enabled: ['set.confirm_sandbox_off', 'set.confirm_sandbox_off_do'],
 };
+// The values that remove a safeguard outright; other widening steps need only the user's gesture.
+const RISKY = {
+  confirmation_mode: (v) => v === 'full_auto',
+  sandbox_enabled: (v) => v === false,
+};
+
+/** Whether this change names its risk and waits for a second click. */
+export function namesRisk(name, value) {
+  return Boolean(RISKY[name]?.(value));
+}
 
 /** An inline confirmation; its confirm button arms after a moment, Cancel has the focus. */
 export function riskBox([textKey, doKey], { armMs, onConfirm, onCancel }) {

@@ -394,25 +394,3 @@ export function mcpSection({ onChange }) {
 
   return { root, set, showErrors, status: pushedStatus };
 }
-
-const stable = (value) => JSON.stringify(value, (k, v) => (v && typeof v === 'object' && !Array.isArray(v)
-  ? Object.fromEntries(Object.keys(v).sort().map((key) => [key, v[key]])) : v));
-
-/**
- * Whether a new mcp_servers value gives the assistant more power: a server added or switched
- * on, what a server runs or where it connects changed, read-only tools trusted, a tool
- * switched back on. Switching off, removing, asking more: never.
- */
-export function mcpWidens(next, old) {
-  for (const [name, entry] of Object.entries(next || {})) {
-    if (!entry || entry.enabled === false) continue;
-    const before = (old || {})[name];
-    if (!before || before.enabled === false) return true;
-    if (entry.trust === 'trust_read_only' && before.trust !== 'trust_read_only') return true;
-    const offBefore = before.disabled_tools || [];
-    if (offBefore.some((tool) => !(entry.disabled_tools || []).includes(tool))) return true;
-    const strip = ({ enabled, trust, disabled_tools, timeout_s, ping_s, ...rest }) => rest;
-    if (stable(strip(entry)) !== stable(strip(before))) return true;
-  }
-  return false;
-}
