@@ -59,7 +59,8 @@ def test_rules_and_grants_are_listed_and_removed(
     expect(grants.first).to_contain_text("Write file")
     expect(grants.first).to_contain_text("in the chat “write”")
 
-    # Remove the deny rule (a widening: the user's own click does it).
+    # Remove the deny rule (a widening: the user's own click does it, once the panel is armed).
+    expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
     rules.nth(0).get_by_role("button", name="Remove").click()
     expect(rules).to_have_count(1)
     wait_until(lambda: len(app.core.get_settings()["tool_rules"]) == 1)
