@@ -60,13 +60,14 @@ def test_hiding_the_popup_while_a_call_waits_announces_it_in_chinese(
     desktop.invoke(int(note["id"]), "open")  # Open shows the popup at the card
     wait_for(lambda: app.state()["visible"], 15, "Open to show the popup")
     # The notification asks in the card's own words: one question, one name for each button
-    # (it said "批准" where the card says "允许").
+    # (it said "批准" where the card says "允许"); the buttons' key hints are not words.
     card = wait_for(
         lambda: app.eval_js(
             "(() => { const p = document.querySelector('#approval');"
             " return p && !p.hidden && [p.querySelector('#approval-title').textContent,"
-            " p.querySelector('button.btn.primary').textContent.trim(),"
-            " p.querySelector('.ap-actions button.btn:not(.primary)').textContent.trim()]; })()"
+            " p.querySelector('button.btn.primary > span').textContent.trim(),"
+            " p.querySelector('.ap-actions button.btn:not(.primary) > span').textContent.trim()];"
+            " })()"
         ),
         15,
         "the card in the popup",
