@@ -5,7 +5,7 @@ them nothing; it should say why instead. The rule, kept simple on purpose: the w
 (or "issues") followed by a number, optionally with a ``[tag]`` and a ``#`` in between, is a
 finding unless the word just before it names another project, that is an ``owner/repo`` slug
 or one of ``KNOWN_PROJECTS``. Citations of public bugs elsewhere stay, named:
-``ollama/ollama issue 16038``, ``pywebview #1699`` (the ``#N`` form is not checked at all).
+``ollama/ollama#16038``, ``pywebview #1699`` (the ``#N`` form is not checked at all).
 """
 
 from __future__ import annotations

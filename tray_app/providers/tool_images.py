@@ -2,8 +2,8 @@
 
 A tool's images are kept on its ``tool`` message (history and the store keep them there). Neither
 wire takes them there: OpenAI's chat completions accept only text in a tool message, and Ollama
-reads ``images`` on every message but its models do not see them on a tool message (ollama/ollama
-issue 16038, open; its suggested way is a user message). So every run of tool results is
+reads ``images`` on every message but its models do not see them on a tool message
+(ollama/ollama#16038, open; its suggested way is a user message). So every run of tool results is
 followed by one ``user`` message carrying their images, after the last result: results must
 follow the assistant's calls without anything in between. When the next message already is the
 person's (a turn stopped, or ended at the round limit, right after tool results), the images go
