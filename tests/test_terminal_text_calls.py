@@ -18,6 +18,7 @@ from tests.fakes.turns import Turn, text_turn
 NOTICE_WORDS = {
     "text_call_unusable": "so nothing ran",
     "answer_cut": "The answer was cut off",
+    "answer_incomplete": "ended before the model server said it was finished",
     "thinking_only": "reasoning never reached an answer",
     "empty_answer": "The model sent an empty answer",
 }

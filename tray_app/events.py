@@ -35,6 +35,7 @@ NoticeCode = Literal[
     "max_rounds",
     "answer_limit",
     "answer_cut",
+    "answer_incomplete",
     "thinking_only",
     "empty_answer",
     "text_call_unusable",

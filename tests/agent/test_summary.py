@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.core_rig import Rig
-from tests.fakes.turns import error_turn, slow_turn, text_turn
+from tests.fakes.turns import eof_turn, error_turn, slow_turn, text_turn
 from tray_app.agent.summary import INSTRUCTIONS, SUMMARY_MAX_TOKENS
 
 NUM_CTX = 4096  # a budget of 3,276 tokens: three answers of ~1,100 tokens no longer fit
@@ -75,12 +75,18 @@ def test_older_turns_are_summarised_once_and_the_summary_is_reused(
     assert kept["turn_id"] == turns[3]
 
 
+@pytest.mark.parametrize("failing", ["error", "cut"])
 @pytest.mark.parametrize("openai", [False, True], ids=["ollama", "openai"])
-def test_a_failed_summary_falls_back_to_trimming_and_says_so(make_rig: Any, openai: bool) -> None:
+def test_a_failed_summary_falls_back_to_trimming_and_says_so(
+    make_rig: Any, openai: bool, failing: str
+) -> None:
+    """A server error, or a summary whose stream ends before the server finished it (half a
+    summary would stand for the whole chat), falls back to trimming."""
     rig: Rig = make_rig(openai=openai, sqlite=True, num_ctx=NUM_CTX, language="zh-CN")
+    failed = error_turn(400, "model is overloaded") if failing == "error" else eof_turn(SUMMARY)
     rig.fake.script(
         *(text_turn(answer(n), chunk_chars=400) for n in (1, 2, 3)),
-        error_turn(400, "model is overloaded"),
+        failed,
         text_turn("第四个回答。"),
     )
     sid = rig.session()

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from tests.fakes.turns import Turn
+from tests.fakes.turns import Ending, Turn
 
 #: Written by every call shape (its own file each): CJK, emoji and a quote to escape.
 CONTENT = '你好 🌏 "quoted" world'
@@ -30,6 +30,7 @@ class Shape:
     notice: str | None = None  # the notice code the user gets instead (or as well)
     done_reason: str = "stop"
     thinking_after: str | None = None  # the stored reasoning when it is not ``thinking``
+    ending: Ending = "done"  # "eof": the body ends cleanly without the server's end marker
 
     def path(self) -> str:
         return f"{self.name}.txt"
@@ -41,6 +42,7 @@ class Shape:
             thinking=self.thinking,
             chunk_chars=chunk_chars,
             done_reason=self.done_reason,
+            ending=self.ending,
         )
 
 
@@ -214,6 +216,25 @@ def ending_shapes() -> list[Shape]:
             calls=False,
             notice="answer_cut",
             done_reason="length",
+        ),
+        Shape(
+            "stream_ends_early",
+            "abetlen/llama-cpp-python#1038 (the stream is interrupted, the output obviously not "
+            "complete); NVIDIA/TensorRT-LLM#18289 review (an early disconnect before [DONE])",
+            "The three files are: notes.md, 计划.txt and 🚀.l",
+            answer="The three files are: notes.md, 计划.txt and 🚀.l",
+            calls=False,
+            notice="answer_incomplete",
+            ending="eof",
+        ),
+        Shape(
+            "stream_ends_after_a_call",
+            "NVIDIA/TensorRT-LLM#18289 review (an early disconnect turns into a plausible result); "
+            "a whole <tool_call> before the cut must still not run",
+            f"<tool_call>{_call('stream_ends_after_a_call')}</tool_call>",
+            calls=False,
+            notice="answer_incomplete",
+            ending="eof",
         ),
     ]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from tray_app.agent.answer_text import LoneCloseTag, Settled, settle
@@ -33,7 +33,13 @@ from tray_app.events import (
     Publish,
 )
 from tray_app.messages import ToolCall
-from tray_app.providers.base import ChatRequest, Provider, ProviderNotice, StreamDone
+from tray_app.providers.base import (
+    INCOMPLETE,
+    ChatRequest,
+    Provider,
+    ProviderNotice,
+    StreamDone,
+)
 from tray_app.providers.text_call_gate import TextCallGate
 from tray_app.providers.text_calls import offered_names
 from tray_app.providers.tool_calls import bound_call, storable
@@ -182,6 +188,8 @@ class AnswerStream:
         calls = [bound_call(call) for call in done.tool_calls]
         rest = self._gate.feed(self._close_tag.flush()) + self._gate.held()
         settled = settle(shown + rest, thinking, calls, offered, self._close_tag.at)
+        if done.done_reason == INCOMPLETE:
+            settled = replace(settled, calls=[], recovered=False)  # unfinished: nothing runs
         message.content, message.thinking = settled.content, settled.thinking
         message.tool_calls = [bound_call(call) for call in settled.calls]
         if settled.recovered:
@@ -232,6 +240,8 @@ class AnswerStream:
         language = self.language
         if done.done_reason == "length":
             self.notice("answer_cut", notice_text("answer_cut", language))
+        elif done.done_reason == INCOMPLETE:
+            self.notice("answer_incomplete", notice_text("answer_incomplete", language))
         elif not settled.content.strip() and not settled.calls and not settled.unusable:
             if settled.thinking.strip():
                 self.notice("thinking_only", notice_text("thinking_only", language))

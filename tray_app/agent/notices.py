@@ -15,6 +15,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "zh-CN": "回答被截断了：模型的空间已用完（上下文长度或输出上限）。"
         "可以在设置中调大上下文长度，或让它继续。",
     },
+    "answer_incomplete": {
+        "en": (
+            "The answer ended before the model server said it was finished, so any tool call in "
+            "it was not run. Ask the model to continue, or raise the context length in Settings."
+        ),
+        "zh-CN": "模型服务器在回答完成之前就结束了它，因此其中的工具调用都没有运行。"
+        "可以让模型继续，或在设置中调大上下文长度。",
+    },
     "thinking_only": {
         "en": (
             "The model's reasoning never reached an answer. Ask it to continue, or raise the "

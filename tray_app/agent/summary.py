@@ -20,7 +20,14 @@ from tray_app.agent.context import BUDGET_SHARE, estimate_tokens
 from tray_app.agent.history import SummaryPlan
 from tray_app.errors import ProviderError
 from tray_app.messages import ChatMessage
-from tray_app.providers.base import ChatRequest, Provider, StreamDelta, StreamItem
+from tray_app.providers.base import (
+    INCOMPLETE,
+    ChatRequest,
+    Provider,
+    StreamDelta,
+    StreamDone,
+    StreamItem,
+)
 
 SUMMARY_MAX_TOKENS = 1_024
 SUMMARY_MAX_CHARS = 6_000
@@ -108,6 +115,8 @@ async def _collect(stream: AsyncIterator[StreamItem]) -> str:
     size = 0
     try:
         async for item in stream:
+            if isinstance(item, StreamDone) and item.done_reason == INCOMPLETE:
+                raise SummaryFailed("the summary ended before the server finished it")
             if isinstance(item, StreamDelta) and item.kind == "content":
                 text.append(item.text)
                 size += len(item.text)

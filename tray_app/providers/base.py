@@ -44,6 +44,11 @@ class StreamStats(BaseModel):
     eval_ms: float | None = None
 
 
+#: ``done_reason`` of a stream that ended without the server's end marker. Its tool calls are
+#: left out: a call from an answer the server did not finish is not run.
+INCOMPLETE = "incomplete"
+
+
 class StreamDone(BaseModel):
     """The last item of a stream: the complete tool calls and what the server reported."""
 

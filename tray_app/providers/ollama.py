@@ -34,6 +34,7 @@ from tray_app.providers._http import (
 from tray_app.providers._lines import iter_lines
 from tray_app.providers._retry import with_retries
 from tray_app.providers.base import (
+    INCOMPLETE,
     ChatRequest,
     ModelInfo,
     ProviderNotice,
@@ -242,9 +243,9 @@ class OllamaProvider:
         for kind, text in splitter.flush():
             yield StreamDelta(kind=kind, text=text)
         if done is None:
-            raise StreamError(
-                f"The answer from Ollama at {self.endpoint} ended before it was complete."
-            )
+            log.info("the answer from Ollama at %s ended without done", self.endpoint)
+            yield StreamDone(done_reason=INCOMPLETE)
+            return
         reason = done.get("done_reason")
         yield StreamDone(
             tool_calls=calls.build(),

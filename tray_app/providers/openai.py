@@ -41,6 +41,7 @@ from tray_app.providers._http import (
 from tray_app.providers._lines import size_text
 from tray_app.providers._retry import with_retries
 from tray_app.providers.base import (
+    INCOMPLETE,
     ChatRequest,
     ModelInfo,
     ProviderNotice,
@@ -231,9 +232,9 @@ class OpenAIProvider:
         for delta in _deltas(answer.splitter.flush()):
             yield delta
         if not finished and answer.finish_reason is None:
-            raise StreamError(
-                f"The answer from the server at {self.endpoint} ended before it was complete."
-            )
+            log.info("the answer from %s ended without [DONE] or a finish_reason", self.endpoint)
+            yield StreamDone(done_reason=INCOMPLETE)
+            return
         yield answer.done()
 
     async def _whole_body(self, response: httpx.Response) -> bytes:
