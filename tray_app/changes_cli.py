@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tray_app.errors import MetonaError, NotFound
 from tray_app.paths import AppPaths
@@ -33,10 +33,26 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "changes", help="what the agent changed, newest first, and what can still be undone"
     )
     changes.add_argument("--json", action="store_true", help="print the list as JSON")
-    undo = sub.add_parser("undo", help="undo one change (see `metona-tray changes`)")
+    changes.add_argument(
+        "--turns", action="store_true", help="list the turns that changed files, newest first"
+    )
+    undo = sub.add_parser(
+        "undo", help="undo one change, or a whole turn's (see `metona-tray changes`)"
+    )
     which = undo.add_mutually_exclusive_group(required=True)
     which.add_argument("change", nargs="?", metavar="ID", help="the change's number or id")
     which.add_argument("--last", action="store_true", help="the newest change not undone yet")
+    which.add_argument(
+        "--turn",
+        metavar="TURN",
+        help="every change of one turn, newest first: `last` or its id (`changes --turns`)",
+    )
+    undo.add_argument(
+        "--force",
+        action="store_true",
+        help="with --turn: undo files changed after the turn too, replacing those changes",
+    )
+    undo.add_argument("--json", action="store_true", help="with --turn: print the outcome as JSON")
 
 
 def _start(command: str, err: TextIO) -> RunningApp | None:
@@ -132,6 +148,9 @@ def _public(entry: dict[str, Any]) -> dict[str, Any]:
         "undoable": entry["undoable"],
         "undone": entry["undone"],
         "reason": entry["reason"],
+        "turn_id": entry.get("turn_id"),
+        "session_title": entry.get("session_title"),
+        "turn_prompt": entry.get("turn_prompt"),
     }
 
 
@@ -151,13 +170,17 @@ def run_changes(
         return EXIT_FAILED
     finally:
         app.close()
+    if args.turns:
+        from tray_app.changes_turns import turn_lines, turns_of
+
+        turns = turns_of(entries)
+        if args.json:
+            out.write(_json(turns) + "\n")
+        else:
+            out.write("".join(line + "\n" for line in turn_lines(turns, _language())))
+        return EXIT_OK
     if args.json:
-        listed = [_public(e) for e in entries]
-        text = json.dumps(listed, ensure_ascii=False, indent=2)
-        if any(row != written_out(row) for row in text.split("\n")):
-            # lone surrogates, bidi: JSON's \u escapes keep them exact
-            text = json.dumps(listed, indent=2)
-        out.write(text + "\n")
+        out.write(_json([_public(e) for e in entries]) + "\n")
         return EXIT_OK
     if not entries:
         out.write(_words()["none"] + "\n")
@@ -175,6 +198,14 @@ def run_changes(
     return EXIT_OK
 
 
+def _json(listed: object) -> str:
+    text = json.dumps(listed, ensure_ascii=False, indent=2)
+    if any(row != written_out(row) for row in text.split("\n")):
+        # lone surrogates, bidi: JSON's \u escapes keep them exact
+        text = json.dumps(listed, indent=2)
+    return text
+
+
 def _undone_line(result: Undone) -> str:
     """What an undo did, in the terminal's language (an action it has no word for as it came)."""
     words = _words()
@@ -186,6 +217,8 @@ def _undone_line(result: Undone) -> str:
 def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    if args.turn is not None:
+        return _undo_turn(args, out, err)
     app = _start("undo", err)
     if app is None:
         return EXIT_FAILED
@@ -204,3 +237,33 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         said = words["not_recorded"].format(reason=reason) if reason else result["warning"]
         err.write(written_out(words["warning"].format(text=said)) + "\n")
     return EXIT_OK
+
+
+def _undo_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``undo --turn``: exit 0 when every change was undone, 1 when some were left."""
+    from tray_app.changes_turns import undo_report
+
+    app = _start("undo", err)
+    if app is None:
+        return EXIT_FAILED
+    try:
+        result = app.core.undo_turn(str(args.turn), force=bool(args.force))
+    except (OSError, MetonaError) as exc:
+        why = undo_failure_text(exc, _language())
+        err.write(written_out(f"metona-tray undo: {why}") + "\n")
+        return EXIT_USAGE if isinstance(exc, NotFound) else EXIT_FAILED
+    finally:
+        app.close()
+    left = EXIT_FAILED if result.get("left") else EXIT_OK
+    if args.json:
+        out.write(_json(result) + "\n")
+        return left
+    done, kept = undo_report(dict(result), _language(), lambda o: _undone_line(cast(Any, o)))
+    out.write("".join(line + "\n" for line in done))
+    err.write("".join(line + "\n" for line in kept))
+    if result.get("warning"):
+        words = _words()
+        reason = result.get("warning_reason")
+        said = words["not_recorded"].format(reason=reason) if reason else result["warning"]
+        err.write(written_out(words["warning"].format(text=said)) + "\n")
+    return left

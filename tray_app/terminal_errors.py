@@ -186,6 +186,9 @@ TOOL_ERROR_ZH: dict[str, str] = {
     "undo_change_did_nothing": "更改 {change} 没有改动任何内容",
     "undo_change_already_undone": "更改 {change} 已经撤销过了",
     "undo_change_unknown": "撤销日志中没有更改 {change}",
+    "undo_turn_unknown": "撤销日志中没有来自轮次 {turn} 的更改",
+    "undo_turn_already_undone": "轮次 {turn} 的所有更改都已撤销过了",
+    "undo_turn_later_kept": "本轮之后对 {path} 的更改没有撤销，所以这一项也保留不动",
     "undo_journal_unreadable": "无法读取撤销日志（{reason}）",
 }
 

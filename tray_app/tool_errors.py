@@ -197,6 +197,9 @@ ToolErrorCode = Literal[
     "undo_change_did_nothing",
     "undo_change_already_undone",
     "undo_change_unknown",
+    "undo_turn_unknown",
+    "undo_turn_already_undone",
+    "undo_turn_later_kept",
     "undo_journal_unreadable",
 ]
 

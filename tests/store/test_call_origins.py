@@ -9,10 +9,19 @@ from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import MemoryChats, MessageRecord
 
+#: t1's question is longer than the history shows; t2 has none stored (an older chat).
+QUESTIONS = {"t1": "把报告 📊 \u202e整理好" + "。" * 500}
+SHOWN = QUESTIONS["t1"][:200]
+
 
 def fill(chats: SQLiteChats | MemoryChats) -> str:
     session = chats.create_session(model="qwen3", workspace="/w", title="整理 🗂")
     for turn, ids in (("t1", ["c_1", "c_2"]), ("t2", ["c_3"])):
+        asked = QUESTIONS.get(turn)
+        if asked is not None:  # the question that led to the turn's changes names it
+            chats.add_message(
+                MessageRecord(session_id=session.id, turn_id=turn, role="user", content=asked)
+            )
         answer = MessageRecord(session_id=session.id, turn_id=turn, role="assistant", content="")
         chats.add_message(answer)
         for call_id in ids:
@@ -31,10 +40,11 @@ def fill(chats: SQLiteChats | MemoryChats) -> str:
 def test_both_stores_name_the_chat_and_turn_of_each_call(app_paths: AppPaths) -> None:
     memory = MemoryChats()
     session_id = fill(memory)
+    one = {"session_id": session_id, "turn_id": "t1", "session_title": "整理 🗂"}
     expected = {
-        "c_1": {"session_id": session_id, "turn_id": "t1", "session_title": "整理 🗂"},
-        "c_2": {"session_id": session_id, "turn_id": "t1", "session_title": "整理 🗂"},
-        "c_3": {"session_id": session_id, "turn_id": "t2", "session_title": "整理 🗂"},
+        "c_1": {**one, "turn_prompt": SHOWN},
+        "c_2": {**one, "turn_prompt": SHOWN},
+        "c_3": {**one, "turn_id": "t2", "turn_prompt": None},
     }
     assert memory.call_origins(["c_1", "c_2", "c_3", "c_unknown"]) == expected
 
@@ -50,6 +60,7 @@ def test_both_stores_name_the_chat_and_turn_of_each_call(app_paths: AppPaths) ->
             "c_3": "t2",
         }
         assert all(v["session_id"] == session_id for v in found.values())
+        assert [found[c]["turn_prompt"] for c in ("c_1", "c_2", "c_3")] == [SHOWN, SHOWN, None]
         assert again.call_origins([]) == {}
     finally:
         again.close()

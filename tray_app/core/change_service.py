@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, Protocol, cast, runtime_checkable
 
-from tray_app.core.results import Json, Undone
+from tray_app.core.results import Json, TurnUndone, Undone
 from tray_app.core.turns import TurnFactory
 from tray_app.errors import ChangeNotFound, UndoFailed
 from tray_app.events import Event, UndoApplied
@@ -55,6 +55,47 @@ class ChangeService:
         """Undo one change by its number in ``changes()`` (or its entry or call id)."""
         return self._done(self._factory.journal().undo_change(change_id))
 
+    def undo_turn(self, turn: str, *, force: bool = False) -> TurnUndone:
+        """Undo every change of one turn (``"last"``: the turn of the newest change), newest
+        first; what could not be undone is reported, never overwritten unless ``force``."""
+        entries = self.changes()
+        turn_id, mine = _turn_entries(entries, turn.strip())
+        if not mine:
+            message = f"no change in the journal comes from turn {turn}"
+            raise ChangeNotFound(message, code="undo_turn_unknown", turn=turn)
+        call_ids = [str(e["call_id"]) for e in mine if e.get("call_id")]
+        report = self._factory.journal().undo_calls(call_ids, force=force)
+        if not report.get("success"):
+            self._done(report)  # raises: the journal could not be read
+        outcomes: list[Json] = list(report.get("outcomes") or [])
+        if not outcomes:
+            message = f"every change of turn {turn_id} was already undone"
+            raise UndoFailed(message, code="undo_turn_already_undone", turn=turn_id)
+        for outcome in outcomes:
+            if outcome.get("success"):
+                self._publish(
+                    UndoApplied(
+                        call_id=outcome.get("call_id"),
+                        path=outcome.get("path"),
+                        action=str(outcome.get("action", "")),
+                    )
+                )
+        undone = sum(1 for o in outcomes if o.get("success"))
+        result: TurnUndone = {
+            "turn_id": turn_id,
+            "session_id": mine[0].get("session_id"),
+            "session_title": mine[0].get("session_title"),
+            "turn_prompt": mine[0].get("turn_prompt"),
+            "undone": undone,
+            "left": len(outcomes) - undone,
+            "already": int(report.get("already") or 0),
+            "outcomes": outcomes,
+        }
+        if report.get("warning"):
+            result["warning"] = str(report["warning"])
+            result["warning_reason"] = str(report.get("warning_reason") or "")
+        return result
+
     def _done(self, result: dict[str, Any]) -> Undone:
         if not result.get("success"):
             why = str(result.get("error") or "nothing to undo")
@@ -72,3 +113,22 @@ class ChangeService:
             )
         )
         return cast(Undone, dict(result))
+
+
+#: The shortest start of a turn's id the terminal may name it by.
+MIN_PREFIX = 4
+
+
+def _turn_entries(entries: list[Json], turn: str) -> tuple[str, list[Json]]:
+    """The turn ``turn`` names (``last``, its id, or a start of it naming one turn) and its
+    changes; ``(turn, [])`` when none."""
+    if turn == "last":
+        turn = next((str(e["turn_id"]) for e in entries if e.get("turn_id")), "")
+    exact = [e for e in entries if e.get("turn_id") == turn]
+    if exact or len(turn) < MIN_PREFIX:
+        return turn, exact
+    named = {str(e["turn_id"]) for e in entries if str(e.get("turn_id") or "").startswith(turn)}
+    if len(named) != 1:
+        return turn, []
+    (whole,) = named
+    return whole, [e for e in entries if e.get("turn_id") == whole]

@@ -155,3 +155,20 @@ class Undone(TypedDict, total=False):
     tool: str
     warning: str
     warning_reason: str  # why the journal could not record the undo (``warning`` says the rest)
+
+
+class TurnUndone(TypedDict, total=False):
+    """What undoing a whole turn did (``tools.journal_turn``): one outcome per change tried,
+    newest first, each either put back (``success``, ``action``) or left (``code``, ``params``,
+    ``error``; ``forceable`` when "undo anyway" would do it)."""
+
+    turn_id: str
+    session_id: str | None
+    session_title: str | None
+    turn_prompt: str | None
+    undone: int
+    left: int
+    already: int  # changes of the turn undone before this
+    outcomes: list[Json]
+    warning: str
+    warning_reason: str

@@ -55,6 +55,7 @@ from tray_app.core.results import (
     Stopped,
     ToolCheckDone,
     TurnRef,
+    TurnUndone,
     Undone,
 )
 from tray_app.core.runner import CoreRunner
@@ -351,6 +352,10 @@ class Core:
 
     def undo_change(self, change_id: str) -> Undone:
         return self._call(self._changes.undo_change, change_id)
+
+    def undo_turn(self, turn: str, *, force: bool = False) -> TurnUndone:
+        # a turn may have restored many files: longer than one change may take
+        return self._call(lambda: self._changes.undo_turn(turn, force=force), timeout=300.0)
 
     def full_result(self, call_id: str) -> Json:
         """The whole result of a call whose result was shortened for the model (the card's

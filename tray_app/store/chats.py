@@ -19,6 +19,7 @@ from tray_app.store.db import Database
 from tray_app.store.owners import OwnerCheck, ProcessMark
 from tray_app.store.paged import _IDS_PER_QUERY, _SELECT_MESSAGES, _SELECT_SESSIONS, PagedReads
 from tray_app.store.records import (
+    PROMPT_SHOWN,
     ChatRepository,
     MemoryChats,
     MessageRecord,
@@ -211,7 +212,8 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
     # ---- beyond the protocol ----------------------------------------------------------------
 
     def call_origins(self, call_ids: Collection[str]) -> dict[str, dict[str, str | None]]:
-        """Chat, title and turn of each stored tool call, for the change history's grouping."""
+        """Chat, title, turn and the turn's question (its start) of each stored tool call, for
+        the change history's grouping."""
         wanted = list(dict.fromkeys(call_ids))
         found: dict[str, dict[str, str | None]] = {}
         with self.db.errors("read"):
@@ -230,6 +232,17 @@ class SQLiteChats(KeepsUnsaved, PagedReads):
                         "turn_id": turn_id,
                         "session_title": title,
                     }
+            prompts: dict[tuple[str, str], str | None] = {}
+            for origin in found.values():
+                key = (str(origin["session_id"]), str(origin["turn_id"]))
+                if origin["turn_id"] is not None and key not in prompts:
+                    row = self.db.conn.execute(
+                        "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ?"
+                        " AND turn_id = ? AND role = 'user' ORDER BY seq LIMIT 1",
+                        (PROMPT_SHOWN, *key),
+                    ).fetchone()
+                    prompts[key] = row[0] if row else None
+                origin["turn_prompt"] = prompts.get(key)
         for copy in self.unsaved.copies.values():  # chats the disk did not take (newer)
             found.update(copy.call_origins(wanted))
         return found

@@ -20,6 +20,10 @@ CALL_FIXED = frozenset(
     {"call_id", "session_id", "message_id", "provider_id", "name", "arguments", "created_at"}
 )
 
+#: How much of a turn's question the change history shows (it names the turn; the chat has
+#: the rest).
+PROMPT_SHOWN = 200
+
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
@@ -229,18 +233,25 @@ class MemoryChats:
         return [c for c in calls if c.message_id in wanted]
 
     def call_origins(self, call_ids: Collection[str]) -> dict[str, dict[str, str | None]]:
-        """Chat, title and turn of each tool call (the change history groups by turn)."""
+        """Chat, title, turn and the turn's question of each tool call (the change history
+        groups by turn)."""
         wanted = set(call_ids)
         found: dict[str, dict[str, str | None]] = {}
         for session_id, calls in self._calls.items():
             turns = {m.id: m.turn_id for m in self._messages.get(session_id, [])}
+            prompts: dict[str | None, str] = {}
+            for message in self._messages.get(session_id, []):
+                if message.role == "user" and message.turn_id not in prompts:
+                    prompts[message.turn_id] = message.content[:PROMPT_SHOWN]
             session = self._sessions.get(session_id)
             for call in calls.values():
                 if call.call_id in wanted:
+                    turn_id = turns.get(call.message_id)
                     found[call.call_id] = {
                         "session_id": session_id,
-                        "turn_id": turns.get(call.message_id),
+                        "turn_id": turn_id,
                         "session_title": session.title if session else None,
+                        "turn_prompt": prompts.get(turn_id) if turn_id is not None else None,
                     }
         return found
 

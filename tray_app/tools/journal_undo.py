@@ -27,10 +27,15 @@ from tray_app.tools.restore import (
 from tray_app.tools.snapshot import State, fingerprint, same_state
 from tray_app.undo_reasons import Reason, flat
 
+#: Refusals the user may override ("undo anyway"): the file was edited or removed since. A
+#: path that became a link, or something created where the change deleted, is never replaced.
+FORCEABLE = frozenset({"undo_changed_modified", "undo_changed_removed"})
 
-def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
+
+def undo_entry(entry: Entry, blobs: Path, *, force: bool = False) -> dict[str, Any]:
     """Put back what one committed entry changed, if the path is still as the change left it.
 
+    ``force`` (the user's word, after being told) undoes a path edited or removed since anyway.
     On success the entry is marked undone (the caller stores it); never raises for a refusal.
     """
     path = Path(entry.path)
@@ -45,8 +50,10 @@ def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
     try:
         current = fingerprint(path)
         if entry.after is None or not same_state(current, entry.after):
-            raise _changed(path, current, entry.after)
-        action = _apply(entry, path, blobs)
+            changed = _changed(path, current, entry.after)
+            if not force or entry.after is None or changed.code not in FORCEABLE:
+                raise changed
+        action = _apply_forced(entry, path, current) or _apply(entry, path, blobs)
     except UndoRefused as exc:
         return refused(str(exc), exc.code, **exc.params)
     except OSError as exc:
@@ -63,6 +70,14 @@ def undo_entry(entry: Entry, blobs: Path) -> dict[str, Any]:
         "call_id": entry.call_id,
         "tool": entry.tool,
     }
+
+
+def _apply_forced(entry: Entry, path: Path, current: State) -> str | None:
+    """A forced undo of something the change created and that is gone since: nothing to do."""
+    created = entry.before.get("kind") == "absent" and "moved_from" not in entry.before
+    if created and current.get("kind") == "absent":
+        return "removed"
+    return None
 
 
 def _apply(entry: Entry, path: Path, blobs: Path) -> str:
@@ -253,6 +268,43 @@ class Undoing:
                 return {**result, "warning": note, "warning_reason": str(exc)}
             self._drop_blobs([e.id for e in done])
             return result
+
+    def undo_calls(self, call_ids: list[str], *, force: bool = False) -> dict[str, Any]:
+        """Undo every change of these tool calls (one turn's), newest first, each on its own.
+
+        ``{"outcomes": [...], "already": n}``: one outcome per change tried (``journal_turn``),
+        and how many were undone before. Never raises for a refusal.
+        """
+        from tray_app.tools.journal_turn import IDS_PER_QUERY, undo_turn_entries
+
+        wanted = list(dict.fromkeys(call_ids))
+        rows: list[Entry] = []
+        done: list[Entry] = []
+        outcomes: list[dict[str, Any]] = []
+        warning: dict[str, str] = {}
+        already = 0
+        with self._lock:
+            try:
+                index = self._open()
+                with index.write():
+                    for start in range(0, len(wanted), IDS_PER_QUERY):
+                        chunk = tuple(wanted[start : start + IDS_PER_QUERY])
+                        marks = ", ".join("?" for _ in chunk)
+                        query = f"WHERE call_id IN ({marks}) AND noop = 0 AND state != 'pending'"
+                        rows.extend(index.read(query, chunk))
+                    rows.sort(key=lambda e: e.seq or 0, reverse=True)
+                    already = sum(1 for e in rows if e.state == "undone")
+                    done, outcomes = undo_turn_entries(rows, self._blob_dir, force=force)
+                    for entry in done:
+                        index.update(entry)
+            except IndexProblem as exc:
+                if not done:
+                    failed = refused(f"cannot undo: {exc}", "undo_journal_unreadable", reason=exc)
+                    return {**failed, "outcomes": [], "already": 0}
+                note = f"undone, but the journal could not record it: {exc}"
+                warning = {"warning": note, "warning_reason": str(exc)}
+            self._drop_blobs([e.id for e in done])
+        return {"success": True, "outcomes": outcomes, "already": already, **warning}
 
     def can_undo(self, call_id: str) -> bool:
         """Whether an Undo button makes sense (cheap: does not look at the file system)."""
