@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test check bench tool-schemas package package-test clean venv
+.PHONY: run test check bench tool-schemas docs-images package package-test clean venv
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# The pictures in docs/images/, taken again by the screenshot tests (scripts/docs_images.py).
+docs-images: $(STAMP)
+	@bash scripts/install-test-deps.sh
+	$(PY) scripts/docs_images.py
 
 # After changing a built-in tool's argument model (tests/tools/test_schema_snapshot.py says when).
 tool-schemas: $(STAMP)
