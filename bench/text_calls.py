@@ -34,8 +34,8 @@ from tray_app.providers.base import (
     StreamDone,
     StreamItem,
 )
-from tray_app.providers.text_call_gate import TextCallGate
 from tray_app.providers.text_calls import extract_calls
+from tray_app.providers.text_calls.gate import TextCallGate
 from tray_app.store.records import MemoryChats, MessageRecord
 from tray_app.store.settings import Settings
 

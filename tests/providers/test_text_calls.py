@@ -9,8 +9,8 @@ import time
 import pytest
 
 from tests.fakes.model_shapes import CONTENT, call_shapes
-from tray_app.providers.text_call_gate import TextCallGate
 from tray_app.providers.text_calls import MAX_CALLS, MAX_SCAN_CHARS, extract_calls, offered_names
+from tray_app.providers.text_calls.gate import TextCallGate
 from tray_app.providers.tool_calls import MAX_ARGUMENT_DEPTH
 
 OFFERED = frozenset({"write_file", "read_file"})

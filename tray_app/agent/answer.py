@@ -40,8 +40,8 @@ from tray_app.providers.base import (
     ProviderNotice,
     StreamDone,
 )
-from tray_app.providers.text_call_gate import TextCallGate
 from tray_app.providers.text_calls import offered_names
+from tray_app.providers.text_calls.gate import TextCallGate
 from tray_app.providers.tool_calls import bound_call, storable
 from tray_app.store.records import ChatRepository, MessageRecord
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Literal
 
-from tray_app.providers.text_calls import (
+from tray_app.providers.text_calls.extract import extract_calls
+from tray_app.providers.text_calls.markup import (
     FUNCTION_OPEN,
     MARKERS,
     MAX_SCAN_CHARS,
     MISTRAL,
     TOOL_CALL_OPEN,
-    extract_calls,
 )
 
 Mode = Literal["start", "json", "fence", "text", "hold"]
