@@ -67,7 +67,7 @@ def _ms(value: float) -> str:
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    """The table for the README."""
+    """The table for docs/performance.md."""
     lines = ["| measure | ours | peer | ratio | target |", "|---|---|---|---|---|"]
     for row in rows:
         if row.get("target_ms") is not None:

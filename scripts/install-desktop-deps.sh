@@ -2,7 +2,7 @@
 # Installs what the desktop app needs (called by `make run`, and by the GUI block of
 # install-test-deps.sh). Idempotent and quiet when everything is there.
 #
-#  1. System packages (Debian/Ubuntu, ARCHITECTURE.md §6), as root only and only when missing:
+#  1. System packages (Debian/Ubuntu, docs/architecture.md §6), as root only and only when missing:
 #     WebKitGTK 4.1 + GTK 3 introspection for the popup, AyatanaAppIndicator for the tray, and
 #     the headers PyGObject 3.50 / pycairo build from. Not root: says what is missing.
 #     METONA_EXTRA_APT="pkg ..." adds packages to the same apt run (the GUI tests use this so
