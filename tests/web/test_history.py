@@ -49,10 +49,15 @@ def test_history_lists_changes_and_undoes_one_or_a_whole_turn(
     expect(newest.locator(".hist-path").first).to_contain_text("⟨U+202E⟩txt.exe")
     assert "\u202e" not in panel.inner_text()
     expect(groups.nth(1).locator(".hist-path")).to_contain_text("一.txt")
-    # Undo all in the newest turn, then the single change of the first.
-    newest.get_by_role("button", name="Undo all in this turn (2)").click()
+    # The turn is named by the question that led to it, with how many changes it made.
+    expect(newest.locator(".hist-chat")).to_have_text("second")
+    expect(newest.locator(".hist-when")).to_contain_text("2 changes")
+    # Undo the newest turn as one, then the single change of the first.
+    newest.get_by_role("button", name="Undo this turn: all 2 changes").click()
     wait_until(lambda: not second.exists() and not third.exists())
     expect(newest.locator(".tc-undone")).to_have_count(2)
+    expect(newest.locator(".hist-report")).to_have_text("Undid all 2 changes of this turn.")
+    expect(newest.locator(".hist-report")).to_be_focused()
     assert first.exists()
     groups.nth(1).get_by_role("button", name="Undo").click()
     wait_until(lambda: not first.exists())

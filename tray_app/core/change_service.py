@@ -55,16 +55,20 @@ class ChangeService:
         """Undo one change by its number in ``changes()`` (or its entry or call id)."""
         return self._done(self._factory.journal().undo_change(change_id))
 
-    def undo_turn(self, turn: str, *, force: bool = False) -> TurnUndone:
+    def undo_turn(
+        self, turn: str, *, force: bool = False, force_ids: Collection[str] = ()
+    ) -> TurnUndone:
         """Undo every change of one turn (``"last"``: the turn of the newest change), newest
-        first; what could not be undone is reported, never overwritten unless ``force``."""
+        first; what could not be undone is reported, never overwritten unless ``force`` (all)
+        or ``force_ids`` (the changes, by entry id, the user chose to undo anyway)."""
         entries = self.changes()
         turn_id, mine = _turn_entries(entries, turn.strip())
         if not mine:
             message = f"no change in the journal comes from turn {turn}"
             raise ChangeNotFound(message, code="undo_turn_unknown", turn=turn)
         call_ids = [str(e["call_id"]) for e in mine if e.get("call_id")]
-        report = self._factory.journal().undo_calls(call_ids, force=force)
+        forced: bool | Collection[str] = True if force else list(force_ids)
+        report = self._factory.journal().undo_calls(call_ids, force=forced)
         if not report.get("success"):
             self._done(report)  # raises: the journal could not be read
         outcomes: list[Json] = list(report.get("outcomes") or [])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tray_app.agent.approval import ApprovalBroker
@@ -353,9 +353,14 @@ class Core:
     def undo_change(self, change_id: str) -> Undone:
         return self._call(self._changes.undo_change, change_id)
 
-    def undo_turn(self, turn: str, *, force: bool = False) -> TurnUndone:
+    def undo_turn(
+        self, turn: str, *, force: bool = False, force_ids: Collection[str] = ()
+    ) -> TurnUndone:
         # a turn may have restored many files: longer than one change may take
-        return self._call(lambda: self._changes.undo_turn(turn, force=force), timeout=300.0)
+        return self._call(
+            lambda: self._changes.undo_turn(turn, force=force, force_ids=force_ids),
+            timeout=300.0,
+        )
 
     def full_result(self, call_id: str) -> Json:
         """The whole result of a call whose result was shortened for the model (the card's

@@ -51,6 +51,7 @@ from tray_app.desktop.bridge_payloads import (
     _Send,
     _SessionId,
     _Settings,
+    _TurnUndo,
     _UpdateSession,
 )
 from tray_app.errors import (
@@ -275,6 +276,13 @@ class Bridge:
 
     def undo_change(self, payload: Any = None) -> Envelope:
         return self._call(_ChangeId, payload, lambda p: self._core.undo_change(p.change_id))
+
+    def undo_turn(self, payload: Any = None) -> Envelope:
+        """Undo a whole turn (the change history's "Undo this turn"); what was left, and why,
+        is in the outcome, and ``force_ids`` undoes the ones the user chose anyway."""
+        return self._call(
+            _TurnUndo, payload, lambda p: self._core.undo_turn(p.turn_id, force_ids=p.force_ids)
+        )
 
     def full_result(self, payload: Any = None) -> Envelope:
         return self._call(_CallId, payload, lambda p: self._core.full_result(p.call_id))

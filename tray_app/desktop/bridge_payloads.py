@@ -94,6 +94,13 @@ class _ChangeId(_Payload):
     change_id: IdStr
 
 
+class _TurnUndo(_Payload):
+    """A whole turn's undo: the turn, and the changes the user chose to undo anyway."""
+
+    turn_id: IdStr
+    force_ids: list[IdStr] = Field(default_factory=list, max_length=10_000)
+
+
 class _Pull(_Payload):
     name: str = Field(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:/@+-]+$")
 

@@ -9,7 +9,7 @@ so the user sees exactly what was put back and what was left and why.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import PurePath
 from typing import Any
 
@@ -50,12 +50,13 @@ def _paths(entry: Entry) -> list[str]:
 
 
 def undo_turn_entries(
-    rows: list[Entry], blob_dir: Callable[[str], Any], *, force: bool
+    rows: list[Entry], blob_dir: Callable[[str], Any], *, force: bool | Collection[str]
 ) -> tuple[list[Entry], list[dict[str, Any]]]:
     """Undo ``rows`` (newest first); the entries undone and one outcome per row tried.
 
-    An outcome is the undo's result plus ``id``, ``seq``, ``tool``, ``path`` and, for a refusal
-    the user may override with ``force``, ``forceable: True``.
+    ``force``: True, or the entry ids the user chose to undo anyway. An outcome is the undo's
+    result plus ``id``, ``seq``, ``tool``, ``path`` and, for a refusal the user may override
+    with ``force``, ``forceable: True``.
     """
     done: list[Entry] = []
     outcomes: list[dict[str, Any]] = []
@@ -64,17 +65,19 @@ def undo_turn_entries(
         if entry.state != "committed" or entry.noop:
             continue
         blocked = kept.blocking(entry)
+        forced = False
         if blocked is not None:
             message = f"a later change to {blocked} in this turn was not undone; not undone"
             result = refused(message, "undo_turn_later_kept", path=blocked)
         else:
-            result = undo_entry(entry, blob_dir(entry.id), force=force)
+            forced = force is True or (not isinstance(force, bool) and entry.id in force)
+            result = undo_entry(entry, blob_dir(entry.id), force=forced)
         about = {"id": entry.id, "seq": entry.seq, "tool": entry.tool, "path": entry.path}
         if result["success"]:
             done.append(entry)
             outcomes.append({**result, **about})
             continue
         kept.add(entry)
-        forceable = not force and result.get("code") in FORCEABLE
+        forceable = not forced and result.get("code") in FORCEABLE
         outcomes.append({**result, **about, "forceable": forceable})
     return done, outcomes

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -269,8 +270,12 @@ class Undoing:
             self._drop_blobs([e.id for e in done])
             return result
 
-    def undo_calls(self, call_ids: list[str], *, force: bool = False) -> dict[str, Any]:
+    def undo_calls(
+        self, call_ids: list[str], *, force: bool | Collection[str] = False
+    ) -> dict[str, Any]:
         """Undo every change of these tool calls (one turn's), newest first, each on its own.
+
+        ``force``: True, or the entry ids to undo even though they changed since.
 
         ``{"outcomes": [...], "already": n}``: one outcome per change tried (``journal_turn``),
         and how many were undone before. Never raises for a refusal.
@@ -294,7 +299,8 @@ class Undoing:
                         rows.extend(index.read(query, chunk))
                     rows.sort(key=lambda e: e.seq or 0, reverse=True)
                     already = sum(1 for e in rows if e.state == "undone")
-                    done, outcomes = undo_turn_entries(rows, self._blob_dir, force=force)
+                    forced = force if isinstance(force, bool) else frozenset(force)
+                    done, outcomes = undo_turn_entries(rows, self._blob_dir, force=forced)
                     for entry in done:
                         index.update(entry)
             except IndexProblem as exc:

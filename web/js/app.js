@@ -23,6 +23,7 @@ import { ModeSwitch } from './mode_switch.js';
 import { historyWarningArg } from './historywarn.js';
 import { createHomeFocus } from './homefocus.js';
 import { workspaceChooser } from './workspacepick.js';
+import { visible } from './format.js';
 
 const ui = {};
 let actions;
@@ -86,6 +87,7 @@ function build() {
   ui.history = new HistoryPanel($('#history'), {
     load: () => call('changes'),
     undo: (id) => call('undo_change', { change_id: String(id) }),
+    undoTurn: (turnId, force) => call('undo_turn', { turn_id: turnId, force_ids: force }),
     onClose: () => closeHistory(),
     onError: (err) => actions.fail(err),
   });
@@ -345,7 +347,9 @@ async function boot() {
     approvalsChanged,
     runningChanged: () => actions.runningChanged(),
     undone: (ev) => {
-      toast({ key: 'toast.undone', args: { path: ev.path || '' } });
+      // The open change history shows each undo in its rows (and a turn's in its report): a
+      // toast per file would only cover it. A hidden character in the name is shown, not obeyed.
+      if (!ui.history.isOpen) toast({ key: 'toast.undone', args: { path: visible(ev.path || '') } });
       ui.history.refresh();
     },
     reloadSoon,

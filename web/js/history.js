@@ -1,32 +1,40 @@
 // The change history: what the agent changed on disk, newest first (the same list as
-// `metona-tray changes`), with Undo per change and "Undo all in this turn". A modal panel like
+// `metona-tray changes`), grouped by turn (the user's question, the chat, when, how many), with
+// Undo per change and "Undo this turn" (`metona-tray undo --turn`). A modal panel like
 // Settings. Paths come from tools the model drove: text only, hidden characters made visible.
 import { h } from './dom.js';
 import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { ago, bytes, middlePath, visible, visibleText } from './format.js';
 import { toolLabel } from './toolcard.js';
-import { undoReasonArg } from './results.js';
+import { failureLine, undoReasonArg } from './results.js';
 import { setModal, trapTab } from './focustrap.js';
 
-/** Consecutive entries of one turn form a group; an entry without a known turn stands alone. */
+/** A turn's entries form one group (wherever they fall in the list); an entry without a known
+ * turn stands alone. Groups keep the order of their newest entry. */
 function groups(entries) {
   const out = [];
+  const byTurn = new Map();
   for (const entry of entries) {
-    const last = out[out.length - 1];
-    if (last && entry.turn_id && last.turn_id === entry.turn_id) last.entries.push(entry);
-    else out.push({ turn_id: entry.turn_id || null, title: entry.session_title || null, entries: [entry] });
+    const known = entry.turn_id ? byTurn.get(entry.turn_id) : null;
+    if (known) { known.entries.push(entry); continue; }
+    const group = { turn_id: entry.turn_id || null, title: entry.session_title || null, prompt: entry.turn_prompt || null, entries: [entry] };
+    if (entry.turn_id) byTurn.set(entry.turn_id, group);
+    out.push(group);
   }
   return out;
 }
 
 export class HistoryPanel {
-  constructor(panel, { load, undo, onClose, onError }) {
+  constructor(panel, { load, undo, undoTurn, onClose, onError }) {
     this.panel = panel;
     this.body = panel.querySelector('#history-body');
     this.load = load;
     this.undo = undo;
+    this.undoTurnCall = undoTurn;
     this.onError = onError;
+    this.reports = new Map(); // turn id -> what its last "Undo this turn" did
+    this.kept = new Set(); // entry ids the user chose to keep as they are now
     panel.querySelector('#history-close').addEventListener('click', onClose);
     trapTab(panel);
   }
@@ -76,15 +84,82 @@ export class HistoryPanel {
   groupView(group) {
     const undoable = group.entries.filter((e) => e.undoable && !e.undone);
     const when = group.entries[0].time;
-    const all = undoable.length > 1 ? h('button', {
+    // A turn of one change has its row's Undo; a turn of several gets one Undo for them all.
+    const all = group.turn_id && group.entries.length > 1 && undoable.length ? h('button', {
       class: 'btn small', type: 'button', icon: 'undo', dataset: { focusKey: `turn:${group.turn_id}` },
-      onclick: (event) => this.undoMany(event.currentTarget, undoable),
-    }, h('span', { i18n: ['history.undo_turn', { n: undoable.length }] })) : null;
-    return h('section', { class: 'hist-group' },
+      i18nLabel: ['history.undo_turn_label', { n: undoable.length }],
+      onclick: () => this.undoTurn(group.turn_id),
+    }, h('span', { i18n: 'history.undo_turn' })) : null;
+    const chat = group.title ? visible(group.title) : t('history.other_chat');
+    // The question that led to the changes names the turn; the chat, time and count follow.
+    const ask = group.prompt ? visible(group.prompt.replace(/\s+/g, ' ').trim()) : null;
+    // A chat titled by its first question would say the question twice.
+    const sameAsAsk = ask && group.title && ask.startsWith(visible(group.title).replace(/…$/, ''));
+    const meta = [ask && !sameAsAsk ? chat : null, when ? ago(when) : null, t('history.changes', { n: group.entries.length })].filter(Boolean).join(' · ');
+    const report = group.turn_id ? this.reports.get(group.turn_id) : null;
+    return h('section', { class: 'hist-group', dataset: group.turn_id ? { turn: group.turn_id } : {} },
       h('header', { class: 'hist-head' },
-        h('span', { class: 'hist-chat', text: group.title ? visible(group.title) : t('history.other_chat') }),
-        h('span', { class: 'hist-when', text: when ? ago(when) : '' }), all),
+        h('span', { class: 'hist-turn' },
+          h('span', { class: 'hist-chat', text: ask || chat, title: ask || chat }),
+          h('span', { class: 'hist-when', text: meta })),
+        all),
+      report ? this.reportView(group.turn_id, report) : null,
       h('ul', { class: 'hist-list' }, group.entries.map((entry) => this.row(entry))));
+  }
+
+  /** What "Undo this turn" did: how many were put back, and each change left with why; one
+   * that changed after the turn offers "Undo anyway" (replacing that change) or "Keep". */
+  reportView(turnId, report) {
+    const outcomes = report.outcomes || [];
+    const left = outcomes.filter((o) => !o.success);
+    let head;
+    if (!left.length) head = ['history.turn_done', { n: report.undone }];
+    else if (report.undone) head = ['history.turn_partial', { undone: report.undone, tried: outcomes.length }];
+    else head = ['history.turn_none', {}];
+    const items = left.map((o) => {
+      const path = visible(o.path || '');
+      let choice = null;
+      if (o.forceable && this.kept.has(o.id)) choice = h('p', { class: 'muted hist-kept', i18n: 'history.kept' });
+      else if (o.forceable) {
+        choice = h('div', { class: 'hist-choice' },
+          h('p', { class: 'muted', i18n: 'history.forceable' }),
+          h('button', {
+            class: 'btn small danger', type: 'button', dataset: { focusKey: `force:${o.id}` },
+            i18nLabel: ['history.undo_anyway_label', { path }], onclick: () => this.undoTurn(turnId, [o.id]),
+          }, h('span', { i18n: 'history.undo_anyway' })),
+          h('button', {
+            class: 'btn small', type: 'button', dataset: { focusKey: `keep:${o.id}` },
+            i18nLabel: ['history.keep_label', { path }], onclick: () => this.keep(turnId, o.id),
+          }, h('span', { i18n: 'history.keep' })));
+      }
+      return h('li', { class: 'hist-left' },
+        h('span', { class: 'hist-path mono', text: middlePath(path, 52), title: path }),
+        failureLine(o.code, o.params, o.error, 'tc-error'), choice);
+    });
+    return h('div', { class: 'hist-report', role: 'status', tabindex: '-1', dataset: { focusKey: `report:${turnId}` } },
+      h('p', { class: 'hist-report-head', i18n: head }),
+      items.length ? h('ul', { class: 'hist-left-list' }, items) : null);
+  }
+
+  /** Undo a whole turn in Core (newest first, each checked); ``force`` names the changes the
+   * user chose to undo anyway. The report stays under the turn's header, and takes the focus. */
+  async undoTurn(turnId, force = []) {
+    let report;
+    try {
+      report = await this.undoTurnCall(turnId, force);
+    } catch (err) {
+      this.onError(err);
+      await this.refresh();
+      return;
+    }
+    this.reports.set(turnId, report);
+    await this.refresh();
+    this.body.querySelector(`[data-focus-key="${CSS.escape(`report:${turnId}`)}"]`)?.focus();
+  }
+
+  keep(turnId, entryId) {
+    this.kept.add(entryId);
+    this.refresh().then(() => this.body.querySelector(`[data-focus-key="${CSS.escape(`report:${turnId}`)}"]`)?.focus());
   }
 
   row(entry) {
