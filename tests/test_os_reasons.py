@@ -96,7 +96,7 @@ def test_a_chinese_terminal_says_why_an_export_cannot_be_written(
 def test_an_os_errors_text_keeps_its_paths_as_they_are() -> None:
     """Python's ``str(OSError)`` writes a name's U+202E as ``\\u202e``; ours hands each name to
     the caller's ``shown`` (the terminal's ``⟨U+202E⟩``), both names of a two-path error."""
-    from tray_app.terminal_errors import written_out
+    from tray_app.i18n import written_out
 
     one = FileNotFoundError(errno.ENOENT, "No such file or directory", "/tmp/例\u202egpj.exe")
     assert "\\u202e" in str(one)

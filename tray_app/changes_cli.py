@@ -16,9 +16,10 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tray_app.errors import MetonaError, NotFound
+from tray_app.i18n import written_out
 from tray_app.paths import AppPaths
-from tray_app.terminal_errors import undo_failure_text, written_out
-from tray_app.terminal_words import terminal_text
+from tray_app.terminal_errors import undo_failure_text
+from tray_app.terminal_lines import terminal_text
 from tray_app.undo_reasons import reason_text
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _words() -> dict[str, str]:
 
 def _language() -> str:
     """The terminal's language; imported here, since `--help` must not load the core."""
-    from tray_app.core.turns import system_language
+    from tray_app.i18n import system_language
 
     return system_language()
 

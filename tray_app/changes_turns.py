@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.terminal_errors import failure_text, written_out
+from tray_app.i18n import written_out
+from tray_app.terminal_errors import failure_text
 from tray_app.web_files import locale_texts
 
 #: The turn list's and the turn undo's words in the terminal's language.

@@ -68,10 +68,9 @@ def bounded_int(field: str) -> Callable[[str], int]:
     import argparse
 
     def parse(text: str) -> int:
-        from tray_app.core.turns import system_language
+        from tray_app.i18n import system_language, written_out
         from tray_app.store.settings import int_bounds
-        from tray_app.terminal_errors import written_out
-        from tray_app.terminal_words import terminal_text
+        from tray_app.terminal_lines import terminal_text
 
         low, high = int_bounds(field)
         language = system_language()

@@ -18,12 +18,12 @@ from tray_app.doctor_words import (
     value_words,
 )
 from tray_app.errors import ProviderError, error_code
+from tray_app.i18n import written_out
 from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
 from tray_app.store.keyring_reasons import keyring_causes
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
-from tray_app.terminal_errors import written_out
 
 
 async def check_server(

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import re
 
-from tray_app.terminal_errors import written_out
-from tray_app.terminal_words import TURN_FAILED_ZH, chinese
+from tray_app.i18n import language_of, lookup, written_out
 from tray_app.web_files import locale_texts
+
+
+def chinese(language: str) -> bool:
+    return language_of(language) == "zh-CN"
+
 
 #: The keyring library's reason is quoted up to this many characters (its message, not ours).
 MAX_KEYRING_DETAIL = 300
@@ -189,7 +193,8 @@ def value_words(value: object, language: str, *, nested: bool = True) -> str:
 def server_error(code: str, message: object, language: str) -> str:
     """Why the server did not answer: English as the provider said it; in Chinese its cause by
     code (``TURN_FAILED_ZH``, the page's ``error.<code>``), the provider's words quoted."""
-    cause = TURN_FAILED_ZH.get(code, TURN_FAILED_ZH["provider_error"])
+    cause = lookup(f"terminal.error.{code}", language) or lookup(f"error.{code}", language)
+    cause = cause or lookup("error.provider_error", language)
     return doctor_line(language, "server_error", cause=cause, why=message)
 
 

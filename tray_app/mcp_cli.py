@@ -124,7 +124,7 @@ def add_serve_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def _lang(setting: str) -> str:
-    from tray_app.core.turns import resolve_language
+    from tray_app.i18n import resolve_language
 
     return resolve_language(setting)
 
@@ -144,8 +144,8 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
         from tray_app.mcp_import_cli import run_import
 
         return run_import(Path(args.file), paths, text, out)
+    from tray_app.i18n import written_out
     from tray_app.mcp.config import parse_servers
-    from tray_app.terminal_errors import written_out
 
     codes: dict[str, dict[str, Any]] = {}
     servers, errors = parse_servers(settings.mcp_servers, codes)
@@ -247,8 +247,8 @@ def _run_servers(
 def error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -> str:
     """A server's failure in words when its cause is known (``mcp/causes.py``); otherwise its
     own detail, quoted. The command or address is the server's config."""
+    from tray_app.i18n import written_out
     from tray_app.os_reasons import os_reason_text
-    from tray_app.terminal_errors import written_out
 
     code, params = row.get("error_code"), row.get("error_params") or {}
     language = "zh-CN" if text is TEXT["zh-CN"] else "en"
@@ -272,7 +272,7 @@ def error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -
 def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO, config: Any) -> None:
     """One server and its tools; its name, tools and error written out (``⟨U+202E⟩``): a
     server's answers and the user's config are not the terminal's to obey."""
-    from tray_app.terminal_errors import written_out
+    from tray_app.i18n import written_out
 
     status = text["disabled"] if row["status"] == "disabled" else row["status"]
     status = text.get(f"status.{status}", status)
@@ -294,7 +294,8 @@ def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO, config: A
 def _report_test(
     row: dict[str, Any], server: Any, paths: AppPaths, text: dict[str, str], out: TextIO
 ) -> int:
-    from tray_app.terminal_errors import answer_for_terminal, written_out
+    from tray_app.i18n import written_out
+    from tray_app.terminal_errors import answer_for_terminal
 
     if row["status"] == "ready":
         print(written_out(text["ok"].format(name=row["name"], count=len(row["tools"]))), file=out)

@@ -15,8 +15,8 @@ from tray_app.paths import AppPaths
 def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
     """Why ``file`` cannot be imported: an OS error by its errno in the terminal's language
     (``os_reasons``), else the parser's words; the name written out (``⟨U+202E⟩``)."""
+    from tray_app.i18n import written_out
     from tray_app.os_reasons import os_params, os_reason_text
-    from tray_app.terminal_errors import written_out
 
     language = "zh-CN" if text is TEXT["zh-CN"] else "en"
     if isinstance(exc, OSError):
@@ -31,9 +31,9 @@ def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
 
 
 def run_import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> int:
+    from tray_app.i18n import written_out
     from tray_app.mcp.config import KEYRING_PREFIX, RefusedServer, read_claude_config
     from tray_app.store.settings import load_settings, save_settings
-    from tray_app.terminal_errors import written_out
 
     try:
         block = read_claude_config(file)

@@ -229,7 +229,7 @@ class Calls:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from tray_app.core.turns import resolve_language
+    from tray_app.i18n import resolve_language
     from tray_app.store.settings import load_settings
 
     paths = AppPaths.from_env()

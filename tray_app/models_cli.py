@@ -69,7 +69,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _language() -> str:
-    from tray_app.core.turns import system_language
+    from tray_app.i18n import system_language
 
     return system_language()
 
@@ -148,8 +148,8 @@ def run_models(
     from pydantic import ValidationError
 
     from tray_app.errors import MetonaError
+    from tray_app.i18n import written_out
     from tray_app.paths import AppPaths
-    from tray_app.terminal_errors import written_out
 
     out = out or sys.stdout
     err = err or sys.stderr

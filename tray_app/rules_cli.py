@@ -18,8 +18,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+from tray_app.i18n import written_out
 from tray_app.paths import AppPaths
-from tray_app.terminal_errors import written_out
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -41,7 +41,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _language() -> str:
-    from tray_app.core.turns import system_language
+    from tray_app.i18n import system_language
 
     return system_language()
 

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.core.protocol import CoreApi
-from tray_app.core.turns import system_language
 from tray_app.errors import InvalidRequest, NotFound, SandboxViolation, StoreError, UndoFailed
 from tray_app.events import (
     ApprovalNeeded,
@@ -28,14 +27,15 @@ from tray_app.events import (
     TurnFinished,
 )
 from tray_app.history_warnings import problem_of, problem_text, warning_text
+from tray_app.i18n import section, system_language, translation, written_out
 from tray_app.messages import read_preview
 from tray_app.os_reasons import os_params, os_reason_text
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
-from tray_app.terminal_errors import undo_failure_text, written_out
+from tray_app.terminal_errors import undo_failure_text
+from tray_app.terminal_lines import terminal_text
 from tray_app.terminal_preview import approval_prompt
-from tray_app.terminal_render import PERSISTENCE_TEXT, TextRenderer, approval_text, guard_lines
-from tray_app.terminal_words import chinese, terminal_text
+from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
 from tray_app.tools.tool_rules import Action
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -98,8 +98,8 @@ def _option_error(exc: ValidationError, language: str) -> str:
             message = str(error["msg"]).removeprefix("Value error, ")
             said = terminal_text(language, "bad_option", why=written_out(message))
         flag = _FLAG_OF_FIELD.get(field, field)
-        parts.append(f"{flag}：{said}" if chinese(language) else f"{flag}: {said}")
-    return ("；" if chinese(language) else "; ").join(parts) or terminal_text(
+        parts.append(terminal_text(language, "option_error", flag=flag, said=said))
+    return terminal_text(language, "clause_separator").join(parts) or terminal_text(
         language, "bad_option", why="?"
     )
 
@@ -179,11 +179,11 @@ class ChatRunner:
         """Why a call is denied with no terminal to ask, in the terminal's language."""
         lang = self.renderer.language
         if facts.persistence is not None:
-            texts = PERSISTENCE_TEXT["zh-CN" if chinese(lang) else "en"]
-            risk = texts.get(facts.persistence.code) or facts.persistence.text or texts[""]
+            texts = section("terminal.persistence", lang)
+            risk = texts.get(facts.persistence.code) or facts.persistence.text or texts["other"]
             why = terminal_text(lang, "persistent", risk=risk)
         elif guard_lines(facts, lang):
-            joiner = "；" if chinese(lang) else "; "
+            joiner = terminal_text(lang, "clause_separator")
             why = terminal_text(lang, "guarded", lines=joiner.join(guard_lines(facts, lang)))
         else:
             why = terminal_text(lang, "flags")
@@ -339,8 +339,9 @@ def interactive(runner: ChatRunner, session_id: str) -> int:
             except (UndoFailed, NotFound) as exc:
                 err.write(undo_failure_text(exc, runner.renderer.language) + "\n")
                 continue
-            if chinese(language):
-                err.write(f"已撤销：{written_out(result.get('path') or '')}\n")
+            if translation("terminal.undone", language) is not None:
+                path = written_out(result.get("path") or "")
+                err.write(terminal_text(language, "undone", path=path) + "\n")
             else:
                 err.write(written_out(json.dumps(result, ensure_ascii=False)) + "\n")
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tray_app.i18n import section, written_out
 from tray_app.messages import (
     AnyPreview,
     CommandPreview,
@@ -21,64 +22,10 @@ from tray_app.messages import (
     TreePreview,
     read_preview,
 )
-from tray_app.terminal_errors import written_out
-
-PREVIEW_TEXT = {
-    "en": {
-        "new_file": "new file, {size} bytes",
-        "dry_run": "dry run: shows the diff, changes nothing",
-        "overwrites": "overwrites: {before} -> {after} bytes{how}",
-        "replaces": "replaces the file at the destination: {path} -> {destination}",
-        "moves": "moves: {path} -> {destination}",
-        "deletes_items": "deletes {count} items",
-        "deletes_bytes": "deletes {size} bytes",
-        "mcp": "MCP server {server}: {tool} ({what})",
-        "mcp_changes": "changes",
-        "mcp_destructive": "destructive",
-        "mcp_read_only": "read-only, says the server",
-        "runs_sandboxed": "runs in {cwd} (sandboxed)",
-        "runs_unsandboxed": "runs in {cwd} (not sandboxed)",
-        "ask": "approval needed: {tool} ({risk})",
-        "risk_read": "read",
-        "risk_write": "write",
-        "risk_destructive": "destructive",
-        "risk_command": "command",
-        "prompt": "Approve {tool}? [y/N{remember}{rules}] ",
-        "remember": " / a = yes, don't ask again this chat",
-        "rules": " / always, never = a lasting rule for {tool} in {where}",
-        "anywhere": "any folder",
-        "json_content": "; the content came as JSON data: written as formatted JSON text",
-    },
-    "zh-CN": {
-        "new_file": "新文件，{size} 字节",
-        "dry_run": "试运行：只显示差异，不做任何更改",
-        "overwrites": "覆盖：{before} -> {after} 字节{how}",
-        "replaces": "替换目标位置的文件：{path} -> {destination}",
-        "moves": "移动：{path} -> {destination}",
-        "deletes_items": "删除 {count} 项",
-        "deletes_bytes": "删除 {size} 字节",
-        "mcp": "MCP 服务器 {server}：{tool}（{what}）",
-        "mcp_changes": "会做更改",
-        "mcp_destructive": "破坏性操作",
-        "mcp_read_only": "只读（服务器自称）",
-        "runs_sandboxed": "在 {cwd} 中运行（在沙箱中）",
-        "runs_unsandboxed": "在 {cwd} 中运行（不在沙箱中）",
-        "ask": "需要确认：{tool}（{risk}）",
-        "risk_read": "读取",
-        "risk_write": "写入",
-        "risk_destructive": "破坏性",
-        "risk_command": "运行命令",
-        "prompt": "允许 {tool}？[y=允许 / N=拒绝{remember}{rules}] ",
-        "remember": " / a=允许，本次对话不再询问",
-        "rules": " / always=始终允许、never=永不允许 {tool}（{where}，长期规则）",
-        "anywhere": "任何文件夹",
-        "json_content": "；内容是 JSON 数据：按格式化的 JSON 文本写入",
-    },
-}
 
 
-def _words(language: str) -> dict[str, str]:
-    return PREVIEW_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+def _words(language: str) -> Mapping[str, str]:
+    return section("terminal.preview", language)
 
 
 def approval_heading(tool: str, risk: str, language: str = "en") -> str:

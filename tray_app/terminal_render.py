@@ -6,7 +6,6 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from tray_app.core.turns import system_language
 from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,
@@ -21,15 +20,14 @@ from tray_app.events import (
     TurnFailed,
     TurnFinished,
 )
+from tray_app.i18n import fill, lookup, section, system_language, t, translation, written_out
 from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
 from tray_app.terminal_errors import (
     answer_for_terminal,
     failure_text,
     nearest_lines,
-    written_out,
 )
-from tray_app.terminal_preview import approval_heading, preview_summary
-from tray_app.terminal_words import (
+from tray_app.terminal_lines import (
     approval_resolved,
     arg_echo,
     count_line,
@@ -38,6 +36,7 @@ from tray_app.terminal_words import (
     tool_label,
     turn_failed,
 )
+from tray_app.terminal_preview import approval_heading, preview_summary
 from tray_app.undo_reasons import reason_text
 
 STATUS_MARK = {
@@ -48,34 +47,17 @@ STATUS_MARK = {
     "cancelled": "⊘",
 }
 KEY_ARGS = ("path", "source", "destination", "paths", "command", "query", "cwd", "recursive")
-#: Notices whose text the terminal writes in its own language (the rest print ``message``,
-#: which the loop already wrote in the turn's language).
-NOTICE_TEXT = {
-    "history_not_saved": {
-        "en": "This chat could not be saved: {reason} Everything shown is kept in memory and "
-        "saving is retried; export the chat to keep a copy (/export FILE).",
-        "zh-CN": "此对话无法保存：{reason} 显示的内容都保留在内存中，并会重试保存；"
-        "可导出对话保留副本（/export 文件）。",
-    },
-    "history_saved": {"en": "This chat is saved again.", "zh-CN": "此对话已重新保存。"},
-    "history_summarized": {
-        "en": "The {count} oldest messages were summarised to fit the model's context.",
-        "zh-CN": "最早的 {count} 条消息已被总结，以适应模型的上下文。",
-    },
-    "nothing_changed": {
-        "en": "No files were changed in this turn.",
-        "zh-CN": "本轮没有更改任何文件。",
-    },
-}
 
 
 def notice_text(event: Notice, language: str) -> str:
-    texts = NOTICE_TEXT.get(event.code)
-    if texts is None:
+    """A notice the terminal says in its own language (``terminal.notice.<code>``); any other
+    prints ``message``, which the loop already wrote in the turn's language."""
+    template = lookup(f"terminal.notice.{event.code}", language)
+    if template is None:
         return event.message
     try:
-        return texts["zh-CN" if language.lower().startswith("zh") else "en"].format(**event.args)
-    except (KeyError, IndexError, ValueError):
+        return fill(template, event.args, strict=True)
+    except KeyError:
         return event.message
 
 
@@ -90,40 +72,22 @@ def key_args(args: dict[str, Any], language: str = "en") -> str:
     return " ".join(parts)
 
 
-#: A change made without an undo copy (the user allowed it in the settings) says so.
-UNDO_UNAVAILABLE = {"en": "undo is not available", "zh-CN": "无法撤销"}
+#: The tool's own sentence for a change made without an undo copy (the user allowed it in the
+#: settings); the terminal says it in its language (``terminal.undo_unavailable``).
+UNDO_UNAVAILABLE = "undo is not available"
 
 
 def undo_note(result: dict[str, Any], language: str = "en") -> str:
     if result.get("undo") != "unavailable":
         return ""
-    label = UNDO_UNAVAILABLE["zh-CN" if language.lower().startswith("zh") else "en"]
-    why = str(result.get("undoNote") or "").removeprefix(UNDO_UNAVAILABLE["en"]).lstrip(": ")
+    label = t("terminal.undo_unavailable", language)
+    why = str(result.get("undoNote") or "").removeprefix(UNDO_UNAVAILABLE).lstrip(": ")
     coded = result.get("card_undo_reason")
     if isinstance(coded, dict):
         why = reason_text(coded.get("code"), coded.get("params"), why, language, written_out)
-    if language.lower().startswith("zh"):
-        return f"（{label}：{why}）" if why else f"（{label}）"
-    return f" ({label}: {why})" if why else f" ({label})"
-
-
-#: A successful call's summary words in the terminal's language.
-RESULT_TEXT = {
-    "en": {
-        "moved": "moved to {destination}",
-        "applied": "applied {n} edit(s)",
-        "would_apply": "would apply {n} edit(s)",
-        "lines": "lines {first}-{last} of {total}; next from line {next}",
-        "json_content": " (the content came as JSON data: written as formatted JSON text)",
-    },
-    "zh-CN": {
-        "moved": "已移动到 {destination}",
-        "applied": "已应用 {n} 处修改",
-        "would_apply": "将应用 {n} 处修改",
-        "lines": "第 {first}-{last} 行，共 {total} 行；下次从第 {next} 行开始",
-        "json_content": "（内容是 JSON 数据：已按格式化的 JSON 文本写入）",
-    },
-}
+    if why:
+        return t("terminal.undo_note", language, label=label, why=why)
+    return t("terminal.undo_note_bare", language, label=label)
 
 
 def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
@@ -131,7 +95,7 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
         return ""
     if not result.get("success"):
         return failure_text(result, language) + nearest_lines(result, language)
-    words = RESULT_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+    words = section("terminal.result", language)
     note = undo_note(result, language)
     if result.get("json_content"):
         note += words["json_content"]
@@ -156,26 +120,10 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     return count_line(result, note, language)
 
 
-SEARCH_PAGE = {
-    "en": {
-        "range": "matches {a}-{b}",
-        "of": " of {k}",
-        "none": "no matches after {n}",
-        "next": "; next from offset {n}",
-    },
-    "zh-CN": {
-        "range": "第 {a}-{b} 处匹配",
-        "of": "（共 {k} 处）",
-        "none": "第 {n} 处之后没有匹配",
-        "next": "；下一页从 offset {n} 开始",
-    },
-}
-
-
 def search_page(result: dict[str, Any], language: str = "en") -> str:
     """A page of a longer search, as the model was told: which matches, of how many when the
     search saw them all, and where the next page starts."""
-    words = SEARCH_PAGE["zh-CN" if language.lower().startswith("zh") else "en"]
+    words = section("terminal.search", language)
     offset = int(result.get("offset") or 0)
     results = result.get("results")
     files = results if isinstance(results, list) else []
@@ -191,48 +139,9 @@ def search_page(result: dict[str, Any], language: str = "en") -> str:
     return text
 
 
-#: The warning for a file that makes something run later, by ``preview["persistence"]["code"]``.
-PERSISTENCE_TEXT = {
-    "en": {
-        "login": "runs at login",
-        "shell": "runs in every new terminal shell",
-        "vscode": "runs when the folder is opened in VS Code",
-        "git_hook": "runs on git commands in this repository",
-        "": "makes programs run later",
-        "line": "WARNING: {path} {risk}: whatever is written there runs without asking",
-    },
-    "zh-CN": {
-        "login": "会在登录时自动运行",
-        "shell": "会在每个新终端中运行",
-        "vscode": "会在 VS Code 打开该文件夹时运行",
-        "git_hook": "会在本仓库执行 git 命令时运行",
-        "": "会让程序稍后自动运行",
-        "line": "警告：{path} {risk}：写入其中的内容会不经询问直接运行",
-    },
-}
-
-
-#: Why a call asks although the mode or a grant would not (the per-turn guards).
-GUARD_TEXT = {
-    "en": {
-        "files_removed": "over this answer's budget for removed files ({used} of {limit}; "
-        "this call removes {call})",
-        "bytes_written": "over this answer's budget for written data ({used} of {limit} bytes; "
-        "this call writes {call})",
-        "commands": "over this answer's budget for commands ({used} of {limit} run)",
-        "changed": "the file changed after you approved it; nothing was written. New diff:",
-    },
-    "zh-CN": {
-        "files_removed": "超出本次回答删除文件的额度（{used}/{limit}；此操作删除 {call} 个）",
-        "bytes_written": "超出本次回答写入数据的额度（{used}/{limit} 字节；此操作写入 {call}）",
-        "commands": "超出本次回答运行命令的额度（已运行 {used}/{limit} 个）",
-        "changed": "文件在你允许后已变化，未写入任何内容。新的差异：",
-    },
-}
-
-
 def guard_lines(preview: Mapping[str, Any] | AnyPreview, language: str) -> list[str]:
-    texts = GUARD_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
+    """Why a call asks although the mode or a grant would not (the per-turn guards)."""
+    texts = section("terminal.guard", language)
     shown = read_preview(preview)
     lines = []
     if shown.changed_since_shown:
@@ -245,8 +154,9 @@ def guard_lines(preview: Mapping[str, Any] | AnyPreview, language: str) -> list[
 
 
 def persistence_line(warning: PersistenceRisk, language: str) -> str:
-    texts = PERSISTENCE_TEXT["zh-CN" if language.lower().startswith("zh") else "en"]
-    risk = texts.get(warning.code, texts[""])
+    """The warning for a file that makes something run later, by its code."""
+    texts = section("terminal.persistence", language)
+    risk = texts.get(warning.code, texts["other"])
     return texts["line"].format(path=warning.path, risk=risk)
 
 
@@ -260,7 +170,8 @@ def approval_text(event: ApprovalNeeded, language: str = "en") -> str:
     if shown.persistence is not None:
         lines.append("   ⚠ " + persistence_line(shown.persistence, language))
     lines.extend("   ⚠ " + line for line in guard_lines(shown, language))
-    if isinstance(shown, CommandPreview) and shown.blocked and language.lower().startswith("zh"):
+    refused = translation(f"tool_error.{getattr(shown, 'blocked_code', None)}", language)
+    if isinstance(shown, CommandPreview) and shown.blocked and refused is not None:
         refusal = {"code": shown.blocked_code, "params": shown.blocked_params}
         lines.append("   ⛔ " + failure_text({**refusal, "error": shown.blocked}, language))
     text = shown.text

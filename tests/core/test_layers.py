@@ -21,8 +21,9 @@ BOTTOM = {
     "undo_reasons",  # why a change cannot be undone, coded (imports os_reasons, tool_errors)
     "os_reasons",  # an OS error's reason by its errno, in words (imports only tool_errors)
     "history_warnings",  # why history is off or read-only, coded (imports os_reasons, tool_errors)
-    "terminal_errors",  # the coded failures' texts for the terminal and the tray (bottom only)
+    "terminal_errors",  # the coded failures' texts for the terminal and the tray (bottom, i18n)
     "web_files",  # where web/ is; the page's locale texts the Python side also says (stdlib)
+    "i18n",  # the one catalogue reader: words in the user's language (imports only web_files)
     "paths",
     "runtime_dir",
     "logs",
@@ -47,7 +48,7 @@ ALLOWED: dict[str, set[str]] = {
         "models_cli",
         "self_test",
         "quick_exit",
-        "terminal_words",
+        "terminal_lines",
     },
     "quick_exit": set(),
     "self_test": {"core", "desktop", "store", "tools"},
@@ -59,21 +60,21 @@ ALLOWED: dict[str, set[str]] = {
         "store",
         "tools",
         "doctor_words",
-        "terminal_words",
+        "terminal_lines",
         "rules_cli",
     },
-    "doctor_words": {"terminal_words"},
+    "doctor_words": {"terminal_lines"},
     "terminal": {
         "core",
         "store",
         "terminal_render",
         "terminal_preview",
-        "terminal_words",
+        "terminal_lines",
         "tools",
         "rules_cli",
     },
-    "terminal_render": {"core", "terminal_preview", "terminal_words"},
-    "terminal_words": set(),
+    "terminal_render": {"core", "terminal_preview", "terminal_lines"},
+    "terminal_lines": set(),
     "terminal_preview": set(),
     "mcp_cli": {"core", "mcp", "store", "mcp_serve", "mcp_import_cli"},
     "mcp_import_cli": {"mcp", "store", "mcp_cli"},
@@ -81,7 +82,7 @@ ALLOWED: dict[str, set[str]] = {
     "mcp_serve": {"core", "desktop", "store", "tools", "mcp_serve_changes"},
     "mcp_serve_changes": set(),
     "models_cli": {"agent", "core", "desktop", "store"},
-    "changes_cli": {"core", "store", "tools", "terminal_words", "changes_turns"},
+    "changes_cli": {"core", "store", "tools", "terminal_lines", "changes_turns"},
     "changes_turns": set(),
     "core": {"agent", "providers", "tools", "store", "mcp"},
     "agent": {"providers", "tools", "store"},

@@ -61,6 +61,14 @@ def test_the_shim_is_not_shipped() -> None:
     assert "__metonaHarness" not in shipped
 
 
+#: The terminal's texts whose English keeps the form scripts read (the app's message alone)
+#: while other languages also name its cause: the code passes both.
+ENGLISH_LEAVES_OUT = {
+    "terminal.turn_failed": {"{cause}", "{message}"},
+    "terminal.turn_failed_bare": {"{cause}"},
+}
+
+
 def test_both_locales_have_the_same_keys_and_zh_is_translated() -> None:
     en, zh = locale("en"), locale("zh-CN")
     assert {base_key(k) for k in en} == {base_key(k) for k in zh}
@@ -69,7 +77,8 @@ def test_both_locales_have_the_same_keys_and_zh_is_translated() -> None:
     for key, value in zh.items():
         placeholders = set(re.findall(r"\{\w+\}", value))
         english = en.get(key) or en.get(base_key(key) + "_other", "")
-        assert placeholders <= set(re.findall(r"\{\w+\}", english)), key
+        said = set(re.findall(r"\{\w+\}", english)) | ENGLISH_LEAVES_OUT.get(key, set())
+        assert placeholders <= said, key
 
 
 def test_every_key_the_page_uses_exists() -> None:

@@ -62,9 +62,10 @@ from tray_app.core.runner import CoreRunner
 from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import Secrets, SettingsService
 from tray_app.core.turn_service import TurnService
-from tray_app.core.turns import TurnFactory, resolve_language
+from tray_app.core.turns import TurnFactory
 from tray_app.errors import NotFound
 from tray_app.events import ClientFlag, DecidedBy
+from tray_app.i18n import resolve_language
 from tray_app.paths import AppPaths
 from tray_app.store.records import ChatRepository, MemoryChats
 from tray_app.store.settings import Settings, ToolMode

@@ -21,7 +21,7 @@ from tray_app.core.model_service import ModelService
 from tray_app.core.results import Decided, Json, State, Status, Stopped, TurnRef
 from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import SettingsService
-from tray_app.core.turns import TurnFactory, system_language
+from tray_app.core.turns import TurnFactory
 from tray_app.errors import Busy, InvalidRequest, NotFound, ProviderError
 from tray_app.events import (
     ClientFlag,
@@ -34,6 +34,7 @@ from tray_app.events import (
     TurnStarted,
 )
 from tray_app.history_warnings import warning_info
+from tray_app.i18n import system_language
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings

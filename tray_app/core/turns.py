@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import locale
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +9,7 @@ from typing import TYPE_CHECKING
 from tray_app.agent.loop import TurnConfig
 from tray_app.core.policy import sandbox_policy
 from tray_app.errors import InvalidRequest
+from tray_app.i18n import resolve_language
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool
@@ -21,19 +20,6 @@ from tray_app.tools.toolbox import Toolbox
 if TYPE_CHECKING:
     from tray_app.tools.journal import Journal
     from tray_app.tools.sandbox import SandboxPolicy
-
-
-def system_language() -> str:
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = os.environ.get(name)
-        if value:
-            return "zh-CN" if value.lower().startswith("zh") else "en"
-    code = locale.getlocale()[0] or ""
-    return "zh-CN" if code.lower().startswith("zh") else "en"
-
-
-def resolve_language(setting: str) -> str:
-    return system_language() if setting == "system" else setting
 
 
 ExtraTools = Callable[[set[str]], list[Tool]]

@@ -160,7 +160,7 @@ class DesktopApp:
 
     def _dialog_language(self) -> str:
         """The app's language for the file dialogs' titles ("system" resolved)."""
-        from tray_app.core.turns import resolve_language
+        from tray_app.i18n import resolve_language
 
         return "zh-CN" if resolve_language(self.core.settings.language) == "zh-CN" else "en"
 

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from tray_app.core.turns import resolve_language
+from tray_app.i18n import resolve_language
 from tray_app.messages import (
     AnyPreview,
     CommandPreview,

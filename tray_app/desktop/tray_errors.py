@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from tray_app.errors import StoreError, error_code
 from tray_app.history_warnings import problem_of, problem_text
-from tray_app.terminal_errors import coded_text, written_out
+from tray_app.i18n import written_out
+from tray_app.terminal_errors import coded_text
 from tray_app.tool_errors import CodedError
 from tray_app.undo_reasons import reason_text
 

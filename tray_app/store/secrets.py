@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from tray_app.i18n import written_out
 from tray_app.os_reasons import os_error_text
 from tray_app.store.keyring_calls import (
     ONE_AT_A_TIME,
@@ -32,7 +33,6 @@ from tray_app.store.keyring_calls import (
     timed,
     unlock_default,
 )
-from tray_app.terminal_errors import written_out
 
 log = logging.getLogger(__name__)
 

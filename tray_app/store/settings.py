@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tray_app.atomic import atomic_write
 from tray_app.errors import StoreError
 from tray_app.history_warnings import StoreProblem
+from tray_app.i18n import written_out
 from tray_app.os_reasons import os_error_text, os_params
-from tray_app.terminal_errors import written_out
 
 log = logging.getLogger(__name__)
 
