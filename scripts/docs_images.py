@@ -30,7 +30,9 @@ class Shot:
     test: str
     artifact: str
     name: str
-    crop_menu: bool = False  # a whole X screen: keep only the tray's menu at the top right
+    #: For a whole X screen: where to look for what is lit (fractions of the screen: left, top,
+    #: right, bottom); the picture is cut to that part's bounding box of non-black pixels.
+    lit_in: tuple[float, float, float, float] | None = None
 
 
 WEB = "tests/web/test_screenshots.py::test_screenshots"
@@ -55,7 +57,13 @@ SHOTS = (
         "tests/e2e/test_desktop.py::test_quit_from_the_tray_menu_stops_everything",
         "e2e/07-tray-menu.png",
         "tray-menu",
-        crop_menu=True,
+        lit_in=(0.7, 0, 1, 0.5),  # right of the centred popup, under the tray at the top right
+    ),
+    Shot(
+        "tests/e2e/test_real_notification_daemon.py::test_the_real_daemon_shows_the_approval_bubble",
+        "e2e/real-notification-daemon.png",
+        "notification",
+        lit_in=(0.5, 0, 1, 0.5),  # notification-daemon's bubble at the top right
     ),
 )
 
@@ -67,18 +75,17 @@ def run_tests(tests: list[str]) -> None:
         sys.exit("docs-images: a screenshot test failed; docs/images/ is left as it was")
 
 
-def menu_only(image: Image.Image) -> Image.Image:
-    """The tray menu from a whole screen: the lit area right of the popup, under the tray.
-
-    The e2e desktop docks the tray at the top right of a black root window and centres the
-    popup, so the menu and the icon are what is not black in the screen's top-right part."""
+def lit_part(image: Image.Image, where: tuple[float, float, float, float]) -> Image.Image:
+    """What is lit in one part of a whole screen: the e2e desktop's root window is black, so a
+    menu or a notification is the bounding box of the non-black pixels where it opens."""
     width, height = image.size
-    region = (width * 7 // 10, 0, width, height // 2)
+    left, top, right, bottom = where
+    region = (int(width * left), int(height * top), int(width * right), int(height * bottom))
     box = image.crop(region).convert("L").point(lambda v: 255 if v > 16 else 0).getbbox()
     if box is None:
         return image
-    left, top, right, bottom = box
-    return image.crop((region[0] + left, top, region[0] + right, bottom))
+    x0, y0, x1, y1 = box
+    return image.crop((region[0] + x0, region[1] + y0, region[0] + x1, region[1] + y1))
 
 
 def save(shot: Shot, since: float) -> str:
@@ -87,7 +94,9 @@ def save(shot: Shot, since: float) -> str:
     if not source.exists() or source.stat().st_mtime < since:
         return f"kept   {shot.name}.png (the test did not take {shot.artifact}: skipped?)"
     with Image.open(source) as image:
-        picture = menu_only(image.convert("RGB")) if shot.crop_menu else image.convert("RGB")
+        picture = image.convert("RGB")
+        if shot.lit_in is not None:
+            picture = lit_part(picture, shot.lit_in)
         target = IMAGES / f"{shot.name}.png"
         picture.save(target, optimize=True)
     size = target.stat().st_size
