@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import Any
 
-from tray_app.desktop.tray_text import _system_language
-from tray_app.doctor_words import (
+from tray_app.doctor_lines import (
     doctor_line,
     keyring_cause,
     name_word,
@@ -18,7 +16,7 @@ from tray_app.doctor_words import (
     value_words,
 )
 from tray_app.errors import ProviderError, error_code
-from tray_app.i18n import written_out
+from tray_app.i18n import system_language, written_out
 from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
 from tray_app.store.keyring_reasons import keyring_causes
@@ -179,5 +177,5 @@ def run_doctor(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         # the terminal's language, as `chat` says it (Core's own function, without Core)
-        print_report(report, _system_language(os.environ))
+        print_report(report, system_language())
     return 0 if report["server"].get("reachable") else 1

@@ -59,11 +59,11 @@ ALLOWED: dict[str, set[str]] = {
         "providers",
         "store",
         "tools",
-        "doctor_words",
+        "doctor_lines",
         "terminal_lines",
         "rules_cli",
     },
-    "doctor_words": {"terminal_lines"},
+    "doctor_lines": {"terminal_lines"},
     "terminal": {
         "core",
         "store",

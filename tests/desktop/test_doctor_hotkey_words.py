@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.desktop.test_hotkey_portal import Bus, bus  # noqa: F401 - the fixture
 from tests.fakes.cli import cli_env, run_cli
 from tray_app.desktop.hotkey import HINTS, PORTAL_HINT, WAYLAND_HINT, support
-from tray_app.doctor_words import value_words
+from tray_app.doctor_lines import value_words
 
 DISPLAY_NAME = "wayland-例\u202e👋"
 SHOWN_NAME = "wayland-例⟨U+202E⟩👋"
@@ -65,8 +65,8 @@ def test_with_a_portal_its_hint_and_the_shortcut_are_in_chinese(tmp_path: Path, 
 
 
 def test_every_hint_the_hotkey_gives_has_chinese_words() -> None:
-    """The hints live in ``hotkey.py`` and their Chinese in ``doctor_words``: a changed hint
-    must not fall back to English unnoticed (macOS's is not reachable on this machine)."""
+    """The hints live in ``hotkey.py`` and their Chinese in the catalogue (``doctor.value.*``):
+    a changed hint must not fall back to English unnoticed (macOS's is not reachable here)."""
     assert support(portal=False)["hint"] in HINTS
     assert support({"WAYLAND_DISPLAY": "w"}, portal=True)["hint"] in HINTS
     for hint in HINTS:

@@ -66,6 +66,7 @@ def test_the_shim_is_not_shipped() -> None:
 ENGLISH_LEAVES_OUT = {
     "terminal.turn_failed": {"{cause}", "{message}"},
     "terminal.turn_failed_bare": {"{cause}"},
+    "doctor.server_error": {"{cause}"},
 }
 
 

@@ -160,7 +160,7 @@ CARBON_HINT = (
     "Needs a modifier other than Shift/Option; no Accessibility permission is required for "
     "Carbon hot keys."
 )
-#: Every hint ``support`` gives; ``doctor_words`` has each one's Chinese.
+#: Every hint ``support`` gives; the catalogue's ``doctor.value.*`` says each one.
 HINTS = (WAYLAND_HINT, PORTAL_HINT, CARBON_HINT, "no display")
 
 
