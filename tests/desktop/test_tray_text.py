@@ -9,21 +9,33 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.desktop import notify_text
+from tray_app.desktop.icons import tray_title
 from tray_app.desktop.tray import TrayState, reduce_state
-from tray_app.desktop.tray_text import TRAY_TEXT, start_language, tray_text, tray_title
 from tray_app.events import SettingsUpdated, StateChanged
+from tray_app.i18n import settings_language as start_language
+from tray_app.i18n import t
 
 ROOT = Path(__file__).resolve().parents[2] / "tray_app" / "desktop"
+LOCALES = ROOT.parents[1] / "web" / "locales"
+
+
+def _section(lang: str, prefix: str) -> dict[str, str]:
+    texts = json.loads((LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
+    return {k.removeprefix(prefix): v for k, v in texts.items() if k.startswith(prefix)}
+
+
+def tray_text(lang: str, key: str, **fields: object) -> str:
+    return t(f"tray.{key}", lang, **fields)
 
 
 def placeholders(text: str) -> set[str]:
     return set(re.findall(r"\{(\w+)\}", text))
 
 
-@pytest.mark.parametrize("table", [TRAY_TEXT, notify_text.TEXT], ids=["tray", "notifications"])
-def test_both_languages_have_every_string(table: dict[str, dict[str, str]]) -> None:
-    en, zh = table["en"], table["zh-CN"]
+@pytest.mark.parametrize("prefix", ["tray.", "notify."], ids=["tray", "notifications"])
+def test_both_languages_have_every_string(prefix: str) -> None:
+    en, zh = _section("en", prefix), _section("zh-CN", prefix)
+    assert en
     assert set(en) == set(zh)
     for key in en:
         assert en[key].strip() and zh[key].strip(), key
@@ -37,7 +49,7 @@ def test_every_key_the_tray_uses_exists() -> None:
     used = set(re.findall(r'_(?:t|label)\("(\w+)"', source))
     used |= set(re.findall(r'_later\([^)]*?"(\w+)"\)', source))
     assert used, "no keys found: has the tray stopped using the table?"
-    assert used <= set(TRAY_TEXT["en"]), used - set(TRAY_TEXT["en"])
+    assert used <= set(_section("en", "tray.")), used - set(_section("en", "tray."))
     # No English label is left outside the table.
     assert re.search(r'item\(\s*"[A-Z]', source) is None
 
@@ -75,7 +87,7 @@ def test_the_first_menu_speaks_the_settings_language_before_core_starts(tmp_path
 
 def test_the_desktop_app_reads_the_start_language_from_its_settings_file() -> None:
     source = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert "Tray(self, language=start_language(self.paths.settings_file))" in source
+    assert "Tray(self, language=settings_language(self.paths.settings_file))" in source
 
 
 @pytest.mark.parametrize(
@@ -157,10 +169,10 @@ def test_a_failed_menu_action_says_why_in_the_menus_language() -> None:
 
 
 def test_every_error_class_has_a_chinese_sentence_for_the_tray() -> None:
-    from tray_app.desktop.tray_errors import ERROR_ZH
     from tray_app.errors import ERROR_CODES, INTERNAL
 
-    assert set(ERROR_ZH) == {*ERROR_CODES.values(), INTERNAL}
+    said = {k for k in _section("zh-CN", "tray.error.") if "." not in k}
+    assert said == {*ERROR_CODES.values(), INTERNAL}
 
 
 def test_settings_that_cannot_be_saved_are_said_whole_in_the_menus_language(
@@ -170,7 +182,7 @@ def test_settings_that_cannot_be_saved_are_said_whole_in_the_menus_language(
     Chinese, the OS's reason in words, the path's direction control written out."""
     import pytest
 
-    from tray_app.desktop.tray_errors import failure_detail
+    from tray_app.desktop.tray_failure import failure_detail
     from tray_app.errors import StoreError
     from tray_app.store.settings import Settings, save_settings
 

@@ -13,11 +13,10 @@ import pytest
 from tests.e2e.app_setup import app_home
 from tests.e2e.desktop_env import AppProcess, Child, DesktopEnv, wait_for
 from tests.fakes.ollama_server import FakeOllama
-from tray_app.desktop.tray_text import TRAY_TEXT
 
-ZH = json.loads(
-    (Path(__file__).resolve().parents[2] / "web" / "locales" / "zh-CN.json").read_text("utf-8")
-)
+LOCALES = Path(__file__).resolve().parents[2] / "web" / "locales"
+ZH = json.loads((LOCALES / "zh-CN.json").read_text("utf-8"))
+EN = json.loads((LOCALES / "en.json").read_text("utf-8"))
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(150)]
 
@@ -55,10 +54,10 @@ def test_the_first_tray_menu_speaks_the_settings_language(fresh: AppProcess) -> 
     Core may still be starting (the language is read from the settings file before it)."""
     first = fresh.state()
     menu = first["tray_menu"]
-    assert TRAY_TEXT["zh-CN"]["open_chat"] in menu and TRAY_TEXT["zh-CN"]["quit"] in menu, first
-    assert TRAY_TEXT["en"]["open_chat"] not in menu
+    assert ZH["tray.open_chat"] in menu and ZH["tray.quit"] in menu, first
+    assert EN["tray.open_chat"] not in menu
     wait_for(lambda: fresh.state()["started"], 60, "Core")
-    assert TRAY_TEXT["zh-CN"]["quit"] in fresh.state()["tray_menu"]  # and after Core took over
+    assert ZH["tray.quit"] in fresh.state()["tray_menu"]  # and after Core took over
 
 
 def test_quit_at_once_ends_everything(fresh: AppProcess) -> None:

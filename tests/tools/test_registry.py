@@ -53,7 +53,7 @@ def test_the_declarations_import_no_tool_and_only_the_toolbox_imports_the_regist
 
 @pytest.mark.parametrize(
     "module",
-    ["agent/approval.py", "agent/guards.py", "tools/journal.py", "desktop/notify_text.py"],
+    ["agent/approval.py", "agent/guards.py", "tools/journal.py", "desktop/notify_message.py"],
 )
 def test_no_tool_is_named_where_the_rules_are(module: str) -> None:
     """Asking, budgets, undo depth and notifications read the declaration or the preview."""

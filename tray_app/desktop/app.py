@@ -79,10 +79,10 @@ class DesktopApp:
 
     def _run(self) -> int:
         from tray_app.desktop.tray import Tray
-        from tray_app.desktop.tray_text import start_language
+        from tray_app.i18n import settings_language
 
         # The icon first; Core comes after it is up. The menu speaks the settings' language now.
-        self.tray = Tray(self, language=start_language(self.paths.settings_file))
+        self.tray = Tray(self, language=settings_language(self.paths.settings_file))
         commands = self._instance_commands()
         self.instance.serve(commands.handle, conversations=commands.conversations())
         self.tray.start()

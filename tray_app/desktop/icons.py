@@ -13,7 +13,7 @@ from typing import Literal
 
 from PIL import Image, ImageDraw, ImageFont
 
-from tray_app.desktop import tray_text
+from tray_app.i18n import t
 
 State = Literal["idle", "working", "waiting", "error"]
 
@@ -111,8 +111,12 @@ def tray_image(state: str = "idle", pending: int = 0, size: int = TRAY_SIZE) -> 
 
 
 def tray_title(state: str, pending: int, lang: str = "en") -> str:
-    """The tooltip: the same information as the badge, in words (in the UI language)."""
-    return tray_text.tray_title(state, pending, lang)
+    """The tooltip: the same information as the badge, in words (``tray.title_*``)."""
+    if state == "waiting":
+        return t("tray.title_waiting", lang, n=pending)
+    if state in ("working", "error"):
+        return t(f"tray.title_{state}", lang)
+    return t("tray.title_idle", lang)
 
 
 def write_app_icons(folder: Path) -> dict[str, Path]:

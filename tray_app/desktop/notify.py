@@ -5,7 +5,7 @@ A waiting call is announced whenever the popup is not visible-and-focused at any
 the call waits: when it is requested, and also later, e.g. when the user hides the popup or
 moves to another app while an approval waits (``popup_changed``, which ``window.Popup`` calls
 on every visible/focus change and when the popup process ends: no polling). A notification
-the user dismissed comes back only after the popup had focus again. The text (``notify_text``)
+the user dismissed comes back only after the popup had focus again. The text (``notify_message``)
 is in the UI language, names the tool as the page does, shows the absolute target with
 invisible characters made visible, and summarises a write's change.
 
@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tray_app.desktop import notify_linux, notify_text
+from tray_app.desktop import notify_linux, notify_message
 from tray_app.errors import NotFound
 from tray_app.events import (
     ApprovalNeeded,
@@ -60,8 +60,8 @@ class PopupState(Protocol):
 
 
 def describe_approval(event: ApprovalNeeded, lang: str = "en") -> tuple[str, str]:
-    """(title, body) for a waiting call, in ``lang`` (see ``notify_text``)."""
-    return notify_text.describe_approval(
+    """(title, body) for a waiting call, in ``lang`` (see ``notify_message``)."""
+    return notify_message.describe_approval(
         event.name, event.arguments or {}, event.preview or {}, lang
     )
 
@@ -91,7 +91,7 @@ class Notifier:
         self._icon = icon
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._main, name="metona-notify", daemon=True)
-        self.lang = notify_text.language(language)
+        self.lang = notify_message.language(language)
         self._waiting: dict[str, ApprovalNeeded] = {}  # calls that wait for an answer
         self._approvals: dict[str, str] = {}  # call id -> the notification shown for it
         self._asking: set[str] = set()  # being sent right now
@@ -179,7 +179,7 @@ class Notifier:
         if loop is None or self._notifier is None:
             log.info("%s: %s", title, message)
             return
-        title, message = notify_text.visible(title), notify_text.visible(message)
+        title, message = notify_message.visible(title), notify_message.visible(message)
         asyncio.run_coroutine_threadsafe(self._send(title, message), loop)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -206,7 +206,7 @@ class Notifier:
             elif isinstance(event, SettingsUpdated):
                 setting = event.settings.get("language")
                 if isinstance(setting, str):
-                    self.lang = notify_text.language(setting)
+                    self.lang = notify_message.language(setting)
             elif isinstance(event, SessionUpdated):
                 title = event.session.get("title")
                 if isinstance(title, str) and title:
@@ -268,14 +268,14 @@ class Notifier:
         buttons: tuple[Any, ...] = ()
         if "buttons" in self.capabilities or sys.platform in ("darwin", "win32"):
             buttons = (
-                Button(notify_text.text(lang, "approve"), on_pressed=decide(True),
+                Button(notify_message.text(lang, "approve"), on_pressed=decide(True),
                        identifier="approve"),
-                Button(notify_text.text(lang, "deny"), on_pressed=decide(False),
+                Button(notify_message.text(lang, "deny"), on_pressed=decide(False),
                        identifier="deny"),
-                Button(notify_text.text(lang, "open"), on_pressed=open_it, identifier="open"),
+                Button(notify_message.text(lang, "open"), on_pressed=open_it, identifier="open"),
             )  # fmt: skip
         else:
-            body += "\n" + notify_text.text(lang, "click_to_review")
+            body += "\n" + notify_message.text(lang, "click_to_review")
         try:
             identifier = await self._send(
                 title,
@@ -326,7 +326,7 @@ class Notifier:
     async def _turn_done(self, event: TurnFinished | TurnFailed) -> None:
         failed = isinstance(event, TurnFailed)
         message = event.message if isinstance(event, TurnFailed) else ""
-        title, body = notify_text.turn_done(
+        title, body = notify_message.turn_done(
             failed, self._titles.get(event.session_id), message, self.lang
         )
         session_id = event.session_id

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tray_app.desktop.icons import tray_image, tray_title
 from tray_app.desktop.modes import MODES, Mode, mode_of, mode_patch
 from tray_app.desktop.placement import Rect
-from tray_app.desktop.tray_text import tray_text
+from tray_app.i18n import resolve_language, t
 
 if TYPE_CHECKING:
     from tray_app.core.protocol import CoreApi
@@ -65,9 +65,7 @@ class TrayState:
 
 
 def _language(settings: dict[str, Any]) -> str:
-    from tray_app.desktop.notify_text import language
-
-    return language(str(settings.get("language") or "system"))
+    return resolve_language(str(settings.get("language") or "system"))
 
 
 def linux_backend() -> str:
@@ -117,7 +115,7 @@ class Tray:
         self._core_ready = threading.Event()
         self._actions = actions
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metona-tray-action")
-        # Until Core runs, the language read cheaply from the settings file (``start_language``).
+        # Until Core runs, the language read cheaply from the settings file (``settings_language``).
         self.state = TrayState(language=language)
         if core is not None:
             self._take(core)
@@ -225,7 +223,7 @@ class Tray:
     # ---- the menu --------------------------------------------------------------------------
 
     def _t(self, key: str, **fields: Any) -> str:
-        return tray_text(self.state.language, key, **fields)
+        return t(f"tray.{key}", self.state.language, **fields)
 
     def _label(self, key: str) -> Callable[[Any], str]:
         """A menu label read when the menu is shown, so it follows a language change."""
@@ -239,7 +237,7 @@ class Tray:
                 fn()
             except Exception as exc:
                 log.exception("tray: %s failed", what)
-                from tray_app.desktop.tray_errors import failure_detail
+                from tray_app.desktop.tray_failure import failure_detail
 
                 why = failure_detail(exc, self.state.language)
                 self._actions.report(self._t("failed", what=self._t(what)), why)

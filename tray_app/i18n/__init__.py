@@ -14,7 +14,7 @@ from tray_app.i18n.catalogue import (
     lookup,
     translation,
 )
-from tray_app.i18n.choice import resolve_language, system_language
+from tray_app.i18n.choice import resolve_language, settings_language, system_language
 from tray_app.i18n.hidden import written_out
 from tray_app.i18n.plural import plural_form
 from tray_app.i18n.section import section
@@ -30,6 +30,7 @@ __all__ = [
     "plural_form",
     "resolve_language",
     "section",
+    "settings_language",
     "system_language",
     "t",
     "translation",

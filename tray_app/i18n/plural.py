@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-
-from babel import Locale, UnknownLocaleError
-from babel.plural import PluralRule
+from collections.abc import Callable
 
 
 @functools.cache
-def _rule(lang: str) -> PluralRule:
+def _rule(lang: str) -> Callable[[float], str]:
+    # imported on the first count: the tray's first menu must not wait for CLDR's tables
+    from babel import Locale, UnknownLocaleError
+
     try:
         return Locale.parse(lang, sep="-").plural_form
     except (UnknownLocaleError, ValueError):

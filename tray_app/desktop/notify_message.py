@@ -1,4 +1,5 @@
-"""What a notification says, in the UI language (en, zh-CN): the tool's friendly name, the real
+"""What a notification says, in the UI language (the catalogue's ``notify.*``): the tool's
+friendly name, the real
 target (absolute path or command), and for changes a short summary ("+12 −3 lines",
 "new file, 1.2 KB").
 
@@ -17,7 +18,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from tray_app.i18n import resolve_language
+from tray_app.i18n import resolve_language, t
 from tray_app.messages import (
     AnyPreview,
     CommandPreview,
@@ -33,65 +34,6 @@ from tray_app.tools.registry import builtin_titles
 TARGET_MAX = 120
 BUDGETS = ("files_removed", "bytes_written", "commands")
 
-TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "ask_title": "Allow “{tool}”?",
-        "approve": "Approve",
-        "deny": "Deny",
-        "open": "Open",
-        "click_to_review": "Click to review it in Metona Tray.",
-        "no_target": "(no target)",
-        "new_file": "new file, {size}",
-        "lines": "{added} {removed} lines",
-        "no_change": "no change",
-        "replaces": "{before} → {after}",
-        "in_folder": "in {cwd}",
-        "not_sandboxed": "not sandboxed",
-        "with_contents": "with everything inside ({count} items)",
-        "replaces_existing": "replaces what is there",
-        "persist_login": "⚠ runs at login",
-        "persist_shell": "⚠ runs in every new terminal shell",
-        "persist_vscode": "⚠ runs when the folder is opened in VS Code",
-        "persist_git_hook": "⚠ runs on git commands in this repository",
-        "persist_other": "⚠ makes programs run later",
-        "budget_files_removed": "⚠ over this answer's budget for removed files",
-        "budget_bytes_written": "⚠ over this answer's budget for written data",
-        "budget_commands": "⚠ over this answer's budget for commands",
-        "changed_since_shown": "⚠ changed after you approved it: new diff",
-        "answer_ready": "Answer ready",
-        "answer_failed": "The answer failed",
-        "your_chat": "your chat",
-    },
-    "zh-CN": {
-        "ask_title": "是否允许“{tool}”？",
-        "approve": "允许",
-        "deny": "拒绝",
-        "open": "打开",
-        "click_to_review": "点击在 Metona Tray 中查看。",
-        "no_target": "（无目标）",
-        "new_file": "新文件，{size}",
-        "lines": "{added} {removed} 行",
-        "no_change": "无改动",
-        "replaces": "{before} → {after}",
-        "in_folder": "在 {cwd} 中",
-        "not_sandboxed": "不在沙盒中",
-        "with_contents": "连同其中全部内容（{count} 项）",
-        "replaces_existing": "将替换目标处已有的内容",
-        "persist_login": "⚠ 会在登录时自动运行",
-        "persist_shell": "⚠ 会在每个新终端中运行",
-        "persist_vscode": "⚠ 会在 VS Code 打开该文件夹时运行",
-        "persist_git_hook": "⚠ 会在本仓库执行 git 命令时运行",
-        "persist_other": "⚠ 会让程序稍后自动运行",
-        "budget_files_removed": "⚠ 超出本次回答删除文件的额度",
-        "budget_bytes_written": "⚠ 超出本次回答写入数据的额度",
-        "budget_commands": "⚠ 超出本次回答运行命令的额度",
-        "changed_since_shown": "⚠ 文件在你允许后已变化：新的差异",
-        "answer_ready": "回答已就绪",
-        "answer_failed": "回答失败",
-        "your_chat": "你的对话",
-    },
-}
-
 
 @functools.cache
 def tool_names(lang: str) -> dict[str, str]:
@@ -103,19 +45,18 @@ UNITS = ("B", "KB", "MB", "GB", "TB")
 
 
 def language(setting: str | None) -> str:
-    """The settings value (``system``, ``en``, ``zh-CN``) as one of the tables' languages."""
-    resolved = resolve_language(setting or "system")
-    return resolved if resolved in TEXT else "en"
+    """The settings value (``system``, ``en``, ``zh-CN``) as one of the catalogue's languages."""
+    return resolve_language(setting or "system")
 
 
 def text(lang: str, key: str, **fields: Any) -> str:
-    return TEXT.get(lang, TEXT["en"])[key].format(**fields)
+    return t(f"notify.{key}", lang, **fields)
 
 
 def tool_name(name: str, lang: str) -> str:
     """``write_file`` -> "Write file" / "写入文件"; an unknown (e.g. MCP) tool keeps its name,
     made readable."""
-    known = tool_names(lang if lang in TEXT else "en").get(name)
+    known = tool_names(lang).get(name)
     return known or name.replace("__", ": ").replace("_", " ").strip().capitalize() or name
 
 
@@ -232,7 +173,7 @@ def describe_approval(
         details.insert(0, text(lang, "changed_since_shown"))
     body = target or text(lang, "no_target")
     if details:
-        body += "\n" + ("; " if lang == "en" else "；").join(details)
+        body += "\n" + text(lang, "separator").join(details)
     return title, body
 
 

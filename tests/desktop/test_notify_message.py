@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from tray_app.desktop import notify_text
-from tray_app.desktop.notify_text import (
-    TEXT,
+from tray_app.desktop import notify_message
+from tray_app.desktop.notify_message import (
     change_summary,
     describe_approval,
     diff_counts,
@@ -42,7 +41,6 @@ def test_the_tool_names_are_the_pages_names(lang: str) -> None:
     assert shared, "the page has no tool names any more"
     for name, label in shared.items():
         assert tool_name(name, lang) == label, name
-    assert set(TEXT["en"]) == set(TEXT[lang])
     assert set(tool_names("en")) == set(tool_names(lang)) == set(shared)
 
 
@@ -147,7 +145,7 @@ def test_long_targets_are_shortened_in_the_middle() -> None:
     path = "/w/" + "a" * 300 + "/end.txt"
     _title, body = describe_approval("delete_file", {}, {"path": path}, "en")
     assert body.startswith("/w/aaa") and body.endswith("end.txt") and "…" in body
-    assert len(body) <= notify_text.TARGET_MAX
+    assert len(body) <= notify_message.TARGET_MAX
 
 
 def test_turn_done_texts() -> None:
@@ -198,7 +196,7 @@ def test_an_mcp_call_names_the_server_the_tool_and_the_arguments() -> None:
         "arguments_text": '{\n  "path": "/w/\u202eexe.txt"\n}',
         "destructive": True,
     }
-    title, body = notify_text.describe_approval("fs__write_file", {"path": "x"}, preview, "en")
+    title, body = notify_message.describe_approval("fs__write_file", {"path": "x"}, preview, "en")
     assert title.endswith("Fs: write file?") or "Fs: write file" in title
     assert body.startswith('fs → write_file { "path": "/w/')
     assert "\u202e" not in body
