@@ -234,6 +234,8 @@ class UndoApplied(_Event):
     call_id: str | None
     path: str | None
     action: str
+    #: Set when it was one of a whole turn's undo: its report says it, not one toast per file.
+    turn_id: str | None = None
 
 
 class StateChanged(_Event):

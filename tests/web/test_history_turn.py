@@ -32,7 +32,7 @@ WORDS = {
         "anyway": "Undo anyway",
         "keep": "Keep",
         "kept": "Kept as it is now.",
-        "done": "Undid the turn's change.",
+        "done": "Every change of this turn is undone now.",
     },
     "zh-CN": {
         "changes": "4 项更改",
@@ -42,7 +42,7 @@ WORDS = {
         "anyway": "仍然撤销",
         "keep": "保留",
         "kept": "已保留现在的样子。",
-        "done": "已撤销本轮的全部 1 项更改。",
+        "done": "本轮的所有更改现在都已撤销。",
     },
 }
 

@@ -82,6 +82,7 @@ class ChangeService:
                         call_id=outcome.get("call_id"),
                         path=outcome.get("path"),
                         action=str(outcome.get("action", "")),
+                        turn_id=turn_id,
                     )
                 )
         undone = sum(1 for o in outcomes if o.get("success"))

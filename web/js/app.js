@@ -35,6 +35,8 @@ function build() {
   ui.title = $('#session-title');
   ui.workspace = $('#workspace-path');
   ui.chatlog = new ChatLog($('#log'), $('#messages'), $('#log-empty'));
+  ui.chatlog.undoTurn = (turnId, force) => call('undo_turn', { turn_id: turnId, force_ids: force });
+  ui.chatlog.onUndoFailed = (err) => actions.fail(err);
   ui.composer = new Composer($('#composer'), {
     onSend: (text, images) => actions.send(text, images),
     onStop: () => actions.stop(),
@@ -347,9 +349,9 @@ async function boot() {
     approvalsChanged,
     runningChanged: () => actions.runningChanged(),
     undone: (ev) => {
-      // The open change history shows each undo in its rows (and a turn's in its report): a
-      // toast per file would only cover it. A hidden character in the name is shown, not obeyed.
-      if (!ui.history.isOpen) toast({ key: 'toast.undone', args: { path: visible(ev.path || '') } });
+      // The open change history shows each undo in its rows, and a whole turn's undo has its
+      // report: a toast per file would only cover them. A hidden character in the name is shown, not obeyed.
+      if (!ui.history.isOpen && !ev.turn_id) toast({ key: 'toast.undone', args: { path: visible(ev.path || '') } });
       ui.history.refresh();
     },
     reloadSoon,

@@ -7,6 +7,7 @@ import { UserMessage, AssistantMessage, noticeView, summaryMarker } from './mess
 import { ToolCard } from './toolcard.js';
 import { store, mergeCall, isAwaiting } from './store.js';
 import { announceAnswer } from './announce.js';
+import { turnSummaryView } from './turnsummary.js';
 
 export class ChatLog {
   constructor(scroller, container, empty) {
@@ -15,6 +16,12 @@ export class ChatLog {
     this.empty = empty;
     this.views = new Map(); // message id -> view
     this.cards = new Map(); // call id -> ToolCard
+    this.turnOf = new Map(); // message id -> its turn's id
+    this.summaries = new Map(); // turn id -> its summary card on screen
+    this.turnReports = new Map(); // turn id -> what its last "Undo this turn" did
+    this.turnKept = new Set(); // journal entry ids the user chose to keep as they are now
+    this.undoTurn = null; // (turnId, forceIds) => Promise<report>: Core.undo_turn (app.js)
+    this.onUndoFailed = null;
     // Links in messages never navigate the popup: they go to the system browser.
     container.addEventListener('click', (event) => {
       const link = event.target.closest('a');
@@ -45,6 +52,7 @@ export class ChatLog {
     this.container.replaceChildren();
     this.views.clear();
     this.cards.clear();
+    this.summaries.clear();
     this.setOlder(snapshot);
     this.renderInto(this.container, snapshot);
     this.updateEmpty();
@@ -100,6 +108,85 @@ export class ChatLog {
         parent.append(summaryMarker({ count: message.stats.covered, summary: message.content }));
       }
     }
+    // Every turn shown that has ended gets its summary; the one still running gets it at its end.
+    const messages = snapshot.messages || [];
+    const running = messages.length && store.running.has(messages[messages.length - 1].session_id);
+    const turns = [...new Set(messages.map((m) => m.turn_id).filter(Boolean))];
+    if (running && !store.endedTurns.has(turns[turns.length - 1])) turns.pop();
+    for (const turnId of turns) this.summarize(turnId);
+  }
+
+  /** The turn's views (its rounds) and its calls, oldest first. */
+  turnParts(turnId) {
+    const views = [...this.views.entries()].filter(([id]) => this.turnOf.get(id) === turnId).map(([, v]) => v);
+    const ids = new Set(views.map((v) => v.record.id));
+    const records = [...this.cards.values()].map((c) => c.record).filter((r) => ids.has(r.message_id))
+      .sort((a, b) => a.created_at - b.created_at);
+    return { views, records };
+  }
+
+  /** Put (or refresh) the ended turn's summary card at the end of its last answer. */
+  summarize(turnId) {
+    const { views, records } = this.turnParts(turnId);
+    const last = views.filter((v) => v instanceof AssistantMessage).pop();
+    const view = turnSummaryView(turnId, records, {
+      open: (callId) => this.openCard(callId),
+      undo: (force) => this.undoWholeTurn(turnId, force),
+      report: this.turnReports.get(turnId) || null,
+      kept: this.turnKept,
+      keep: (entryId) => {
+        this.turnKept.add(entryId);
+        this.summarize(turnId);
+        this.focusReport(turnId);
+      },
+    });
+    const old = this.summaries.get(turnId);
+    if (!view || !last) {
+      old?.remove();
+      this.summaries.delete(turnId);
+      return;
+    }
+    // Redrawn while the user is in it (an undo's events arrive after its report): the focus
+    // stays on the same control.
+    const focused = old?.contains(document.activeElement) ? document.activeElement.closest('[data-focus-key]') : null;
+    if (old?.isConnected) old.replaceWith(view);
+    else last.el.insertBefore(view, last.foot);
+    this.summaries.set(turnId, view);
+    if (focused) view.querySelector(`[data-focus-key="${CSS.escape(focused.dataset.focusKey)}"]`)?.focus();
+  }
+
+  async undoWholeTurn(turnId, force) {
+    if (!this.undoTurn) return;
+    let report;
+    try {
+      report = await this.undoTurn(turnId, force);
+    } catch (err) {
+      this.onUndoFailed?.(err);
+      return;
+    }
+    this.turnReports.set(turnId, report);
+    this.summarize(turnId);
+    this.focusReport(turnId);
+  }
+
+  focusReport(turnId) {
+    this.summaries.get(turnId)?.querySelector('.hist-report')?.focus();
+  }
+
+  /** A summary row opens its call's card (the diff) and moves the focus there. */
+  openCard(callId) {
+    const card = this.cards.get(callId);
+    if (!card) return;
+    card.expanded = true;
+    card.update(card.record);
+    this.follow.release();
+    card.el.scrollIntoView({ block: 'nearest' });
+    card.el.querySelector('.tc-toggle')?.focus();
+  }
+
+  /** The turn ended (turn_finished / turn_failed): its summary, if it changed files. */
+  turnEnded(turnId) {
+    this.summarize(turnId);
   }
 
   // The "earlier messages" row at the top: loads the next page when it comes near the view
@@ -138,6 +225,7 @@ export class ChatLog {
     const before = this.views.get(parent.lastElementChild?.dataset?.messageId);
     if (view instanceof AssistantMessage && before instanceof AssistantMessage) before.continueWith(view);
     this.views.set(id, view);
+    if (view.record?.turn_id) this.turnOf.set(id, view.record.turn_id);
     parent.append(view.el);
     if (parent === this.container) this.updateEmpty();
   }
@@ -166,7 +254,7 @@ export class ChatLog {
 
   messageStarted(event) {
     if (this.views.has(event.message_id)) return;
-    const view = new AssistantMessage({ id: event.message_id, model: event.model, streaming: true });
+    const view = new AssistantMessage({ id: event.message_id, model: event.model, streaming: true, turn_id: event.turn_id });
     this.addView(event.message_id, view);
   }
 
@@ -193,6 +281,8 @@ export class ChatLog {
     const data = { ...record, awaiting: isAwaiting(record.call_id) };
     if (card) {
       card.update(data);
+      const turnId = this.turnOf.get(record.message_id);
+      if (this.summaries.has(turnId)) this.summarize(turnId); // undone since: the rows say so
       return;
     }
     const view = this.views.get(record.message_id) || this.lastAssistant();
@@ -249,6 +339,7 @@ export class ChatLog {
     this.container.replaceChildren();
     this.views.clear();
     this.cards.clear();
+    this.summaries.clear();
     this.updateEmpty();
   }
 }

@@ -137,6 +137,7 @@ function applyEvent(ctx, ev, acc) {
       store.running.delete(ev.session_id);
       acc.sessionsChanged = true;
       if (here && ev.type === 'turn_failed') chatlog.notice(failureFor(ev));
+      if (here) chatlog.turnEnded(ev.turn_id);
       if (!here) forgetSession(ev.session_id); // reopening it reads the chat from Core
       // The server went away or has no model: the onboarding card and the header say so.
       if (ev.type === 'turn_failed' && SERVER_FAILURES.has(ev.code)) ctx.serverCheck?.();

@@ -7,7 +7,8 @@ import { icon } from './icons.js';
 import { t } from './i18n.js';
 import { ago, bytes, middlePath, visible, visibleText } from './format.js';
 import { toolLabel } from './toolcard.js';
-import { failureLine, undoReasonArg } from './results.js';
+import { undoReasonArg } from './results.js';
+import { turnReportView } from './turnreport.js';
 import { setModal, trapTab } from './focustrap.js';
 
 /** A turn's entries form one group (wherever they fall in the list); an entry without a known
@@ -107,38 +108,12 @@ export class HistoryPanel {
       h('ul', { class: 'hist-list' }, group.entries.map((entry) => this.row(entry))));
   }
 
-  /** What "Undo this turn" did: how many were put back, and each change left with why; one
-   * that changed after the turn offers "Undo anyway" (replacing that change) or "Keep". */
   reportView(turnId, report) {
-    const outcomes = report.outcomes || [];
-    const left = outcomes.filter((o) => !o.success);
-    let head;
-    if (!left.length) head = ['history.turn_done', { n: report.undone }];
-    else if (report.undone) head = ['history.turn_partial', { undone: report.undone, tried: outcomes.length }];
-    else head = ['history.turn_none', {}];
-    const items = left.map((o) => {
-      const path = visible(o.path || '');
-      let choice = null;
-      if (o.forceable && this.kept.has(o.id)) choice = h('p', { class: 'muted hist-kept', i18n: 'history.kept' });
-      else if (o.forceable) {
-        choice = h('div', { class: 'hist-choice' },
-          h('p', { class: 'muted', i18n: 'history.forceable' }),
-          h('button', {
-            class: 'btn small danger', type: 'button', dataset: { focusKey: `force:${o.id}` },
-            i18nLabel: ['history.undo_anyway_label', { path }], onclick: () => this.undoTurn(turnId, [o.id]),
-          }, h('span', { i18n: 'history.undo_anyway' })),
-          h('button', {
-            class: 'btn small', type: 'button', dataset: { focusKey: `keep:${o.id}` },
-            i18nLabel: ['history.keep_label', { path }], onclick: () => this.keep(turnId, o.id),
-          }, h('span', { i18n: 'history.keep' })));
-      }
-      return h('li', { class: 'hist-left' },
-        h('span', { class: 'hist-path mono', text: middlePath(path, 52), title: path }),
-        failureLine(o.code, o.params, o.error, 'tc-error'), choice);
+    return turnReportView(turnId, report, {
+      kept: this.kept,
+      force: (ids) => this.undoTurn(turnId, ids),
+      keep: (entryId) => this.keep(turnId, entryId),
     });
-    return h('div', { class: 'hist-report', role: 'status', tabindex: '-1', dataset: { focusKey: `report:${turnId}` } },
-      h('p', { class: 'hist-report-head', i18n: head }),
-      items.length ? h('ul', { class: 'hist-left-list' }, items) : null);
   }
 
   /** Undo a whole turn in Core (newest first, each checked); ``force`` names the changes the

@@ -152,6 +152,11 @@ function editOutcome(result) {
   if (result.dry_run) return ['card.edit_dry_run', { n }];
   const diff = typeof result.diff === 'string' && !result.diff_truncated ? result.diff : '';
   if (!diff || result.diff === '(no change)\n') return ['card.outcome_edited', { n }];
+  return ['card.outcome_edited_lines', { n, ...diffCounts(diff) }];
+}
+
+/** The lines a unified diff adds and removes (its ---/+++ file lines are not counted). */
+export function diffCounts(diff) {
   let added = 0;
   let removed = 0;
   let inHunk = false; // the ---/+++ file lines come before the first hunk only
@@ -160,7 +165,7 @@ function editOutcome(result) {
     else if (inHunk && line.startsWith('+')) added += 1;
     else if (inHunk && line.startsWith('-')) removed += 1;
   }
-  return ['card.outcome_edited_lines', { n, added, removed }];
+  return { added, removed };
 }
 
 export class ToolCard {
