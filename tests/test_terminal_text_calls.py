@@ -63,3 +63,41 @@ def test_every_shape_in_the_terminal(wire: str, metona_home: Path, tmp_path: Pat
         expected = sum(1 for shape in ending_shapes() if shape.notice == code)
         assert result.stderr.count(words) == expected, (code, result.stderr[-3000:])
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("wire", "lang", "label"),
+    [
+        ("ollama", "en_US.UTF-8", "[the text above was the model's reasoning; its answer:]"),
+        ("openai", "zh_CN.UTF-8", "[以上是模型的思考过程；它的回答：]"),
+    ],
+)
+def test_reasoning_before_a_lone_close_tag_is_called_reasoning(
+    wire: str, lang: str, label: str, metona_home: Path, tmp_path: Path
+) -> None:
+    """An R1 distill's reasoning streams as answer until its lone ``</think>``: the terminal
+    cannot take printed text back, so it says what the text above was and prints the answer
+    after it (the answer is the last thing on stdout)."""
+    (shape,) = [s for s in ending_shapes() if s.name == "r1_lone_close_think"]
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    fake: FakeOllama | FakeOpenAI
+    if wire == "ollama":
+        fake, model, extra = FakeOllama(), "qwen3:8b", []
+    else:
+        fake, model, extra = FakeOpenAI(), "gpt-4o-mini", ["--provider", "openai"]
+    with fake:
+        fake.script(shape.turn())
+        args = chat_args(fake.url, workspace, *extra, "hello", model=model)
+        result = run_cli(
+            [sys.executable, "-m", "tray_app", *args],
+            cli_env(metona_home, tmp_path / "home", lang=lang),
+            "",
+            timeout=60,
+        )
+    assert result.returncode == 0, result.stderr
+    assert shape.thinking_after is not None
+    assert shape.thinking_after in result.stdout  # what streamed before the tag arrived
+    assert result.stdout.rstrip().endswith(shape.answer), result.stdout
+    assert result.stdout.count(shape.answer) == 2  # streamed once, then printed as the answer
+    assert label in result.stderr, result.stderr

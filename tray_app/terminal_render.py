@@ -193,6 +193,7 @@ class TextRenderer:
             "NO_COLOR"
         )
         self._in_thinking = False
+        self._answer_shown = False  # this message's answer text reached ``out``
         self._names: dict[str, str] = {}
         self._out_tty = bool(getattr(out, "isatty", lambda: False)())
 
@@ -208,14 +209,14 @@ class TextRenderer:
             self.err.flush()
         elif isinstance(event, ContentDelta):
             self._end_thinking()
-            # A terminal gets the answer with its escapes and bidi controls written out; a pipe
-            # or file gets it byte for byte (what scripts read).
-            self.out.write(answer_for_terminal(event.text) if self._out_tty else event.text)
-            self.out.flush()
+            self._write_answer(event.text)
+            self._answer_shown = bool(event.text) or self._answer_shown
         elif isinstance(event, MessageStarted):
             self._in_thinking = False
+            self._answer_shown = False
         elif isinstance(event, MessageFinished):
             self._end_thinking()
+            self._settled(event)
             if event.stopped:
                 self.err.write(self._dim(f"\n{terminal_text(self.language, 'stopped')}\n"))
         elif isinstance(event, ToolCallEvent):
@@ -260,6 +261,27 @@ class TextRenderer:
             self.out.write("\n")
             self.out.flush()
         self.err.flush()
+
+    def _write_answer(self, text: str) -> None:
+        # A terminal gets the answer with its escapes and bidi controls written out; a pipe
+        # or file gets it byte for byte (what scripts read).
+        self.out.write(answer_for_terminal(text) if self._out_tty else text)
+        self.out.flush()
+
+    def _settled(self, event: MessageFinished) -> None:
+        """The answer's final text when it is not what streamed: printed text cannot be taken
+        back, so a line says what the text above was and the answer follows (an R1 distill's
+        reasoning before a lone ``</think>`` streams as answer until the tag arrives)."""
+        if event.content is None or not self._answer_shown:
+            if event.content:
+                self._write_answer(event.content)
+            return
+        key = "reasoning_above" if event.thinking is not None else "answer_settled"
+        self.out.write("\n")
+        self.err.write(self._dim(f"{terminal_text(self.language, key)}\n"))
+        self.err.flush()
+        if event.content:
+            self._write_answer(event.content)
 
     def _end_thinking(self) -> None:
         if self._in_thinking:
