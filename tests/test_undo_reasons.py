@@ -20,8 +20,8 @@ from tray_app.undo_reasons import (
     Reason,
     flat,
     from_stored,
+    reason_template,
     reason_text,
-    reason_zh,
     unflat,
 )
 from tray_app.web_files import locale_texts
@@ -39,8 +39,9 @@ def test_every_code_is_in_both_locales_alike_and_the_terminal_says_the_page_chin
     for code in UNDO_REASON_CODES:
         key = f"undo_reason.{code}"
         assert _holes(en[key]) == _holes(zh[key]) and zh[key] != en[key], code
-        assert reason_zh(code) == zh[key], code  # the terminal's and the tray's Chinese
-    assert reason_zh("rm -rf") is None and reason_zh("undo_reason.journal_full") is None
+        assert reason_template(code, "zh-CN") == zh[key], code  # the terminal's and the tray's
+    assert reason_template("rm -rf", "zh-CN") is None
+    assert reason_template("undo_reason.journal_full", "zh-CN") is None
     assert {k for k in en if k.startswith("undo_reason.")} == {
         f"undo_reason.{c}" for c in UNDO_REASON_CODES
     }

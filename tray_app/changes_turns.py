@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.i18n import written_out
+from tray_app.i18n import SOURCE_LANGUAGE, language_of, written_out
 from tray_app.terminal_errors import failure_text
 from tray_app.web_files import locale_texts
 
@@ -126,7 +126,7 @@ def undo_report(
 def _why(outcome: dict[str, Any], language: str) -> str:
     """Why a change was left: its code's sentence in the terminal's language (English from the
     page's catalogue, shorter than the journal's log sentence), else the journal's sentence."""
-    if language.lower().startswith("zh"):
+    if language_of(language) != SOURCE_LANGUAGE:
         return failure_text(outcome, language)
     template = locale_texts("en").get(f"tool_error.{outcome.get('code')}")
     params = outcome.get("params")

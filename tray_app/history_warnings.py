@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, get_args
 
+from tray_app.i18n import language_of
 from tray_app.os_reasons import os_reason_text
 from tray_app.tool_errors import Params, clean_params
 from tray_app.web_files import locale_texts
@@ -98,7 +99,7 @@ def warning_text(warning: object, language: str, shown: Callable[[object], str] 
     that do not fit it give the English sentence as it is."""
     if not isinstance(warning, HistoryWarning):
         return shown(warning)
-    texts = locale_texts("zh-CN" if language.lower().startswith("zh") else "en")
+    texts = locale_texts(language_of(language))
     try:
         why = os_reason_text(warning.params, language, shown)  # an uncoded cause, quoted
         if warning.why is not None:
@@ -113,7 +114,7 @@ def warning_text(warning: object, language: str, shown: Callable[[object], str] 
 def problem_text(problem: StoreProblem, language: str, shown: Callable[[object], str] = str) -> str:
     """A store problem in ``language`` (``store_problem.<code>`` of ``web/locales``); its English
     sentence when the locale has no text for it or its params do not fit."""
-    texts = locale_texts("zh-CN" if language.lower().startswith("zh") else "en")
+    texts = locale_texts(language_of(language))
     try:
         return texts[f"store_problem.{problem.code}"].format_map(
             _values(problem.params, language, shown)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable, Mapping
 
+from tray_app.i18n import section
 from tray_app.tool_errors import ToolErrorCode
-from tray_app.web_files import locale_texts
 
 #: The code of an OS error by its errno; the tools' failures use the same codes.
 ERRNO_CODES: dict[int, ToolErrorCode] = {
@@ -55,13 +55,13 @@ def os_reason_text(
     """The reason in ``params`` (``os_params``) in ``language``: its code's words (the page's
     ``os_reason.<code>``, read from ``web/locales``), else the OS's text (quoted in Chinese,
     where it stays English); the OS's text alone when the locale cannot be read."""
-    words = locale_texts("zh-CN" if language.lower().startswith("zh") else "en")
+    words = section("os_reason", language)
     code = params.get("os")
-    if code in _CODES and isinstance(code, str) and f"os_reason.{code}" in words:
-        return words[f"os_reason.{code}"]
+    if code in _CODES and isinstance(code, str) and code in words:
+        return words[code]
     detail = shown(params.get("detail", ""))
     try:
-        return words.get("os_reason.other", "{detail}").format(detail=detail)
+        return words.get("other", "{detail}").format(detail=detail)
     except (KeyError, IndexError, ValueError):  # a damaged template: the OS's text
         return detail
 

@@ -26,7 +26,7 @@ def said(prefix: str, code: str, lang: str) -> str:
 
 
 def approval_resolved(decision: str, by: str, lang: str) -> str:
-    """``[approval] approved (terminal)``, or in Chinese ``[确认] 已批准（终端）``."""
+    """``[approval] approved (terminal)``, in the terminal's language."""
     return t(
         "terminal.approval_resolved",
         lang,
@@ -65,7 +65,7 @@ def status_word(status: str, lang: str) -> str:
 
 
 def count_line(result: Mapping[str, Any], note: str, lang: str) -> str:
-    """The first count a result has, with what it left out; ``ok`` (完成) when none."""
+    """The first count a result has, with what it left out; ``ok`` (``terminal.done``) when none."""
     for key in COUNT_KEYS:
         if key not in result:
             continue

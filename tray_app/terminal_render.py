@@ -64,7 +64,7 @@ def notice_text(event: Notice, language: str) -> str:
 def key_args(args: dict[str, Any], language: str = "en") -> str:
     """The arguments worth a glance, each cut to 80 characters, a model's control or direction
     characters written out and line breaks shown as ⏎ (the echo stays one line); in Chinese the
-    keys in words (``路径：…``)."""
+    keys in words (``terminal.arg.*``)."""
     parts = []
     for key in KEY_ARGS:
         if key in args:

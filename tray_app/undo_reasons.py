@@ -5,7 +5,7 @@ A ``Reason`` is the English sentence (a ``str``: the model, the logs and ``--jso
 also carries a ``code`` and its ``params``. The journal stores the code beside the sentence
 (``journal_index``); an entry written before codes existed has only the sentence, which is then
 shown as it is. ``web/locales/*.json`` hold ``undo_reason.<code>``; the terminal and the tray
-read the Chinese from there too (``reason_zh``), so it is written once.
+read their words from there too (``reason_template``), so they are written once.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Literal, cast, get_args
 
+from tray_app.i18n import translation
 from tray_app.os_reasons import os_reason_text
 from tray_app.tool_errors import Params, clean_params
-from tray_app.web_files import locale_texts
 
 UndoReasonCode = Literal[
     "journal_full",
@@ -94,12 +94,13 @@ def from_stored(text: str | None, info: Mapping[str, object] | None) -> str | No
     return Reason(text, cast(UndoReasonCode, code), **{str(k): v for k, v in params.items()})
 
 
-def reason_zh(code: object) -> str | None:
-    """The Chinese template of a reason code: the page's own ``undo_reason.<code>`` in
-    ``web/locales/zh-CN.json``, the one copy the page, the terminal and the tray all say."""
+def reason_template(code: object, language: str) -> str | None:
+    """A reason code's template in ``language``: the page's own ``undo_reason.<code>``, the one
+    copy the page, the terminal and the tray all say; None in the source language (the stored
+    English sentence says it) and for an unknown code."""
     if code not in UNDO_REASON_CODES:
         return None
-    return locale_texts("zh-CN").get(f"undo_reason.{code}")
+    return translation(f"undo_reason.{code}", language)
 
 
 def reason_text(
@@ -109,12 +110,12 @@ def reason_text(
     language: str,
     shown: Callable[[object], str] = str,
 ) -> str:
-    """The reason in ``language``: its code's Chinese (the page's, from ``web/locales``), else
+    """The reason in ``language``: its code's text (the page's, from ``web/locales``), else
     the English sentence as stored. ``shown`` prepares each parameter (the terminal writes
     control characters out)."""
-    if not language.lower().startswith("zh") or not isinstance(params, Mapping):
+    if not isinstance(params, Mapping):
         return english
-    template = reason_zh(code)
+    template = reason_template(code, language)
     if template is None:
         return english
     values = {str(k): shown(v) for k, v in params.items()}

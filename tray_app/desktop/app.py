@@ -162,7 +162,7 @@ class DesktopApp:
         """The app's language for the file dialogs' titles ("system" resolved)."""
         from tray_app.i18n import resolve_language
 
-        return "zh-CN" if resolve_language(self.core.settings.language) == "zh-CN" else "en"
+        return resolve_language(self.core.settings.language)
 
     def _icon_file(self) -> Path | None:
         """The app icon as a file, for notifications (drawn, like the tray icon)."""

@@ -54,8 +54,8 @@ def text(lang: str, key: str, **fields: Any) -> str:
 
 
 def tool_name(name: str, lang: str) -> str:
-    """``write_file`` -> "Write file" / "写入文件"; an unknown (e.g. MCP) tool keeps its name,
-    made readable."""
+    """``write_file`` -> "Write file" in the user's language; an unknown (e.g. MCP) tool keeps
+    its name, made readable."""
     known = tool_names(lang).get(name)
     return known or name.replace("__", ": ").replace("_", " ").strip().capitalize() or name
 

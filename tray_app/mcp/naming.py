@@ -23,8 +23,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def _slug(text: str) -> str:
-    """The characters model APIs accept; a name with other scripts (``时间``) also gets a short
-    digest of itself, so two such servers or tools keep distinct, stable names."""
+    """The characters model APIs accept; a name in another script (Chinese, say) also gets a
+    short digest of itself, so two such servers or tools keep distinct, stable names."""
     slug = _UNSAFE.sub("_", text).strip("_")
     if text.isascii():
         return slug or "x"

@@ -55,7 +55,10 @@ def report_language() -> str:
         setting = load_settings(paths.settings_file).language
     except Exception:  # the report must come out whatever the settings file holds
         setting = "system"
-    return "zh-CN" if resolve_language(setting) == "zh-CN" else "en"
+    if setting in TEXT:  # said even when web/ (the catalogue) is what is broken
+        return setting
+    resolved = resolve_language(setting)
+    return resolved if resolved in TEXT else "en"
 
 
 def run_self_test(*, display: bool, out: TextIO | None = None, language: str | None = None) -> int:

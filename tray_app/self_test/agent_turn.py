@@ -11,7 +11,7 @@ from tray_app.self_test.fake_model import ANSWER_OK, MARKER_FILE, MODEL, FakeMod
 from tray_app.self_test.files import Missing
 
 TURN_TIMEOUT = 60.0
-TITLE = "自检 self-test 🧪 \u202eRTL"
+TITLE = "\u81ea\u68c0 self-test 🧪 \u202eRTL"  # CJK, an emoji, a direction override
 
 
 def check_store(root: Path) -> str:

@@ -16,8 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODEL = "self-test:latest"
-MARKER_FILE = "自检-✓-ünï.txt"
-ANSWER_OK = "Self-test answer: the tool saw 自检 ✓"
+MARKER_FILE = "\u81ea\u68c0-✓-ünï.txt"  # a CJK, symbol and accented name
+ANSWER_OK = "Self-test answer: the tool saw \u81ea\u68c0 ✓"
 ANSWER_MISSING = "Self-test answer: the tool result did not name the marker file"
 MAX_BODY = 16 * 1024 * 1024
 

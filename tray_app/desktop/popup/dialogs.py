@@ -15,20 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tray_app.i18n import t
+
 log = logging.getLogger(__name__)
 
-#: The dialogs' titles, by the app's language (the buttons are GTK's, in the desktop's).
-TITLES = {
-    "en": {"export": "Export chat", "folder": "Choose a folder"},
-    "zh-CN": {"export": "导出聊天", "folder": "选择文件夹"},
-}
 #: The size a dialog asks for, and the share of the work area it may take at most.
 PREFERRED = (900, 640)
 WORK_AREA_SHARE = (0.9, 0.85)
 
 
 def title(language: str, which: str) -> str:
-    return TITLES.get(language, TITLES["en"])[which]
+    """A dialog's title in the app's language (``dialog.<which>``); the buttons are GTK's, in
+    the desktop's."""
+    return t(f"dialog.{which}", language)
 
 
 def fitted_size(area_width: int, area_height: int) -> tuple[int, int]:
