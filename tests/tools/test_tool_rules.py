@@ -52,6 +52,27 @@ def test_deny_wins_a_tie_and_any_denied_path_denies(tmp_path: Path) -> None:
     assert action(book, "move_file", a / "x", tmp_path / "y") is None
 
 
+def test_a_folder_rule_of_a_tool_servers_tool_asks_since_its_folder_is_unknown(
+    tmp_path: Path,
+) -> None:
+    """An MCP tool's arguments name no path the app can check: a folder-limited allow never
+    covers it, and a folder-limited deny or ask is not passed over either: the user is asked."""
+    secret = tmp_path / "私密 🔒"
+    secret.mkdir()
+    book = RuleBook([rule("github__write", secret, "deny")])
+    assert action(book, "github__write", origin="mcp:github") == "ask"
+    book = RuleBook([rule("mcp:github", secret, "deny"), rule("github__write", None, "allow")])
+    assert action(book, "github__write", origin="mcp:github") == "ask"
+    book = RuleBook([rule("mcp:github", None, "deny"), rule("github__write", secret, "ask")])
+    assert action(book, "github__write", origin="mcp:github") == "deny"
+    book = RuleBook([rule("github__write", secret, "allow")])
+    assert action(book, "github__write", origin="mcp:github") is None  # the mode decides
+    assert action(book, "github__read", origin="mcp:github") is None
+    # A built-in tool with no path (nothing to limit) is not affected.
+    book = RuleBook([rule("list_allowed_directories", secret, "deny")])
+    assert action(book, "list_allowed_directories") is None
+
+
 def test_a_tool_rule_beats_its_servers_rule() -> None:
     book = RuleBook([rule("mcp:github", None, "deny"), rule("github__read", None, "allow")])
     assert action(book, "github__read", origin="mcp:github") == "allow"

@@ -10,7 +10,8 @@ Which rule decides: one naming the tool beats one naming its server (``mcp:SERVE
 those the deepest folder beats a shallower one, a folder beats none; on a tie deny beats ask
 beats allow. A call with several paths (a move, a read of many files) is decided by each path
 (its literal form and its real one, symlinks resolved): deny if any path is denied, ask if any
-asks, allow only when every path is allowed.
+asks, allow only when every path is allowed. A tool server's tool names no path the app can
+check: a rule limited to a folder never allows it, and one that denies or asks makes it ask.
 
 Nothing read from a file edited by hand can grant more than it says: an allow or ask rule whose
 folder is relative, holds ``..``, is missing, is not a folder, or is (or passes through) a
@@ -151,12 +152,16 @@ class _ToolIndex:
 
     anywhere: Rule | None = None
     folders: dict[str, Rule] = field(default_factory=dict)
+    #: The strictest deny or ask limited to a folder: for a call whose folder is unknown.
+    limited: Rule | None = None
 
     def add(self, rule: Rule, key: str | None) -> None:
         if key is None:
             self.anywhere = _stronger(self.anywhere, rule)
         else:
             self.folders[key] = _stronger(self.folders.get(key), rule)
+            if rule.action != "allow":
+                self.limited = _stronger(self.limited, rule)
 
     def find(self, path: str) -> Rule | None:
         """The rule of the deepest folder holding ``path`` (or the folder-less one)."""
@@ -253,7 +258,13 @@ class RuleBook:
         if own is None and server is None:
             return None
         if not paths:
-            return _verdict(_first(own, server, None))
+            general = _first(own, server, None)
+            limited = _strictest(own, server) if origin.startswith(SERVER_PREFIX) else None
+            if limited is not None and (general is None or general.action == "allow"):
+                # A tool server's tool does not say which folder it works in: a rule limited to
+                # a folder can neither be passed over nor checked, so its deny or ask asks.
+                return Verdict("ask", limited)
+            return _verdict(general)
         found = [_first(own, server, path) for path in paths]
         deny = next((r for r in found if r is not None and r.action == "deny"), None)
         if deny is not None:
@@ -322,6 +333,15 @@ def _first(own: _ToolIndex | None, server: _ToolIndex | None, path: str | None) 
         if found is not None:
             return found
     return None
+
+
+def _strictest(own: _ToolIndex | None, server: _ToolIndex | None) -> Rule | None:
+    """The strictest deny or ask limited to a folder, of the tool or of its server."""
+    found: Rule | None = None
+    for index in (own, server):
+        if index is not None and index.limited is not None:
+            found = _stronger(found, index.limited)
+    return found
 
 
 def _verdict(rule: Rule | None) -> Verdict | None:
