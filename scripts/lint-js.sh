@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make check`'s JavaScript half: ESLint (eslint.config.js) on the page's own modules, web/js.
+# `make check`'s JavaScript half on the page's own modules, web/js: Prettier (.prettierrc.json)
+# checks the layout, ESLint (eslint.config.js) the rest; both keep to ruff's line length.
 # The lint tools are pinned in package.json and package-lock.json and installed with `npm ci`
 # into node_modules/ (git-ignored, never shipped), again only when those two files change:
 # node_modules/.installed is the stamp, as .venv/.installed is the venv's.
@@ -46,5 +47,7 @@ if [[ ! -f $stamp || package-lock.json -nt $stamp || package.json -nt $stamp ]];
     touch "$stamp"
 fi
 
+node_modules/.bin/prettier --check --log-level warn web/js eslint.config.js \
+    || { echo "run: node_modules/.bin/prettier --write web/js eslint.config.js" >&2; exit 1; }
 node_modules/.bin/eslint --max-warnings 0 --cache --cache-strategy content \
     --cache-location node_modules/.cache/eslint/ web/js eslint.config.js

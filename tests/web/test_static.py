@@ -53,7 +53,9 @@ def test_only_bridge_js_touches_pywebview_and_nothing_evals() -> None:
         assert (
             re.search(r"\.(inner|outer)HTML\b|insertAdjacentHTML|document\.write", text) is None
         ), path.name
-        assert len(text.splitlines()) < 400, f"{path.name} is too long"
+        # Counted without whitespace, so the size is the code's and not Prettier's layout:
+        # 17,000 is about what 400 densely written lines held.
+        assert len(re.sub(r"\s", "", text)) < 17_000, f"{path.name} is too long"
 
 
 def test_the_shim_is_not_shipped() -> None:

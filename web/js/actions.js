@@ -11,10 +11,29 @@ import { middlePath, visible } from './format.js';
 // The codes of ``tray_app/errors.py`` ERROR_CODES (and the page's own), each with a
 // ``command_error.<code>`` text in both locales; tests/web/test_static.py keeps them in step.
 export const COMMAND_ERRORS = new Set([
-  'error', 'config_error', 'provider_error', 'provider_unavailable', 'model_not_found', 'capability',
-  'server_busy', 'stream_error', 'sandbox_violation', 'undo_unavailable', 'undo_failed', 'store_error',
-  'export_failed', 'invalid_request', 'invalid_settings', 'not_found', 'busy', 'unsupported', 'timeout',
-  'internal', 'forbidden', 'unavailable', 'bridge',
+  'error',
+  'config_error',
+  'provider_error',
+  'provider_unavailable',
+  'model_not_found',
+  'capability',
+  'server_busy',
+  'stream_error',
+  'sandbox_violation',
+  'undo_unavailable',
+  'undo_failed',
+  'store_error',
+  'export_failed',
+  'invalid_request',
+  'invalid_settings',
+  'not_found',
+  'busy',
+  'unsupported',
+  'timeout',
+  'internal',
+  'forbidden',
+  'unavailable',
+  'bridge',
 ]);
 
 export function createActions(ui) {
@@ -25,15 +44,27 @@ export function createActions(ui) {
    * (a coded detail, such as why an undo was not done, in the page's language too). */
   function fail(err) {
     // A store problem the app coded (a settings file that cannot be written): its own sentence.
-    const problem = typeof err?.details?.problem_code === 'string' ? `store_problem.${err.details.problem_code}` : '';
+    const problem =
+      typeof err?.details?.problem_code === 'string'
+        ? `store_problem.${err.details.problem_code}`
+        : '';
     if (problem && hasText(problem)) {
-      toast({ key: problem, args: problemArgs(err.details.problem_params), level: 'error', ms: 8000 });
+      toast({
+        key: problem,
+        args: problemArgs(err.details.problem_params),
+        level: 'error',
+        ms: 8000,
+      });
       return;
     }
     const code = err && err.code;
     const why = typeof err?.details?.code === 'string' ? `tool_error.${err.details.code}` : '';
-    const detail = why && hasText(why) ? t(why, shownParams(err.details.params)) : (err && err.message) || String(err);
-    if (code && COMMAND_ERRORS.has(code)) toast({ key: `command_error.${code}`, args: { detail }, level: 'error', ms: 6000 });
+    const detail =
+      why && hasText(why)
+        ? t(why, shownParams(err.details.params))
+        : (err && err.message) || String(err);
+    if (code && COMMAND_ERRORS.has(code))
+      toast({ key: `command_error.${code}`, args: { detail }, level: 'error', ms: 6000 });
     else toast({ text: detail, level: 'error', ms: 6000 });
   }
 
@@ -41,7 +72,8 @@ export function createActions(ui) {
   // first; the header says so too (and changes once a Retry finds the server and its models).
   function sessionModel() {
     const session = currentSession();
-    const chosen = (session && session.model) || (session ? '' : draft.model) || store.settings?.default_model;
+    const chosen =
+      (session && session.model) || (session ? '' : draft.model) || store.settings?.default_model;
     if (chosen) return chosen;
     const withTools = store.models.find((m) => m.capabilities?.includes('tools'));
     return (withTools || store.models[0])?.name || '';
@@ -60,8 +92,10 @@ export function createActions(ui) {
     ui.composer.setVision(Boolean(info && info.capabilities?.includes('vision')));
     // The folder the tools really work in, absolute: Core's answer (the sandbox's choice), not
     // a guess from the settings (the first allowed folder may be blocked, as root's home is).
-    const folder = (session ? session.workspace || store.sessionWorkspace.get(session.id) : draft.workspace)
-      || store.workspace || '';
+    const folder =
+      (session ? session.workspace || store.sessionWorkspace.get(session.id) : draft.workspace) ||
+      store.workspace ||
+      '';
     const shown = visible(folder);
     tx(ui.workspace, 'workspace.default', { path: middlePath(shown, 46) });
     ui.workspace.dataset.path = folder;
@@ -74,7 +108,8 @@ export function createActions(ui) {
     // A chat that stopped answering while another one is on screen: forget its live state.
     const idle = new Set();
     for (const live of store.live.values()) {
-      if (live.session_id !== store.currentId && !store.running.has(live.session_id)) idle.add(live.session_id);
+      if (live.session_id !== store.currentId && !store.running.has(live.session_id))
+        idle.add(live.session_id);
     }
     for (const id of idle) forgetSession(id);
     const running = Boolean(store.currentId && store.running.has(store.currentId));
@@ -142,7 +177,10 @@ export function createActions(ui) {
 
   async function ensureSession() {
     if (store.currentId) return store.currentId;
-    const session = await call('new_session', { model: draft.model || null, workspace: draft.workspace });
+    const session = await call('new_session', {
+      model: draft.model || null,
+      workspace: draft.workspace,
+    });
     upsert(session);
     store.currentId = session.id;
     return session.id;
@@ -231,7 +269,9 @@ export function createActions(ui) {
       return true;
     }
     try {
-      upsert(await call('update_session', { session_id: store.currentId, workspace: path || null }));
+      upsert(
+        await call('update_session', { session_id: store.currentId, workspace: path || null }),
+      );
       refreshChrome();
       return true;
     } catch (err) {
@@ -271,7 +311,8 @@ export function createActions(ui) {
   async function exportChat(id, format = 'markdown') {
     try {
       const result = await call('export_session', { session_id: id, format });
-      if (result && result.saved) toast({ key: 'toast.exported', args: { path: result.path }, ms: 6000 });
+      if (result && result.saved)
+        toast({ key: 'toast.exported', args: { path: result.path }, ms: 6000 });
     } catch (err) {
       fail(err);
     } finally {
@@ -283,7 +324,8 @@ export function createActions(ui) {
     try {
       await call('decide', { call_id: callId, approve, remember, rule });
     } catch (err) {
-      if (err.code === 'not_found') { // answered elsewhere or timed out meanwhile
+      if (err.code === 'not_found') {
+        // answered elsewhere or timed out meanwhile
         store.approvals = store.approvals.filter((a) => a.call_id !== callId);
         ui.approvalsChanged();
         return;
@@ -302,9 +344,25 @@ export function createActions(ui) {
   }
 
   return {
-    open, loadOlder, newChat, send, stop, setModel, setWorkspace, search, rename, remove, exportChat, decide, undo,
+    open,
+    loadOlder,
+    newChat,
+    send,
+    stop,
+    setModel,
+    setWorkspace,
+    search,
+    rename,
+    remove,
+    exportChat,
+    decide,
+    undo,
     retry: () => rerun('retry', {}),
     editLast: (text) => rerun('edit_last', { text }),
-    sessionUpdated, refreshChrome, runningChanged, fail, draft,
+    sessionUpdated,
+    refreshChrome,
+    runningChanged,
+    fail,
+    draft,
   };
 }

@@ -45,7 +45,10 @@ function build() {
   ui.sidebar = new Sidebar($('#sidebar'), {
     scrim: $('#scrim'),
     toggle: $('#btn-sidebar'),
-    onSelect: (id) => { actions.open(id); if (ui.sidebar.isOverlay) ui.focusHome(); }, // it closed
+    onSelect: (id) => {
+      actions.open(id);
+      if (ui.sidebar.isOverlay) ui.focusHome();
+    }, // it closed
     onRename: (id, title) => actions.rename(id, title),
     onDelete: (id) => actions.remove(id),
     onExport: (id, format) => actions.exportChat(id, format),
@@ -53,11 +56,17 @@ function build() {
   });
   ui.searching = () => Boolean($('#session-search').value.trim());
   ui.picker = new ModelPicker($('#btn-model'), $('#model-menu'), {
-    onPick: (name) => { actions.setModel(name); ui.focusHome(); },
+    onPick: (name) => {
+      actions.setModel(name);
+      ui.focusHome();
+    },
     onRefresh: () => refreshModels(),
     // the tools switch: Core answers with the models as they are now
-    onToolMode: (name, mode) => call('set_model_tool_mode', { name, mode })
-      .then((result) => modelsUpdated(result.models, result.error), (err) => actions.fail(err)),
+    onToolMode: (name, mode) =>
+      call('set_model_tool_mode', { name, mode }).then(
+        (result) => modelsUpdated(result.models, result.error),
+        (err) => actions.fail(err),
+      ),
     onCheck: (name) => call('check_model_tools', { name }),
   });
   ui.settingsLink = settingsLink({
@@ -94,7 +103,11 @@ function build() {
     onError: (err) => actions.fail(err),
   });
   ui.approvalsChanged = approvalsChanged;
-  ui.focusHome = createHomeFocus({ panels: () => [$('#settings'), $('#history')], approval: ui.approval, composer: ui.composer });
+  ui.focusHome = createHomeFocus({
+    panels: () => [$('#settings'), $('#history')],
+    approval: ui.approval,
+    composer: ui.composer,
+  });
   actions = createActions(ui);
   wire();
 }
@@ -106,13 +119,23 @@ function wire() {
   });
   $('#btn-hide').addEventListener('click', hideWindow);
   $('#sidebar-new').addEventListener('click', () => actions.newChat());
-  $('#btn-settings').addEventListener('click', () => (ui.settings.isOpen ? closeSettings() : openSettings()));
-  $('#btn-history').addEventListener('click', () => (ui.history.isOpen ? closeHistory() : openHistory()));
-  ui.folder = workspaceChooser({ setWorkspace: (path) => actions.setWorkspace(path), draftFolder: () => actions.draft.workspace, focusHome: ui.focusHome });
+  $('#btn-settings').addEventListener('click', () =>
+    ui.settings.isOpen ? closeSettings() : openSettings(),
+  );
+  $('#btn-history').addEventListener('click', () =>
+    ui.history.isOpen ? closeHistory() : openHistory(),
+  );
+  ui.folder = workspaceChooser({
+    setWorkspace: (path) => actions.setWorkspace(path),
+    draftFolder: () => actions.draft.workspace,
+    focusHome: ui.focusHome,
+  });
   const app = $('#app');
   // A link in a message: the user sees where it really goes, then it opens outside the popup.
   guardLinks($('#messages'));
-  app.addEventListener('metona:open-link', (e) => checkLink(e.detail.url, { host: app, onOpen: openLink, onClosed: ui.focusHome }));
+  app.addEventListener('metona:open-link', (e) =>
+    checkLink(e.detail.url, { host: app, onOpen: openLink, onClosed: ui.focusHome }),
+  );
   // Retry after a failure the server caused: look at the server (and its models) again first,
   // so the chat's model state is fresh for the new turn.
   app.addEventListener('metona:retry', async () => {
@@ -120,7 +143,9 @@ function wire() {
     actions.retry();
   });
   app.addEventListener('metona:load-older', (e) => actions.loadOlder(e.detail));
-  app.addEventListener('metona:export', (e) => actions.exportChat(e.detail.sessionId, e.detail.format));
+  app.addEventListener('metona:export', (e) =>
+    actions.exportChat(e.detail.sessionId, e.detail.format),
+  );
   app.addEventListener('metona:edit-last', (e) => actions.editLast(e.detail.text));
   app.addEventListener('metona:undo', (e) => actions.undo(e.detail.callId));
   app.addEventListener('metona:review', () => ui.approval.focus());
@@ -152,7 +177,10 @@ function onKey(event) {
     } else if (ui.settings.isOpen) closeSettings();
     else if (ui.history.isOpen) closeHistory();
     else if (ui.folder.isOpen) ui.folder.close();
-    else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) { ui.sidebar.close(); ui.focusHome(); } else hideWindow();
+    else if (ui.sidebar.isOpen && ui.sidebar.isOverlay) {
+      ui.sidebar.close();
+      ui.focusHome();
+    } else hideWindow();
   }
 }
 
@@ -178,7 +206,9 @@ function hideWindow() {
 // Settings (from the header or the tray's menu) wait for the page's settings and language:
 // opened earlier, the panel would have no values and show its keys instead of its words.
 let markBooted;
-const booted = new Promise((resolve) => { markBooted = resolve; });
+const booted = new Promise((resolve) => {
+  markBooted = resolve;
+});
 
 async function openSettings() {
   await booted;
@@ -187,21 +217,31 @@ async function openSettings() {
   ui.picker.close();
   ui.settings.open(store.settings, store.models);
   if (!ui.builtins) {
-    ui.builtins = call('built_in_rules').then((rules) => ui.settings.setBuiltins(rules)).catch(() => { ui.builtins = null; });
+    ui.builtins = call('built_in_rules')
+      .then((rules) => ui.settings.setBuiltins(rules))
+      .catch(() => {
+        ui.builtins = null;
+      });
   }
   $('#btn-settings').setAttribute('aria-expanded', 'true');
   call('hotkey_status')
     .then((status) => {
       if (status?.taken) ui.settings.showNote('hotkey', 'set.hotkey_taken');
-      else if (status?.session === 'wayland' && !status?.supported) ui.settings.showNote('hotkey', 'set.hotkey_wayland');
+      else if (status?.session === 'wayland' && !status?.supported)
+        ui.settings.showNote('hotkey', 'set.hotkey_wayland');
     })
     .catch(() => {}); // an older bridge without the command: no note
   call('keyring_status') // looked at without a prompt: storing a key is what may ask
     .then((keyring) => {
       if (keyring?.usable === false) {
-        ui.settings.showNote('api_key', keyring.problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring');
-      } else if (keyring?.state === 'locked') ui.settings.showNote('api_key', 'set.api_key_keyring_asks');
-      else if (keyring?.state === 'missing') ui.settings.showNote('api_key', 'set.api_key_keyring_new');
+        ui.settings.showNote(
+          'api_key',
+          keyring.problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring',
+        );
+      } else if (keyring?.state === 'locked')
+        ui.settings.showNote('api_key', 'set.api_key_keyring_asks');
+      else if (keyring?.state === 'missing')
+        ui.settings.showNote('api_key', 'set.api_key_keyring_new');
     })
     .catch(() => {});
 }
@@ -233,13 +273,17 @@ function settingsUpdated(settings) {
   const old = store.settings || {};
   store.settings = settings;
   ui.mode.set(settings);
-  if (old.language !== settings.language && resolveLanguage(settings.language) !== currentLanguage()) {
+  if (
+    old.language !== settings.language &&
+    resolveLanguage(settings.language) !== currentLanguage()
+  ) {
     setLanguage(settings.language);
   }
   if (old.theme !== settings.theme) setTheme(settings.theme);
   if (ui.settings.isOpen) ui.settings.update(settings);
   if (old.endpoint && old.endpoint !== settings.endpoint) checkServer();
-  else if (old.vision_models && String(old.vision_models) !== String(settings.vision_models)) refreshModels(); // badges
+  else if (old.vision_models && String(old.vision_models) !== String(settings.vision_models))
+    refreshModels(); // badges
   // The folders decide where a chat without its own folder works: ask Core again.
   const folders = (s) => JSON.stringify([s.allowed_dirs, s.blocked_dirs]);
   if (folders(old) !== folders(settings)) {
@@ -274,7 +318,11 @@ async function checkServer() {
     store.server = { reachable: false, error: err.message, code: err.code };
   }
   if (!store.server.reachable) {
-    ui.onboarding.show('unreachable', { endpoint: store.settings?.endpoint, error: store.server.error, code: store.server.code });
+    ui.onboarding.show('unreachable', {
+      endpoint: store.settings?.endpoint,
+      error: store.server.error,
+      code: store.server.code,
+    });
   } else {
     await refreshModels();
     if (!store.models.length) ui.onboarding.show('no_models');
@@ -350,8 +398,10 @@ async function boot() {
     runningChanged: () => actions.runningChanged(),
     undone: (ev) => {
       // The open change history shows each undo in its rows, and a whole turn's undo has its
-      // report: a toast per file would only cover them. A hidden character in the name is shown, not obeyed.
-      if (!ui.history.isOpen && !ev.turn_id) toast({ key: 'toast.undone', args: { path: visible(ev.path || '') } });
+      // report: a toast per file would only cover them. A hidden character in the name is
+      // shown, not obeyed.
+      if (!ui.history.isOpen && !ev.turn_id)
+        toast({ key: 'toast.undone', args: { path: visible(ev.path || '') } });
       ui.history.refresh();
     },
     reloadSoon,
@@ -363,7 +413,10 @@ async function boot() {
   await whenReady();
   onEvents(pump);
   const [settings, sessions, status, pending] = await Promise.all([
-    call('get_settings'), call('list_sessions'), call('status'), call('pending_approvals'),
+    call('get_settings'),
+    call('list_sessions'),
+    call('status'),
+    call('pending_approvals'),
   ]);
   store.settings = settings;
   ui.mode.set(settings);
@@ -377,7 +430,12 @@ async function boot() {
   // History off or read-only this run (a damaged, locked or newer database): said once, in a
   // toast that stays until it is closed or read for a while.
   const warning = historyWarningArg(status);
-  if (warning) toast({ ...(typeof warning === 'string' ? { text: warning } : warning), level: 'warning', ms: 30000 });
+  if (warning)
+    toast({
+      ...(typeof warning === 'string' ? { text: warning } : warning),
+      level: 'warning',
+      ms: 30000,
+    });
   actions.newChat();
   if (sessions.length) await actions.open(sessions[0].id);
   approvalsChanged();

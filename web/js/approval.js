@@ -17,8 +17,18 @@ const ARM_MS = 450;
 // Ctrl+Enter sent the message before; while a call waits it approves instead.
 const MAC = /Mac|iPhone|iPad/.test(navigator.platform || '');
 const KEYS = MAC
-  ? { approve: '⌘↩', deny: '⌘⇧⌫', approveSpoken: 'Command+Return', denySpoken: 'Command+Shift+Delete' }
-  : { approve: 'Ctrl+Enter', deny: 'Ctrl+Shift+⌫', approveSpoken: 'Ctrl+Enter', denySpoken: 'Ctrl+Shift+Backspace' };
+  ? {
+      approve: '⌘↩',
+      deny: '⌘⇧⌫',
+      approveSpoken: 'Command+Return',
+      denySpoken: 'Command+Shift+Delete',
+    }
+  : {
+      approve: 'Ctrl+Enter',
+      deny: 'Ctrl+Shift+⌫',
+      approveSpoken: 'Ctrl+Enter',
+      denySpoken: 'Ctrl+Shift+Backspace',
+    };
 
 /** The key chord a button answers to, shown on it (the name is spoken from aria-keyshortcuts). */
 function keyHint(text, spoken) {
@@ -33,7 +43,11 @@ function guardWarning(p) {
   const b = p.budget;
   if (b && ['files_removed', 'bytes_written', 'commands'].includes(b.name)) {
     const size = b.name === 'bytes_written';
-    const args = { used: size ? bytes(b.used) : b.used, limit: size ? bytes(b.limit) : b.limit, call: size ? bytes(b.call) : b.call };
+    const args = {
+      used: size ? bytes(b.used) : b.used,
+      limit: size ? bytes(b.limit) : b.limit,
+      call: size ? bytes(b.call) : b.call,
+    };
     rows.push(h('div', { i18n: [`approval.budget_${b.name}`, args] }));
   }
   if (!rows.length) return null;
@@ -48,7 +62,12 @@ function facts(call, p) {
   if (call.name === 'run_command') {
     rows.push(['arg.command', p.command ?? call.arguments?.command ?? '']);
     rows.push(['arg.cwd', p.cwd ?? call.arguments?.cwd ?? '']);
-    rows.push(['approval.sandbox', p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed', true, p.sandboxed ? 'v ok' : 'v warn']);
+    rows.push([
+      'approval.sandbox',
+      p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed',
+      true,
+      p.sandboxed ? 'v ok' : 'v warn',
+    ]);
     if (p.timeout_ms) rows.push(['approval.time_limit', duration(p.timeout_ms)]);
     return rows;
   }
@@ -61,11 +80,15 @@ function facts(call, p) {
   }
   if (call.name === 'write_file') {
     rows.push(['approval.effect', p.exists ? 'approval.overwrites' : 'approval.new_file', true]);
-    if (sizeChange) rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+    if (sizeChange)
+      rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
   }
-  if (call.name === 'delete_file' && p.size != null) rows.push(['approval.total_size', bytes(p.size)]);
-  if (call.name === 'edit_file' && p.size_before != null) rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
-  if (p.deletes && call.name !== 'delete_file') rows.push(['approval.effect', 'approval.replaces_file', true]);
+  if (call.name === 'delete_file' && p.size != null)
+    rows.push(['approval.total_size', bytes(p.size)]);
+  if (call.name === 'edit_file' && p.size_before != null)
+    rows.push(['approval.size_change', `${bytes(p.size_before)} → ${bytes(p.size_after)}`]);
+  if (p.deletes && call.name !== 'delete_file')
+    rows.push(['approval.effect', 'approval.replaces_file', true]);
   return rows;
 }
 
@@ -129,21 +152,44 @@ export class ApprovalPanel {
     // not the primary button, says what it allows, and Enter on the panel does not press it.
     this.risky = call.name === 'run_command' && p.sandboxed !== true;
     // Not confined: no chord approves it (the button itself must be pressed), so none is shown.
-    this.approve = h('button', {
-      class: this.risky ? 'btn risky' : 'btn primary', type: 'button', disabled: true,
-      dataset: { callId: call.call_id, decision: 'approve' }, 'aria-keyshortcuts': this.risky ? null : 'Control+Enter Meta+Enter',
-    }, icon(this.risky ? 'alert' : 'check'), h('span', { i18n: this.risky ? 'approval.approve_unsandboxed' : 'approval.approve' }),
-    this.risky ? null : keyHint(KEYS.approve, KEYS.approveSpoken));
-    this.deny = h('button', {
-      class: 'btn', type: 'button', disabled: true, dataset: { callId: call.call_id, decision: 'deny' },
-      'aria-keyshortcuts': 'Control+Shift+Backspace Meta+Shift+Backspace',
-    }, icon('close'), h('span', { i18n: 'approval.deny' }), keyHint(KEYS.deny, KEYS.denySpoken));
+    this.approve = h(
+      'button',
+      {
+        class: this.risky ? 'btn risky' : 'btn primary',
+        type: 'button',
+        disabled: true,
+        dataset: { callId: call.call_id, decision: 'approve' },
+        'aria-keyshortcuts': this.risky ? null : 'Control+Enter Meta+Enter',
+      },
+      icon(this.risky ? 'alert' : 'check'),
+      h('span', { i18n: this.risky ? 'approval.approve_unsandboxed' : 'approval.approve' }),
+      this.risky ? null : keyHint(KEYS.approve, KEYS.approveSpoken),
+    );
+    this.deny = h(
+      'button',
+      {
+        class: 'btn',
+        type: 'button',
+        disabled: true,
+        dataset: { callId: call.call_id, decision: 'deny' },
+        'aria-keyshortcuts': 'Control+Shift+Backspace Meta+Shift+Backspace',
+      },
+      icon('close'),
+      h('span', { i18n: 'approval.deny' }),
+      keyHint(KEYS.deny, KEYS.denySpoken),
+    );
     this.approve.addEventListener('click', (e) => this.decide(e, true));
     this.deny.addEventListener('click', (e) => this.decide(e, false));
     const rules = ruleButtons(call, (e, approve) => this.decide(e, approve, true));
     this.ruleControls = rules.buttons;
-    this.remember = call.can_remember ? h('input', { type: 'checkbox', id: 'approval-remember' }) : null;
-    this.queueLabel = h('span', { class: 'queue', i18n: ['approval.queue', { i: 1, n: this.count }], hidden: this.count < 2 });
+    this.remember = call.can_remember
+      ? h('input', { type: 'checkbox', id: 'approval-remember' })
+      : null;
+    this.queueLabel = h('span', {
+      class: 'queue',
+      i18n: ['approval.queue', { i: 1, n: this.count }],
+      hidden: this.count < 2,
+    });
     this.expiry = h('span', { class: 'expiry' });
     this.title = h('h2', { id: 'approval-title' });
     this.setTitle(call);
@@ -152,24 +198,57 @@ export class ApprovalPanel {
     this.el.replaceChildren();
     append(this.el, [
       h('header', { class: 'ap-head' }, icon('alert'), this.title, this.queueLabel),
-      h('dl', { class: 'ap-facts', id: 'approval-facts' }, facts(call, p).map(([key, value, isKey, cls]) => h('div', { class: 'kv' },
-        h('dt', { class: 'k', i18n: key }),
-        isKey ? h('dd', { class: cls || 'v', i18n: value }) : h('dd', { class: valueClass(key), title: visible(value) }, wrapsAtSeparators(visible(value))))),
-      this.chatRow = h('div', { class: 'kv' }, h('dt', { class: 'k', i18n: 'approval.chat' }), h('dd', { class: 'v' }))),
+      h(
+        'dl',
+        { class: 'ap-facts', id: 'approval-facts' },
+        facts(call, p).map(([key, value, isKey, cls]) =>
+          h(
+            'div',
+            { class: 'kv' },
+            h('dt', { class: 'k', i18n: key }),
+            isKey
+              ? h('dd', { class: cls || 'v', i18n: value })
+              : h(
+                  'dd',
+                  { class: valueClass(key), title: visible(value) },
+                  wrapsAtSeparators(visible(value)),
+                ),
+          ),
+        ),
+        (this.chatRow = h(
+          'div',
+          { class: 'kv' },
+          h('dt', { class: 'k', i18n: 'approval.chat' }),
+          h('dd', { class: 'v' }),
+        )),
+      ),
       persistenceWarning(p),
       guardWarning(p),
       command && p.blocked ? blockedLine(p) : null,
       command ? null : h('div', { class: 'ap-preview' }, previewView(p)),
-      this.remember ? h('label', { class: 'check remember' }, this.remember, h('span', { i18n: 'approval.remember' })) : null,
+      this.remember
+        ? h(
+            'label',
+            { class: 'check remember' },
+            this.remember,
+            h('span', { i18n: 'approval.remember' }),
+          )
+        : null,
       rules.row,
-      h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve)]);
+      h('div', { class: 'ap-actions' }, this.expiry, this.deny, this.approve),
+    ]);
     this.showChat(currentId);
     this.el.hidden = false;
     // Read out once, whether or not the panel takes the focus: what asks, and about what.
     const what = facts(call, p).find(([, , isKey]) => !isKey);
-    const keys = this.risky ? t('approval.keys_deny', { deny: KEYS.denySpoken })
+    const keys = this.risky
+      ? t('approval.keys_deny', { deny: KEYS.denySpoken })
       : t('approval.keys', { approve: KEYS.approveSpoken, deny: KEYS.denySpoken });
-    announceUrgent(`${this.title.textContent} ${what ? visible(what[1]) : ''} ${keys}`.replace(/\s+/g, ' ').trim());
+    announceUrgent(
+      `${this.title.textContent} ${what ? visible(what[1]) : ''} ${keys}`
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     this.el.classList.remove('arrived');
     void this.el.offsetWidth; // restart the arrival animation
     this.el.classList.add('arrived');
@@ -185,7 +264,8 @@ export class ApprovalPanel {
     this.timer = setInterval(() => this.tick(), 1000);
     // Take focus only when the user is not typing somewhere.
     const active = document.activeElement;
-    if (!active || !/^(TEXTAREA|INPUT|SELECT)$/.test(active.tagName)) this.el.focus({ preventScroll: true });
+    if (!active || !/^(TEXTAREA|INPUT|SELECT)$/.test(active.tagName))
+      this.el.focus({ preventScroll: true });
   }
 
   /** Name the chat a call comes from when it is not the one on screen. */
@@ -215,7 +295,12 @@ export class ApprovalPanel {
     this.approve.disabled = true;
     this.deny.disabled = true;
     for (const button of this.ruleControls) button.disabled = true;
-    this.onDecide(this.head.call_id, approve, Boolean(this.remember && this.remember.checked), rule);
+    this.onDecide(
+      this.head.call_id,
+      approve,
+      Boolean(this.remember && this.remember.checked),
+      rule,
+    );
   }
 
   onKey(event) {
@@ -224,7 +309,11 @@ export class ApprovalPanel {
       event.preventDefault();
       event.stopPropagation();
       this.decide(event, false);
-    } else if (event.key === 'Enter' && event.target !== this.deny && event.target.type !== 'checkbox') {
+    } else if (
+      event.key === 'Enter' &&
+      event.target !== this.deny &&
+      event.target.type !== 'checkbox'
+    ) {
       if (this.risky && event.target !== this.approve) return; // only on the button itself
       event.preventDefault();
       this.decide(event, true);

@@ -23,11 +23,14 @@ export function canAlwaysAllow(call) {
 /** The row of the two rule buttons; ``pick(event, approve)`` answers the call with a rule.
  * Returns ``{ row, buttons }``: the buttons arm and disarm with the card's own. */
 export function ruleButtons(call, pick) {
-  const folder = typeof call.rule_folder === 'string' && call.rule_folder ? visible(call.rule_folder) : null;
+  const folder =
+    typeof call.rule_folder === 'string' && call.rule_folder ? visible(call.rule_folder) : null;
   const args = folder ? { tool: toolArg(call), folder } : { tool: toolArg(call) };
   const make = (approve, key) => {
     const button = h('button', {
-      class: 'btn quiet rule', type: 'button', disabled: true,
+      class: 'btn quiet rule',
+      type: 'button',
+      disabled: true,
       dataset: { callId: call.call_id, decision: approve ? 'always' : 'never' },
       i18n: [folder ? `${key}_in` : key, args],
     });
@@ -36,7 +39,8 @@ export function ruleButtons(call, pick) {
     return button;
   };
   const buttons = [];
-  if (call.can_rule !== false) { // no folder but the root: no lasting rule is offered
+  if (call.can_rule !== false) {
+    // no folder but the root: no lasting rule is offered
     if (canAlwaysAllow(call)) buttons.push(make(true, 'approval.always'));
     buttons.push(make(false, 'approval.never'));
   }

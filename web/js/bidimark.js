@@ -41,7 +41,10 @@ export function markBidi(root) {
     for (const name of ['title', 'alt']) {
       const value = el.getAttribute(name);
       if (value && BIDI.test(value)) {
-        el.setAttribute(name, value.replace(BIDI_ALL, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase()}⟩`));
+        el.setAttribute(
+          name,
+          value.replace(BIDI_ALL, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase()}⟩`),
+        );
       }
     }
   }

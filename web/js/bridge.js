@@ -69,7 +69,11 @@ export async function call(method, payload = {}) {
     throw new BridgeError('bridge', String(err && err.message ? err.message : err));
   }
   if (!envelope || envelope.ok !== true) {
-    throw new BridgeError(envelope?.code || 'error', envelope?.error || 'the command failed', envelope?.details || null);
+    throw new BridgeError(
+      envelope?.code || 'error',
+      envelope?.error || 'the command failed',
+      envelope?.details || null,
+    );
   }
   return envelope.data;
 }
@@ -152,13 +156,20 @@ async function resync() {
   const waiting = new Set(pending.map((p) => p.call_id));
   for (const old of store.approvals) {
     if (!waiting.has(old.call_id)) {
-      events.push({ type: 'approval_resolved', session_id: old.session_id, call_id: old.call_id, decision: 'resync', by: 'resync' });
+      events.push({
+        type: 'approval_resolved',
+        session_id: old.session_id,
+        call_id: old.call_id,
+        decision: 'resync',
+        by: 'resync',
+      });
     }
   }
   for (const p of pending) events.push({ ...p, type: 'approval_needed' });
   for (const session of sessions) events.push({ type: 'session_updated', session, deleted: false });
   events.push({ type: 'state_changed', state: status.state, pending: status.pending });
-  if (store.currentId) events.push({ type: 'ui_action', action: 'open_session', session_id: store.currentId });
+  if (store.currentId)
+    events.push({ type: 'ui_action', action: 'open_session', session_id: store.currentId });
   if (sink) sink(events);
 }
 

@@ -39,9 +39,12 @@ export class ChatLog {
       if (moved) scroller.scrollTop += moved;
       if (!this.follow.atEnd()) this.follow.release();
     });
-    this.olderSeen = new IntersectionObserver((entries) => {
-      if (entries[entries.length - 1].isIntersecting) this.loadOlder();
-    }, { root: scroller, rootMargin: '600px 0px 0px 0px' });
+    this.olderSeen = new IntersectionObserver(
+      (entries) => {
+        if (entries[entries.length - 1].isIntersecting) this.loadOlder();
+      },
+      { root: scroller, rootMargin: '600px 0px 0px 0px' },
+    );
   }
 
   /**
@@ -66,9 +69,12 @@ export class ChatLog {
     const fragment = document.createDocumentFragment();
     this.renderInto(fragment, page);
     const older = [...this.views.values()].pop();
-    const firstEl = this.olderRow ? this.olderRow.nextElementSibling : this.container.firstElementChild;
+    const firstEl = this.olderRow
+      ? this.olderRow.nextElementSibling
+      : this.container.firstElementChild;
     const first = views.get(firstEl?.dataset?.messageId);
-    if (older instanceof AssistantMessage && first instanceof AssistantMessage) older.continueWith(first);
+    if (older instanceof AssistantMessage && first instanceof AssistantMessage)
+      older.continueWith(first);
     for (const [id, view] of views) this.views.set(id, view);
     // Keep what the user reads where it is (a no-op where the engine anchored it already).
     const before = firstEl ? firstEl.getBoundingClientRect().top : 0;
@@ -91,8 +97,10 @@ export class ChatLog {
       } else if (message.role === 'assistant') {
         // The snapshot may be older than events already applied: what streamed live wins.
         const live = store.live.get(message.id);
-        const streaming = Boolean(message.stats && message.stats.streaming)
-          && store.running.has(message.session_id) && !live?.finished;
+        const streaming =
+          Boolean(message.stats && message.stats.streaming) &&
+          store.running.has(message.session_id) &&
+          !live?.finished;
         const view = new AssistantMessage({
           ...message,
           ...(live?.finished ? { stats: live.stats, stopped: live.stopped } : {}),
@@ -101,9 +109,14 @@ export class ChatLog {
           streaming,
         });
         this.addView(message.id, view, parent);
-        const calls = (callsByMessage.get(message.id) || []).sort((a, b) => a.created_at - b.created_at);
+        const calls = (callsByMessage.get(message.id) || []).sort(
+          (a, b) => a.created_at - b.created_at,
+        );
         for (const call of calls) this.addCard(call, view);
-        if (message.error) parent.append(noticeView({ level: 'error', titleKey: 'error.title', detail: message.error }));
+        if (message.error)
+          parent.append(
+            noticeView({ level: 'error', titleKey: 'error.title', detail: message.error }),
+          );
       } else if (message.role === 'system' && message.stats?.summary) {
         parent.append(summaryMarker({ count: message.stats.covered, summary: message.content }));
       }
@@ -118,9 +131,13 @@ export class ChatLog {
 
   /** The turn's views (its rounds) and its calls, oldest first. */
   turnParts(turnId) {
-    const views = [...this.views.entries()].filter(([id]) => this.turnOf.get(id) === turnId).map(([, v]) => v);
+    const views = [...this.views.entries()]
+      .filter(([id]) => this.turnOf.get(id) === turnId)
+      .map(([, v]) => v);
     const ids = new Set(views.map((v) => v.record.id));
-    const records = [...this.cards.values()].map((c) => c.record).filter((r) => ids.has(r.message_id))
+    const records = [...this.cards.values()]
+      .map((c) => c.record)
+      .filter((r) => ids.has(r.message_id))
       .sort((a, b) => a.created_at - b.created_at);
     return { views, records };
   }
@@ -148,11 +165,14 @@ export class ChatLog {
     }
     // Redrawn while the user is in it (an undo's events arrive after its report): the focus
     // stays on the same control.
-    const focused = old?.contains(document.activeElement) ? document.activeElement.closest('[data-focus-key]') : null;
+    const focused = old?.contains(document.activeElement)
+      ? document.activeElement.closest('[data-focus-key]')
+      : null;
     if (old?.isConnected) old.replaceWith(view);
     else last.el.insertBefore(view, last.foot);
     this.summaries.set(turnId, view);
-    if (focused) view.querySelector(`[data-focus-key="${CSS.escape(focused.dataset.focusKey)}"]`)?.focus();
+    if (focused)
+      view.querySelector(`[data-focus-key="${CSS.escape(focused.dataset.focusKey)}"]`)?.focus();
   }
 
   async undoWholeTurn(turnId, force) {
@@ -200,8 +220,16 @@ export class ChatLog {
       return;
     }
     if (!this.olderRow) {
-      this.olderRow = h('div', { class: 'log-older' },
-        h('button', { class: 'btn small', type: 'button', i18n: 'chat.load_older', onclick: () => this.loadOlder() }));
+      this.olderRow = h(
+        'div',
+        { class: 'log-older' },
+        h('button', {
+          class: 'btn small',
+          type: 'button',
+          i18n: 'chat.load_older',
+          onclick: () => this.loadOlder(),
+        }),
+      );
     }
     this.container.prepend(this.olderRow);
     this.olderSeen.observe(this.olderRow);
@@ -223,7 +251,8 @@ export class ChatLog {
   addView(id, view, parent = this.container) {
     // Rounds of one answer sit next to each other (tool calls between them): one footer.
     const before = this.views.get(parent.lastElementChild?.dataset?.messageId);
-    if (view instanceof AssistantMessage && before instanceof AssistantMessage) before.continueWith(view);
+    if (view instanceof AssistantMessage && before instanceof AssistantMessage)
+      before.continueWith(view);
     this.views.set(id, view);
     if (view.record?.turn_id) this.turnOf.set(id, view.record.turn_id);
     parent.append(view.el);
@@ -254,7 +283,12 @@ export class ChatLog {
 
   messageStarted(event) {
     if (this.views.has(event.message_id)) return;
-    const view = new AssistantMessage({ id: event.message_id, model: event.model, streaming: true, turn_id: event.turn_id });
+    const view = new AssistantMessage({
+      id: event.message_id,
+      model: event.model,
+      streaming: true,
+      turn_id: event.turn_id,
+    });
     this.addView(event.message_id, view);
   }
 
@@ -315,7 +349,8 @@ export class ChatLog {
     const lastAssistant = views.filter((v) => v instanceof AssistantMessage).pop();
     for (const view of views) {
       if (view instanceof UserMessage) view.setEditable(idle && view === lastUser);
-      else if (view.retry !== (idle && view === lastAssistant)) view.setRetry(idle && view === lastAssistant);
+      else if (view.retry !== (idle && view === lastAssistant))
+        view.setRetry(idle && view === lastAssistant);
     }
   }
 
@@ -349,4 +384,3 @@ function longer(a, b) {
   const y = b || '';
   return y.length > x.length ? y : x;
 }
-

@@ -8,11 +8,15 @@
 // astral characters such as emoji (a surrogate pair each), and bidi controls, which are drawn as
 // their ⟨U+202E⟩ marker (bidimark.js). Their widths are measured in the block's own font; a line
 // may break before and after each of them, as between words.
-const WIDE = '\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6';
+const WIDE =
+  '\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6';
 const MARKS = '\u202a-\u202e\u2066-\u2069';
 // One piece of a line: a run of spaces, a tab, a wide character, an astral one, a marker, or a
 // word of narrow characters (a lone surrogate counts as one narrow character).
-const PIECE = new RegExp(`( +)|(\t)|([${WIDE}])|([\ud800-\udbff][\udc00-\udfff])|([${MARKS}])|([^ \t${WIDE}${MARKS}\ud800-\udfff]+|[\\s\\S])`, 'g');
+const PIECE = new RegExp(
+  `( +)|(\t)|([${WIDE}])|([\ud800-\udbff][\udc00-\udfff])|([${MARKS}])|([^ \t${WIDE}${MARKS}\ud800-\udfff]+|[\\s\\S])`,
+  'g',
+);
 const TAB = 8;
 
 /** How many rows the lines of `text` take when wrapped at `room` pixels, for character widths
@@ -69,7 +73,12 @@ function measure(pre) {
     code.append(span);
     return span;
   };
-  const spans = [probe('0'.repeat(32)), probe('宽'.repeat(16)), probe('😀'.repeat(16)), probe('\u202e', 'bidi-mark')];
+  const spans = [
+    probe('0'.repeat(32)),
+    probe('宽'.repeat(16)),
+    probe('😀'.repeat(16)),
+    probe('\u202e', 'bidi-mark'),
+  ];
   pre.append(code);
   const [ch, wide, astral, mark] = spans.map((span) => span.getBoundingClientRect().width);
   code.remove();
@@ -102,7 +111,8 @@ function sizeGroups(pre) {
   const { room, w } = measure(pre);
   if (!(room > 0 && w.ch > 0) || String(room) === pre.dataset.wrapRoom) return false;
   pre.dataset.wrapRoom = String(room);
-  for (const group of groups) group.style.setProperty('--rows', String(wrappedRows(group.textContent, room, w)));
+  for (const group of groups)
+    group.style.setProperty('--rows', String(wrappedRows(group.textContent, room, w)));
   return true;
 }
 

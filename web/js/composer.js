@@ -25,7 +25,8 @@ export class Composer {
       this.send();
     });
     this.area.addEventListener('keydown', (event) => {
-      if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+      if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229)
+        return;
       event.preventDefault();
       this.send();
     });
@@ -34,7 +35,9 @@ export class Composer {
     this.attachBtn.addEventListener('click', () => this.fileInput.click());
     this.fileInput.addEventListener('change', () => this.addFiles([...this.fileInput.files]));
     this.area.addEventListener('paste', (event) => {
-      const files = [...(event.clipboardData?.files || [])].filter((f) => f.type.startsWith('image/'));
+      const files = [...(event.clipboardData?.files || [])].filter((f) =>
+        f.type.startsWith('image/'),
+      );
       if (files.length && !this.attachBtn.disabled) this.addFiles(files);
     });
   }
@@ -102,15 +105,29 @@ export class Composer {
 
   renderTray() {
     this.tray.hidden = !this.images.length;
-    this.tray.replaceChildren(...this.images.map((img, index) => h('div', { class: 'attachment' },
-      h('img', { src: img.url, alt: img.name, class: 'thumb' }),
-      h('button', {
-        class: 'remove', type: 'button', i18nLabel: 'composer.remove_image', i18nTitle: 'composer.remove_image',
-        onclick: () => {
-          this.images.splice(index, 1);
-          this.renderTray();
-        },
-      }, icon('close')))));
+    this.tray.replaceChildren(
+      ...this.images.map((img, index) =>
+        h(
+          'div',
+          { class: 'attachment' },
+          h('img', { src: img.url, alt: img.name, class: 'thumb' }),
+          h(
+            'button',
+            {
+              class: 'remove',
+              type: 'button',
+              i18nLabel: 'composer.remove_image',
+              i18nTitle: 'composer.remove_image',
+              onclick: () => {
+                this.images.splice(index, 1);
+                this.renderTray();
+              },
+            },
+            icon('close'),
+          ),
+        ),
+      ),
+    );
   }
 
   focus() {

@@ -18,11 +18,28 @@ document.addEventListener('pointerdown', (event) => {
 export function selectBox({ id, labelId, onChange }) {
   const listId = `${id}-list`;
   const label = h('span', { class: 'select-value' });
-  const button = h('button', {
-    id, class: 'input select-btn', type: 'button', 'aria-haspopup': 'listbox', 'aria-expanded': 'false',
-    'aria-controls': listId, 'aria-labelledby': `${labelId} ${id}`,
-  }, label, icon('chevron', 'select-chev'));
-  const list = h('ul', { id: listId, class: 'select-list', role: 'listbox', tabindex: '-1', 'aria-labelledby': labelId, hidden: true });
+  const button = h(
+    'button',
+    {
+      id,
+      class: 'input select-btn',
+      type: 'button',
+      'aria-haspopup': 'listbox',
+      'aria-expanded': 'false',
+      'aria-controls': listId,
+      'aria-labelledby': `${labelId} ${id}`,
+    },
+    label,
+    icon('chevron', 'select-chev'),
+  );
+  const list = h('ul', {
+    id: listId,
+    class: 'select-list',
+    role: 'listbox',
+    tabindex: '-1',
+    'aria-labelledby': labelId,
+    hidden: true,
+  });
   const root = h('div', { class: 'select' }, button, list);
   let options = [];
   let value = '';
@@ -30,13 +47,24 @@ export function selectBox({ id, labelId, onChange }) {
 
   const optionId = (index) => `${id}-opt-${index}`;
   const render = () => {
-    list.replaceChildren(...options.map((opt, index) => {
-      const li = h('li', { id: optionId(index), class: 'select-option', role: 'option', 'aria-selected': String(opt.value === value),
-        dataset: { value: opt.value } }, icon('check', 'select-tick'));
-      li.append(opt.key ? tx(h('span'), opt.key) : h('span', { text: opt.text }));
-      li.addEventListener('click', (event) => choose(index, event));
-      return li;
-    }));
+    list.replaceChildren(
+      ...options.map((opt, index) => {
+        const li = h(
+          'li',
+          {
+            id: optionId(index),
+            class: 'select-option',
+            role: 'option',
+            'aria-selected': String(opt.value === value),
+            dataset: { value: opt.value },
+          },
+          icon('check', 'select-tick'),
+        );
+        li.append(opt.key ? tx(h('span'), opt.key) : h('span', { text: opt.text }));
+        li.addEventListener('click', (event) => choose(index, event));
+        return li;
+      }),
+    );
     const current = options.find((o) => o.value === value);
     if (current?.key) tx(label, current.key);
     else {
@@ -46,7 +74,9 @@ export function selectBox({ id, labelId, onChange }) {
   };
   const highlight = (index) => {
     active = Math.max(0, Math.min(options.length - 1, index));
-    list.querySelectorAll('.select-option').forEach((li, i) => li.classList.toggle('active', i === active));
+    list
+      .querySelectorAll('.select-option')
+      .forEach((li, i) => li.classList.toggle('active', i === active));
     list.setAttribute('aria-activedescendant', optionId(active));
     // Scroll the list itself only: scrollIntoView would also scroll the page's clipped
     // containers and push the header out of the window.
@@ -69,10 +99,18 @@ export function selectBox({ id, labelId, onChange }) {
       list.classList.remove('up');
       const frame = root.closest('.panel-body') || document.documentElement;
       const room = frame.getBoundingClientRect().bottom - button.getBoundingClientRect().bottom;
-      if (room < list.offsetHeight + 8 && button.getBoundingClientRect().top - frame.getBoundingClientRect().top > room) {
+      if (
+        room < list.offsetHeight + 8 &&
+        button.getBoundingClientRect().top - frame.getBoundingClientRect().top > room
+      ) {
         list.classList.add('up');
       }
-      highlight(Math.max(0, options.findIndex((o) => o.value === value)));
+      highlight(
+        Math.max(
+          0,
+          options.findIndex((o) => o.value === value),
+        ),
+      );
       list.focus({ preventScroll: true });
     },
     close(refocus = true) {
@@ -107,7 +145,14 @@ export function selectBox({ id, labelId, onChange }) {
     }
   });
   list.addEventListener('keydown', (event) => {
-    const keys = { ArrowDown: active + 1, ArrowUp: active - 1, Home: 0, End: options.length - 1, PageDown: active + 5, PageUp: active - 5 };
+    const keys = {
+      ArrowDown: active + 1,
+      ArrowUp: active - 1,
+      Home: 0,
+      End: options.length - 1,
+      PageDown: active + 5,
+      PageUp: active - 5,
+    };
     if (event.key in keys) {
       event.preventDefault();
       highlight(keys[event.key]);
@@ -124,7 +169,9 @@ export function selectBox({ id, labelId, onChange }) {
       const key = event.key.toLowerCase();
       const names = [...list.children].map((li) => li.textContent.trim().toLowerCase());
       const start = active + 1;
-      const found = [...names.slice(start), ...names.slice(0, start)].findIndex((n) => n.startsWith(key));
+      const found = [...names.slice(start), ...names.slice(0, start)].findIndex((n) =>
+        n.startsWith(key),
+      );
       if (found >= 0) highlight((start + found) % names.length);
     }
   });
@@ -142,15 +189,32 @@ export function selectBox({ id, labelId, onChange }) {
 export function radioGroup({ id, labelId, choices, inline, onChange }) {
   let value = null;
   const items = choices.map((choice) => {
-    const item = h('div', {
-      class: `radio${inline ? ' inline' : ''}`, role: 'radio', tabindex: '-1', 'aria-checked': 'false',
-      id: `${id}-${choice.value}`, dataset: { value: choice.value },
-    }, h('span', { class: 'radio-dot', 'aria-hidden': 'true' }),
-    h('span', { class: 'radio-text' }, h('span', { i18n: choice.key }), choice.helpKey ? h('span', { class: 'help', i18n: choice.helpKey }) : null));
+    const item = h(
+      'div',
+      {
+        class: `radio${inline ? ' inline' : ''}`,
+        role: 'radio',
+        tabindex: '-1',
+        'aria-checked': 'false',
+        id: `${id}-${choice.value}`,
+        dataset: { value: choice.value },
+      },
+      h('span', { class: 'radio-dot', 'aria-hidden': 'true' }),
+      h(
+        'span',
+        { class: 'radio-text' },
+        h('span', { i18n: choice.key }),
+        choice.helpKey ? h('span', { class: 'help', i18n: choice.helpKey }) : null,
+      ),
+    );
     item.addEventListener('click', (event) => pick(choice.value, event));
     return item;
   });
-  const group = h('div', { class: 'radio-group', role: 'radiogroup', id, 'aria-labelledby': labelId }, items);
+  const group = h(
+    'div',
+    { class: 'radio-group', role: 'radiogroup', id, 'aria-labelledby': labelId },
+    items,
+  );
   const show = () => {
     for (const item of items) {
       const on = item.dataset.value === value;
@@ -164,7 +228,10 @@ export function radioGroup({ id, labelId, choices, inline, onChange }) {
     const before = value;
     value = next;
     show();
-    onChange(next, event, () => { value = before; show(); });
+    onChange(next, event, () => {
+      value = before;
+      show();
+    });
   }
   group.addEventListener('keydown', (event) => {
     const index = items.indexOf(document.activeElement);
@@ -198,8 +265,16 @@ export function radioGroup({ id, labelId, choices, inline, onChange }) {
  */
 export function numberField({ id, min, max, step, describedBy, onCommit }) {
   const input = h('input', {
-    id, class: 'input number', type: 'text', inputmode: step < 1 ? 'decimal' : 'numeric', role: 'spinbutton',
-    spellcheck: 'false', autocomplete: 'off', 'aria-valuemin': min, 'aria-valuemax': max, 'aria-describedby': describedBy,
+    id,
+    class: 'input number',
+    type: 'text',
+    inputmode: step < 1 ? 'decimal' : 'numeric',
+    role: 'spinbutton',
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'aria-valuemin': min,
+    'aria-valuemax': max,
+    'aria-describedby': describedBy,
   });
   const digits = String(step).split('.')[1]?.length || 0;
   const parse = () => {
@@ -222,11 +297,28 @@ export function numberField({ id, min, max, step, describedBy, onCommit }) {
       bump(event.key === 'ArrowUp' ? 1 : -1, event);
     }
   });
-  const stepper = (direction, glyph, key) => h('button', {
-    class: 'step-btn', type: 'button', tabindex: '-1', i18nLabel: [key, { n: step }],
-    onclick: (event) => { bump(direction, event); input.focus(); },
-  }, glyph);
-  const root = h('div', { class: 'number-field' }, input, stepper(-1, '−', 'set.step_down'), stepper(1, '+', 'set.step_up'));
+  const stepper = (direction, glyph, key) =>
+    h(
+      'button',
+      {
+        class: 'step-btn',
+        type: 'button',
+        tabindex: '-1',
+        i18nLabel: [key, { n: step }],
+        onclick: (event) => {
+          bump(direction, event);
+          input.focus();
+        },
+      },
+      glyph,
+    );
+  const root = h(
+    'div',
+    { class: 'number-field' },
+    input,
+    stepper(-1, '−', 'set.step_down'),
+    stepper(1, '+', 'set.step_up'),
+  );
   return {
     root,
     input,

@@ -38,7 +38,10 @@ function drawWaiting() {
   for (const [k, view] of views.entries()) {
     if (!view.el.isConnected) continue; // its chat was closed: reopening draws it again
     if (performance.now() >= until) {
-      views.slice(k).reverse().forEach((later) => waiting.add(later));
+      views
+        .slice(k)
+        .reverse()
+        .forEach((later) => waiting.add(later));
       break;
     }
     view.draw();

@@ -72,10 +72,18 @@ function applyEvent(ctx, ev, acc) {
       acc.sessionsChanged = true;
       break;
     case 'notice':
-      if (here) chatlog.notice(ev.code === 'history_summarized' ? summaryMarker(ev.args || {}) : noticeFor(ev));
+      if (here)
+        chatlog.notice(
+          ev.code === 'history_summarized' ? summaryMarker(ev.args || {}) : noticeFor(ev),
+        );
       break;
     case 'message_started':
-      store.live.set(ev.message_id, { session_id: ev.session_id, content: '', thinking: '', complete: true });
+      store.live.set(ev.message_id, {
+        session_id: ev.session_id,
+        content: '',
+        thinking: '',
+        complete: true,
+      });
       if (here) chatlog.messageStarted(ev);
       break;
     case 'thinking_delta':

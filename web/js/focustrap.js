@@ -1,13 +1,16 @@
 // A modal panel (Settings) keeps the keyboard inside it: the rest of the page is inert while it
 // is open (out of the Tab order and of what a screen reader reads), and Tab / Shift+Tab wrap
 // from its last control to its first and back.
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'button:not([disabled]), [href], input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 const saved = new WeakMap();
 
 function focusables(panel) {
   // Out of the Tab order (tabindex -1, as a number field's step buttons) is not a Tab stop.
-  return [...panel.querySelectorAll(FOCUSABLE)].filter((el) => el.tabIndex >= 0 && (el.checkVisibility?.() ?? el.offsetParent !== null));
+  return [...panel.querySelectorAll(FOCUSABLE)].filter(
+    (el) => el.tabIndex >= 0 && (el.checkVisibility?.() ?? el.offsetParent !== null),
+  );
 }
 
 /** Install the Tab wrap once per panel. */

@@ -48,20 +48,28 @@ export function shortPath(path, max = 48) {
 // and isolates, marks, zero-width joiners and spaces, C0/C1 controls, line separators. In a
 // path or a command they can make one name look like another ("txt.exe" shown as "exe.txt"),
 // so wherever a path is shown they appear as a visible ⟨U+202E⟩ instead.
-// eslint-disable-next-line no-control-regex -- matching the controls is what it is for
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- matching the controls is what it is for
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
 
 export function visible(text) {
-  return String(text ?? '').replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return String(text ?? '').replace(
+    HIDDEN,
+    (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
 }
 
 // The same, for file content and command output: tabs and line ends stay as they are.
 // A zero-width joiner right after an emoji is part of it (👩‍💻) and stays.
-// eslint-disable-next-line no-control-regex -- as HIDDEN's
-const HIDDEN_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|(?<!\p{Extended_Pictographic}(?:[\u{1F3FB}-\u{1F3FF}]|\uFE0F)?)\u200d/gu;
+const HIDDEN_IN_TEXT =
+  // eslint-disable-next-line no-control-regex -- as HIDDEN's
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|(?<!\p{Extended_Pictographic}(?:[\u{1F3FB}-\u{1F3FF}]|\uFE0F)?)\u200d/gu;
 
 export function visibleText(text) {
-  return String(text ?? '').replace(HIDDEN_IN_TEXT, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return String(text ?? '').replace(
+    HIDDEN_IN_TEXT,
+    (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
 }
 
 /** A long path as its start and its end ("/home/ana/…/src/app"), so both stay readable. */

@@ -14,7 +14,8 @@ export function createHomeFocus({ panels, approval, composer }) {
     const active = document.activeElement;
     const modal = panels().find((panel) => !panel.hidden);
     if (modal) {
-      if (!modal.contains(active)) modal.querySelector('button, input')?.focus({ preventScroll: true });
+      if (!modal.contains(active))
+        modal.querySelector('button, input')?.focus({ preventScroll: true });
       return;
     }
     if (approval.waiting()) approval.focus();
@@ -28,7 +29,11 @@ export function createHomeFocus({ panels, approval, composer }) {
     if (document.visibilityState === 'visible') focusHome();
   });
   window.addEventListener('focus', (event) => {
-    if (event.target === window && (!document.activeElement || document.activeElement === document.body)) focusHome();
+    if (
+      event.target === window &&
+      (!document.activeElement || document.activeElement === document.body)
+    )
+      focusHome();
   });
   return focusHome;
 }

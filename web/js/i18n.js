@@ -65,7 +65,8 @@ export function t(key, args) {
 /** An argument is text, or ``{ key, args }``: a text of its own, said in the language of the
  * moment (a coded reason inside a sentence follows a language switch too). */
 function argText(value) {
-  if (value && typeof value === 'object' && typeof value.key === 'string') return t(value.key, value.args);
+  if (value && typeof value === 'object' && typeof value.key === 'string')
+    return t(value.key, value.args);
   return String(value);
 }
 

@@ -23,14 +23,32 @@ export function checkLink(url, { host, onOpen, onClosed = null }) {
     /* a malformed escape: show it encoded */
   }
   const previous = document.activeElement;
-  const open = h('button', { class: 'btn small primary', type: 'button', icon: 'external' }, h('span', { i18n: 'link.open' }));
+  const open = h(
+    'button',
+    { class: 'btn small primary', type: 'button', icon: 'external' },
+    h('span', { i18n: 'link.open' }),
+  );
   const cancel = h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel' });
-  const box = h('div', { class: 'link-check', role: 'dialog', 'aria-labelledby': 'link-check-title', 'aria-describedby': 'link-check-url' },
+  const box = h(
+    'div',
+    {
+      class: 'link-check',
+      role: 'dialog',
+      'aria-labelledby': 'link-check-title',
+      'aria-describedby': 'link-check-url',
+    },
     h('p', { class: 'lc-title', id: 'link-check-title', i18n: 'link.title' }),
-    h('p', { class: 'lc-url', id: 'link-check-url', dir: 'ltr' },
-      h('strong', { class: 'lc-origin', text: parsed.protocol === 'mailto:' ? visible(url) : origin }),
-      parsed.protocol === 'mailto:' ? null : h('span', { text: visible(rest) })),
-    h('div', { class: 'lc-actions' }, cancel, open));
+    h(
+      'p',
+      { class: 'lc-url', id: 'link-check-url', dir: 'ltr' },
+      h('strong', {
+        class: 'lc-origin',
+        text: parsed.protocol === 'mailto:' ? visible(url) : origin,
+      }),
+      parsed.protocol === 'mailto:' ? null : h('span', { text: visible(rest) }),
+    ),
+    h('div', { class: 'lc-actions' }, cancel, open),
+  );
   const close = () => {
     box.remove();
     if (current === api) current = null;
@@ -56,7 +74,6 @@ export function checkLink(url, { host, onOpen, onClosed = null }) {
   return api;
 }
 
-
 /** Every other way a link in the log could leave the popup: the middle button (auxclick opens a
  * new window in some engines, mousedown starts autoscroll), the context menu's "open link", and
  * dragging the link out (it would carry its real target to a browser, unseen). Each goes through
@@ -71,7 +88,10 @@ export function guardLinks(container) {
     if (!link) return;
     event.preventDefault();
     const href = link.getAttribute('href');
-    if (event.button === 1 && href) container.dispatchEvent(new CustomEvent('metona:open-link', { bubbles: true, detail: { url: href } }));
+    if (event.button === 1 && href)
+      container.dispatchEvent(
+        new CustomEvent('metona:open-link', { bubbles: true, detail: { url: href } }),
+      );
   });
   container.addEventListener('mousedown', (event) => {
     if (event.button === 1 && linkOf(event)) event.preventDefault();

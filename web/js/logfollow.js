@@ -19,8 +19,11 @@ const PAGE_KEYS = new Set(['PageUp', 'PageDown', 'Home', 'End']);
 
 /** A control that uses the scroll keys itself (text fields, lists, menus). */
 function ownsKeys(el) {
-  return el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)
-    || Boolean(el.closest('[role="listbox"], [role="menu"], [role="radiogroup"], [role="slider"]'));
+  return (
+    el.isContentEditable ||
+    /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) ||
+    Boolean(el.closest('[role="listbox"], [role="menu"], [role="radiogroup"], [role="slider"]'))
+  );
 }
 
 /** Whether an element between the target and the log would take a wheel turned up itself. */
@@ -44,28 +47,56 @@ export class LogFollow {
     this.upIntent = -Infinity;
     this.dragging = false;
     this.touchY = null;
-    this.jump = h('button', {
-      class: 'btn small jump-latest', type: 'button', hidden: true,
-      onclick: () => this.follow(),
-    }, icon('chevron'), h('span', { i18n: 'chat.jump_latest' }));
+    this.jump = h(
+      'button',
+      {
+        class: 'btn small jump-latest',
+        type: 'button',
+        hidden: true,
+        onclick: () => this.follow(),
+      },
+      icon('chevron'),
+      h('span', { i18n: 'chat.jump_latest' }),
+    );
     scroller.after(h('div', { class: 'log-jump' }, this.jump));
     this.following = true;
 
     scroller.addEventListener('wheel', (event) => this.wheel(event), { passive: true });
-    scroller.addEventListener('touchstart', (event) => { this.touchY = event.touches[0]?.clientY ?? null; }, { passive: true });
+    scroller.addEventListener(
+      'touchstart',
+      (event) => {
+        this.touchY = event.touches[0]?.clientY ?? null;
+      },
+      { passive: true },
+    );
     scroller.addEventListener('touchmove', (event) => this.touch(event), { passive: true });
     // A press on the log itself (not on a message) is its scroll bar (or its padding).
-    scroller.addEventListener('pointerdown', (event) => { this.dragging = event.target === scroller; }, { passive: true });
-    window.addEventListener('pointerup', () => { this.dragging = false; }, { passive: true });
+    scroller.addEventListener(
+      'pointerdown',
+      (event) => {
+        this.dragging = event.target === scroller;
+      },
+      { passive: true },
+    );
+    window.addEventListener(
+      'pointerup',
+      () => {
+        this.dragging = false;
+      },
+      { passive: true },
+    );
     document.addEventListener('keydown', (event) => this.key(event));
     scroller.addEventListener('scroll', () => this.scrolled(), { passive: true });
 
     this.anchor = h('div', { class: 'log-anchor', 'aria-hidden': 'true' });
     scroller.append(this.anchor);
     // The anchor left the view (new output, or the approval panel took room): follow it.
-    new IntersectionObserver((entries) => {
-      if (!entries[entries.length - 1].isIntersecting && this.following) this.toEnd();
-    }, { root: scroller }).observe(this.anchor);
+    new IntersectionObserver(
+      (entries) => {
+        if (!entries[entries.length - 1].isIntersecting && this.following) this.toEnd();
+      },
+      { root: scroller },
+    ).observe(this.anchor);
     // The log resized, or its messages grew: the anchor's observer sees only a change of
     // state, so growth in the frame after it scrolled (the anchor still counted as out of
     // view) left the end of a short answer below the fold. Not following: say that more
@@ -113,7 +144,8 @@ export class LogFollow {
     // The engine may have scrolled already (a passive listener): ask whether the log can
     // scroll at all, not whether it is at the top now.
     const s = this.scroller;
-    if (event.deltaY < 0 && s.scrollHeight > s.clientHeight && !innerScrollsUp(event.target, s)) this.release();
+    if (event.deltaY < 0 && s.scrollHeight > s.clientHeight && !innerScrollsUp(event.target, s))
+      this.release();
   }
 
   touch(event) {
@@ -124,11 +156,22 @@ export class LogFollow {
   }
 
   key(event) {
-    if (event.defaultPrevented || event.isComposing || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (
+      event.defaultPrevented ||
+      event.isComposing ||
+      event.altKey ||
+      event.ctrlKey ||
+      event.metaKey
+    )
+      return;
     const target = event.target;
     const inLog = this.scroller.contains(target);
-    const free = target === document.body || target === document.documentElement || (inLog && !ownsKeys(target));
-    const fromPrompt = target === this.prompt && (event.key === 'PageUp' || event.key === 'PageDown');
+    const free =
+      target === document.body ||
+      target === document.documentElement ||
+      (inLog && !ownsKeys(target));
+    const fromPrompt =
+      target === this.prompt && (event.key === 'PageUp' || event.key === 'PageDown');
     if (!free && !fromPrompt) return;
     if (PAGE_KEYS.has(event.key) && !event.shiftKey) {
       // Done here, not left to the engine: with the focus on the page's body (or in the
@@ -152,7 +195,10 @@ export class LogFollow {
       return;
     }
     if (s.scrollTop > 0) this.release();
-    s.scrollTop = key === 'Home' ? 0 : s.scrollTop - Math.max(s.clientHeight - PAGE_OVERLAP, s.clientHeight / 2);
+    s.scrollTop =
+      key === 'Home'
+        ? 0
+        : s.scrollTop - Math.max(s.clientHeight - PAGE_OVERLAP, s.clientHeight / 2);
   }
 
   scrolled() {
@@ -162,7 +208,8 @@ export class LogFollow {
     if (this.following) {
       // Up without the user's input is the layout's doing (a redraw clamped scrollTop): the
       // anchor's observers bring the view back to the end.
-      if (delta < 0 && (this.dragging || performance.now() - this.upIntent < INTENT_MS)) this.release();
+      if (delta < 0 && (this.dragging || performance.now() - this.upIntent < INTENT_MS))
+        this.release();
     } else if (delta > 0 && this.atEnd()) {
       this.following = true; // the user came back down to the end
     }

@@ -12,8 +12,8 @@ import { markBidi } from './bidimark.js';
 import { wrapChanged } from './codewrap.js';
 import { highlightGroups, OFF_THREAD_MIN } from './hloffthread.js';
 
-const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-  .replace(/"/g, '&quot;');
+const escapeHtml = (s) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 // Raw HTML in an answer is shown as the text it is, never as markup (the model is untrusted;
 // DOMPurify below is the second wall). Task-list boxes become characters, not form controls.
@@ -29,9 +29,40 @@ const marked = new Marked({
 // DOMPurify applies ALLOWED_URI_REGEXP to every attribute it does not know to be URI-safe, so
 // without ADD_URI_SAFE_ATTR it strips `start` (numbered lists restarting at 1) and `align`.
 const PURIFY = {
-  ALLOWED_TAGS: ['a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5',
-    'h6', 'hr', 'i', 'img', 'kbd', 'li', 'ol', 'p', 'pre', 's', 'strong', 'sub', 'sup', 'table',
-    'tbody', 'td', 'th', 'thead', 'tr', 'ul'],
+  ALLOWED_TAGS: [
+    'a',
+    'b',
+    'blockquote',
+    'br',
+    'code',
+    'del',
+    'em',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'hr',
+    'i',
+    'img',
+    'kbd',
+    'li',
+    'ol',
+    'p',
+    'pre',
+    's',
+    'strong',
+    'sub',
+    'sup',
+    'table',
+    'tbody',
+    'td',
+    'th',
+    'thead',
+    'tr',
+    'ul',
+  ],
   ALLOWED_ATTR: ['href', 'title', 'alt', 'src', 'align', 'start', 'class', 'colspan', 'rowspan'],
   ADD_URI_SAFE_ATTR: ['align', 'start', 'colspan', 'rowspan'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
@@ -51,8 +82,9 @@ const LANG_CLASS = /^language-[\w+#.-]{1,32}$/;
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.hasAttribute('class')) {
     const cls = node.getAttribute('class');
-    const keep = (node.tagName === 'CODE' && LANG_CLASS.test(cls))
-      || (node.tagName === 'DIV' && cls === 'md-block');
+    const keep =
+      (node.tagName === 'CODE' && LANG_CLASS.test(cls)) ||
+      (node.tagName === 'DIV' && cls === 'md-block');
     if (!keep) node.removeAttribute('class');
   }
   if (node.tagName === 'IMG') {
@@ -94,7 +126,9 @@ export function renderTokens(tokens, { final = true } = {}) {
 
 /** One `div.md-block` per token, all through a single sanitiser pass (a finished message). */
 export function renderBlocks(tokens) {
-  const html = tokens.map((token) => `<div class="md-block">${marked.parser([token])}</div>`).join('');
+  const html = tokens
+    .map((token) => `<div class="md-block">${marked.parser([token])}</div>`)
+    .join('');
   const fragment = touch(DOMPurify.sanitize(html, PURIFY_BLOCKS));
   highlight(fragment);
   return markBidi(fragment);
@@ -104,8 +138,15 @@ export function renderBlocks(tokens) {
 function touch(fragment) {
   for (const img of fragment.querySelectorAll('img:not([src])')) {
     const alt = img.getAttribute('alt');
-    img.replaceWith(h('span', { class: 'blocked-img', title: t('md.image_blocked') },
-      icon('image'), ' ', alt || t('md.image')));
+    img.replaceWith(
+      h(
+        'span',
+        { class: 'blocked-img', title: t('md.image_blocked') },
+        icon('image'),
+        ' ',
+        alt || t('md.image'),
+      ),
+    );
   }
   for (const pre of fragment.querySelectorAll('pre')) wrapCode(pre);
   for (const table of fragment.querySelectorAll('table')) {
@@ -123,22 +164,42 @@ function wrapCode(pre) {
   // A long block is drawn in groups of lines: only those in view are laid out.
   const text = code?.textContent || '';
   if (text.length >= OFF_THREAD_MIN) groupCode(pre, code, text);
-  const copy = h('button', {
-    class: 'code-copy', type: 'button', i18nTitle: 'common.copy', i18nLabel: 'md.copy_code',
-  }, icon('copy'));
+  const copy = h(
+    'button',
+    {
+      class: 'code-copy',
+      type: 'button',
+      i18nTitle: 'common.copy',
+      i18nLabel: 'md.copy_code',
+    },
+    icon('copy'),
+  );
   copy.addEventListener('click', async () => {
     if (await copyText(codeText(pre))) flash(copy);
   });
   // Long lines scroll sideways by default; the toggle wraps them instead.
-  const wrap = h('button', {
-    class: 'code-btn code-wrap', type: 'button', 'aria-pressed': 'false', i18nTitle: 'md.wrap', i18nLabel: 'md.wrap',
-  }, icon('wrap'));
+  const wrap = h(
+    'button',
+    {
+      class: 'code-btn code-wrap',
+      type: 'button',
+      'aria-pressed': 'false',
+      i18nTitle: 'md.wrap',
+      i18nLabel: 'md.wrap',
+    },
+    icon('wrap'),
+  );
   const box = h('div', { class: 'code-block' });
   wrap.addEventListener('click', () => {
     wrap.setAttribute('aria-pressed', String(box.classList.toggle('wrapped')));
     wrapChanged(pre); // a long block's groups off screen take their wrapped height
   });
-  const head = h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: lang }), h('span', { class: 'code-tools' }, wrap, copy));
+  const head = h(
+    'div',
+    { class: 'code-head' },
+    h('span', { class: 'code-lang', text: lang }),
+    h('span', { class: 'code-tools' }, wrap, copy),
+  );
   pre.replaceWith(box);
   box.append(head, pre);
 }

@@ -5,7 +5,8 @@
 // 64-character pieces took 3 s of main thread). An inner item is final once the next one has
 // started and the text before it, lexed alone, gives the same children; any other shape (the
 // item turning loose, text after the inner list, a late reference used by drawn text) draws the
-// item whole again, as before. The DOM equals the one-pass render (tests/web/test_markdown_stream.py).
+// item whole again, as before. The DOM equals the one-pass render
+// (tests/web/test_markdown_stream.py).
 import { lex, renderTokens } from './markdown.js';
 import { lineCount, lineStart, loosen, markerOf, nestedDefs, notSpace } from './mdtokens.js';
 
@@ -32,7 +33,8 @@ export function startInner(stream, grow, src, syn, item) {
   if (!checked || (checked.loose && !stream.open.loose)) return false;
   const heads = checked.tokens.filter(notSpace);
   const inner = heads[heads.length - 1];
-  if (inner?.type !== 'list' || heads.length !== kids.length || !sameItems(inner, list, cut.count)) return false;
+  if (inner?.type !== 'list' || heads.length !== kids.length || !sameItems(inner, list, cut.count))
+    return false;
   if (!heads.slice(0, -1).every((kid, k) => same(kid, kids[k]))) return false;
   const loose = inner.loose || BLANK_END.test(src.slice(0, cut.used));
   if (loose) {
@@ -49,9 +51,17 @@ export function startInner(stream, grow, src, syn, item) {
     grow.entry = { el: li, raw: '', item: null };
     stream.open.items.push(grow.entry);
   }
-  const entries = [...box.children].map((el, k) => ({ el, raw: inner.items[k].raw, item: inner.items[k] }));
+  const entries = [...box.children].map((el, k) => ({
+    el,
+    raw: inner.items[k].raw,
+    item: inner.items[k],
+  }));
   grow.inner = {
-    box, ordered: list.ordered, marker: markerOf(list), loose, items: entries,
+    box,
+    ordered: list.ordered,
+    marker: markerOf(list),
+    loose,
+    items: entries,
     raws: [...heads.slice(0, -1).map((kid) => kid.raw), ...entries.map((entry) => entry.raw)],
   };
   grow.rest = [];
@@ -68,7 +78,12 @@ export function stepInner(stream, grow, src, syn, item, ending) {
   const inner = grow.inner;
   const kids = item.tokens.filter(notSpace);
   const list = kids[0];
-  if (grow.stale || list?.type !== 'list' || list.ordered !== inner.ordered || markerOf(list) !== inner.marker) {
+  if (
+    grow.stale ||
+    list?.type !== 'list' ||
+    list.ordered !== inner.ordered ||
+    markerOf(list) !== inner.marker
+  ) {
     return false;
   }
   if (kids.length !== 1) return false; // text after the inner list: drawn whole again
@@ -77,7 +92,8 @@ export function stepInner(stream, grow, src, syn, item, ending) {
     commitInner(stream, inner, list.items);
     return true;
   }
-  if (list.loose && !inner.loose && STARTED.test(list.items[list.items.length - 1].raw)) turnLoose(inner);
+  if (list.loose && !inner.loose && STARTED.test(list.items[list.items.length - 1].raw))
+    turnLoose(inner);
   const cut = innerCut(grow, src, item, list);
   if (cut) {
     const check = lex(syn.slice(0, cut.used), stream.links)[0];
@@ -97,7 +113,10 @@ export function stepInner(stream, grow, src, syn, item, ending) {
 /** The inner list's unfinished items, drawn after its committed ones. */
 export function drawInnerRest(grow, list) {
   const inner = grow.inner;
-  grow.rest = innerEls(inner, list?.items || [], false).flatMap((el) => [el, document.createTextNode('\n')]);
+  grow.rest = innerEls(inner, list?.items || [], false).flatMap((el) => [
+    el,
+    document.createTextNode('\n'),
+  ]);
   inner.box.append(...grow.rest);
 }
 
@@ -135,7 +154,11 @@ function commitInner(stream, inner, items) {
 function turnLoose(inner) {
   if (inner.loose) return;
   inner.loose = true;
-  const els = innerEls(inner, inner.items.map((entry) => entry.item), true);
+  const els = innerEls(
+    inner,
+    inner.items.map((entry) => entry.item),
+    true,
+  );
   inner.items.forEach((entry, k) => {
     entry.el.replaceWith(els[k]);
     entry.el = els[k];
@@ -145,10 +168,20 @@ function turnLoose(inner) {
 function innerEls(inner, items, final) {
   if (!items.length) return [];
   if (inner.loose) items.forEach(loosen);
-  const token = { type: 'list', raw: '', ordered: inner.ordered, start: 1, loose: inner.loose, items };
+  const token = {
+    type: 'list',
+    raw: '',
+    ordered: inner.ordered,
+    start: 1,
+    loose: inner.loose,
+    items,
+  };
   return [...renderTokens([token], { final }).firstElementChild.children];
 }
 
 function sameItems(a, b, count) {
-  return a.items.length === count && a.items.every((it, k) => it.raw.trimEnd() === b.items[k].raw.trimEnd());
+  return (
+    a.items.length === count &&
+    a.items.every((it, k) => it.raw.trimEnd() === b.items[k].raw.trimEnd())
+  );
 }

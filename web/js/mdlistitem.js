@@ -11,7 +11,13 @@
 // item instead (mdinner.js).
 import { lex, renderTokens } from './markdown.js';
 import {
-  finishedChildren, lineCount, lineStart, loosen, nestedDefs, notSpace, sameBlocks,
+  finishedChildren,
+  lineCount,
+  lineStart,
+  loosen,
+  nestedDefs,
+  notSpace,
+  sameBlocks,
 } from './mdtokens.js';
 import { startInner, stepInner, drawInnerRest, markStale } from './mdinner.js';
 
@@ -36,10 +42,21 @@ export function startItem(stream, items, tokens) {
   const m = FIRST.exec(item?.raw || '');
   if (!m || item.raw.length < ITEM_OPEN) return null;
   if (open.loose) loosen(item);
-  const grow = { prefix: m[1], start: stream.pos, entry: null, kids: [], rest: [], inner: null, stale: false };
+  const grow = {
+    prefix: m[1],
+    start: stream.pos,
+    entry: null,
+    kids: [],
+    rest: [],
+    inner: null,
+    stale: false,
+  };
   const src = stream.text.slice(stream.pos);
   // Children spaced by blank lines (a loose list), or the nested list the item ends with.
-  if (!(open.loose && commitKids(stream, grow, src, src, item)) && !startInner(stream, grow, src, src, item)) {
+  if (
+    !(open.loose && commitKids(stream, grow, src, src, item)) &&
+    !startInner(stream, grow, src, src, item)
+  ) {
     return null;
   }
   open.grow = grow;
@@ -75,7 +92,8 @@ export function growItem(stream, closing) {
     else if (grow.stale) return abandon(stream);
     // Drawn again whole if the list turns loose later (mdstream.js advanceList).
     const end = stream.pos + item.raw.length;
-    if (!open.loose) grow.entry.item = lex(stream.text.slice(grow.start, end), stream.links)[0]?.items[0];
+    if (!open.loose)
+      grow.entry.item = lex(stream.text.slice(grow.start, end), stream.links)[0]?.items[0];
     stream.pos += item.raw.length;
     grow.entry.raw = stream.text.slice(grow.start, stream.pos);
     open.grow = null;
@@ -110,9 +128,18 @@ function commitKids(stream, grow, src, syn, item) {
   const used = lineStart(src, lineCount(done.map((kid) => kid.raw).join('')));
   if (used <= 0 || src.indexOf('\n', used) < 0) return false;
   const width = grow.prefix.length;
-  if (!src.startsWith(' '.repeat(width), used) || NOT_PLAIN.test(src.slice(used + width, used + width + 4))) return false;
+  if (
+    !src.startsWith(' '.repeat(width), used) ||
+    NOT_PLAIN.test(src.slice(used + width, used + width + 4))
+  )
+    return false;
   const check = lex(syn.slice(0, used), stream.links)[0];
-  if (check?.type !== 'list' || check.items.length !== 1 || !sameBlocks(check.items[0].tokens, done)) return false;
+  if (
+    check?.type !== 'list' ||
+    check.items.length !== 1 ||
+    !sameBlocks(check.items[0].tokens, done)
+  )
+    return false;
   commit(stream, grow, done);
   stream.pos += used;
   item.tokens = kids.slice(count);

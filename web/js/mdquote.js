@@ -6,7 +6,14 @@
 // (the quote is then drawn whole, as before). The DOM equals the one-pass render.
 import { h } from './dom.js';
 import { lex, renderTokens } from './markdown.js';
-import { finishedChildren, lineCount, lineStart, nestedDefs, notSpace, sameBlocks } from './mdtokens.js';
+import {
+  finishedChildren,
+  lineCount,
+  lineStart,
+  nestedDefs,
+  notSpace,
+  sameBlocks,
+} from './mdtokens.js';
 
 // A shorter quote is drawn whole each step (cheap), as any other block.
 export const QUOTE_OPEN = 2048;
@@ -36,7 +43,8 @@ export function advanceQuote(stream, closing) {
   const kids = quote.tokens;
   const count = ended ? kids.length : finishedChildren(kids);
   if (count) {
-    const used = count === kids.length ? quote.raw.length : cutAfter(src, kids, count, stream.links);
+    const used =
+      count === kids.length ? quote.raw.length : cutAfter(src, kids, count, stream.links);
     if (used > 0) {
       commit(stream, kids.slice(0, count));
       stream.pos += used;
@@ -53,8 +61,18 @@ export function advanceQuote(stream, closing) {
 // Where the first `count` children end in `src` (each child's lines are the quote's lines without
 // their markers), if the text before that, lexed alone, gives the same children; else 0.
 function cutAfter(src, kids, count, links) {
-  const used = lineStart(src, lineCount(kids.slice(0, count).map((kid) => kid.raw).join('')));
-  return used > 0 && sameChildren(lex(src.slice(0, used), links)[0], kids.slice(0, count)) ? used : 0;
+  const used = lineStart(
+    src,
+    lineCount(
+      kids
+        .slice(0, count)
+        .map((kid) => kid.raw)
+        .join(''),
+    ),
+  );
+  return used > 0 && sameChildren(lex(src.slice(0, used), links)[0], kids.slice(0, count))
+    ? used
+    : 0;
 }
 
 function commit(stream, kids) {

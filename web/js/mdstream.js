@@ -83,7 +83,8 @@ export class MarkdownStream {
       }
       // Closed: a long block keeps its drawn groups; otherwise (or final) it is lexed and drawn
       // the usual way, in one step (not a growing series).
-      if (open || !this.keepFence(text)) this.wholeTo = open ? text.length : this.fence.closedAt(text);
+      if (open || !this.keepFence(text))
+        this.wholeTo = open ? text.length : this.fence.closedAt(text);
       this.fence = null;
     }
     const start = performance.now();
@@ -228,7 +229,9 @@ export class MarkdownStream {
     const done = batch.filter(({ token }) => shown(token));
     if (!done.length) return;
     const fragment = renderBlocks(done.map(({ token }) => token));
-    [...fragment.children].forEach((el, k) => this.blocks.push({ el, raw: done[k].token.raw, start: done[k].start }));
+    [...fragment.children].forEach((el, k) =>
+      this.blocks.push({ el, raw: done[k].token.raw, start: done[k].start }),
+    );
     this.el.insertBefore(fragment, this.tail);
   }
 
@@ -259,7 +262,7 @@ export class MarkdownStream {
     }
   }
 
-  // ---- lists (and tables, mdtable.js) that are still growing ----------------------------------------------
+  // ---- lists (and tables, mdtable.js) that are still growing -------------------------------
 
   // Starts committing a list or table at `start` item by item; false for other blocks.
   openBlock(token, start) {
@@ -274,12 +277,21 @@ export class MarkdownStream {
     if (token.type !== 'list' && token.type !== 'table') return false;
     const el = h('div', { class: 'md-block' });
     if (token.type === 'list') {
-      const list = token.ordered ? h('ol', token.start !== 1 ? { start: token.start } : {}) : h('ul');
+      const list = token.ordered
+        ? h('ol', token.start !== 1 ? { start: token.start } : {})
+        : h('ul');
       list.append('\n');
       el.append(list, '\n'); // as marked writes it: the DOM equals a one-pass render
       this.open = {
-        kind: 'list', box: list, ordered: token.ordered, first: token.start, marker: markerOf(token),
-        loose: false, items: [], tailNodes: [], grow: null,
+        kind: 'list',
+        box: list,
+        ordered: token.ordered,
+        first: token.start,
+        marker: markerOf(token),
+        loose: false,
+        items: [],
+        tailNodes: [],
+        grow: null,
       };
       this.pos = start;
     } else if (!openTable(this, token, start, el)) return false; // its delimiter row still grows
@@ -341,14 +353,23 @@ export class MarkdownStream {
     if (!items.length) return [];
     const open = this.open;
     if (open.loose) items.forEach(loosen);
-    const token = { type: 'list', raw: '', ordered: open.ordered, start: open.first, loose: open.loose, items };
+    const token = {
+      type: 'list',
+      raw: '',
+      ordered: open.ordered,
+      start: open.first,
+      loose: open.loose,
+      items,
+    };
     return [...renderTokens([token], { final }).firstElementChild.children];
   }
 
   setTailNodes(nodes) {
     const open = this.open;
     for (const node of open.tailNodes) node.remove?.();
-    open.tailNodes = nodes.map((node) => (typeof node === 'string' ? document.createTextNode(node) : node));
+    open.tailNodes = nodes.map((node) =>
+      typeof node === 'string' ? document.createTextNode(node) : node,
+    );
     if (open.tailNodes.length) open.box.append(...open.tailNodes);
   }
 

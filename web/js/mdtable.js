@@ -12,7 +12,14 @@ export function openTable(stream, token, start, el) {
   const head = `${lines[0]}\n${lines[1]}\n`;
   if (!stream.text.startsWith(head, start)) return false;
   el.append(renderTokens([{ ...token, rows: [] }]));
-  stream.open = { kind: 'table', table: el.querySelector('table'), box: null, head, items: [], tailNodes: [] };
+  stream.open = {
+    kind: 'table',
+    table: el.querySelector('table'),
+    box: null,
+    head,
+    items: [],
+    tailNodes: [],
+  };
   stream.pos = start + head.length;
   return true;
 }

@@ -60,8 +60,10 @@ export function lineStart(src, lines) {
 export function sameBlocks(tokens, done) {
   const a = tokens.filter(notSpace);
   const b = done.filter(notSpace);
-  return a.length === b.length
-    && a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd());
+  return (
+    a.length === b.length &&
+    a.every((kid, k) => kid.type === b[k].type && kid.raw.trimEnd() === b[k].raw.trimEnd())
+  );
 }
 
 // How many children of a growing quote or list item are final: those before the second-to-last

@@ -19,6 +19,7 @@ export function verify(stream) {
   const fragment = renderBlocks(tokens.slice(i));
   const els = [...fragment.children];
   stream.el.append(fragment);
-  stream.blocks = stream.blocks.slice(0, i)
+  stream.blocks = stream.blocks
+    .slice(0, i)
     .concat(tokens.slice(i).map((token, k) => ({ el: els[k], raw: token.raw, start: 0 })));
 }

@@ -17,9 +17,10 @@ const SAMPLES = [
   '```bash\nfor f in *.txt; do echo "$f"; done\n```\n\n```json\n{"a": [1, true, null]}\n```\n',
 ];
 
-const idle = (fn) => (window.requestIdleCallback
-  ? window.requestIdleCallback(fn, { timeout: 4000 })
-  : setTimeout(fn, 100));
+const idle = (fn) =>
+  window.requestIdleCallback
+    ? window.requestIdleCallback(fn, { timeout: 4000 })
+    : setTimeout(fn, 100);
 
 // Laying out a font sample forces the page's pending style and layout into the same task; while
 // an answer is being drawn (aria-busy) that is a whole frame's worth on top of the font search,

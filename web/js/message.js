@@ -11,7 +11,11 @@ import { warmRenderer } from './mdwarm.js';
 warmRenderer();
 
 function actionButton(iconName, key, onclick) {
-  return h('button', { class: 'act', type: 'button', i18nTitle: key, i18nLabel: key, onclick }, icon(iconName));
+  return h(
+    'button',
+    { class: 'act', type: 'button', i18nTitle: key, i18nLabel: key, onclick },
+    icon(iconName),
+  );
 }
 
 function flash(button) {
@@ -22,22 +26,40 @@ function flash(button) {
 export class UserMessage {
   constructor(record) {
     this.record = record;
-    this.el = h('article', { class: 'msg user', i18nLabel: 'msg.speaker_user', dataset: { messageId: record.id || '' } });
+    this.el = h('article', {
+      class: 'msg user',
+      i18nLabel: 'msg.speaker_user',
+      dataset: { messageId: record.id || '' },
+    });
     this.render();
   }
 
   render() {
     const { content, images = [] } = this.record;
     const bubble = h('div', { class: 'bubble', text: content });
-    const pics = images.length ? h('div', { class: 'msg-images' }, images.map((b64) => h('img', {
-      src: `data:${sniff(b64)};base64,${b64}`, alt: '', class: 'thumb',
-    }))) : null;
+    const pics = images.length
+      ? h(
+          'div',
+          { class: 'msg-images' },
+          images.map((b64) =>
+            h('img', {
+              src: `data:${sniff(b64)};base64,${b64}`,
+              alt: '',
+              class: 'thumb',
+            }),
+          ),
+        )
+      : null;
     const copy = actionButton('copy', 'common.copy', async () => {
       if (await copyText(content)) flash(copy);
     });
     this.editBtn = actionButton('edit', 'msg.edit', () => this.startEdit());
     this.editBtn.hidden = true;
-    this.el.replaceChildren(pics || '', bubble, h('div', { class: 'msg-actions' }, copy, this.editBtn));
+    this.el.replaceChildren(
+      pics || '',
+      bubble,
+      h('div', { class: 'msg-actions' }, copy, this.editBtn),
+    );
   }
 
   setEditable(yes) {
@@ -83,13 +105,27 @@ export class AssistantMessage {
     this.record = record;
     this.thinkBody = h('div', { class: 'md think-md' });
     this.thinkLabel = h('span', { i18n: 'msg.thinking' });
-    this.thinking = h('details', { class: 'thinking', hidden: true },
-      h('summary', {}, icon('think'), this.thinkLabel), this.thinkBody);
+    this.thinking = h(
+      'details',
+      { class: 'thinking', hidden: true },
+      h('summary', {}, icon('think'), this.thinkLabel),
+      this.thinkBody,
+    );
     this.body = h('div', { class: 'md content' });
     this.calls = h('div', { class: 'calls' });
     this.foot = h('footer', { class: 'msg-foot' });
-    this.el = h('article', { class: 'msg assistant', i18nLabel: 'msg.speaker_assistant', dataset: { messageId: record.id } },
-      this.thinking, this.body, this.calls, this.foot);
+    this.el = h(
+      'article',
+      {
+        class: 'msg assistant',
+        i18nLabel: 'msg.speaker_assistant',
+        dataset: { messageId: record.id },
+      },
+      this.thinking,
+      this.body,
+      this.calls,
+      this.foot,
+    );
     this.md = new MarkdownStream(this.body);
     this.thinkMd = new MarkdownStream(this.thinkBody);
     this.shown = { content: '', thinking: '' };
@@ -111,7 +147,8 @@ export class AssistantMessage {
       this.shown.thinking = thinking;
       this.thinking.hidden = false;
       if (this.el.classList.contains('streaming') && !this.shown.content && !this.thinking.open) {
-        this.thinking.open = true; // show the thinking while it streams, fold it when the answer starts
+        // Show the thinking while it streams, fold it when the answer starts.
+        this.thinking.open = true;
         this.autoOpened = true;
       }
     }
@@ -138,8 +175,9 @@ export class AssistantMessage {
   draw() {
     const final = Boolean(this.finalWanted);
     const until = frameDeadline();
-    const more = this.md.setText(this.shown.content, { final, until })
-      | this.thinkMd.setText(this.shown.thinking, { final, until });
+    const more =
+      this.md.setText(this.shown.content, { final, until }) |
+      this.thinkMd.setText(this.shown.thinking, { final, until });
     // Busy (not read yet) until the whole text is drawn, not only received.
     if (more) {
       this.el.setAttribute('aria-busy', 'true');
@@ -193,14 +231,24 @@ export class AssistantMessage {
     const r = this.record;
     const stats = this.continued ? {} : this.answerStats();
     const bits = [];
-    if (r.model && !this.continued) bits.push(h('span', { class: 'badge model-badge', text: r.model }));
-    if (r.stopped && !r.error && !this.failed) bits.push(h('span', { class: 'badge warn', i18n: 'msg.stopped' }));
+    if (r.model && !this.continued)
+      bits.push(h('span', { class: 'badge model-badge', text: r.model }));
+    if (r.stopped && !r.error && !this.failed)
+      bits.push(h('span', { class: 'badge warn', i18n: 'msg.stopped' }));
     const tokens = stats.completion_tokens;
-    if (tokens) bits.push(h('span', { class: 'stat', i18n: ['msg.tokens', { n: tokens, count: count(tokens) }] }));
+    if (tokens)
+      bits.push(
+        h('span', { class: 'stat', i18n: ['msg.tokens', { n: tokens, count: count(tokens) }] }),
+      );
     const ms = stats.total_ms;
     if (ms) bits.push(h('span', { class: 'stat', text: duration(ms) }));
     if (tokens && stats.eval_ms) {
-      bits.push(h('span', { class: 'stat', i18n: ['msg.speed', { v: (tokens / (stats.eval_ms / 1000)).toFixed(1) }] }));
+      bits.push(
+        h('span', {
+          class: 'stat',
+          i18n: ['msg.speed', { v: (tokens / (stats.eval_ms / 1000)).toFixed(1) }],
+        }),
+      );
     }
     const actions = h('span', { class: 'msg-actions' });
     if (this.shown.content) {
@@ -209,7 +257,8 @@ export class AssistantMessage {
       });
       actions.append(copy);
     }
-    if (this.retry && !this.failed) actions.append(actionButton('retry', 'msg.retry', () => emit(this.el, 'metona:retry')));
+    if (this.retry && !this.failed)
+      actions.append(actionButton('retry', 'msg.retry', () => emit(this.el, 'metona:retry')));
     this.foot.replaceChildren(...bits, actions);
     this.foot.hidden = !bits.length && !actions.childNodes.length;
     // Nothing to say but Copy (an earlier round of an answer): no row of its own (chat.css).
@@ -218,29 +267,71 @@ export class AssistantMessage {
 }
 
 /** A notice (tools dropped, round limit) or a failure, with Retry for failures. */
-export function noticeView({ level = 'info', titleKey, titleArgs, detail, retry, exportId, quiet = false }) {
-  return h('div', { class: `notice ${level}${quiet ? ' quiet' : ''}`, role: level === 'error' ? 'alert' : 'note' },
+export function noticeView({
+  level = 'info',
+  titleKey,
+  titleArgs,
+  detail,
+  retry,
+  exportId,
+  quiet = false,
+}) {
+  return h(
+    'div',
+    {
+      class: `notice ${level}${quiet ? ' quiet' : ''}`,
+      role: level === 'error' ? 'alert' : 'note',
+    },
     quiet ? null : icon(level === 'info' ? 'spark' : 'alert'),
-    h('div', { class: 'notice-text' },
+    h(
+      'div',
+      { class: 'notice-text' },
       titleKey ? h(quiet ? 'span' : 'strong', { i18n: [titleKey, titleArgs] }) : null,
-      detail ? h('div', { class: 'notice-detail' }, codeSpans(detail)) : null),
-    retry ? h('button', { class: 'btn small', type: 'button', icon: 'retry', onclick: (e) => emit(e.currentTarget, 'metona:retry') },
-      h('span', { i18n: 'msg.retry' })) : null,
-    exportId ? h('button', { class: 'btn small notice-export', type: 'button', icon: 'download',
-      onclick: (e) => emit(e.currentTarget, 'metona:export', { sessionId: exportId, format: 'markdown' }) },
-    h('span', { i18n: 'notice.export' })) : null);
+      detail ? h('div', { class: 'notice-detail' }, codeSpans(detail)) : null,
+    ),
+    retry
+      ? h(
+          'button',
+          {
+            class: 'btn small',
+            type: 'button',
+            icon: 'retry',
+            onclick: (e) => emit(e.currentTarget, 'metona:retry'),
+          },
+          h('span', { i18n: 'msg.retry' }),
+        )
+      : null,
+    exportId
+      ? h(
+          'button',
+          {
+            class: 'btn small notice-export',
+            type: 'button',
+            icon: 'download',
+            onclick: (e) =>
+              emit(e.currentTarget, 'metona:export', { sessionId: exportId, format: 'markdown' }),
+          },
+          h('span', { i18n: 'notice.export' }),
+        )
+      : null,
+  );
 }
 
 /** Where a long chat's oldest messages were summarised to fit the model's context: one quiet
  * line that opens to the summary the model is sent instead (plain text: it is the model's). */
 export function summaryMarker({ count: covered, summary }) {
-  return h('details', { class: 'summary-marker' },
+  return h(
+    'details',
+    { class: 'summary-marker' },
     h('summary', { i18n: ['chat.summary_marker', { count: covered ?? 0 }] }),
-    h('div', { class: 'summary-text', text: visibleText(String(summary ?? '')) }));
+    h('div', { class: 'summary-text', text: visibleText(String(summary ?? '')) }),
+  );
 }
 
 /** Plain text whose `backtick` spans show as code (error texts name commands that way). */
 export function codeSpans(text) {
   const parts = String(text).split(/`([^`\n]+)`/);
-  return parts.map((part, i) => (i % 2 ? h('code', { text: part }) : part)).filter((part) => part !== '');
+  return parts
+    .map((part, i) => (i % 2 ? h('code', { text: part }) : part))
+    .filter((part) => part !== '');
 }

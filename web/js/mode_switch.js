@@ -33,7 +33,11 @@ export class ModeSwitch {
     this.settings = null;
     const label = h('span', { id: 'mode-switch-label', class: 'sr-only', i18n: 'mode.title' });
     // The page's own select (the engine's native one ignores the theme): a button naming the mode.
-    this.box = selectBox({ id: 'mode-switch', labelId: 'mode-switch-label', onChange: (mode, event) => this.picked(mode, event) });
+    this.box = selectBox({
+      id: 'mode-switch',
+      labelId: 'mode-switch-label',
+      onChange: (mode, event) => this.picked(mode, event),
+    });
     this.button = this.box.root.querySelector('.select-btn');
     this.root = h('div', { class: 'mode-switch' }, label, this.box.root);
     this.confirmBox = h('div', { class: 'mode-confirm', id: 'mode-confirm', hidden: true });
@@ -46,7 +50,10 @@ export class ModeSwitch {
   set(settings) {
     this.settings = settings;
     const mode = modeOf(settings);
-    this.box.set(mode, MODES.map((value) => ({ value, key: `mode.${value}` })));
+    this.box.set(
+      mode,
+      MODES.map((value) => ({ value, key: `mode.${value}` })),
+    );
     this.root.dataset.mode = mode;
     this.button.dataset.mode = mode;
   }

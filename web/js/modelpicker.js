@@ -14,8 +14,9 @@ const MODES = ['auto', 'native', 'prompt', 'off'];
 /** A model's badges; ``toolMode`` (Core's ``tool_mode``) replaces Tools when it is not native. */
 export function badges(capabilities = [], toolMode = 'native') {
   const mode = MODE_BADGE[toolMode];
-  const shown = BADGES.filter((c) => capabilities.includes(c) && !(mode && c === 'tools'))
-    .map((c) => h('span', { class: `cap cap-${c}`, i18n: `cap.${c}` }));
+  const shown = BADGES.filter((c) => capabilities.includes(c) && !(mode && c === 'tools')).map(
+    (c) => h('span', { class: `cap cap-${c}`, i18n: `cap.${c}` }),
+  );
   return mode ? [h('span', { class: `cap cap-${mode}`, i18n: `cap.${mode}` }), ...shown] : shown;
 }
 
@@ -64,7 +65,8 @@ export class ModelPicker {
       }
     });
     document.addEventListener('pointerdown', (event) => {
-      if (this.isOpen && !menu.contains(event.target) && !button.contains(event.target)) this.close();
+      if (this.isOpen && !menu.contains(event.target) && !button.contains(event.target))
+        this.close();
     });
   }
 
@@ -76,7 +78,10 @@ export class ModelPicker {
     this.onRefresh();
     this.menu.hidden = false;
     this.button.setAttribute('aria-expanded', 'true');
-    (this.menu.querySelector('.model-row[aria-selected="true"]') || this.menu.querySelector('.model-row'))?.focus();
+    (
+      this.menu.querySelector('.model-row[aria-selected="true"]') ||
+      this.menu.querySelector('.model-row')
+    )?.focus();
   }
 
   close() {
@@ -90,8 +95,10 @@ export class ModelPicker {
     if (name) {
       delete this.nameEl.dataset.i18n;
       const [base, tag] = modelLabel(name);
-      this.nameEl.replaceChildren(h('span', { class: 'model-base', text: base }),
-        tag ? h('span', { class: 'model-tag', text: tag }) : '');
+      this.nameEl.replaceChildren(
+        h('span', { class: 'model-base', text: base }),
+        tag ? h('span', { class: 'model-tag', text: tag }) : '',
+      );
     } else tx(this.nameEl, 'model.none');
     this.button.title = name ? visible(name) : '';
     this.showMode();
@@ -116,32 +123,63 @@ export class ModelPicker {
     const name = visible(info.name);
     const chosen = info.tool_mode_chosen ? info.tool_mode : 'auto';
     const native = info.capabilities?.includes('tools');
-    // The page's own select (a native one ignores the theme); Native only where the server has tools.
+    // The page's own select (a native one ignores the theme); Native only where the server has
+    // tools.
     const box = selectBox({
-      id: 'model-tools-mode', labelId: 'model-tools-mode-label',
+      id: 'model-tools-mode',
+      labelId: 'model-tools-mode-label',
       onChange: (value) => this.onToolMode(info.name, value === 'auto' ? null : value),
     });
-    box.set(chosen, MODES.filter((mode) => mode !== 'native' || native || chosen === 'native')
-      .map((mode) => ({ value: mode, key: `model.tools.${mode}` })));
+    box.set(
+      chosen,
+      MODES.filter((mode) => mode !== 'native' || native || chosen === 'native').map((mode) => ({
+        value: mode,
+        key: `model.tools.${mode}`,
+      })),
+    );
     box.root.classList.add('model-tools-mode');
     this.toolsBox = box;
     box.root.dataset.value = chosen;
     const note = this.checkNote && this.checkNote.model === info.name ? this.checkNote : null;
-    const checked = info.tool_check ? h('span', { class: 'model-checked', i18n: `model.checked.${info.tool_check}` }) : '';
+    const checked = info.tool_check
+      ? h('span', { class: 'model-checked', i18n: `model.checked.${info.tool_check}` })
+      : '';
     const busy = this.checking === info.name;
-    return h('div', { class: 'model-tools' },
-      h('span', { id: 'model-tools-mode-label', class: 'model-tools-label', i18n: ['model.tools_for', { model: name }] }),
+    return h(
+      'div',
+      { class: 'model-tools' },
+      h('span', {
+        id: 'model-tools-mode-label',
+        class: 'model-tools-label',
+        i18n: ['model.tools_for', { model: name }],
+      }),
       box.root,
       h('p', { class: 'menu-note model-tools-help', i18n: `model.tools_help.${info.tool_mode}` }),
-      h('div', { class: 'model-check-row' },
-        h('button', {
-          class: 'link-btn model-check-tools', type: 'button', 'aria-disabled': busy ? 'true' : null,
-          onclick: () => this.check(info.name),
-        }, h('span', { i18n: 'model.check' })),
-        checked),
-      h('p', { class: 'menu-note model-check-status', role: 'status' },
-        busy ? h('span', { i18n: ['model.checking', { model: name }] })
-          : note ? h('span', { i18n: [note.key, note.args] }) : null));
+      h(
+        'div',
+        { class: 'model-check-row' },
+        h(
+          'button',
+          {
+            class: 'link-btn model-check-tools',
+            type: 'button',
+            'aria-disabled': busy ? 'true' : null,
+            onclick: () => this.check(info.name),
+          },
+          h('span', { i18n: 'model.check' }),
+        ),
+        checked,
+      ),
+      h(
+        'p',
+        { class: 'menu-note model-check-status', role: 'status' },
+        busy
+          ? h('span', { i18n: ['model.checking', { model: name }] })
+          : note
+            ? h('span', { i18n: [note.key, note.args] })
+            : null,
+      ),
+    );
   }
 
   async check(name) {
@@ -151,9 +189,17 @@ export class ModelPicker {
     this.render(this.models, this.error);
     try {
       const done = await this.onCheck(name);
-      this.checkNote = { model: name, key: `model.check.${done.result}`, args: { model: visible(name) } };
+      this.checkNote = {
+        model: name,
+        key: `model.check.${done.result}`,
+        args: { model: visible(name) },
+      };
     } catch (err) {
-      this.checkNote = { model: name, key: 'model.check_failed', args: { detail: visible(err?.message || String(err)) } };
+      this.checkNote = {
+        model: name,
+        key: 'model.check_failed',
+        args: { detail: visible(err?.message || String(err)) },
+      };
     } finally {
       this.checking = null;
       this.render(this.models, this.error);
@@ -166,25 +212,49 @@ export class ModelPicker {
     this.showMode();
     // open() asks for a fresh list: when it arrives, keep the keyboard focus in the menu.
     const active = document.activeElement;
-    const refocus = this.isOpen && (this.menu.contains(active) || active === this.button || active === document.body);
+    const refocus =
+      this.isOpen &&
+      (this.menu.contains(active) || active === this.button || active === document.body);
     // Where the user was: the same model's row or Refresh, not back to the top (a list that
     // arrives just after End or an arrow key must not move the focus under the user).
-    const wasFoot = this.menu.contains(active) && active.closest('.menu-foot')
-      ? (active.id ? `#${active.id}` : active.classList.contains('model-check-tools') ? '.model-check-tools' : '.model-refresh')
-      : null;
-    const wasModel = this.menu.contains(active) && active.getAttribute('role') === 'option'
-      ? active.querySelector('.model-title')?.textContent : null;
-    const rows = models.map((m) => h('button', {
-      class: 'model-row', type: 'button', role: 'option', 'aria-selected': String(m.name === this.current),
-      onclick: () => {
-        this.close();
-        this.onPick(m.name);
-      },
-    },
-    h('span', { class: 'model-check' }, m.name === this.current ? icon('check') : null),
-    h('span', { class: 'model-main' }, h('span', { class: 'model-title', text: m.name }),
-      h('span', { class: 'model-sub', text: [m.parameter_size, m.size ? bytes(m.size) : null].filter(Boolean).join(' · ') })),
-    h('span', { class: 'caps' }, badges(m.capabilities, m.tool_mode))));
+    const wasFoot =
+      this.menu.contains(active) && active.closest('.menu-foot')
+        ? active.id
+          ? `#${active.id}`
+          : active.classList.contains('model-check-tools')
+            ? '.model-check-tools'
+            : '.model-refresh'
+        : null;
+    const wasModel =
+      this.menu.contains(active) && active.getAttribute('role') === 'option'
+        ? active.querySelector('.model-title')?.textContent
+        : null;
+    const rows = models.map((m) =>
+      h(
+        'button',
+        {
+          class: 'model-row',
+          type: 'button',
+          role: 'option',
+          'aria-selected': String(m.name === this.current),
+          onclick: () => {
+            this.close();
+            this.onPick(m.name);
+          },
+        },
+        h('span', { class: 'model-check' }, m.name === this.current ? icon('check') : null),
+        h(
+          'span',
+          { class: 'model-main' },
+          h('span', { class: 'model-title', text: m.name }),
+          h('span', {
+            class: 'model-sub',
+            text: [m.parameter_size, m.size ? bytes(m.size) : null].filter(Boolean).join(' · '),
+          }),
+        ),
+        h('span', { class: 'caps' }, badges(m.capabilities, m.tool_mode)),
+      ),
+    );
     const empty = !models.length
       ? h('p', { class: 'menu-note', i18n: error ? 'model.unreachable' : 'model.empty' })
       : null;
@@ -194,9 +264,24 @@ export class ModelPicker {
     // Only options inside the listbox; the heading and Refresh sit around it.
     this.menu.replaceChildren(
       h('div', { class: 'menu-head', i18n: 'model.installed' }),
-      rows.length ? h('div', { role: 'listbox', i18nLabel: 'model.pick' }, rows) : '', empty || '',
-      h('div', { class: 'menu-foot' }, h('button', { class: 'link-btn model-refresh', type: 'button', icon: 'retry', onclick: () => this.onRefresh() },
-        h('span', { i18n: 'model.refresh' })), this.toolsPanel()));
+      rows.length ? h('div', { role: 'listbox', i18nLabel: 'model.pick' }, rows) : '',
+      empty || '',
+      h(
+        'div',
+        { class: 'menu-foot' },
+        h(
+          'button',
+          {
+            class: 'link-btn model-refresh',
+            type: 'button',
+            icon: 'retry',
+            onclick: () => this.onRefresh(),
+          },
+          h('span', { i18n: 'model.refresh' }),
+        ),
+        this.toolsPanel(),
+      ),
+    );
     if (selectOpen && this.toolsBox) {
       this.toolsBox.open();
       return;
@@ -204,9 +289,14 @@ export class ModelPicker {
     if (!refocus) return;
     const same = wasFoot
       ? this.menu.querySelector(wasFoot)
-      : wasModel && [...this.menu.querySelectorAll('.model-row')]
-        .find((row) => row.querySelector('.model-title')?.textContent === wasModel);
-    (same || this.menu.querySelector('.model-row[aria-selected="true"]')
-      || this.menu.querySelector('.model-row, .menu-foot button'))?.focus();
+      : wasModel &&
+        [...this.menu.querySelectorAll('.model-row')].find(
+          (row) => row.querySelector('.model-title')?.textContent === wasModel,
+        );
+    (
+      same ||
+      this.menu.querySelector('.model-row[aria-selected="true"]') ||
+      this.menu.querySelector('.model-row, .menu-foot button')
+    )?.focus();
   }
 }

@@ -17,7 +17,9 @@ export function foldable(body, lineCount) {
   if (lineCount <= FOLD_LINES) return wrap;
   wrap.classList.add('folded');
   const toggle = h('button', {
-    class: 'link-btn fold-toggle', type: 'button', 'aria-expanded': 'false',
+    class: 'link-btn fold-toggle',
+    type: 'button',
+    'aria-expanded': 'false',
     i18n: ['card.show_all', { n: lineCount }],
   });
   toggle.addEventListener('click', () => {
@@ -38,9 +40,18 @@ function lines(text) {
 export function excerpt(text, firstLine = 1) {
   const rows = lines(text);
   const width = String(firstLine + rows.length - 1).length;
-  const body = h('pre', { class: 'excerpt' }, rows.map((row, i) => h('span', { class: 'ln-row' },
-    h('span', { class: 'ln', text: String(firstLine + i).padStart(width, ' ') }),
-    h('span', { class: 'lt', text: visibleText(row) || ' ' }))));
+  const body = h(
+    'pre',
+    { class: 'excerpt' },
+    rows.map((row, i) =>
+      h(
+        'span',
+        { class: 'ln-row' },
+        h('span', { class: 'ln', text: String(firstLine + i).padStart(width, ' ') }),
+        h('span', { class: 'lt', text: visibleText(row) || ' ' }),
+      ),
+    ),
+  );
   return foldable(body, rows.length);
 }
 
@@ -54,13 +65,20 @@ export function diffView(text) {
     if (row.startsWith('-')) return 'd-del';
     return 'd-ctx';
   };
-  const body = h('pre', { class: 'diff' }, rows.map((row) => h('span', { class: cls(row), text: visibleText(row) || ' ' })));
+  const body = h(
+    'pre',
+    { class: 'diff' },
+    rows.map((row) => h('span', { class: cls(row), text: visibleText(row) || ' ' })),
+  );
   return foldable(body, rows.length);
 }
 
 export function plainBlock(text, extra = '') {
   const rows = lines(text);
-  return foldable(h('pre', { class: `plain ${extra}`.trim(), text: visibleText(rows.join('\n')) }), rows.length);
+  return foldable(
+    h('pre', { class: `plain ${extra}`.trim(), text: visibleText(rows.join('\n')) }),
+    rows.length,
+  );
 }
 
 /** The preview a write/delete/create/command shows before it runs (Toolbox.preview shapes). */
@@ -77,23 +95,54 @@ function jsonNote() {
 
 function previewBody(preview, status) {
   switch (preview.kind) {
-    case 'diff': if (NO_CHANGE.test(preview.text || '')) return h('div', { class: 'muted', i18n: 'card.no_change' });
+    case 'diff':
+      if (NO_CHANGE.test(preview.text || ''))
+        return h('div', { class: 'muted', i18n: 'card.no_change' });
       return preview.changes === false
-      ? h('div', {}, h('div', { class: 'pv-label', i18n: 'card.dry_run_preview' }), diffView(preview.text))
-      : diffView(preview.text);
-    case 'move': return movePreview(preview, plainBlock);
-    case 'new_file': return h('div', {}, h('div', { class: 'pv-label', i18n: 'card.new_file_preview' }), excerpt(preview.text));
+        ? h(
+            'div',
+            {},
+            h('div', { class: 'pv-label', i18n: 'card.dry_run_preview' }),
+            diffView(preview.text),
+          )
+        : diffView(preview.text);
+    case 'move':
+      return movePreview(preview, plainBlock);
+    case 'new_file':
+      return h(
+        'div',
+        {},
+        h('div', { class: 'pv-label', i18n: 'card.new_file_preview' }),
+        excerpt(preview.text),
+      );
     case 'tree':
     case 'file': {
       // Future tense while it waits, past tense once it ran (or did not).
-      const key = { success: 'card.deleted_items', cancelled: 'card.not_deleted', error: 'card.not_deleted' }[status] || 'card.will_delete';
-      return h('div', {}, h('div', { class: 'pv-label', i18n: [key, { n: preview.count ?? 1 }] }), deleteTree(preview));
+      const key =
+        { success: 'card.deleted_items', cancelled: 'card.not_deleted', error: 'card.not_deleted' }[
+          status
+        ] || 'card.will_delete';
+      return h(
+        'div',
+        {},
+        h('div', { class: 'pv-label', i18n: [key, { n: preview.count ?? 1 }] }),
+        deleteTree(preview),
+      );
     }
-    case 'command': return commandPreview(preview);
-    case 'mcp': return mcpPreview(preview, plainBlock);
-    case 'path': return h('div', { class: 'kv' }, h('span', { i18n: preview.exists ? 'card.folder_exists' : 'card.folder_new' }));
-    case 'error': return failureLine(preview.code, preview.params, preview.text, 'tc-error');
-    default: return preview.text ? plainBlock(preview.text) : null;
+    case 'command':
+      return commandPreview(preview);
+    case 'mcp':
+      return mcpPreview(preview, plainBlock);
+    case 'path':
+      return h(
+        'div',
+        { class: 'kv' },
+        h('span', { i18n: preview.exists ? 'card.folder_exists' : 'card.folder_new' }),
+      );
+    case 'error':
+      return failureLine(preview.code, preview.params, preview.text, 'tc-error');
+    default:
+      return preview.text ? plainBlock(preview.text) : null;
   }
 }
 
@@ -108,9 +157,12 @@ function deleteTree(p) {
   if (!rows) return plainBlock(p.text, 'tree');
   const lines = [`${p.path}${p.sep || '/'}`];
   for (const row of rows) {
-    const extra = row.kind === 'symlink' ? t('card.delete_link_only') : row.size != null ? bytes(row.size) : '';
+    const extra =
+      row.kind === 'symlink' ? t('card.delete_link_only') : row.size != null ? bytes(row.size) : '';
     const name = `${row.name}${row.kind === 'directory' ? p.sep || '/' : ''}`;
-    lines.push(`${'  '.repeat(Math.max(0, Math.min(Number(row.depth) || 0, 64)))}${name}${extra ? `  (${extra})` : ''}`);
+    lines.push(
+      `${'  '.repeat(Math.max(0, Math.min(Number(row.depth) || 0, 64)))}${name}${extra ? `  (${extra})` : ''}`,
+    );
   }
   const more = (Number(p.count) || 1) - 1 - rows.length;
   if (more > 0) lines.push(t('card.delete_more', { n: more }));
@@ -118,12 +170,29 @@ function deleteTree(p) {
 }
 
 function commandPreview(p) {
-  return h('div', { class: 'cmd-preview' },
+  return h(
+    'div',
+    { class: 'cmd-preview' },
     h('pre', { class: 'cmd-line', text: `$ ${visibleText(p.command)}` }),
-    h('div', { class: 'kv' }, h('span', { class: 'k', i18n: 'card.cwd' }), h('code', { text: visibleText(p.cwd) })),
-    h('div', { class: 'kv' }, h('span', { class: p.sandboxed ? 'ok' : 'warn', i18n: p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed' }),
-      p.timeout_ms ? h('span', { class: 'muted', i18n: ['card.time_limit', { t: duration(p.timeout_ms) }] }) : null),
-    p.blocked ? failureLine(p.blocked_code, p.blocked_params, p.blocked, 'tc-error') : null);
+    h(
+      'div',
+      { class: 'kv' },
+      h('span', { class: 'k', i18n: 'card.cwd' }),
+      h('code', { text: visibleText(p.cwd) }),
+    ),
+    h(
+      'div',
+      { class: 'kv' },
+      h('span', {
+        class: p.sandboxed ? 'ok' : 'warn',
+        i18n: p.sandboxed ? 'card.sandboxed' : 'card.not_sandboxed',
+      }),
+      p.timeout_ms
+        ? h('span', { class: 'muted', i18n: ['card.time_limit', { t: duration(p.timeout_ms) }] })
+        : null,
+    ),
+    p.blocked ? failureLine(p.blocked_code, p.blocked_params, p.blocked, 'tc-error') : null,
+  );
 }
 
 /** A failure's parameters as the page shows them: paths and server text with bidi and
@@ -180,26 +249,47 @@ export function resultView(name, result, record) {
     const cls = record.status === 'cancelled' ? 'tc-cancelled-note' : 'tc-error';
     const why = failureLine(result.code, result.params, result.error, cls);
     // A command that ran and failed: what it printed is the reason.
-    if (name === 'run_command' && ('stdout' in result || 'stderr' in result)) return h('div', { class: 'tc-failed' }, why, commandView(result));
+    if (name === 'run_command' && ('stdout' in result || 'stderr' in result))
+      return h('div', { class: 'tc-failed' }, why, commandView(result));
     // An edit that matched nothing: the file's lines nearest to what the model asked for.
     const nearest = result.params?.nearest;
-    if (typeof nearest === 'string' && nearest) return h('div', { class: 'tc-failed' }, why, plainBlock(nearest));
+    if (typeof nearest === 'string' && nearest)
+      return h('div', { class: 'tc-failed' }, why, plainBlock(nearest));
     return why;
   }
-  if (typeof result.server === 'string' && typeof result.content === 'string') return mcpResultView(result, plainBlock);
+  if (typeof result.server === 'string' && typeof result.content === 'string')
+    return mcpResultView(result, plainBlock);
   switch (name) {
-    case 'read_file': return readView(result);
-    case 'list_directory': return listView(result);
-    case 'search_files': return searchView(result, record.arguments?.path);
-    case 'run_command': return commandView(result);
+    case 'read_file':
+      return readView(result);
+    case 'list_directory':
+      return listView(result);
+    case 'search_files':
+      return searchView(result, record.arguments?.path);
+    case 'run_command':
+      return commandView(result);
     case 'write_file': {
-      const done = h('div', { class: 'tc-done', i18n: [result.created ? 'card.wrote_new' : 'card.wrote', { size: bytes(result.bytesWritten) }] });
+      const done = h('div', {
+        class: 'tc-done',
+        i18n: [
+          result.created ? 'card.wrote_new' : 'card.wrote',
+          { size: bytes(result.bytesWritten) },
+        ],
+      });
       return result.json_content ? h('div', {}, done, jsonNote()) : done;
     }
-    case 'create_directory': return h('div', { class: 'tc-done', i18n: result.created ? 'card.created_dir' : 'card.dir_existed' });
-    case 'delete_file': return h('div', { class: 'tc-done', i18n: result.trashed ? 'card.trashed' : 'card.deleted' });
-    default: return fileResultView(name, result, { diffView, excerpt, foldable, failureLine })
-      ?? plainBlock(JSON.stringify(result, null, 2));
+    case 'create_directory':
+      return h('div', {
+        class: 'tc-done',
+        i18n: result.created ? 'card.created_dir' : 'card.dir_existed',
+      });
+    case 'delete_file':
+      return h('div', { class: 'tc-done', i18n: result.trashed ? 'card.trashed' : 'card.deleted' });
+    default:
+      return (
+        fileResultView(name, result, { diffView, excerpt, foldable, failureLine }) ??
+        plainBlock(JSON.stringify(result, null, 2))
+      );
   }
 }
 
@@ -208,28 +298,59 @@ function readView(r) {
     return h('div', { class: 'tc-meta', i18n: ['card.read_binary', { size: bytes(r.size) }] });
   }
   const start = Array.isArray(r.line_range) && r.line_range[0] ? r.line_range[0] : 1;
-  return h('div', {},
+  return h(
+    'div',
+    {},
     excerpt(r.content, start),
-    h('div', { class: 'tc-meta' }, `${bytes(r.size)} · `, h('span', { i18n: ['card.lines', { n: r.lines ?? 0 }] }),
+    h(
+      'div',
+      { class: 'tc-meta' },
+      `${bytes(r.size)} · `,
+      h('span', { i18n: ['card.lines', { n: r.lines ?? 0 }] }),
       ` · ${r.encoding || 'utf-8'}`,
-      r.truncated ? h('span', { class: 'warn', i18n: ['card.range', { a: start, b: r.line_range?.[1] ?? '' }] }) : null));
+      r.truncated
+        ? h('span', {
+            class: 'warn',
+            i18n: ['card.range', { a: start, b: r.line_range?.[1] ?? '' }],
+          })
+        : null,
+    ),
+  );
 }
 
 function listView(r) {
   const entries = r.entries || [];
-  const list = h('ul', { class: 'entries' }, entries.map((e) => h('li', { class: `entry ${e.type}` },
-    icon(e.type === 'directory' ? 'folder' : 'file'),
-    h('span', { class: 'entry-name', text: e.type === 'directory' ? `${e.name}/` : e.name }),
-    e.size != null ? h('span', { class: 'entry-size', text: bytes(e.size) }) : null)));
-  return h('div', {}, foldable(list, entries.length),
-    h('div', { class: 'tc-meta' }, h('span', { i18n: ['card.entries', { n: r.total ?? entries.length }] }),
-      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+  const list = h(
+    'ul',
+    { class: 'entries' },
+    entries.map((e) =>
+      h(
+        'li',
+        { class: `entry ${e.type}` },
+        icon(e.type === 'directory' ? 'folder' : 'file'),
+        h('span', { class: 'entry-name', text: e.type === 'directory' ? `${e.name}/` : e.name }),
+        e.size != null ? h('span', { class: 'entry-size', text: bytes(e.size) }) : null,
+      ),
+    ),
+  );
+  return h(
+    'div',
+    {},
+    foldable(list, entries.length),
+    h(
+      'div',
+      { class: 'tc-meta' },
+      h('span', { i18n: ['card.entries', { n: r.total ?? entries.length }] }),
+      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null,
+    ),
+  );
 }
 
 // Hits read best relative to the folder searched (src/main.ts:3, not the whole path).
 function relative(path, root) {
   const base = String(root || '').replace(/[\\/]+$/, '');
-  if (base && path.startsWith(base) && /[\\/]/.test(path[base.length] || '')) return path.slice(base.length + 1);
+  if (base && path.startsWith(base) && /[\\/]/.test(path[base.length] || ''))
+    return path.slice(base.length + 1);
   return shortPath(path, 36);
 }
 
@@ -237,14 +358,34 @@ function searchView(r, root) {
   const rows = [];
   for (const file of r.results || []) {
     for (const m of file.matches || []) {
-      rows.push(h('li', { class: 'hit' },
-        h('span', { class: 'hit-path', title: visible(file.path), text: `${visible(relative(file.path, root))}${m.line ? `:${m.line}` : ''}` }),
-        m.line ? h('span', { class: 'hit-text', text: visibleText(String(m.text ?? '').trim()) }) : null));
+      rows.push(
+        h(
+          'li',
+          { class: 'hit' },
+          h('span', {
+            class: 'hit-path',
+            title: visible(file.path),
+            text: `${visible(relative(file.path, root))}${m.line ? `:${m.line}` : ''}`,
+          }),
+          m.line
+            ? h('span', { class: 'hit-text', text: visibleText(String(m.text ?? '').trim()) })
+            : null,
+        ),
+      );
     }
   }
-  return h('div', {}, foldable(h('ul', { class: 'hits' }, rows), rows.length),
-    h('div', { class: 'tc-meta' }, h('span', { i18n: ['card.hits', { files: r.total_files ?? 0, n: r.total_matches ?? 0 }] }),
-      searchPage(r, rows.length), r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+  return h(
+    'div',
+    {},
+    foldable(h('ul', { class: 'hits' }, rows), rows.length),
+    h(
+      'div',
+      { class: 'tc-meta' },
+      h('span', { i18n: ['card.hits', { files: r.total_files ?? 0, n: r.total_matches ?? 0 }] }),
+      searchPage(r, rows.length),
+      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null,
+    ),
+  );
 }
 
 // A page of a longer search (offset / next_offset): which matches these are, and of how many
@@ -254,17 +395,29 @@ function searchPage(r, shown) {
   if (!shown || (!offset && r.next_offset == null)) return null;
   const range = { a: offset + 1, b: offset + shown };
   if (r.truncated) return h('span', { class: 'page', i18n: ['card.search_page', range] });
-  return h('span', { class: 'page', i18n: ['card.search_page_of', { ...range, k: offset + (Number(r.total_matches) || shown) }] });
+  return h('span', {
+    class: 'page',
+    i18n: ['card.search_page_of', { ...range, k: offset + (Number(r.total_matches) || shown) }],
+  });
 }
 
 function commandView(r) {
   const out = String(r.stdout ?? '');
   const err = String(r.stderr ?? '');
-  return h('div', {},
+  return h(
+    'div',
+    {},
     out ? plainBlock(out, 'stdout') : null,
     err ? plainBlock(err, 'stderr') : null,
     !out && !err ? h('div', { class: 'muted', i18n: 'card.no_output' }) : null,
-    h('div', { class: 'tc-meta' },
-      h('span', { class: r.exitCode === 0 ? 'ok' : 'warn', i18n: ['card.exit_code', { code: r.exitCode ?? '?' }] }),
-      r.duration != null ? ` · ${duration(r.duration)}` : null));
+    h(
+      'div',
+      { class: 'tc-meta' },
+      h('span', {
+        class: r.exitCode === 0 ? 'ok' : 'warn',
+        i18n: ['card.exit_code', { code: r.exitCode ?? '?' }],
+      }),
+      r.duration != null ? ` · ${duration(r.duration)}` : null,
+    ),
+  );
 }

@@ -8,38 +8,84 @@ import { bytes, visibleText } from './format.js';
 /** The result view for one of these tools, or undefined for any other tool. */
 export function fileResultView(name, r, { diffView, excerpt, foldable, failureLine }) {
   switch (name) {
-    case 'edit_file': return editView(r, diffView);
-    case 'move_file': return h('div', { class: 'tc-done' },
-      h('span', { i18n: r.replaced ? 'card.moved_replacing' : 'card.moved' }), ' ',
-      h('code', { class: 'mono', text: r.destination || '' }));
-    case 'read_multiple_files': return manyView(r, excerpt, failureLine);
-    case 'directory_tree': return treeView(r, foldable);
-    case 'get_file_info': return infoView(r);
-    case 'list_allowed_directories': return h('ul', { class: 'entries' },
-      (r.directories || []).map((d) => h('li', { class: 'entry directory' }, icon('folder'),
-        h('span', { class: 'entry-name', text: d }),
-        d === r.workspace ? h('span', { class: 'entry-size', i18n: 'card.workspace' }) : null)));
-    default: return undefined;
+    case 'edit_file':
+      return editView(r, diffView);
+    case 'move_file':
+      return h(
+        'div',
+        { class: 'tc-done' },
+        h('span', { i18n: r.replaced ? 'card.moved_replacing' : 'card.moved' }),
+        ' ',
+        h('code', { class: 'mono', text: r.destination || '' }),
+      );
+    case 'read_multiple_files':
+      return manyView(r, excerpt, failureLine);
+    case 'directory_tree':
+      return treeView(r, foldable);
+    case 'get_file_info':
+      return infoView(r);
+    case 'list_allowed_directories':
+      return h(
+        'ul',
+        { class: 'entries' },
+        (r.directories || []).map((d) =>
+          h(
+            'li',
+            { class: 'entry directory' },
+            icon('folder'),
+            h('span', { class: 'entry-name', text: d }),
+            d === r.workspace ? h('span', { class: 'entry-size', i18n: 'card.workspace' }) : null,
+          ),
+        ),
+      );
+    default:
+      return undefined;
   }
 }
 
 function editView(r, diffView) {
   const count = (r.edits || []).length;
-  return h('div', {},
+  return h(
+    'div',
+    {},
     r.diff ? diffView(r.diff) : null,
-    h('div', { class: 'tc-meta' },
+    h(
+      'div',
+      { class: 'tc-meta' },
       h('span', { i18n: [r.dry_run ? 'card.edit_dry_run' : 'card.edited', { n: count }] }),
       r.format ? ` · ${r.format}` : null,
-      (r.edits || []).some((e) => e.matched === 'whitespace') ? h('span', { class: 'warn', i18n: 'card.edit_whitespace' }) : null));
+      (r.edits || []).some((e) => e.matched === 'whitespace')
+        ? h('span', { class: 'warn', i18n: 'card.edit_whitespace' })
+        : null,
+    ),
+  );
 }
 
 function manyView(r, excerpt, failureLine) {
-  return h('div', { class: 'multi-read' }, (r.files || []).map((f) => h('section', { class: 'multi-file' },
-    h('div', { class: 'pv-label mono', text: visibleText(f.path) }),
-    f.success === false
-      ? failureLine(f.code, f.params, f.error, 'tc-error')
-      : h('div', {}, excerpt(f.content, f.line_range?.[0] || 1),
-        f.truncated ? h('div', { class: 'tc-meta warn', i18n: ['card.continue_at', { n: f.next_start_line ?? '' }] }) : null))));
+  return h(
+    'div',
+    { class: 'multi-read' },
+    (r.files || []).map((f) =>
+      h(
+        'section',
+        { class: 'multi-file' },
+        h('div', { class: 'pv-label mono', text: visibleText(f.path) }),
+        f.success === false
+          ? failureLine(f.code, f.params, f.error, 'tc-error')
+          : h(
+              'div',
+              {},
+              excerpt(f.content, f.line_range?.[0] || 1),
+              f.truncated
+                ? h('div', {
+                    class: 'tc-meta warn',
+                    i18n: ['card.continue_at', { n: f.next_start_line ?? '' }],
+                  })
+                : null,
+            ),
+      ),
+    ),
+  );
 }
 
 function treeLines(nodes, depth, out) {
@@ -54,10 +100,17 @@ function treeLines(nodes, depth, out) {
 
 function treeView(r, foldable) {
   const rows = treeLines(r.tree, 0, []);
-  return h('div', {},
+  return h(
+    'div',
+    {},
     foldable(h('pre', { class: 'plain tree', text: rows.join('\n') }), rows.length),
-    h('div', { class: 'tc-meta' }, h('span', { i18n: ['card.entries', { n: r.total ?? rows.length }] }),
-      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null));
+    h(
+      'div',
+      { class: 'tc-meta' },
+      h('span', { i18n: ['card.entries', { n: r.total ?? rows.length }] }),
+      r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null,
+    ),
+  );
 }
 
 function infoView(r) {
@@ -67,24 +120,53 @@ function infoView(r) {
     ['card.info_modified', r.modified],
     ['card.info_permissions', r.permissions],
     ['card.info_lines', r.lines],
-    ['card.info_encoding', r.encoding ? [r.encoding, r.bom ? 'BOM' : '', r.line_endings === 'crlf' ? 'CRLF' : ''].filter(Boolean).join(', ') : null],
+    [
+      'card.info_encoding',
+      r.encoding
+        ? [r.encoding, r.bom ? 'BOM' : '', r.line_endings === 'crlf' ? 'CRLF' : '']
+            .filter(Boolean)
+            .join(', ')
+        : null,
+    ],
   ].filter(([, v]) => v != null && v !== '');
-  return h('dl', { class: 'ap-facts info' }, rows.map(([k, v]) => h('div', { class: 'kv' },
-    h('dt', { class: 'k', i18n: k }), h('dd', { class: 'v', text: String(v) }))));
+  return h(
+    'dl',
+    { class: 'ap-facts info' },
+    rows.map(([k, v]) =>
+      h(
+        'div',
+        { class: 'kv' },
+        h('dt', { class: 'k', i18n: k }),
+        h('dd', { class: 'v', text: String(v) }),
+      ),
+    ),
+  );
 }
 
 /** The approval preview of a move (kind "move"). */
 export function movePreview(p, plainBlock) {
-  return h('div', {},
+  return h(
+    'div',
+    {},
     h('div', { class: 'pv-label', i18n: p.deletes ? 'card.move_replaces' : 'card.move_to' }),
-    plainBlock(p.text || ''));
+    plainBlock(p.text || ''),
+  );
 }
 
 /** The warning a preview carries when its target makes something run later. */
 export function persistenceWarning(p) {
   const w = p && p.persistence;
   if (!w) return null;
-  const key = ['login', 'shell', 'vscode', 'git_hook'].includes(w.code) ? `warn.persist_${w.code}` : 'warn.persist_other';
-  return h('div', { class: 'tc-error persist-warning', role: 'alert' }, icon('alert'), ' ',
-    h('span', { i18n: key }), ' ', h('code', { class: 'mono', text: w.path || '' }));
+  const key = ['login', 'shell', 'vscode', 'git_hook'].includes(w.code)
+    ? `warn.persist_${w.code}`
+    : 'warn.persist_other';
+  return h(
+    'div',
+    { class: 'tc-error persist-warning', role: 'alert' },
+    icon('alert'),
+    ' ',
+    h('span', { i18n: key }),
+    ' ',
+    h('code', { class: 'mono', text: w.path || '' }),
+  );
 }

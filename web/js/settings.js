@@ -15,71 +15,113 @@ import { permissionsSection } from './settings_permissions.js';
 const ARM_MS = 450;
 const GESTURE_MS = 2000;
 
-const FILE_TOOLS = ['read_file', 'list_directory', 'search_files', 'write_file', 'create_directory', 'delete_file',
-  'edit_file', 'move_file', 'read_multiple_files', 'directory_tree', 'get_file_info', 'list_allowed_directories'];
+const FILE_TOOLS = [
+  'read_file',
+  'list_directory',
+  'search_files',
+  'write_file',
+  'create_directory',
+  'delete_file',
+  'edit_file',
+  'move_file',
+  'read_multiple_files',
+  'directory_tree',
+  'get_file_info',
+  'list_allowed_directories',
+];
 
 // The sections, in order, as [id, title key, [field, ...]]: a field is {name, type, ...}, or
 // {heading} for a sub-heading. What most people change comes first; the limits and internals
 // that only matter when something goes wrong are under Advanced.
 const LAYOUT = [
-  ['general', 'settings.group.general', [
-    { name: 'language', type: 'select', options: ['system', 'en', 'zh-CN'] },
-    { name: 'hotkey', type: 'hotkey' },
-    { name: 'start_at_login', type: 'switch' },
-    // Shown once the desktop app has these settings (an older Core leaves them out).
-    { name: 'hide_on_focus_loss', type: 'switch', optional: true },
-  ]],
-  ['server', 'settings.server', [
-    { name: 'provider', type: 'select', options: ['ollama', 'openai'] },
-    { name: 'endpoint', type: 'text', inputmode: 'url', pattern: 'https?://.+' },
-    { name: 'api_key', type: 'password', local: true },
-    { name: 'default_model', type: 'model' },
-    { name: 'vision_models', type: 'names', optional: true },
-    { heading: 'settings.generation' },
-    { name: 'think', type: 'switch' },
-    { name: 'temperature', type: 'number', min: 0, max: 2, step: 0.1 },
-    { name: 'system_prompt', type: 'textarea' },
-  ]],
-  ['tools', 'settings.group.tools', [
-    { name: 'tools_enabled', type: 'switch' },
-    { name: 'confirmation_mode', type: 'radio', options: ['read_only', 'all_writes', 'delete_only', 'full_auto'] },
-    { name: 'confirmation_timeout', type: 'number', min: 5, max: 86400, step: 1 },
-    { name: 'run_command_enabled', type: 'switch', warn: true },
-    { name: 'sandbox_enabled', type: 'switch' },
-    { name: 'allow_writes_without_undo', type: 'switch', warn: true },
-    { heading: 'settings.folders' },
-    { name: 'allowed_dirs', type: 'dirs' },
-    { name: 'blocked_dirs', type: 'dirs' },
-    { heading: 'settings.tools' },
-    { name: 'disabled_tools', type: 'tools' },
-    { heading: 'settings.permissions', optional: 'tool_rules' },
-    { name: 'tool_rules', type: 'permissions', optional: true },
-    { heading: 'settings.changes' },
-    { name: 'undo_last', type: 'undo', local: true },
-  ]],
-  ['mcp', 'settings.mcp', [
-    { name: 'mcp_servers', type: 'mcp', optional: true },
-  ]],
-  ['appearance', 'settings.group.appearance', [
-    { name: 'theme', type: 'radio', options: ['system', 'light', 'dark'], inline: true },
-  ]],
-  ['advanced', 'settings.group.advanced', [
-    { help: 'settings.advanced_help' },
-    { name: 'num_ctx', type: 'number', min: 512, max: 1048576, step: 512 },
-    { name: 'max_rounds', type: 'number', min: 1, max: 100, step: 1 },
-    { name: 'max_answer_chars', type: 'number', min: 1000, max: 100000000, step: 1000 },
-    { name: 'keep_alive', type: 'text' },
-    { name: 'max_tool_calls_per_round', type: 'number', min: 1, max: 1000, step: 1 },
-    { name: 'tool_result_limit', type: 'number', min: 1000, max: 1000000, step: 1000 },
-    { name: 'budget_files_removed', type: 'number', min: 0, max: 1000000, step: 1 },
-    { name: 'budget_written_mb', type: 'number', min: 0, max: 1000000, step: 1 },
-    { name: 'budget_commands', type: 'number', min: 0, max: 100000, step: 1 },
-    { name: 'popup_unload_after_s', type: 'number', min: 0, max: 604800, step: 60, optional: true },
-  ]],
+  [
+    'general',
+    'settings.group.general',
+    [
+      { name: 'language', type: 'select', options: ['system', 'en', 'zh-CN'] },
+      { name: 'hotkey', type: 'hotkey' },
+      { name: 'start_at_login', type: 'switch' },
+      // Shown once the desktop app has these settings (an older Core leaves them out).
+      { name: 'hide_on_focus_loss', type: 'switch', optional: true },
+    ],
+  ],
+  [
+    'server',
+    'settings.server',
+    [
+      { name: 'provider', type: 'select', options: ['ollama', 'openai'] },
+      { name: 'endpoint', type: 'text', inputmode: 'url', pattern: 'https?://.+' },
+      { name: 'api_key', type: 'password', local: true },
+      { name: 'default_model', type: 'model' },
+      { name: 'vision_models', type: 'names', optional: true },
+      { heading: 'settings.generation' },
+      { name: 'think', type: 'switch' },
+      { name: 'temperature', type: 'number', min: 0, max: 2, step: 0.1 },
+      { name: 'system_prompt', type: 'textarea' },
+    ],
+  ],
+  [
+    'tools',
+    'settings.group.tools',
+    [
+      { name: 'tools_enabled', type: 'switch' },
+      {
+        name: 'confirmation_mode',
+        type: 'radio',
+        options: ['read_only', 'all_writes', 'delete_only', 'full_auto'],
+      },
+      { name: 'confirmation_timeout', type: 'number', min: 5, max: 86400, step: 1 },
+      { name: 'run_command_enabled', type: 'switch', warn: true },
+      { name: 'sandbox_enabled', type: 'switch' },
+      { name: 'allow_writes_without_undo', type: 'switch', warn: true },
+      { heading: 'settings.folders' },
+      { name: 'allowed_dirs', type: 'dirs' },
+      { name: 'blocked_dirs', type: 'dirs' },
+      { heading: 'settings.tools' },
+      { name: 'disabled_tools', type: 'tools' },
+      { heading: 'settings.permissions', optional: 'tool_rules' },
+      { name: 'tool_rules', type: 'permissions', optional: true },
+      { heading: 'settings.changes' },
+      { name: 'undo_last', type: 'undo', local: true },
+    ],
+  ],
+  ['mcp', 'settings.mcp', [{ name: 'mcp_servers', type: 'mcp', optional: true }]],
+  [
+    'appearance',
+    'settings.group.appearance',
+    [{ name: 'theme', type: 'radio', options: ['system', 'light', 'dark'], inline: true }],
+  ],
+  [
+    'advanced',
+    'settings.group.advanced',
+    [
+      { help: 'settings.advanced_help' },
+      { name: 'num_ctx', type: 'number', min: 512, max: 1048576, step: 512 },
+      { name: 'max_rounds', type: 'number', min: 1, max: 100, step: 1 },
+      { name: 'max_answer_chars', type: 'number', min: 1000, max: 100000000, step: 1000 },
+      { name: 'keep_alive', type: 'text' },
+      { name: 'max_tool_calls_per_round', type: 'number', min: 1, max: 1000, step: 1 },
+      { name: 'tool_result_limit', type: 'number', min: 1000, max: 1000000, step: 1000 },
+      { name: 'budget_files_removed', type: 'number', min: 0, max: 1000000, step: 1 },
+      { name: 'budget_written_mb', type: 'number', min: 0, max: 1000000, step: 1 },
+      { name: 'budget_commands', type: 'number', min: 0, max: 100000, step: 1 },
+      {
+        name: 'popup_unload_after_s',
+        type: 'number',
+        min: 0,
+        max: 604800,
+        step: 60,
+        optional: true,
+      },
+    ],
+  ],
 ];
 
 export class SettingsPanel {
-  constructor(panel, { onPatch, onApiKey, onPickFolder, onUndoLast, onClose, onPermissions, onRevokeGrant }) {
+  constructor(
+    panel,
+    { onPatch, onApiKey, onPickFolder, onUndoLast, onClose, onPermissions, onRevokeGrant },
+  ) {
     this.panel = panel;
     this.body = panel.querySelector('#settings-body');
     this.savedNote = panel.querySelector('#settings-saved');
@@ -117,7 +159,9 @@ export class SettingsPanel {
     this.armedAt = performance.now() + ARM_MS;
     delete this.panel.dataset.armed;
     clearTimeout(this.armTimer);
-    this.armTimer = setTimeout(() => { this.panel.dataset.armed = 'true'; }, ARM_MS);
+    this.armTimer = setTimeout(() => {
+      this.panel.dataset.armed = 'true';
+    }, ARM_MS);
     this.body.scrollTop = 0;
     this.panel.querySelector('#settings-close').focus();
   }
@@ -131,9 +175,14 @@ export class SettingsPanel {
     this.controls.clear();
     this.models = models;
     const shown = (f) => !f.optional || (f.optional === true ? f.name : f.optional) in settings;
-    const sections = LAYOUT.map(([id, title, fields]) => h('section', { class: 'set-section', id: `set-group-${id}`, 'aria-labelledby': `set-group-${id}-title` },
-      h('h3', { id: `set-group-${id}-title`, tabindex: '-1', i18n: title }),
-      ...fields.filter(shown).map((f) => this.part(f, settings))));
+    const sections = LAYOUT.map(([id, title, fields]) =>
+      h(
+        'section',
+        { class: 'set-section', id: `set-group-${id}`, 'aria-labelledby': `set-group-${id}-title` },
+        h('h3', { id: `set-group-${id}-title`, tabindex: '-1', i18n: title }),
+        ...fields.filter(shown).map((f) => this.part(f, settings)),
+      ),
+    );
     this.body.replaceChildren(this.sectionNav(), ...sections);
     this.update(settings);
   }
@@ -141,14 +190,23 @@ export class SettingsPanel {
   /** The row of section names over the page: each goes to its section and puts the focus on
    * its title, so the keyboard lands there too. */
   sectionNav() {
-    return h('nav', { class: 'set-nav', i18nLabel: 'settings.sections' }, LAYOUT.map(([id, title]) => h('button', {
-      class: 'set-nav-item', type: 'button', i18n: title, dataset: { group: id },
-      onclick: () => {
-        const heading = this.body.querySelector(`#set-group-${id}-title`);
-        heading.closest('.set-section').scrollIntoView({ block: 'start' });
-        heading.focus({ preventScroll: true });
-      },
-    })));
+    return h(
+      'nav',
+      { class: 'set-nav', i18nLabel: 'settings.sections' },
+      LAYOUT.map(([id, title]) =>
+        h('button', {
+          class: 'set-nav-item',
+          type: 'button',
+          i18n: title,
+          dataset: { group: id },
+          onclick: () => {
+            const heading = this.body.querySelector(`#set-group-${id}-title`);
+            heading.closest('.set-section').scrollIntoView({ block: 'start' });
+            heading.focus({ preventScroll: true });
+          },
+        }),
+      ),
+    );
   }
 
   /** A sub-heading, a section's note, or a field. */
@@ -171,8 +229,14 @@ export class SettingsPanel {
   field(spec, settings) {
     const id = `set-${spec.name}`;
     const error = h('div', { class: 'field-error', role: 'alert', hidden: true });
-    const help = t(`set.${spec.name}_help`) !== `set.${spec.name}_help`
-      ? h('p', { class: `help${spec.warn ? ' warn' : ''}`, id: `${id}-help`, i18n: `set.${spec.name}_help` }) : null;
+    const help =
+      t(`set.${spec.name}_help`) !== `set.${spec.name}_help`
+        ? h('p', {
+            class: `help${spec.warn ? ' warn' : ''}`,
+            id: `${id}-help`,
+            i18n: `set.${spec.name}_help`,
+          })
+        : null;
     const save = (value, event) => this.save(spec.name, value, event);
     let input;
     let set;
@@ -181,50 +245,135 @@ export class SettingsPanel {
     let status = null;
     switch (spec.type) {
       case 'switch':
-        input = h('input', { type: 'checkbox', id, role: 'switch', 'aria-describedby': help ? `${id}-help` : null,
-          onchange: (event) => save(input.checked, event) });
-        set = (v) => { input.checked = Boolean(v); };
-        root = h('div', { class: 'field switch-field' }, h('label', { class: 'switch', for: id }, input,
-          h('span', { class: 'track', 'aria-hidden': 'true' }), h('span', { class: 'label', i18n: `set.${spec.name}` })), help, error);
+        input = h('input', {
+          type: 'checkbox',
+          id,
+          role: 'switch',
+          'aria-describedby': help ? `${id}-help` : null,
+          onchange: (event) => save(input.checked, event),
+        });
+        set = (v) => {
+          input.checked = Boolean(v);
+        };
+        root = h(
+          'div',
+          { class: 'field switch-field' },
+          h(
+            'label',
+            { class: 'switch', for: id },
+            input,
+            h('span', { class: 'track', 'aria-hidden': 'true' }),
+            h('span', { class: 'label', i18n: `set.${spec.name}` }),
+          ),
+          help,
+          error,
+        );
         break;
       case 'select':
       case 'model': {
-        const box = selectBox({ id, labelId: `${id}-label`, onChange: (value, event) => save(value, event) });
+        const box = selectBox({
+          id,
+          labelId: `${id}-label`,
+          onChange: (value, event) => save(value, event),
+        });
         set = (v) => box.set(v ?? '', this.optionsFor(spec, v));
-        root = h('div', { class: 'field' }, h('label', { id: `${id}-label`, for: id, i18n: `set.${spec.name}` }), box.root, help, error);
+        root = h(
+          'div',
+          { class: 'field' },
+          h('label', { id: `${id}-label`, for: id, i18n: `set.${spec.name}` }),
+          box.root,
+          help,
+          error,
+        );
         break;
       }
       case 'radio': {
         const group = radioGroup({
-          id, labelId: `${id}-label`, inline: spec.inline,
-          choices: spec.options.map((opt) => ({ value: opt, key: `set.${spec.name}.${opt}`, helpKey: spec.inline ? null : `set.${spec.name}.${opt}_help` })),
+          id,
+          labelId: `${id}-label`,
+          inline: spec.inline,
+          choices: spec.options.map((opt) => ({
+            value: opt,
+            key: `set.${spec.name}.${opt}`,
+            helpKey: spec.inline ? null : `set.${spec.name}.${opt}_help`,
+          })),
           onChange: (value, event) => save(value, event),
         });
         set = (v) => group.set(v);
-        root = h('div', { class: `field radios${spec.inline ? ' inline' : ''}` },
-          h('div', { class: 'legend', id: `${id}-label`, i18n: `set.${spec.name}` }), group.root, help, error);
+        root = h(
+          'div',
+          { class: `field radios${spec.inline ? ' inline' : ''}` },
+          h('div', { class: 'legend', id: `${id}-label`, i18n: `set.${spec.name}` }),
+          group.root,
+          help,
+          error,
+        );
         break;
       }
       case 'number': {
-        const num = numberField({ id, min: spec.min, max: spec.max, step: spec.step, describedBy: help ? `${id}-help` : null,
+        const num = numberField({
+          id,
+          min: spec.min,
+          max: spec.max,
+          step: spec.step,
+          describedBy: help ? `${id}-help` : null,
           onCommit: (value, event) => {
-            if (value == null) this.showError(spec.name, t('settings.range', { min: spec.min, max: spec.max }));
+            if (value == null)
+              this.showError(spec.name, t('settings.range', { min: spec.min, max: spec.max }));
             else save(value, event);
-          } });
+          },
+        });
         set = (v) => num.set(v);
-        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), num.root, help, error);
+        root = h(
+          'div',
+          { class: 'field' },
+          h('label', { for: id, i18n: `set.${spec.name}` }),
+          num.root,
+          help,
+          error,
+        );
         break;
       }
       case 'textarea':
         input = h('textarea', { id, class: 'input', rows: 3, onchange: () => save(input.value) });
-        set = (v) => { input.value = v ?? ''; };
-        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
+        set = (v) => {
+          input.value = v ?? '';
+        };
+        root = h(
+          'div',
+          { class: 'field' },
+          h('label', { for: id, i18n: `set.${spec.name}` }),
+          input,
+          help,
+          error,
+        );
         break;
       case 'names': // a list of names, one a line
-        input = h('textarea', { id, class: 'input', rows: 2, spellcheck: 'false', 'aria-describedby': help ? `${id}-help` : null,
-          onchange: () => save(input.value.split('\n').map((name) => name.trim()).filter(Boolean)) });
-        set = (v) => { input.value = (v || []).join('\n'); };
-        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
+        input = h('textarea', {
+          id,
+          class: 'input',
+          rows: 2,
+          spellcheck: 'false',
+          'aria-describedby': help ? `${id}-help` : null,
+          onchange: () =>
+            save(
+              input.value
+                .split('\n')
+                .map((name) => name.trim())
+                .filter(Boolean),
+            ),
+        });
+        set = (v) => {
+          input.value = (v || []).join('\n');
+        };
+        root = h(
+          'div',
+          { class: 'field' },
+          h('label', { for: id, i18n: `set.${spec.name}` }),
+          input,
+          help,
+          error,
+        );
         break;
       case 'tools':
         ({ root, set } = toolList(FILE_TOOLS, (disabled, event) => save(disabled, event)));
@@ -236,31 +385,58 @@ export class SettingsPanel {
           onPick: this.handlers.onPickFolder,
         }));
         root.append(error);
-        if (spec.name === 'blocked_dirs') root.append(this.builtins = builtinRules(this.rules));
+        if (spec.name === 'blocked_dirs') root.append((this.builtins = builtinRules(this.rules)));
         break;
       case 'mcp':
-        ({ root, set, showErrors, status } = mcpSection({ onChange: (servers, event) => save(servers, event) }));
+        ({ root, set, showErrors, status } = mcpSection({
+          onChange: (servers, event) => save(servers, event),
+        }));
         root.append(error);
         break;
       case 'permissions':
-        ({ root, set } = permissionsSection({ load: this.handlers.onPermissions, onRevoke: this.handlers.onRevokeGrant,
-          onRules: (rules, event) => save(rules, event) }));
+        ({ root, set } = permissionsSection({
+          load: this.handlers.onPermissions,
+          onRevoke: this.handlers.onRevokeGrant,
+          onRules: (rules, event) => save(rules, event),
+        }));
         root.append(error);
         break;
       case 'undo':
         set = () => {};
-        root = h('div', { class: 'field' }, h('p', { class: 'help', i18n: 'settings.undo_help' }),
-          h('button', { class: 'btn', type: 'button', icon: 'undo', onclick: () => this.handlers.onUndoLast() },
-            h('span', { i18n: 'settings.undo_last' })), error);
+        root = h(
+          'div',
+          { class: 'field' },
+          h('p', { class: 'help', i18n: 'settings.undo_help' }),
+          h(
+            'button',
+            {
+              class: 'btn',
+              type: 'button',
+              icon: 'undo',
+              onclick: () => this.handlers.onUndoLast(),
+            },
+            h('span', { i18n: 'settings.undo_last' }),
+          ),
+          error,
+        );
         break;
       case 'hotkey':
         ({ root, set } = hotkeyInput(id, (v) => save(v)));
         root.append(help || '', error);
-        root.addEventListener('metona:hotkey-invalid', () => this.showError('hotkey', t('set.hotkey_invalid')));
+        root.addEventListener('metona:hotkey-invalid', () =>
+          this.showError('hotkey', t('set.hotkey_invalid')),
+        );
         break;
-      default: { // text, password
+      default: {
+        // text, password
         input = h('input', {
-          id, class: 'input', type: spec.type, inputmode: spec.inputmode, pattern: spec.pattern, spellcheck: 'false', autocomplete: 'off',
+          id,
+          class: 'input',
+          type: spec.type,
+          inputmode: spec.inputmode,
+          pattern: spec.pattern,
+          spellcheck: 'false',
+          autocomplete: 'off',
           'aria-describedby': help ? `${id}-help` : null,
         });
         input.addEventListener('change', () => {
@@ -271,21 +447,36 @@ export class SettingsPanel {
           if (spec.local) this.saveApiKey(input.value);
           else save(input.value);
         });
-        set = (v) => { if (!spec.local) input.value = v ?? ''; };
-        root = h('div', { class: 'field' }, h('label', { for: id, i18n: `set.${spec.name}` }), input, help, error);
+        set = (v) => {
+          if (!spec.local) input.value = v ?? '';
+        };
+        root = h(
+          'div',
+          { class: 'field' },
+          h('label', { for: id, i18n: `set.${spec.name}` }),
+          input,
+          help,
+          error,
+        );
       }
     }
     // A field being typed in keeps what the user typed; lists and switches always refresh.
-    const typing = ['text', 'number', 'password', 'textarea', 'names', 'hotkey'].includes(spec.type);
+    const typing = ['text', 'number', 'password', 'textarea', 'names', 'hotkey'].includes(
+      spec.type,
+    );
     this.controls.set(spec.name, { root, set, error, typing, showErrors, status });
     if (spec.local) set('', settings);
     return root;
   }
 
   optionsFor(spec, value) {
-    if (spec.type !== 'model') return spec.options.map((opt) => ({ value: opt, key: `set.${spec.name}.${opt}` }));
+    if (spec.type !== 'model')
+      return spec.options.map((opt) => ({ value: opt, key: `set.${spec.name}.${opt}` }));
     const names = [...new Set([...(this.models || []).map((m) => m.name), value].filter(Boolean))];
-    return [{ value: '', key: 'set.default_model.first' }, ...names.map((name) => ({ value: name, text: name }))];
+    return [
+      { value: '', key: 'set.default_model.first' },
+      ...names.map((name) => ({ value: name, text: name })),
+    ];
   }
 
   /**

@@ -12,8 +12,16 @@ const added = (next, old) => (next || []).some((item) => !(old || []).includes(i
 const CONFIRM_RANK = { read_only: 0, all_writes: 1, delete_only: 2, full_auto: 3 };
 const looser = (next, old) => (CONFIRM_RANK[next] ?? 3) > (CONFIRM_RANK[old] ?? 1);
 
-const stable = (value) => JSON.stringify(value, (k, v) => (v && typeof v === 'object' && !Array.isArray(v)
-  ? Object.fromEntries(Object.keys(v).sort().map((key) => [key, v[key]])) : v));
+const stable = (value) =>
+  JSON.stringify(value, (k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((key) => [key, v[key]]),
+        )
+      : v,
+  );
 
 /**
  * Whether a new mcp_servers value gives the assistant more power: a server added or switched
@@ -74,11 +82,30 @@ export function namesRisk(name, value) {
 /** An inline confirmation; its confirm button arms after a moment, Cancel has the focus. */
 export function riskBox([textKey, doKey], { armMs, onConfirm, onCancel }) {
   const textId = `risk-${textKey.replace(/\W/g, '-')}`;
-  const confirm = h('button', { class: 'btn small danger', type: 'button', disabled: true, i18n: doKey, onclick: onConfirm });
-  const cancel = h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: onCancel });
-  const box = h('div', { class: 'risk', role: 'alertdialog', 'aria-describedby': textId, 'aria-label': confirm.textContent },
+  const confirm = h('button', {
+    class: 'btn small danger',
+    type: 'button',
+    disabled: true,
+    i18n: doKey,
+    onclick: onConfirm,
+  });
+  const cancel = h('button', {
+    class: 'btn small',
+    type: 'button',
+    i18n: 'common.cancel',
+    onclick: onCancel,
+  });
+  const box = h(
+    'div',
+    {
+      class: 'risk',
+      role: 'alertdialog',
+      'aria-describedby': textId,
+      'aria-label': confirm.textContent,
+    },
     h('p', { class: 'risk-text', id: textId }, icon('alert'), h('span', { i18n: textKey })),
-    h('div', { class: 'risk-actions' }, cancel, confirm));
+    h('div', { class: 'risk-actions' }, cancel, confirm),
+  );
   box.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') {
       event.preventDefault();
@@ -86,7 +113,9 @@ export function riskBox([textKey, doKey], { armMs, onConfirm, onCancel }) {
       onCancel();
     }
   });
-  setTimeout(() => { confirm.disabled = false; }, armMs);
+  setTimeout(() => {
+    confirm.disabled = false;
+  }, armMs);
   requestAnimationFrame(() => cancel.focus());
   return box;
 }

@@ -29,7 +29,11 @@ export function settingsLink({ current, apply, fail }) {
       return { settings, rejected: null, codes: {} };
     } catch (err) {
       if (err.code === 'invalid_settings' && err.details) {
-        return { settings: newest(err.details.settings), rejected: err.details.errors || {}, codes: err.details.codes || {} };
+        return {
+          settings: newest(err.details.settings),
+          rejected: err.details.errors || {},
+          codes: err.details.codes || {},
+        };
       }
       fail(err);
       return null;
@@ -42,7 +46,9 @@ export function settingsLink({ current, apply, fail }) {
     try {
       const saved = await call('set_api_key', { key });
       if (key && saved?.stored_in_keyring === false) {
-        return t(saved.problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring');
+        return t(
+          saved.problem === 'locked' ? 'set.api_key_keyring_locked' : 'set.api_key_no_keyring',
+        );
       }
       return null;
     } catch (err) {

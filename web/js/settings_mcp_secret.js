@@ -30,17 +30,55 @@ function setLine(text, key, sep, value, header) {
  * the form; env and headers the form's two text boxes.
  */
 export function secretBox({ kind, serverName, env, headers }) {
-  const key = h('input', { class: 'input', id: 'mcp-secret-key', type: 'text', spellcheck: 'false', autocomplete: 'off' });
-  const value = h('input', { class: 'input', id: 'mcp-secret-value', type: 'password', spellcheck: 'false', autocomplete: 'new-password' });
+  const key = h('input', {
+    class: 'input',
+    id: 'mcp-secret-key',
+    type: 'text',
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
+  const value = h('input', {
+    class: 'input',
+    id: 'mcp-secret-value',
+    type: 'password',
+    spellcheck: 'false',
+    autocomplete: 'new-password',
+  });
   const note = h('p', { class: 'help', id: 'mcp-secret-note', role: 'status', hidden: true });
-  const error = h('div', { class: 'field-error', id: 'mcp-secret-error', role: 'alert', hidden: true });
-  const store = h('button', { class: 'btn small', type: 'button', id: 'mcp-secret-store', i18n: 'mcp.keyring_store',
-    onclick: () => save() });
-  const root = h('details', { class: 'mcp-secret' }, h('summary', { i18n: 'mcp.keyring_title' }),
+  const error = h('div', {
+    class: 'field-error',
+    id: 'mcp-secret-error',
+    role: 'alert',
+    hidden: true,
+  });
+  const store = h('button', {
+    class: 'btn small',
+    type: 'button',
+    id: 'mcp-secret-store',
+    i18n: 'mcp.keyring_store',
+    onclick: () => save(),
+  });
+  const root = h(
+    'details',
+    { class: 'mcp-secret' },
+    h('summary', { i18n: 'mcp.keyring_title' }),
     h('p', { class: 'help', i18n: 'mcp.keyring_help' }),
-    h('div', { class: 'field' }, h('label', { for: 'mcp-secret-key', i18n: 'mcp.keyring_key' }), key),
-    h('div', { class: 'field' }, h('label', { for: 'mcp-secret-value', i18n: 'mcp.keyring_value' }), value),
-    error, store, note);
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'mcp-secret-key', i18n: 'mcp.keyring_key' }),
+      key,
+    ),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'mcp-secret-value', i18n: 'mcp.keyring_value' }),
+      value,
+    ),
+    error,
+    store,
+    note,
+  );
   // Enter in these fields stores the secret; it must not submit the server form.
   for (const input of [key, value]) {
     input.addEventListener('keydown', (event) => {
@@ -64,18 +102,29 @@ export function secretBox({ kind, serverName, env, headers }) {
     const name = key.value.trim();
     const server = serverName();
     if (!server) return fail('mcp.need_name', {}, null);
-    if (!(header ? HEADER_NAME : ENV_NAME).test(name)) return fail(header ? 'mcp.keyring_bad_header' : 'mcp.keyring_bad_env', {}, key);
+    if (!(header ? HEADER_NAME : ENV_NAME).test(name))
+      return fail(header ? 'mcp.keyring_bad_header' : 'mcp.keyring_bad_env', {}, key);
     if (!value.value) return fail('mcp.keyring_need_value', {}, value);
     // HTTP clients send header values as ASCII: anything else could never be sent.
-    if (header && !/^[\x20-\x7e]+$/.test(value.value)) return fail('mcp.keyring_header_ascii', {}, value);
+    if (header && !/^[\x20-\x7e]+$/.test(value.value))
+      return fail('mcp.keyring_header_ascii', {}, value);
     store.disabled = true;
     try {
-      const saved = await call('set_mcp_secret', { name: `${server}.${name}`, secret: value.value });
+      const saved = await call('set_mcp_secret', {
+        name: `${server}.${name}`,
+        secret: value.value,
+      });
       value.value = '';
       const box = header ? headers : env;
       box.value = setLine(box.value, name, header ? ': ' : '=', saved.reference, header);
-      note.textContent = [t('mcp.keyring_stored', { key: visible(name), reference: visible(saved.reference) }),
-        saved.stored_in_keyring ? '' : t('mcp.keyring_session_only', { reason: keyringProblem(saved) })].join(' ').trim();
+      note.textContent = [
+        t('mcp.keyring_stored', { key: visible(name), reference: visible(saved.reference) }),
+        saved.stored_in_keyring
+          ? ''
+          : t('mcp.keyring_session_only', { reason: keyringProblem(saved) }),
+      ]
+        .join(' ')
+        .trim();
       note.hidden = false;
     } catch (err) {
       fail('mcp.keyring_failed', { reason: visible(err.message || String(err)) }, value);
@@ -91,5 +140,7 @@ export function secretBox({ kind, serverName, env, headers }) {
  * problem this page has no words for). */
 function keyringProblem(saved) {
   const known = ['locked', 'unavailable', 'no_keyring', 'insecure'];
-  return known.includes(saved.problem) ? t(`keyring.${saved.problem}`) : visible(saved.warning || '');
+  return known.includes(saved.problem)
+    ? t(`keyring.${saved.problem}`)
+    : visible(saved.warning || '');
 }

@@ -75,19 +75,27 @@ export class Sidebar {
     this.last = [sessions, currentId, running, query];
     this.emptyNote.hidden = sessions.length > 0;
     // An empty search result is not an empty history: say that nothing matched what was typed.
-    if (query) tx(this.emptyNote, 'sidebar.no_match', { query: visible(query.length > 80 ? `${query.slice(0, 79)}…` : query) });
+    if (query)
+      tx(this.emptyNote, 'sidebar.no_match', {
+        query: visible(query.length > 80 ? `${query.slice(0, 79)}…` : query),
+      });
     else tx(this.emptyNote, 'sidebar.empty');
     // A refresh (a title or time change) rebuilds the rows: keep the keyboard focus where it was,
     // on the same control of the same row.
     const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
     const oldRow = focused?.closest('.session');
     const index = oldRow ? [...oldRow.querySelectorAll('button, input')].indexOf(focused) : -1;
-    this.list.replaceChildren(...sessions.map((s) => this.row(s, s.id === currentId, running.has(s.id))));
+    this.list.replaceChildren(
+      ...sessions.map((s) => this.row(s, s.id === currentId, running.has(s.id))),
+    );
     if (oldRow && index >= 0) {
-      const row = this.list.querySelector(`[data-session-id="${CSS.escape(oldRow.dataset.sessionId)}"]`);
+      const row = this.list.querySelector(
+        `[data-session-id="${CSS.escape(oldRow.dataset.sessionId)}"]`,
+      );
       const same = row?.querySelectorAll('button, input')[index];
       // Only the same control: a row that changed mode (rename, confirm) places its own focus.
-      if (same && same.className === focused.className && same.textContent === focused.textContent) same.focus();
+      if (same && same.className === focused.className && same.textContent === focused.textContent)
+        same.focus();
     }
   }
 
@@ -96,9 +104,18 @@ export class Sidebar {
   }
 
   row(session, active, busy) {
-    const li = h('li', { class: `session${active ? ' active' : ''}`, dataset: { sessionId: session.id } });
+    const li = h('li', {
+      class: `session${active ? ' active' : ''}`,
+      dataset: { sessionId: session.id },
+    });
     if (this.editing === session.id) {
-      const input = h('input', { class: 'input rename', type: 'text', value: session.title, i18nLabel: 'sidebar.rename', maxlength: 200 });
+      const input = h('input', {
+        class: 'input rename',
+        type: 'text',
+        value: session.title,
+        i18nLabel: 'sidebar.rename',
+        maxlength: 200,
+      });
       const finish = (save) => {
         this.editing = null;
         if (save && input.value.trim() && input.value.trim() !== session.title) {
@@ -119,15 +136,27 @@ export class Sidebar {
     }
     if (this.confirming === session.id) {
       li.classList.add('confirm');
-      li.append(h('span', { class: 'confirm-text', i18n: 'sidebar.delete_confirm' }),
-        h('button', { class: 'btn small danger', type: 'button', i18n: 'common.delete', onclick: () => {
-          this.confirming = null;
-          this.actions.onDelete(session.id);
-        } }),
-        h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: () => {
-          this.confirming = null;
-          this.rerender();
-        } }));
+      li.append(
+        h('span', { class: 'confirm-text', i18n: 'sidebar.delete_confirm' }),
+        h('button', {
+          class: 'btn small danger',
+          type: 'button',
+          i18n: 'common.delete',
+          onclick: () => {
+            this.confirming = null;
+            this.actions.onDelete(session.id);
+          },
+        }),
+        h('button', {
+          class: 'btn small',
+          type: 'button',
+          i18n: 'common.cancel',
+          onclick: () => {
+            this.confirming = null;
+            this.rerender();
+          },
+        }),
+      );
       return li;
     }
     if (this.exporting === session.id) {
@@ -140,17 +169,32 @@ export class Sidebar {
       const cancel = () => {
         this.exporting = null;
         this.rerender();
-        this.list.querySelector(`[data-session-id="${CSS.escape(session.id)}"] .session-export`)?.focus();
+        this.list
+          .querySelector(`[data-session-id="${CSS.escape(session.id)}"] .session-export`)
+          ?.focus();
       };
       li.addEventListener('keydown', (event) => {
         if (event.key !== 'Escape') return;
         event.stopPropagation();
         cancel();
       });
-      const first = h('button', { class: 'btn small', type: 'button', i18n: 'export.markdown', onclick: choose('markdown') });
-      li.append(h('span', { class: 'confirm-text', i18n: 'sidebar.export_as' }), first,
-        h('button', { class: 'btn small', type: 'button', i18n: 'export.json', onclick: choose('json') }),
-        h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: cancel }));
+      const first = h('button', {
+        class: 'btn small',
+        type: 'button',
+        i18n: 'export.markdown',
+        onclick: choose('markdown'),
+      });
+      li.append(
+        h('span', { class: 'confirm-text', i18n: 'sidebar.export_as' }),
+        first,
+        h('button', {
+          class: 'btn small',
+          type: 'button',
+          i18n: 'export.json',
+          onclick: choose('json'),
+        }),
+        h('button', { class: 'btn small', type: 'button', i18n: 'common.cancel', onclick: cancel }),
+      );
       requestAnimationFrame(() => first.focus());
       return li;
     }
@@ -158,27 +202,69 @@ export class Sidebar {
       ? h('span', { class: 'session-name', text: session.title })
       : h('span', { class: 'session-name untitled', i18n: 'chat.untitled' });
     li.append(
-      h('button', { class: 'session-open', type: 'button', 'aria-current': active ? 'true' : null,
-        onclick: () => this.actions.onSelect(session.id) },
-      title,
-      h('span', { class: 'session-meta' }, busy ? h('span', { class: 'dot busy', 'aria-hidden': 'true' }) : null,
-        h('span', { text: ago(session.updated_at) }))),
-      h('span', { class: 'session-tools' },
-        h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'sidebar.rename', i18nLabel: 'sidebar.rename',
-          onclick: () => {
-            this.editing = session.id;
-            this.rerender();
-          } }, icon('edit')),
-        h('button', { class: 'icon-btn small session-export', type: 'button', i18nTitle: 'sidebar.export', i18nLabel: 'sidebar.export',
-          onclick: () => {
-            this.exporting = session.id;
-            this.rerender();
-          } }, icon('download')),
-        h('button', { class: 'icon-btn small', type: 'button', i18nTitle: 'common.delete', i18nLabel: 'common.delete',
-          onclick: () => {
-            this.confirming = session.id;
-            this.rerender();
-          } }, icon('trash'))));
+      h(
+        'button',
+        {
+          class: 'session-open',
+          type: 'button',
+          'aria-current': active ? 'true' : null,
+          onclick: () => this.actions.onSelect(session.id),
+        },
+        title,
+        h(
+          'span',
+          { class: 'session-meta' },
+          busy ? h('span', { class: 'dot busy', 'aria-hidden': 'true' }) : null,
+          h('span', { text: ago(session.updated_at) }),
+        ),
+      ),
+      h(
+        'span',
+        { class: 'session-tools' },
+        h(
+          'button',
+          {
+            class: 'icon-btn small',
+            type: 'button',
+            i18nTitle: 'sidebar.rename',
+            i18nLabel: 'sidebar.rename',
+            onclick: () => {
+              this.editing = session.id;
+              this.rerender();
+            },
+          },
+          icon('edit'),
+        ),
+        h(
+          'button',
+          {
+            class: 'icon-btn small session-export',
+            type: 'button',
+            i18nTitle: 'sidebar.export',
+            i18nLabel: 'sidebar.export',
+            onclick: () => {
+              this.exporting = session.id;
+              this.rerender();
+            },
+          },
+          icon('download'),
+        ),
+        h(
+          'button',
+          {
+            class: 'icon-btn small',
+            type: 'button',
+            i18nTitle: 'common.delete',
+            i18nLabel: 'common.delete',
+            onclick: () => {
+              this.confirming = session.id;
+              this.rerender();
+            },
+          },
+          icon('trash'),
+        ),
+      ),
+    );
     return li;
   }
 

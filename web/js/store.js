@@ -13,7 +13,8 @@ export const store = {
   // chat opened mid-answer shows all of it (the store on disk is saved only once a second).
   live: new Map(), // message_id -> { session_id, content, thinking, complete }
   calls: new Map(), // call_id -> tool call record (the card's state)
-  progress: new Map(), // call_id -> {done, total, message} of a running call (not part of its record)
+  // call_id -> {done, total, message} of a running call (not part of its record)
+  progress: new Map(),
   approvals: [], // approval_needed events, oldest first
   endedTurns: new Set(), // turn ids whose turn_finished / turn_failed was applied
   turnEpoch: new Map(), // session id -> count of turn start/end events (to spot stale snapshots)

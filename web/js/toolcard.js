@@ -41,7 +41,16 @@ export function plainToolName(call) {
   return visible(call.name);
 }
 
-const MONO = new Set(['arg.path', 'arg.cwd', 'arg.command', 'arg.query', 'arg.arguments', 'arg.source', 'arg.destination', 'arg.paths']);
+const MONO = new Set([
+  'arg.path',
+  'arg.cwd',
+  'arg.command',
+  'arg.query',
+  'arg.arguments',
+  'arg.source',
+  'arg.destination',
+  'arg.paths',
+]);
 
 /** Paths, commands and queries read best in the code font. */
 export function valueClass(key) {
@@ -51,7 +60,9 @@ export function valueClass(key) {
 /** The arguments worth a glance, as [label key, value, value is a locale key] rows. */
 /** write_file's content as the text written: JSON data given for it is written formatted. */
 function contentText(content) {
-  return content !== null && typeof content === 'object' ? JSON.stringify(content, null, 2) : String(content ?? '');
+  return content !== null && typeof content === 'object'
+    ? JSON.stringify(content, null, 2)
+    : String(content ?? '');
 }
 
 export function keyArgs(name, args = {}) {
@@ -62,7 +73,8 @@ export function keyArgs(name, args = {}) {
   switch (name) {
     case 'read_file':
       add('arg.path', args.path);
-      if (args.start_line || args.end_line) add('arg.lines', `${args.start_line ?? 1}–${args.end_line ?? ''}`);
+      if (args.start_line || args.end_line)
+        add('arg.lines', `${args.start_line ?? 1}–${args.end_line ?? ''}`);
       break;
     case 'write_file':
       add('arg.path', args.path);
@@ -122,15 +134,22 @@ function keyArgument(name, args) {
   const row = keyArgs(name, args).find(([, , isKey]) => !isKey);
   if (!row) return h('span', { class: 'tc-arg' });
   const text = visible(row[1]);
-  if (!MONO_PATH.has(row[0])) return h('span', { class: 'tc-arg', text: text.length > 60 ? `${text.slice(0, 59)}…` : text });
+  if (!MONO_PATH.has(row[0]))
+    return h('span', { class: 'tc-arg', text: text.length > 60 ? `${text.slice(0, 59)}…` : text });
   const trimmed = text.replace(/[/\\]+$/, '') || text;
   const cut = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1;
   // Bounded: a path the model made up can be any length; the line shows a few dozen characters.
   const folder = middlePath(trimmed.slice(0, cut), 120);
   const file = trimmed.slice(cut);
-  return h('span', { class: 'tc-arg tc-path', title: text },
+  return h(
+    'span',
+    { class: 'tc-arg tc-path', title: text },
     folder ? h('span', { class: 'tc-dir', text: folder }) : null,
-    h('span', { class: 'tc-file', text: file.length > 120 ? `${file.slice(0, 60)}…${file.slice(-59)}` : file }));
+    h('span', {
+      class: 'tc-file',
+      text: file.length > 120 ? `${file.slice(0, 60)}…${file.slice(-59)}` : file,
+    }),
+  );
 }
 const MONO_PATH = new Set(['arg.path', 'arg.source', 'arg.destination', 'arg.cwd']);
 
@@ -140,7 +159,11 @@ function outcomeKey(record) {
   if (status === 'cancelled') return ['card.outcome_cancelled'];
   if (status !== 'success' || !result) return null;
   if (name === 'delete_file') return ['card.outcome_deleted', { n: preview?.count ?? 1 }];
-  if (name === 'write_file') return [result.created ? 'card.outcome_created' : 'card.outcome_saved', { size: bytes(result.bytesWritten) }];
+  if (name === 'write_file')
+    return [
+      result.created ? 'card.outcome_created' : 'card.outcome_saved',
+      { size: bytes(result.bytesWritten) },
+    ];
   if (name === 'edit_file') return editOutcome(result);
   return null;
 }
@@ -194,27 +217,53 @@ export class ToolCard {
     const outcome = outcomeKey(record);
     const summary = [
       h('span', { class: 'tc-icon' }, icon(TOOL_ICONS[name] || 'tool')),
-      label === name ? h('span', { class: 'tc-name', text: friendly, title: friendly === name ? null : visible(name) })
+      label === name
+        ? h('span', {
+            class: 'tc-name',
+            text: friendly,
+            title: friendly === name ? null : visible(name),
+          })
         : h('span', { class: 'tc-name', i18n: label, title: name }),
-      open ? h('span', { class: 'tc-arg' }) : keyArgument(name, record.arguments), // open: the rows below say it
-      h('span', { class: 'tc-status', role: 'status' },
-        status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : icon(STATUS_ICONS[status] || 'clock'),
-        h('span', { i18n: outcome || statusKey, i18nTitle: outcome })),
-      record.duration_ms != null && finished ? h('span', { class: 'tc-time', text: duration(record.duration_ms) }) : null,
+      // Open: the rows below say it.
+      open ? h('span', { class: 'tc-arg' }) : keyArgument(name, record.arguments),
+      h(
+        'span',
+        { class: 'tc-status', role: 'status' },
+        status === 'running'
+          ? h('span', { class: 'spinner', 'aria-hidden': 'true' })
+          : icon(STATUS_ICONS[status] || 'clock'),
+        h('span', { i18n: outcome || statusKey, i18nTitle: outcome }),
+      ),
+      record.duration_ms != null && finished
+        ? h('span', { class: 'tc-time', text: duration(record.duration_ms) })
+        : null,
     ];
     const head = finished
-      ? h('div', { class: 'tc-head' },
-        h('button', {
-          class: 'tc-toggle', type: 'button', 'aria-expanded': String(open), 'aria-controls': this.bodyId,
-          onclick: () => {
-            // The log keeps the card's top where it was (under the pointer): chatlog.js.
-            const top = this.el.getBoundingClientRect().top;
-            this.expanded = !open;
-            this.update(this.record);
-            emit(this.el, 'metona:card-toggled', { top });
-          },
-        }, h('span', { class: 'tc-chev', 'aria-hidden': 'true' }, icon('chevron')), summary),
-        record.undone ? h('span', { class: 'tc-undone', i18n: 'card.undone' }) : this.undoButton(record))
+      ? h(
+          'div',
+          { class: 'tc-head' },
+          h(
+            'button',
+            {
+              class: 'tc-toggle',
+              type: 'button',
+              'aria-expanded': String(open),
+              'aria-controls': this.bodyId,
+              onclick: () => {
+                // The log keeps the card's top where it was (under the pointer): chatlog.js.
+                const top = this.el.getBoundingClientRect().top;
+                this.expanded = !open;
+                this.update(this.record);
+                emit(this.el, 'metona:card-toggled', { top });
+              },
+            },
+            h('span', { class: 'tc-chev', 'aria-hidden': 'true' }, icon('chevron')),
+            summary,
+          ),
+          record.undone
+            ? h('span', { class: 'tc-undone', i18n: 'card.undone' })
+            : this.undoButton(record),
+        )
       : h('div', { class: 'tc-head' }, summary);
     const details = h('div', { class: 'tc-details', id: this.bodyId, hidden: !open });
     if (open) {
@@ -233,12 +282,20 @@ export class ToolCard {
     const rows = keyArgs(name, record.arguments);
     // The folder a command ran in, also when the model gave none.
     const cwd = record.result?.cwd ?? record.preview?.cwd;
-    if (name === 'run_command' && cwd && !rows.some(([key]) => key === 'arg.cwd')) rows.push(['arg.cwd', cwd]);
-    return rows.map(([key, value, isKey]) => h('div', { class: 'kv' },
-      h('span', { class: 'k', i18n: key }),
-      h(name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
-        isKey ? { class: 'v', i18n: value } : { class: valueClass(key), title: visible(value) },
-        isKey ? null : wrapsAtSeparators(visible(value)))));
+    if (name === 'run_command' && cwd && !rows.some(([key]) => key === 'arg.cwd'))
+      rows.push(['arg.cwd', cwd]);
+    return rows.map(([key, value, isKey]) =>
+      h(
+        'div',
+        { class: 'kv' },
+        h('span', { class: 'k', i18n: key }),
+        h(
+          name === 'run_command' && key === 'arg.command' ? 'code' : 'span',
+          isKey ? { class: 'v', i18n: value } : { class: valueClass(key), title: visible(value) },
+          isKey ? null : wrapsAtSeparators(visible(value)),
+        ),
+      ),
+    );
   }
 
   bodyFor(record) {
@@ -248,10 +305,17 @@ export class ToolCard {
     // itself is in the arguments above, so its preview is not repeated.
     // A call waiting for the user shows its preview once, in the approval panel; the card
     // only points there (Review).
-    const showPreview = preview && preview.kind !== 'error' && name !== 'run_command' && !record.awaiting
-      && (status === 'pending' || ['write_file', 'delete_file'].includes(name));
+    const showPreview =
+      preview &&
+      preview.kind !== 'error' &&
+      name !== 'run_command' &&
+      !record.awaiting &&
+      (status === 'pending' || ['write_file', 'delete_file'].includes(name));
     if (showPreview) parts.push(previewView(preview, status));
-    if (status === 'pending' && name === 'run_command' && preview?.blocked) parts.push(failureLine(preview.blocked_code, preview.blocked_params, preview.blocked, 'tc-error'));
+    if (status === 'pending' && name === 'run_command' && preview?.blocked)
+      parts.push(
+        failureLine(preview.blocked_code, preview.blocked_params, preview.blocked, 'tc-error'),
+      );
     if (preview && preview.kind === 'error' && !result) parts.push(previewView(preview));
     if (result) parts.push(resultView(name, result, record));
     if (result?.card_full) parts.push(this.showAllButton(record));
@@ -267,12 +331,16 @@ export class ToolCard {
   showAllButton(record) {
     const box = h('div', { class: 'tc-full' });
     const button = h('button', {
-      class: 'btn small tc-show-all', type: 'button', i18n: 'card.show_all',
+      class: 'btn small tc-show-all',
+      type: 'button',
+      i18n: 'card.show_all',
       onclick: async () => {
         button.disabled = true;
         try {
           const full = await call('full_result', { call_id: record.call_id });
-          box.replaceChildren(resultView(record.name, full, record) || plainBlock(JSON.stringify(full, null, 2)));
+          box.replaceChildren(
+            resultView(record.name, full, record) || plainBlock(JSON.stringify(full, null, 2)),
+          );
         } catch {
           box.replaceChildren(h('div', { class: 'tc-error', i18n: 'card.full_gone' }));
         }
@@ -284,13 +352,19 @@ export class ToolCard {
 
   undoButton(record) {
     if (!(record.undoable && !record.undone && record.status === 'success')) return null;
-    return h('button', {
-      class: 'btn small tc-undo', type: 'button', icon: 'undo',
-      onclick: (event) => {
-        event.currentTarget.disabled = true;
-        emit(this.el, 'metona:undo', { callId: record.call_id });
+    return h(
+      'button',
+      {
+        class: 'btn small tc-undo',
+        type: 'button',
+        icon: 'undo',
+        onclick: (event) => {
+          event.currentTarget.disabled = true;
+          emit(this.el, 'metona:undo', { callId: record.call_id });
+        },
       },
-    }, h('span', { i18n: 'card.undo' }));
+      h('span', { i18n: 'card.undo' }),
+    );
   }
 
   footFor(record, awaiting) {
@@ -299,14 +373,25 @@ export class ToolCard {
     if (record.status === 'success' && record.result && record.result.undo === 'unavailable') {
       // The tip in the page's language; the journal's reason (an OS or disk message) after it.
       const why = String(record.result.undoNote || '').replace(/^undo is not available:\s*/, '');
-      const tip = why ? { i18nTitle: ['card.no_undo_why', { reason: undoReasonArg(record.result.card_undo_reason, why) }] } : {};
+      const tip = why
+        ? {
+            i18nTitle: [
+              'card.no_undo_why',
+              { reason: undoReasonArg(record.result.card_undo_reason, why) },
+            ],
+          }
+        : {};
       bits.push(h('span', { class: 'tc-no-undo', i18n: 'card.no_undo', ...tip }));
     }
     if (awaiting) {
-      bits.push(h('button', {
-        class: 'btn small', type: 'button', i18n: 'card.review',
-        onclick: () => emit(this.el, 'metona:review', { callId: record.call_id }),
-      }));
+      bits.push(
+        h('button', {
+          class: 'btn small',
+          type: 'button',
+          i18n: 'card.review',
+          onclick: () => emit(this.el, 'metona:review', { callId: record.call_id }),
+        }),
+      );
     }
     return bits.length ? h('div', { class: 'tc-foot' }, bits) : null;
   }
@@ -316,8 +401,15 @@ export class ToolCard {
 function progressView(p) {
   const total = typeof p.total === 'number' && p.total > 0 ? p.total : null;
   const done = typeof p.done === 'number' ? p.done : 0;
-  return h('div', { class: 'tc-progress' },
+  return h(
+    'div',
+    { class: 'tc-progress' },
     total ? h('progress', { max: String(total), value: String(Math.min(done, total)) }) : null,
-    h('span', { class: 'muted', i18n: total ? ['card.mcp_progress', { done, total }] : null, text: total ? null : String(done) }),
-    p.message ? h('span', { class: 'tc-progress-msg', text: visible(p.message) }) : null);
+    h('span', {
+      class: 'muted',
+      i18n: total ? ['card.mcp_progress', { done, total }] : null,
+      text: total ? null : String(done),
+    }),
+    p.message ? h('span', { class: 'tc-progress-msg', text: visible(p.message) }) : null,
+  );
 }

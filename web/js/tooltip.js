@@ -29,7 +29,10 @@ function place(el) {
   const own = tip.getBoundingClientRect();
   let top = box.bottom + 6;
   if (top + own.height > height - 4) top = Math.max(4, box.top - own.height - 6);
-  const left = Math.min(Math.max(4, box.left + box.width / 2 - own.width / 2), width - own.width - 4);
+  const left = Math.min(
+    Math.max(4, box.left + box.width / 2 - own.width / 2),
+    width - own.width - 4,
+  );
   tip.style.top = `${Math.round(top)}px`;
   tip.style.left = `${Math.round(left)}px`;
 }
@@ -42,13 +45,16 @@ function show(el) {
   tip.hidden = false;
   place(el);
   const described = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
-  if (!described.includes(tip.id)) el.setAttribute('aria-describedby', [...described, tip.id].join(' '));
+  if (!described.includes(tip.id))
+    el.setAttribute('aria-describedby', [...described, tip.id].join(' '));
 }
 
 function hide() {
   clearTimeout(timer);
   if (owner) {
-    const rest = (owner.getAttribute('aria-describedby') || '').split(/\s+/).filter((x) => x && x !== tip.id);
+    const rest = (owner.getAttribute('aria-describedby') || '')
+      .split(/\s+/)
+      .filter((x) => x && x !== tip.id);
     if (rest.length) owner.setAttribute('aria-describedby', rest.join(' '));
     else owner.removeAttribute('aria-describedby');
   }
@@ -70,7 +76,12 @@ export function initTooltips() {
         if (record.target.hasAttribute('title')) adopt(record.target);
       } else for (const node of record.addedNodes) sweep(node);
     }
-  }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['title'] });
+  }).observe(document.body, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ['title'],
+  });
   document.addEventListener('pointerover', (event) => {
     const el = event.target.closest?.('[data-tip]');
     if (el === owner) return;
@@ -83,10 +94,14 @@ export function initTooltips() {
     if (el && el.matches(':focus-visible')) show(el);
   });
   for (const type of ['pointerdown', 'focusout', 'scroll', 'keydown']) {
-    document.addEventListener(type, (event) => {
-      if (type === 'keydown' && event.key !== 'Escape') return;
-      if (type === 'keydown' && owner) event.stopPropagation(); // Esc closes the tip first
-      if (owner || !tip.hidden) hide();
-    }, true);
+    document.addEventListener(
+      type,
+      (event) => {
+        if (type === 'keydown' && event.key !== 'Escape') return;
+        if (type === 'keydown' && owner) event.stopPropagation(); // Esc closes the tip first
+        if (owner || !tip.hidden) hide();
+      },
+      true,
+    );
   }
 }

@@ -9,7 +9,13 @@ import { TOOL_ICONS, diffCounts } from './toolcard.js';
 import { turnReportView } from './turnreport.js';
 
 /** The tools whose changes the undo journal keeps, so a turn's summary lists them. */
-export const CHANGING = new Set(['write_file', 'edit_file', 'move_file', 'delete_file', 'create_directory']);
+export const CHANGING = new Set([
+  'write_file',
+  'edit_file',
+  'move_file',
+  'delete_file',
+  'create_directory',
+]);
 
 /** What one successful changing call did: its verb, path(s) and +/− lines when known. */
 function change(record) {
@@ -51,28 +57,59 @@ export function turnSummaryView(turnId, records, { open, undo, report, kept, kee
   const undoable = rows.filter((r) => r.record.undoable && !r.record.undone);
   const items = rows.map(({ record, verb, path, target, lines }) => {
     const shown = visible(path);
-    const where = target ? `${middlePath(shown, 40)} → ${middlePath(visible(target), 40)}` : middlePath(shown, 60);
-    return h('li', { class: 'ts-row' },
-      h('button', {
-        class: 'ts-open', type: 'button', dataset: { focusKey: `open:${record.call_id}` }, title: target ? `${shown} → ${visible(target)}` : shown,
-        onclick: () => open(record.call_id), // its name is what it shows: verb, path, lines
-      },
-      h('span', { class: 'ts-icon', 'aria-hidden': 'true' }, icon(TOOL_ICONS[record.name] || 'file')),
-      h('span', { class: 'ts-verb', i18n: verb }),
-      h('span', { class: 'ts-path mono', text: where }),
-      lines ? h('span', { class: 'ts-lines', i18n: ['turn.lines', lines] }) : null),
-      record.undone ? h('span', { class: 'tc-undone', i18n: 'card.undone' }) : null);
+    const where = target
+      ? `${middlePath(shown, 40)} → ${middlePath(visible(target), 40)}`
+      : middlePath(shown, 60);
+    return h(
+      'li',
+      { class: 'ts-row' },
+      h(
+        'button',
+        {
+          class: 'ts-open',
+          type: 'button',
+          dataset: { focusKey: `open:${record.call_id}` },
+          title: target ? `${shown} → ${visible(target)}` : shown,
+          onclick: () => open(record.call_id), // its name is what it shows: verb, path, lines
+        },
+        h(
+          'span',
+          { class: 'ts-icon', 'aria-hidden': 'true' },
+          icon(TOOL_ICONS[record.name] || 'file'),
+        ),
+        h('span', { class: 'ts-verb', i18n: verb }),
+        h('span', { class: 'ts-path mono', text: where }),
+        lines ? h('span', { class: 'ts-lines', i18n: ['turn.lines', lines] }) : null,
+      ),
+      record.undone ? h('span', { class: 'tc-undone', i18n: 'card.undone' }) : null,
+    );
   });
   const counts = {};
   for (const r of rows) counts[r.verb] = (counts[r.verb] || 0) + 1;
-  const undoButton = undoable.length ? h('button', {
-    class: 'btn small ts-undo', type: 'button', icon: 'undo', dataset: { focusKey: 'undo-turn' },
-    i18nLabel: ['history.undo_turn_label', { n: undoable.length }], onclick: () => undo([]),
-  }, h('span', { i18n: 'history.undo_turn' })) : null;
-  return h('section', { class: 'turn-summary', dataset: { turn: turnId }, i18nLabel: 'turn.title' },
-    h('header', { class: 'ts-head' },
+  const undoButton = undoable.length
+    ? h(
+        'button',
+        {
+          class: 'btn small ts-undo',
+          type: 'button',
+          icon: 'undo',
+          dataset: { focusKey: 'undo-turn' },
+          i18nLabel: ['history.undo_turn_label', { n: undoable.length }],
+          onclick: () => undo([]),
+        },
+        h('span', { i18n: 'history.undo_turn' }),
+      )
+    : null;
+  return h(
+    'section',
+    { class: 'turn-summary', dataset: { turn: turnId }, i18nLabel: 'turn.title' },
+    h(
+      'header',
+      { class: 'ts-head' },
       h('span', { class: 'ts-title', i18n: ['turn.changed', { n: rows.length }] }),
-      undoButton),
+      undoButton,
+    ),
     report ? turnReportView(turnId, report, { kept, force: (ids) => undo(ids), keep }) : null,
-    h('ul', { class: 'ts-list' }, items));
+    h('ul', { class: 'ts-list' }, items),
+  );
 }
