@@ -37,7 +37,7 @@ from tray_app.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 

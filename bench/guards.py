@@ -14,8 +14,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from tray_app.tools.binding import file_binding
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.binding import file_binding
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 MB = 1024 * 1024

@@ -15,17 +15,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from tray_app.tools.files import FILE_TOOLS
-from tray_app.tools.journal import Journal
+from tray_app.tools.builtin.files import FILE_TOOLS
+from tray_app.tools.journal.journal import Journal
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 WRITES = 200
 WORKER = """
 import sys
 from pathlib import Path
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 root, work, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 journal = Journal(root)
 for i in range(50):

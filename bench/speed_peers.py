@@ -26,8 +26,8 @@ from typing import Any
 
 from tray_app.desktop.instance import SingleInstance
 from tray_app.paths import AppPaths
-from tray_app.tools import search_rg
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
+from tray_app.tools.search import search_rg
 from tray_app.tools.toolbox import Toolbox
 
 WORDS = ["alpha", "beta", "gamma", "delta", "函数", "数据", "value", "return", "import", "🙂"]

@@ -127,11 +127,11 @@ def test_fsync_folder_is_best_effort(tmp_path: Path) -> None:
 
 WRITERS = [
     "tray_app/store/settings.py",
-    "tray_app/tools/write_file.py",
-    "tray_app/tools/edit_file.py",
+    "tray_app/tools/builtin/write_file.py",
+    "tray_app/tools/builtin/edit_file.py",
     "tray_app/desktop/autostart.py",
     "tray_app/desktop/export_file.py",
-    "tray_app/tools/restore.py",
+    "tray_app/tools/journal/restore.py",
 ]
 
 
@@ -152,5 +152,7 @@ def test_every_writer_uses_the_one_helper(module: str) -> None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
     }
     assert not called & {"mkstemp", "write_bytes"}, module
-    if module != "tray_app/tools/restore.py":  # it fsyncs each restored file before placing it
+    if (
+        module != "tray_app/tools/journal/restore.py"
+    ):  # it fsyncs each restored file before placing it
         assert "fsync" not in called, module

@@ -21,7 +21,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 REPO = Path(__file__).resolve().parents[1]
 NEW_NAME = "报告 📊 \u202eevil.txt"  # CJK, emoji and a bidi override in the name

@@ -29,7 +29,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import Turn, text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 NOTHING = {"success": False, "error": "nothing to undo", "code": "undo_nothing", "params": {}}
 

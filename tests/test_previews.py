@@ -28,7 +28,7 @@ from tray_app.messages import (
 from tray_app.terminal_preview import preview_summary
 from tray_app.tools.base import Risk, Tool, ToolContext
 from tray_app.tools.registry import ToolRegistry, default_registry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 NAME = "报告 🌀 \u202efdp.txt"

@@ -110,7 +110,7 @@ def test_no_page_at_all_is_named(tmp_path: Path) -> None:
 
 
 def test_missing_rg_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tray_app.tools import search_rg
+    from tray_app.tools.search import search_rg
 
     monkeypatch.setattr(search_rg, "rg_binary", lambda: None)
     with pytest.raises(files.Missing, match=r"rg \(ripgrep\) not found"):

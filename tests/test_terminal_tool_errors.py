@@ -106,7 +106,7 @@ def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_w
     from tray_app.events import ApprovalNeeded
     from tray_app.terminal_render import approval_text
     from tray_app.tools.registry import default_registry
-    from tray_app.tools.sandbox import SandboxPolicy
+    from tray_app.tools.sandbox.policy import SandboxPolicy
     from tray_app.tools.toolbox import Toolbox
 
     policy = SandboxPolicy(allowed_dirs=[tmp_path], workspace=tmp_path, run_command_enabled=True)

@@ -21,7 +21,7 @@ import pytest
 from tray_app.terminal_errors import failure_text
 from tray_app.tool_errors import TOOL_ERROR_CODES
 from tray_app.tools.registry import ToolRegistry, default_registry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,9 +30,9 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 SAME_IN_BOTH: set[str] = set()
 #: Failures written as dict literals on purpose: they are not a tool call's answer.
 LITERAL_FAILURES = {
-    "tools/journal_undo.py",  # undo results (Core's undo command says them), not tool calls
+    "tools/journal/journal_undo.py",  # undo results (Core's undo command says them), not tool calls
     "store/recovery.py",  # the record of a call a crash interrupted (it has its own text)
-    "tools/read_many.py",  # one file's line inside read_multiple_files' list
+    "tools/builtin/read_many.py",  # one file's line inside read_multiple_files' list
     # `metona-tray mcp serve`'s answers to another app's MCP client: no card of ours shows them
     "mcp_serve.py",
     "desktop/mcp_link.py",

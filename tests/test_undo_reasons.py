@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.cli import cli_env, run_cli
 from tray_app.paths import AppPaths
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 from tray_app.undo_reasons import (
     UNDO_REASON_CODES,
     Reason,
@@ -73,8 +73,8 @@ def test_an_index_from_before_reason_codes_gets_the_column_and_keeps_its_sentenc
     with its English sentence, and gets the column for the codes from then on."""
     import sqlite3
 
-    from tray_app.tools.journal import Journal
-    from tray_app.tools.journal_index import SCHEMA
+    from tray_app.tools.journal.journal import Journal
+    from tray_app.tools.journal.journal_index import SCHEMA
 
     root = tmp_path / "undo"
     root.mkdir()
@@ -115,8 +115,8 @@ def test_a_journal_that_fills_up_after_the_change_says_so_by_its_code(
     problem's code (journal_full), so the card and terminal say it in Chinese."""
     import sqlite3
 
-    from tray_app.tools import journal_index
-    from tray_app.tools.journal import Journal
+    from tray_app.tools.journal import journal_index
+    from tray_app.tools.journal.journal import Journal
     from tray_app.undo_reasons import Reason
 
     journal = Journal(tmp_path / "undo")

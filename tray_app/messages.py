@@ -140,7 +140,7 @@ class _Preview(BaseModel):
     changes: bool | None = None  # False: a dry run, asks like a read
     deletes: bool | None = None  # it deletes or replaces a file: asks like a delete
     overwrites: bool | None = None  # asks in delete_only mode
-    #: The target's identity the approval is bound to (``tools/binding.py``).
+    #: The target's identity the approval is bound to (``tools/sandbox/binding.py``).
     binding: dict[str, Any] | None = None
     #: Set by the toolbox and the loop.
     persistence: PersistenceRisk | None = None

@@ -48,7 +48,7 @@ ToolErrorCode = Literal[
     "argument_too_short",
     "argument_out_of_range",
     "failed_unexpectedly",
-    # The sandbox policy (tools/sandbox.py).
+    # The sandbox policy (tools/sandbox/policy.py).
     "path_not_text",
     "path_empty",
     "path_too_long",
@@ -97,7 +97,7 @@ ToolErrorCode = Literal[
     "lines_reversed",
     "start_past_end",
     "none_readable",
-    # Text encodings (tools/text_codec.py).
+    # Text encodings (tools/fs/text_codec.py).
     "not_utf16",
     "invalid_text",
     "unencodable_text",
@@ -138,7 +138,7 @@ ToolErrorCode = Literal[
     "delete_unchecked",
     "delete_partly_done",
     "undo_unavailable",
-    # run_command (tools/shell.py).
+    # run_command (tools/builtin/shell.py).
     "command_disabled",
     "command_refused_nul",
     "command_refused_too_long",
@@ -177,8 +177,8 @@ ToolErrorCode = Literal[
     "mcp_call_failed",
     "mcp_cancelled",
     "mcp_reported_error",
-    # Undoing a change the user asked to undo (tools/journal_undo.py, restore.py): not a tool
-    # call's failure, but Core's UndoFailed carries these so the page and terminal say why.
+    # Undoing a change the user asked to undo (tools/journal/journal_undo.py, restore.py): not a
+    # tool call's failure, but Core's UndoFailed carries these so the page and terminal say why.
     "undo_changed_created",
     "undo_changed_removed",
     "undo_changed_link",

@@ -17,7 +17,7 @@ APP="dist/Metona Tray.app"
 "$PY" -m pip install --quiet -e '.[desktop,package]'
 "$PY" -m PyInstaller --noconfirm --log-level WARN packaging/metona-tray.spec
 
-# search_files looks for rg next to the executable (tray_app/tools/search_rg.py).
+# search_files looks for rg next to the executable (tray_app/tools/search/search_rg.py).
 rg=$("$PY" -c 'import os, sys; print(os.path.join(os.path.dirname(sys.executable), "rg"))')
 cp "$rg" "$APP/Contents/MacOS/rg"
 chmod 755 "$APP/Contents/MacOS/rg"

@@ -34,7 +34,7 @@ from tray_app.store.records import MemoryChats, MessageRecord
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool, ToolContext
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 ROUNDS = 100

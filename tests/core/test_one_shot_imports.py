@@ -33,8 +33,8 @@ NOT_FOR_A_CHAT = (
     "keyring",
     "tray_app.providers.openai",
     "tray_app.store.export",
-    "tray_app.tools.journal",  # the undo journal: opened at the first tool call
-    "tray_app.tools.journal_index",
+    "tray_app.tools.journal.journal",  # the undo journal: opened at the first tool call
+    "tray_app.tools.journal.journal_index",
     "tray_app.desktop",
     "webview",
 )

@@ -12,8 +12,8 @@ from tray_app.core.policy import sandbox_policy
 from tray_app.errors import SandboxViolation
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
-from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.shell import sandbox_masks
+from tray_app.tools.builtin.shell import sandbox_masks
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 
 def refused(policy: SandboxPolicy, raw: str, access: str = "read") -> str:

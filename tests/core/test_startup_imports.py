@@ -17,8 +17,8 @@ LAZY = [
     "keyring",
     "tray_app.providers.openai",
     "tray_app.store.export",
-    "tray_app.tools.shell",
-    "tray_app.tools.journal",
+    "tray_app.tools.builtin.shell",
+    "tray_app.tools.journal.journal",
     "mcp",  # the MCP SDK: only when a server is configured
     "tray_app.mcp.manager",
 ]

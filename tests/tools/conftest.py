@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tray_app.paths import AppPaths
-from tray_app.tools import delete_file as delete_module
-from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.builtin import delete_file as delete_module
+from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 

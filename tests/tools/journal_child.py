@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.errors import StoreError
-from tray_app.tools import delete_file as delete_module
-from tray_app.tools.files import FILE_TOOLS
-from tray_app.tools.journal import Journal
+from tray_app.tools.builtin import delete_file as delete_module
+from tray_app.tools.builtin.files import FILE_TOOLS
+from tray_app.tools.journal.journal import Journal
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 from tray_app.tools.registry import default_registry
 
 NOTHING = {"success": False, "error": "nothing to undo", "code": "undo_nothing", "params": {}}

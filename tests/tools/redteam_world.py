@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 from tray_app.paths import AppPaths
-from tray_app.tools.journal import Journal
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.journal.journal import Journal
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 FILE_TOOLS = (

@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.tools import shell
 from tray_app.tools.base import ToolContext
-from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.shell import RunCommandArgs
+from tray_app.tools.builtin import shell
+from tray_app.tools.builtin.shell import RunCommandArgs
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 
 @functools.cache

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import err, ok
-from tray_app.tools.text_codec import NOT_WRITABLE
+from tray_app.tools.fs.text_codec import NOT_WRITABLE
 from tray_app.tools.toolbox import Toolbox
 
 ESCAPING = ["unicode_escape", "raw_unicode_escape", "utf-7", "UTF7", "iso2022_jp", "hz"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tray_app.tools.command_policy import MAX_COMMAND_CHARS, check_command
+from tray_app.tools.sandbox.command_policy import MAX_COMMAND_CHARS, check_command
 
 REFUSED = [
     # design doc BLOCKED_COMMANDS, in several spellings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from tests.tools.attack_helpers import err, ok
-from tray_app.tools import dir_tree
+from tray_app.tools.builtin import dir_tree
 
 
 def names(nodes):

@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.tools.attack_helpers import err
-from tray_app.tools import edit_nearest
-from tray_app.tools.edit_lines import MAX_PLACES
-from tray_app.tools.edit_match import NoMatch, apply_all, find
+from tray_app.tools.builtin import edit_nearest
+from tray_app.tools.builtin.edit_lines import MAX_PLACES
+from tray_app.tools.builtin.edit_match import NoMatch, apply_all, find
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 MB = 1024 * 1024
@@ -193,9 +193,9 @@ async def test_stopping_the_turn_cancels_the_preview(
 CHILD = r"""
 import random, sys
 from pathlib import Path
-from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 root = Path(sys.argv[1])

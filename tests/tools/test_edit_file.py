@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.tools.attack_helpers import err, ok
-from tray_app.tools import edit_file as edit_module
-from tray_app.tools.files import FILE_TOOLS
-from tray_app.tools.journal import Journal
+from tray_app.tools.builtin import edit_file as edit_module
+from tray_app.tools.builtin.files import FILE_TOOLS
+from tray_app.tools.journal.journal import Journal
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 

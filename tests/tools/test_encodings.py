@@ -8,7 +8,7 @@ import codecs
 import pytest
 
 from tests.tools.attack_helpers import err, ok
-from tray_app.tools import text_codec
+from tray_app.tools.fs import text_codec
 
 TEXT = "héllo 世界 🌍\r\nline two\r\n"
 
@@ -105,10 +105,10 @@ def test_search_finds_text_in_utf16_files(box, layout):
 
 
 def test_write_then_undo_restores_a_utf16_crlf_file_byte_for_byte(layout, tmp_path):
-    from tray_app.tools.files import FILE_TOOLS
-    from tray_app.tools.journal import Journal
+    from tray_app.tools.builtin.files import FILE_TOOLS
+    from tray_app.tools.journal.journal import Journal
     from tray_app.tools.registry import ToolRegistry
-    from tray_app.tools.sandbox import SandboxPolicy
+    from tray_app.tools.sandbox.policy import SandboxPolicy
     from tray_app.tools.toolbox import Toolbox
 
     journal = Journal(tmp_path / "journal")

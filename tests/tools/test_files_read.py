@@ -9,8 +9,8 @@ import threading
 from pathlib import Path
 
 from tests.tools.attack_helpers import err, ok
-from tray_app.tools import fs_read, fs_walk
-from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.builtin.files import FILE_TOOLS
+from tray_app.tools.fs import fs_read, fs_walk
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.toolbox import Toolbox
 
@@ -183,7 +183,7 @@ def test_a_file_that_lies_about_its_size_is_still_capped(box, layout, monkeypatc
 
 
 def test_read_capped_counts_bytes_read_not_the_size(tmp_path):
-    from tray_app.tools.fs_safe import read_capped
+    from tray_app.tools.fs.fs_safe import read_capped
 
     read_end, write_end = os.pipe()
     writer = threading.Thread(

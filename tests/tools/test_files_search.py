@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.tools.attack_helpers import err, ok
 from tray_app.tools.base import ToolContext
-from tray_app.tools.search_files import SearchFilesArgs, search_files
+from tray_app.tools.builtin.search_files import SearchFilesArgs, search_files
 
 # ---- search_files details ---------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.tools import delete_file as delete_module
+from tray_app.tools.builtin import delete_file as delete_module
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="freedesktop trash is the Linux implementation"

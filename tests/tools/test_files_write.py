@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.tools import fs_write
-from tray_app.tools import write_file as write_module
+from tray_app.tools.builtin import write_file as write_module
+from tray_app.tools.fs import fs_write
 
 
 def ok(result: dict) -> dict:
@@ -272,7 +272,7 @@ def test_roots_home_and_ancestors_are_never_deleted(box, policy_for, layout, raw
 
 
 def test_the_home_folder_is_never_deleted_even_when_allowed(policy_for, layout, journal):
-    from tray_app.tools.files import FILE_TOOLS
+    from tray_app.tools.builtin.files import FILE_TOOLS
     from tray_app.tools.registry import ToolRegistry
     from tray_app.tools.toolbox import Toolbox
 

@@ -13,7 +13,7 @@ from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
 from tray_app.tools.fit import fit_result, json_chars
 from tray_app.tools.registry import default_registry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 HOSTILE = '长文🙂 \u202eabc "q" \\ \n'

@@ -12,7 +12,7 @@ import pytest
 
 from tests.tools import journal_helpers
 from tests.tools.journal_helpers import blob_bytes, write
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and symlinks")
 
@@ -73,7 +73,7 @@ def test_copies_of_a_killed_process_are_cleaned_at_the_next_start(tmp_path: Path
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from tray_app.tools.journal import Journal\n"
+        "from tray_app.tools.journal.journal import Journal\n"
         "j = Journal(Path(sys.argv[1]))\n"
         "j.record(call_id='c', tool='delete_file', path=Path(sys.argv[2]))\n"
         "os._exit(0)  # gone before the commit, as after a kill -9\n"

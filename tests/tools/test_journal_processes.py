@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process model")
 
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 WORKER = """
 import sys
 from pathlib import Path
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 root, work, name, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 journal = Journal(root)
@@ -92,7 +92,8 @@ def test_each_process_sees_and_undoes_the_others_changes(tmp_path: Path) -> None
     target.write_text("v2", encoding="utf-8")
     here.commit(entry)
     code = (
-        "import sys, json\nfrom pathlib import Path\nfrom tray_app.tools.journal import Journal\n"
+        "import sys, json\nfrom pathlib import Path\n"
+        "from tray_app.tools.journal.journal import Journal\n"
         "j = Journal(Path(sys.argv[1]))\n"
         "print(json.dumps([j.undo('mine'), [e['call_id'] for e in j.entries()]]))\n"
     )

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 REPO = Path(__file__).resolve().parents[2]
 CAN_MOUNT = (

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.tools.files import FILE_TOOLS
-from tray_app.tools.journal import Journal
+from tray_app.tools.builtin.files import FILE_TOOLS
+from tray_app.tools.journal.journal import Journal
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and symlinks")

@@ -14,7 +14,7 @@ import pytest
 
 from tests.tools import journal_helpers
 from tests.tools.journal_helpers import NOTHING, change, tree_state, write
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and symlinks")
 
@@ -278,7 +278,7 @@ def test_an_os_error_while_undoing_is_coded_by_its_errno(
     import errno
 
     from tray_app.terminal_errors import failure_text
-    from tray_app.tools import journal_undo
+    from tray_app.tools.journal import journal_undo
 
     target = ws / "新 📝\u202e.txt"
     write(journal, target, b"hello")

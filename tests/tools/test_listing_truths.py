@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import err, ok
-from tray_app.tools import dir_tree
-from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.builtin import dir_tree
+from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.toolbox import Toolbox
 

@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from tray_app.tools.orphans import reap_orphaned_commands
-from tray_app.tools.process import RUN_ID_ENV
+from tray_app.tools.builtin.orphans import reap_orphaned_commands
+from tray_app.tools.builtin.process import RUN_ID_ENV
 
 
 def _spawn(marker: str) -> subprocess.Popen[bytes]:
@@ -67,8 +67,8 @@ def test_marked_processes_of_a_gone_owner_are_killed_and_others_spared() -> None
 
 
 def test_the_owner_is_read_wherever_the_mark_sits_in_the_environment() -> None:
-    from tray_app.tools.orphans import _owner
-    from tray_app.tools.process import RUN_ID_ENV
+    from tray_app.tools.builtin.orphans import _owner
+    from tray_app.tools.builtin.process import RUN_ID_ENV
 
     mark = f"{RUN_ID_ENV}=4242-abc".encode()
     assert _owner(mark) == 4242

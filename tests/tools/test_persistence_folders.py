@@ -21,7 +21,7 @@ from tray_app.agent.approval import needs_confirmation
 from tray_app.errors import SandboxViolation
 from tray_app.messages import parse_preview
 from tray_app.tools.base import Risk
-from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.toolbox import Toolbox
 

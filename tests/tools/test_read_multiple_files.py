@@ -6,7 +6,7 @@ import codecs
 import json
 
 from tests.tools.attack_helpers import SECRET, err, ok
-from tray_app.tools import read_many
+from tray_app.tools.builtin import read_many
 
 
 def test_r01_several_files_each_with_its_result(box, layout):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.tools.shell_helpers import bwrap_problem
-from tray_app.tools import sandbox
-from tray_app.tools.fs_safe import iso_time
+from tray_app.tools.fs.fs_safe import iso_time
+from tray_app.tools.sandbox import policy as sandbox
 from tray_app.tools.toolbox import Toolbox
 
 

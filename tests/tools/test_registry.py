@@ -15,7 +15,7 @@ import pytest
 from tray_app.tools.base import Risk, ToolContext
 from tray_app.tools.external import MAX_ARGUMENT_KEYS, external_tool
 from tray_app.tools.registry import ToolRegistry, builtin_tools, default_registry
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 ROOT = Path(__file__).resolve().parents[2] / "tray_app"
@@ -38,12 +38,19 @@ def test_the_declarations_import_no_tool_and_only_the_toolbox_imports_the_regist
         name
         for name in _tray_imports(ROOT / "tools/base.py")
         if not name.endswith(".errors") and not name.startswith("tray_app.tool_errors")
-    } <= {"tray_app.tools.journal", "tray_app.tools.sandbox", "tray_app.tools.tool_schemas"} | {
+    } <= {
+        "tray_app.tools.journal.journal",
+        "tray_app.tools.sandbox.policy",
+        "tray_app.tools.tool_schemas",
+        "tray_app.tools.result",
+        "tray_app.tools.result.ToolResult",
+    } | {
         "tray_app.tools.tool_schemas.SCHEMAS"  # generated data, no tool
     } | {
-        f"tray_app.tools.{m}.{c}" for m, c in (("journal", "Journal"), ("sandbox", "SandboxPolicy"))
+        f"tray_app.tools.{m}.{c}"
+        for m, c in (("journal.journal", "Journal"), ("sandbox.policy", "SandboxPolicy"))
     }  # type-checking only
-    for path in (ROOT / "tools").glob("*.py"):
+    for path in (ROOT / "tools").rglob("*.py"):
         if path.stem in ("registry", "toolbox", "schema_snapshot", "__init__"):
             continue
         imported = _tray_imports(path)
@@ -53,7 +60,12 @@ def test_the_declarations_import_no_tool_and_only_the_toolbox_imports_the_regist
 
 @pytest.mark.parametrize(
     "module",
-    ["agent/approval.py", "agent/guards.py", "tools/journal.py", "desktop/notify_message.py"],
+    [
+        "agent/approval.py",
+        "agent/guards.py",
+        "tools/journal/journal.py",
+        "desktop/notify_message.py",
+    ],
 )
 def test_no_tool_is_named_where_the_rules_are(module: str) -> None:
     """Asking, budgets, undo depth and notifications read the declaration or the preview."""

@@ -9,7 +9,7 @@ import pytest
 
 from tray_app.errors import SandboxViolation
 from tray_app.paths import AppPaths
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 ACCESSES = ("read", "write", "delete", "list", "search", "cwd")
 

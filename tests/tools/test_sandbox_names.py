@@ -7,8 +7,8 @@ import os
 import pytest
 
 from tray_app.errors import SandboxViolation
-from tray_app.tools.path_rules import windows_path_problem as _windows_path_problem
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.path_rules import windows_path_problem as _windows_path_problem
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 ACCESSES = ("read", "write", "delete", "list", "search", "cwd")
 
@@ -175,7 +175,7 @@ def test_windows_ordinary_paths_pass(raw):
 
 
 def test_resolve_uses_the_windows_rules_on_windows(policy, monkeypatch):
-    import tray_app.tools.sandbox as sandbox
+    import tray_app.tools.sandbox.policy as sandbox
 
     monkeypatch.setattr(sandbox.os, "name", "nt")
     message = refused(policy, "CON")
@@ -251,7 +251,7 @@ def test_ordinary_neighbours_of_persistence_locations(layout, policy_for, raw):
 
 
 def test_every_changing_preview_carries_the_warning(layout, policy_for):
-    from tray_app.tools.files import FILE_TOOLS
+    from tray_app.tools.builtin.files import FILE_TOOLS
     from tray_app.tools.registry import ToolRegistry
     from tray_app.tools.toolbox import Toolbox
 

@@ -125,7 +125,7 @@ def _tool_modules(stderr: str) -> list[str]:
     """The built-in tools' modules (and their list, ``files``) the child had imported."""
     dumps = [line for line in stderr.splitlines() if line.startswith("MODULES ")]
     assert dumps, stderr[-3000:]
-    mine = {entry["module"] for entry in TOOLS} | {"tray_app.tools.files"}
+    mine = {entry["module"] for entry in TOOLS} | {"tray_app.tools.builtin.files"}
     return sorted(name for name in json.loads(dumps[-1][8:]) if name in mine)
 
 
@@ -179,7 +179,9 @@ def test_a_tool_call_with_hostile_arguments_builds_and_validates_its_model(
         asked = fake.chat_requests
     assert code == 0, built
     assert json.loads(built) == ["read_file"]
-    assert modules == ["tray_app.tools.read_file"]  # the one tool called, not its neighbours
+    assert modules == [
+        "tray_app.tools.builtin.read_file"
+    ]  # the one tool called, not its neighbours
     results = [m["content"] for m in asked[-1]["messages"] if m["role"] == "tool"]
     assert len(results) == 2
     assert "第一行 🙂" in results[0] and "長" * 100 in results[0]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import ok
-from tray_app.tools import search_lines, search_rg, search_run
+from tray_app.tools.search import search_lines, search_rg, search_run
 from tray_app.tools.toolbox import Toolbox
 
 RG = search_rg.rg_binary()

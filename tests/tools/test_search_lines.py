@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import ok
-from tray_app.tools import search_lines
-from tray_app.tools.search_lines import ByteNeedle, line_matches
+from tray_app.tools.search import search_lines
+from tray_app.tools.search.search_lines import ByteNeedle, line_matches
 from tray_app.tools.toolbox import Toolbox
 
 BIDI = "\u202e"

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from tests.tools.attack_helpers import ok
-from tray_app.tools import fs_walk, search_names, search_run
-from tray_app.tools.search_files import SEARCH_MAX_DEPTH, SearchFilesArgs
-from tray_app.tools.search_run import Search
-from tray_app.tools.walk_filter import HiddenFromModel
+from tray_app.tools.builtin.search_files import SEARCH_MAX_DEPTH, SearchFilesArgs
+from tray_app.tools.fs import fs_walk
+from tray_app.tools.fs.walk_filter import HiddenFromModel
+from tray_app.tools.search import search_names, search_run
+from tray_app.tools.search.search_run import Search
 
 HOSTILE = ["数据.md", "🙂.md", "\u202ed.md", "plain.MD", "a" * 200 + ".md", "x.py", "y.txt"]
 

@@ -9,7 +9,7 @@ from typing import Any
 from tests.tools.attack_helpers import ok
 from tray_app.terminal_render import result_summary
 from tray_app.tools.base import ToolContext
-from tray_app.tools.search_files import SearchFilesArgs, search_files
+from tray_app.tools.builtin.search_files import SearchFilesArgs, search_files
 
 LINES = ["needle 数据 {n}", "🙂 needle {n}", "\u202eeldeen needle {n}", "x" * 300 + " needle {n}"]
 

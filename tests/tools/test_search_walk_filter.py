@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tray_app.tools.fs_walk import Walk
-from tray_app.tools.path_rules import SENSITIVE_PATTERNS, SENSITIVE_TEMPLATES
-from tray_app.tools.walk_filter import HiddenFromModel
+from tray_app.tools.fs.fs_walk import Walk
+from tray_app.tools.fs.walk_filter import HiddenFromModel
+from tray_app.tools.sandbox.path_rules import SENSITIVE_PATTERNS, SENSITIVE_TEMPLATES
 
 NAMES = [
     *(p.replace("*", "x") for p in SENSITIVE_PATTERNS),

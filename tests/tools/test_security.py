@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.attack_helpers import SECRET, assert_all_refused, every_call, leaked, ok, refused
-from tray_app.tools.files import FILE_TOOLS
+from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.toolbox import Toolbox
 
@@ -276,7 +276,7 @@ def test_deep_trees_are_bounded(box, layout):
 
 
 def test_a_tree_too_deep_to_check_is_not_deleted(box, layout, monkeypatch):
-    from tray_app.tools import delete_file as delete_module
+    from tray_app.tools.builtin import delete_file as delete_module
 
     monkeypatch.setattr(delete_module, "DELETE_MAX_DEPTH", 5)
     deep = layout.work / "t"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tray_app import atomic
-from tray_app.tools import fs_write
+from tray_app.tools.fs import fs_write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL semantics")
 
@@ -29,10 +29,10 @@ OLD = b"O" * (1024 * 1024 + 7)
 CHILD = r"""
 import os, sys, time
 from pathlib import Path
-from tray_app.tools import write_file as write_module
+from tray_app.tools.builtin import write_file as write_module
 from tray_app.tools.base import ToolContext
-from tray_app.tools.write_file import WriteFileArgs
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.builtin.write_file import WriteFileArgs
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 work, home, mode, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 write_module.MAX_WRITE_BYTES = 2 * size

@@ -13,10 +13,10 @@ import pytest
 
 from tests.tools.shell_helpers import run_command, wait_until
 from tray_app.store.settings import Settings
-from tray_app.tools import shell
+from tray_app.tools.builtin import shell
+from tray_app.tools.builtin.shell import SHELL_TOOLS, clamp_timeout, scrub_env
 from tray_app.tools.registry import ToolRegistry
-from tray_app.tools.sandbox import SandboxPolicy
-from tray_app.tools.shell import SHELL_TOOLS, clamp_timeout, scrub_env
+from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands")

@@ -17,7 +17,7 @@ import pytest
 
 from tests.tools.shell_helpers import bwrap_problem, run_command, wait_until
 from tray_app.paths import AppPaths
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 # A Python the sandbox can see: the test's venv may live under /tmp, which is private inside it.
 SANDBOX_PYTHON = next(

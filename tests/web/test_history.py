@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 from tests.web.conftest import AppFactory, wait_until
-from tray_app.tools.journal import Journal
+from tray_app.tools.journal.journal import Journal
 
 pytestmark = pytest.mark.web
 

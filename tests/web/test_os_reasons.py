@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
 from tests.web.conftest import AppFactory
-from tray_app.tools import journal
+from tray_app.tools.journal import journal
 
 pytestmark = pytest.mark.web
 

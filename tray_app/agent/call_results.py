@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from tray_app.messages import ErrorPreview
 from tray_app.tool_errors import TOOL_ERROR_CODES, ToolErrorCode
-from tray_app.tools.base import ToolResult, failure
+from tray_app.tools.result import ToolResult, failure
 
 # Result keys only the page reads.
 PAGE_ONLY = frozenset({"code", "params"})

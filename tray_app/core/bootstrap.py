@@ -27,7 +27,7 @@ from tray_app.store.records import ChatRepository
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
 from tray_app.store.unsaved import unsaved_sentence
-from tray_app.tools.orphans import reap_orphaned_commands
+from tray_app.tools.builtin.orphans import reap_orphaned_commands
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
-from tray_app.tools.sandbox import SandboxPolicy
+from tray_app.tools.sandbox.policy import SandboxPolicy
 
 
 def sandbox_policy(

@@ -146,7 +146,7 @@ class McpSecretSaved(TypedDict):
 
 
 class Undone(TypedDict, total=False):
-    """What an undo put back (``tools.journal_undo``)."""
+    """What an undo put back (``tools.journal.journal_undo``)."""
 
     success: bool
     call_id: str | None
@@ -158,7 +158,7 @@ class Undone(TypedDict, total=False):
 
 
 class TurnUndone(TypedDict, total=False):
-    """What undoing a whole turn did (``tools.journal_turn``): one outcome per change tried,
+    """What undoing a whole turn did (``tools.journal.journal_turn``): one outcome per change tried,
     newest first, each either put back (``success``, ``action``) or left (``code``, ``params``,
     ``error``; ``forceable`` when "undo anyway" would do it)."""
 

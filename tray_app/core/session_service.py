@@ -150,7 +150,7 @@ class SessionService:
         if not undoable:
             return data
         # Here, not at import: a one-shot chat never loads the journal (test_one_shot_imports).
-        from tray_app.tools.journal_index import IndexProblem
+        from tray_app.tools.journal.journal_index import IndexProblem
 
         try:
             undone = self._factory.journal().undone_calls(undoable)

@@ -38,7 +38,7 @@ from tray_app.i18n import system_language
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
-from tray_app.tools.base import failure
+from tray_app.tools.result import failure
 from tray_app.tools.tool_rules import (
     Action,
     RuleBook,

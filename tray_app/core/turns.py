@@ -18,8 +18,8 @@ from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
-    from tray_app.tools.journal import Journal
-    from tray_app.tools.sandbox import SandboxPolicy
+    from tray_app.tools.journal.journal import Journal
+    from tray_app.tools.sandbox.policy import SandboxPolicy
 
 
 ExtraTools = Callable[[set[str]], list[Tool]]
@@ -42,7 +42,7 @@ class TurnFactory:
 
     def journal(self) -> Journal:
         if self._journal is None:
-            from tray_app.tools.journal import Journal
+            from tray_app.tools.journal.journal import Journal
 
             self._journal = Journal(self.paths.journal_dir)
         return self._journal

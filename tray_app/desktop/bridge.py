@@ -65,7 +65,7 @@ from tray_app.errors import (
 )
 from tray_app.history_warnings import problem_of
 from tray_app.tool_errors import CodedError
-from tray_app.tools.builtin_rules import built_in_rules
+from tray_app.tools.sandbox.builtin_rules import built_in_rules
 
 if TYPE_CHECKING:
     from tray_app.core.protocol import CoreApi

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from tray_app.tools.base import ToolResult, failure
+from tray_app.tools.result import ToolResult, failure
 
 MAX_TEXT = 200_000  # characters of text for the model (the loop cuts to its own limit after)
 MAX_STRUCTURED = 100_000  # characters of structuredContent as JSON

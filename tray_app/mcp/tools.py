@@ -18,8 +18,9 @@ from tray_app.mcp.manager import McpManager
 from tray_app.mcp.naming import describe, model_schema, risk_of, tool_name
 from tray_app.mcp.results import convert
 from tray_app.mcp.sse_limit import SSE_EVENT_LIMIT_MB, SseAnswerTooLarge
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult, failure
+from tray_app.tools.base import Risk, Tool, ToolContext
 from tray_app.tools.external import ExternalArgs, external_tool
+from tray_app.tools.result import ToolResult, failure
 
 MAX_PREVIEW_ARGS = 8_000  # characters of pretty-printed arguments on the approval card
 

@@ -127,7 +127,7 @@ def check_desktop_libraries() -> str:
 
 def check_ripgrep() -> str:
     """search_files' ``rg`` is found where the tool looks for it, and runs."""
-    from tray_app.tools.search_rg import rg_binary
+    from tray_app.tools.search.search_rg import rg_binary
 
     path = rg_binary()
     if path is None:

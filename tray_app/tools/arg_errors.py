@@ -7,7 +7,8 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from tray_app.tool_errors import ToolErrorCode
-from tray_app.tools.base import ToolResult, describe_validation_error, failure
+from tray_app.tools.base import describe_validation_error
+from tray_app.tools.result import ToolResult, failure
 
 _TYPE_ERRORS = frozenset(
     {

@@ -19,13 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from tray_app.tool_errors import CodedError, ToolErrorCode, clean_params
+from tray_app.tools.result import ToolResult
 
 if TYPE_CHECKING:
-    from tray_app.tools.journal import Journal
-    from tray_app.tools.sandbox import SandboxPolicy
-
-ToolResult = dict[str, Any]
+    from tray_app.tools.journal.journal import Journal
+    from tray_app.tools.sandbox.policy import SandboxPolicy
 
 
 class ToolArgs(BaseModel):
@@ -87,7 +85,7 @@ class ToolContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     call_id: str | None = None
     undo_optional: bool = False  # the user allowed changes the journal cannot keep a copy of
-    # The preview's ``binding`` the user approved (``tools.binding``): a handler that finds
+    # The preview's ``binding`` the user approved (``tools.sandbox.binding``): a handler that finds
     # another target there when it runs changes nothing.
     bound: Mapping[str, Any] | None = None
     shallow_undo: bool = False  # from the declaration: the journal keeps no folder tree
@@ -190,28 +188,6 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     cleaned.setdefault("type", "object")
     cleaned.setdefault("properties", {})
     return cleaned
-
-
-def failure(
-    message: str,
-    *,
-    code: ToolErrorCode,
-    params: Mapping[str, object] | None = None,
-    **extra: Any,
-) -> ToolResult:
-    """A failed call: ``message`` in English for the model; ``code`` and ``params``
-    (``tool_errors``) for the card and the terminal, which say it in the user's language."""
-    result: ToolResult = {"success": False, "error": message, "code": code}
-    if params:
-        result["params"] = clean_params(params)
-    result.update(extra)
-    return result
-
-
-def coded_failure(exc: CodedError, *, message: str | None = None, **more: object) -> ToolResult:
-    """The failure for a raised ``CodedError`` (a sandbox refusal, an encoding problem...);
-    ``message`` replaces its sentence and ``more`` adds to its params (the path it was about)."""
-    return failure(message or str(exc), code=exc.code, params={**exc.params, **more})
 
 
 def parse_arguments(raw: Mapping[str, Any] | str | None) -> dict[str, Any]:

@@ -16,7 +16,8 @@ from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from tray_app.tools.base import Risk, Tool, ToolContext, ToolResult
+from tray_app.tools.base import Risk, Tool, ToolContext
+from tray_app.tools.result import ToolResult
 
 MAX_ARGUMENT_KEYS = 256
 

@@ -15,7 +15,7 @@ import copy
 import json
 from typing import Any
 
-from tray_app.tools.base import ToolResult
+from tray_app.tools.result import ToolResult
 
 MAX_STEPS = 64
 MIN_STRING = 64  # a string shorter than this is not worth cutting

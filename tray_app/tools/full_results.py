@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from tray_app.tools.base import ToolResult
 from tray_app.tools.fit import json_chars
+from tray_app.tools.result import ToolResult
 
 MAX_CHARS = 8 * 1024 * 1024
 MAX_ONE = 2 * 1024 * 1024

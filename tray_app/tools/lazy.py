@@ -46,7 +46,7 @@ def load_declared(module_name: str, name: str, *, printable: bool) -> Tool:
     if tool is None:
         raise StaleManifest(f"{module_name} declares no tool {name!r}: run `make tool-schemas`")
     if printable:
-        from tray_app.tools.printable import wrapped
+        from tray_app.tools.builtin.printable import wrapped
 
         tool = wrapped(tool)
     return tool

@@ -49,7 +49,7 @@ def generate() -> dict[str, dict[str, Any]]:
 def manifest() -> list[dict[str, Any]]:
     """Each built-in tool's facts and where it is declared (this imports every tool module)."""
     from tray_app.tools.base import model_key
-    from tray_app.tools.files import FILE_TOOLS
+    from tray_app.tools.builtin.files import FILE_TOOLS
     from tray_app.tools.lazy import declared_in
     from tray_app.tools.registry import builtin_tools
 

@@ -30,20 +30,18 @@ from tray_app.tools.base import (
     Risk,
     Tool,
     ToolContext,
-    ToolResult,
-    coded_failure,
-    failure,
     parse_arguments,
     validate_args,
 )
 from tray_app.tools.fit import fit_result, json_chars
-from tray_app.tools.fs_safe import os_error_code
+from tray_app.tools.fs.fs_safe import os_error_code
 from tray_app.tools.full_results import FullResults
 from tray_app.tools.registry import ToolRegistry, default_registry
+from tray_app.tools.result import ToolResult, coded_failure, failure
 
 if TYPE_CHECKING:
-    from tray_app.tools.journal import Journal
-    from tray_app.tools.sandbox import SandboxPolicy
+    from tray_app.tools.journal.journal import Journal
+    from tray_app.tools.sandbox.policy import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
