@@ -65,9 +65,9 @@ def test_a_manifest_tool_offers_what_its_module_declares_and_loads_it_at_first_u
         assert isinstance(tool, ManifestTool) and not tool.is_loaded()
         twin = real[tool.name]
         assert tool.definition() == twin.definition()
-        assert (tool.risk, tool.titles, tool.asks_when_exists) == (
+        assert (tool.risk, tool.title("zh-CN"), tool.asks_when_exists) == (
             twin.risk,
-            twin.titles,
+            twin.title("zh-CN"),
             twin.asks_when_exists,
         )
         assert not tool.is_loaded()  # the facts a turn offers load nothing

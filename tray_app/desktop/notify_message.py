@@ -37,7 +37,7 @@ BUDGETS = ("files_removed", "bytes_written", "commands")
 
 @functools.cache
 def tool_names(lang: str) -> dict[str, str]:
-    """The built-in tools' names for people, from their declarations (``Tool.titles``)."""
+    """The built-in tools' names for people, from the catalogue (``tool.<name>``)."""
     return builtin_titles(lang)
 
 

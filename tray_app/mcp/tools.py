@@ -123,7 +123,8 @@ def build_tool(manager: McpManager, remote: RemoteTool, name: str, trust: str) -
         schema=model_schema(remote.input_schema),
         call=run,
         risk=risk,
-        titles={"en": f"{label} ({server})", "zh-CN": f"{label}（{server}）"},
+        title_key="tool_title.mcp",
+        title_params={"label": label, "server": server},
         origin=f"mcp:{server}",
     )
     return replace(tool, preview=preview)

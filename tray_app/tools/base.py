@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from tray_app.i18n import lookup, t
 from tray_app.tools.result import ToolResult
 
 if TYPE_CHECKING:
@@ -118,8 +119,10 @@ class Tool:
     #: The undo journal keeps no copy of a folder's tree for it (write_file and
     #: create_directory never change what is inside a folder).
     shallow_undo: bool = False
-    #: Its name for people, by language (``en``, ``zh-CN``): notifications, the terminal.
-    titles: Mapping[str, str] = field(default_factory=dict)
+    #: Its name for people is the catalogue's ``title_key`` (``tool.<name>`` when empty) with
+    #: ``title_params``: notifications, the terminal.
+    title_key: str = ""
+    title_params: Mapping[str, str] = field(default_factory=dict)
     #: The JSON schema the model sees; by default the args model's, cleaned.
     parameters: Mapping[str, Any] | None = None
     #: The handler is a coroutine function: it is awaited on the core loop instead of running
@@ -129,7 +132,9 @@ class Tool:
     origin: str = "builtin"
 
     def title(self, lang: str) -> str | None:
-        return self.titles.get(lang) or self.titles.get("en")
+        """Its name for people in ``lang``; None when the catalogue has none."""
+        key = self.title_key or f"tool.{self.name}"
+        return t(key, lang, **self.title_params) if lookup(key, lang) is not None else None
 
     def schema(self) -> dict[str, Any]:
         if self.parameters is not None:

@@ -67,7 +67,8 @@ def external_tool(
     read_only: bool | None = None,
     destructive: bool | None = None,
     risk: Risk | None = None,
-    titles: Mapping[str, str] | None = None,
+    title_key: str = "",
+    title_params: Mapping[str, str] | None = None,
     origin: str = "external",
 ) -> Tool:
     """A ``Tool`` for a function described by a JSON schema. ``risk`` wins over the hints;
@@ -100,7 +101,8 @@ def external_tool(
         risk or Risk.from_hints(read_only=read_only, destructive=destructive),
         handler,
         parameters=parameters,
-        titles=dict(titles or {}),
+        title_key=title_key,
+        title_params=dict(title_params or {}),
         is_async=is_async,
         origin=origin,
     )

@@ -3,7 +3,7 @@ tool's module imported at its first call.
 
 A turn offers the model every enabled tool but usually calls none, and the registry, the
 toolbox's definitions and the settings' filter need only a tool's name, description, schema,
-risk and titles. Importing the 13 tool modules for that cost ~13 ms of a one-shot chat. A
+risk. Importing the 13 tool modules for that cost ~13 ms of a one-shot chat. A
 ``ManifestTool`` carries those facts from the manifest; its args model, handler and preview are
 the real declaration's, imported the first time one of them is read (``Toolbox.check``).
 """
@@ -64,7 +64,8 @@ class ManifestTool(Tool):
             "name": entry["name"],
             "description": entry["description"],
             "risk": Risk(entry["risk"]),
-            "titles": dict(entry["titles"]),
+            "title_key": "",
+            "title_params": {},
             "parameters": schema,
             "asks_when_exists": entry["asks_when_exists"],
             "shallow_undo": entry["shallow_undo"],

@@ -5,7 +5,7 @@ Building a model's validator and then its JSON schema costs ~15–20 ms for the 
 and a one-shot ``metona-tray chat`` pays it on every run although the model usually calls no tool.
 So the schemas the model sees are read from a generated module, and the argument models are
 built only at a tool's first call (``tools.base.ToolArgs``). Likewise the facts a turn needs of
-each tool (name, description, risk, titles: ``TOOLS``) come from the file, and a tool's module is
+each tool (name, description, risk: ``TOOLS``) come from the file, and a tool's module is
 imported only at its first call (``tools.lazy``). ``tests/tools/test_schema_snapshot.py`` fails
 when the file no longer equals what the modules give; ``make tool-schemas`` rewrites it.
 """
@@ -70,7 +70,6 @@ def manifest() -> list[dict[str, Any]]:
                 "risk": tool.risk.value,
                 "asks_when_exists": tool.asks_when_exists,
                 "shallow_undo": tool.shallow_undo,
-                "titles": dict(tool.titles),
                 "description": tool.description,
             }
         )

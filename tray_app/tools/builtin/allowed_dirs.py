@@ -34,5 +34,4 @@ TOOL = Tool(
     args_model=ListAllowedDirectoriesArgs,
     risk=Risk.READ,
     handler=list_allowed_directories,
-    titles={"en": "Allowed folders", "zh-CN": "允许的文件夹"},
 )

@@ -83,5 +83,4 @@ TOOL = Tool(
     handler=create_directory,
     preview=create_preview,
     shallow_undo=True,
-    titles={"en": "Create folder", "zh-CN": "创建文件夹"},
 )

@@ -279,5 +279,4 @@ TOOL = Tool(
     risk=Risk.DESTRUCTIVE,
     handler=delete_file,
     preview=delete_preview,
-    titles={"en": "Delete", "zh-CN": "删除"},
 )

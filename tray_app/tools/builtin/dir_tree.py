@@ -147,5 +147,4 @@ TOOL = Tool(
     args_model=DirectoryTreeArgs,
     risk=Risk.READ,
     handler=directory_tree,
-    titles={"en": "Folder tree", "zh-CN": "目录树"},
 )

@@ -296,5 +296,4 @@ TOOL = Tool(
     risk=Risk.WRITE,
     handler=edit_file,
     preview=edit_preview,
-    titles={"en": "Edit file", "zh-CN": "编辑文件"},
 )

@@ -100,5 +100,4 @@ TOOL = Tool(
     args_model=GetFileInfoArgs,
     risk=Risk.READ,
     handler=get_file_info,
-    titles={"en": "File info", "zh-CN": "文件信息"},
 )

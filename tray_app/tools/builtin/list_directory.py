@@ -141,5 +141,4 @@ TOOL = Tool(
     args_model=ListDirectoryArgs,
     risk=Risk.READ,
     handler=list_directory,
-    titles={"en": "List folder", "zh-CN": "列出目录"},
 )

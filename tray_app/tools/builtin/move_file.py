@@ -259,5 +259,4 @@ TOOL = Tool(
     risk=Risk.WRITE,
     handler=move_file,
     preview=move_preview,
-    titles={"en": "Move", "zh-CN": "移动"},
 )

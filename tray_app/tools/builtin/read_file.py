@@ -203,5 +203,4 @@ TOOL = Tool(
     args_model=ReadFileArgs,
     risk=Risk.READ,
     handler=read_file,
-    titles={"en": "Read file", "zh-CN": "读取文件"},
 )

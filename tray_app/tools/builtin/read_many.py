@@ -115,5 +115,4 @@ TOOL = Tool(
     args_model=ReadMultipleFilesArgs,
     risk=Risk.READ,
     handler=read_multiple_files,
-    titles={"en": "Read files", "zh-CN": "读取多个文件"},
 )

@@ -170,5 +170,4 @@ TOOL = Tool(
     args_model=SearchFilesArgs,
     risk=Risk.READ,
     handler=search_files,
-    titles={"en": "Search files", "zh-CN": "搜索文件"},
 )

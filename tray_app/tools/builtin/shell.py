@@ -367,6 +367,5 @@ SHELL_TOOLS: list[Tool] = [
         risk=Risk.COMMAND,
         handler=run_command,
         preview=preview_command,
-        titles={"en": "Run command", "zh-CN": "执行命令"},
     )
 ]

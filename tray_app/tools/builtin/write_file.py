@@ -240,5 +240,4 @@ TOOL = Tool(
     preview=write_preview,
     asks_when_exists=True,
     shallow_undo=True,
-    titles={"en": "Write file", "zh-CN": "写入文件"},
 )
