@@ -24,6 +24,7 @@ from tray_app.tools.fs.fs_safe import (
     os_failure,
     read_regular,
 )
+from tray_app.tools.fs.opened import Opened, opened
 from tray_app.tools.fs.text_codec import EncodingProblem, decode, detect_bom
 from tray_app.tools.result import ToolResult
 
@@ -37,12 +38,18 @@ class GetFileInfoArgs(ToolArgs):
 def get_file_info(ctx: ToolContext, args: GetFileInfoArgs) -> ToolResult:
     path = ctx.policy.resolve(args.path, access="read")
     try:
-        info = os.lstat(path)
+        with opened(path) as here:
+            return _describe(here)
     except OSError as exc:
         return os_failure(exc, path, what="file or folder")
+
+
+def _describe(here: Opened) -> ToolResult:
+    """The facts, every one taken through the entry's opened folder."""
+    info = here.lstat()
     result: dict[str, Any] = {
         "success": True,
-        "path": str(path),
+        "path": str(here.path),
         "type": kind_of(info.st_mode),
         "size": info.st_size,
         "size_text": human_size(info.st_size),
@@ -51,28 +58,27 @@ def get_file_info(ctx: ToolContext, args: GetFileInfoArgs) -> ToolResult:
         "changed": iso_time(info.st_ctime),
         "permissions": stat.filemode(info.st_mode),
         "mode": oct(stat.S_IMODE(info.st_mode)),
-        "readable": os.access(path, os.R_OK, follow_symlinks=False),
-        "writable": os.access(path, os.W_OK, follow_symlinks=False),
+        "readable": here.access(os.R_OK),
+        "writable": here.access(os.W_OK),
     }
     birth = getattr(info, "st_birthtime", None)
     if birth:
         result["created"] = iso_time(birth)
     if stat.S_ISDIR(info.st_mode):
         try:
-            with os.scandir(path) as it:
-                result["entries"] = sum(1 for _ in it)
+            result["entries"] = here.count_entries()
         except OSError:
             result["entries"] = None
     elif stat.S_ISREG(info.st_mode):
-        result.update(_text_facts(path, info.st_size))
+        result.update(_text_facts(here, info.st_size))
     return result
 
 
-def _text_facts(path: os.PathLike[str], size: int) -> dict[str, Any]:
+def _text_facts(here: Opened, size: int) -> dict[str, Any]:
     if size > MAX_COUNT_BYTES:
         return {"text": None, "note": f"larger than {human_size(MAX_COUNT_BYTES)}: not examined"}
     try:
-        data, _ = read_regular(path, MAX_COUNT_BYTES)  # type: ignore[arg-type]
+        data, _ = read_regular(here, MAX_COUNT_BYTES)
     except (OSError, NotReadable) as exc:
         return {"text": None, "note": str(exc)}
     if detect_bom(data) is None and looks_binary(data):

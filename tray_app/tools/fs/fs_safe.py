@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tray_app.os_reasons import ERRNO_CODES
 from tray_app.tool_errors import CodedError, ToolErrorCode
+from tray_app.tools.fs.opened import Opened, opened
 from tray_app.tools.result import ToolResult, failure
 
 if TYPE_CHECKING:
@@ -56,14 +57,24 @@ def kind_of(mode: int) -> str:
 def open_regular(path: Path) -> tuple[int, os.stat_result]:
     """An fd on the regular file at ``path``; anything else raises ``NotReadable``.
 
+    The file is reached through its opened folder (``fs.opened``), so a folder on the way
+    swapped for a link fails instead of leading elsewhere."""
+    with opened(path) as here:
+        return open_regular_at(here)
+
+
+def open_regular_at(here: Opened) -> tuple[int, os.stat_result]:
+    """``open_regular`` for an entry already reached through its folder.
+
     ``lstat`` first so a FIFO or device is never even opened; then ``O_NOFOLLOW|O_NONBLOCK``
     and ``fstat`` on the fd, so a swap between the two steps is still caught.
     """
-    before = os.lstat(path)
+    path = here.path
+    before = here.lstat()
     if not stat.S_ISREG(before.st_mode):
         raise _not_regular(path, before.st_mode)
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = here.open(_OPEN_FLAGS)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise NotReadable(
@@ -128,9 +139,9 @@ def read_capped(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+def read_regular(path: Path | Opened, limit: int) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file, at most ``limit + 1`` of them."""
-    fd, info = open_regular(path)
+    fd, info = open_regular_at(path) if isinstance(path, Opened) else open_regular(path)
     try:
         return read_capped(fd, limit), info
     finally:

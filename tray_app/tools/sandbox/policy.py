@@ -31,9 +31,15 @@ skips such files, and a recursive delete that contains one is refused. Listings 
 names. The cost: trees made of hard links (pnpm's ``node_modules``, ``git clone --local``
 objects) cannot be read or deleted through the tools.
 
-Known limit: the check and the later open are separate steps, so another process racing to swap
-a checked directory for a symlink could redirect one operation. Reads open the final component
-with ``O_NOFOLLOW``; the model cannot run such a race without an approved ``run_command``.
+What was checked is what is used (``tools.fs.opened``): on POSIX a tool does not hand the checked
+path string back to the OS. It walks from the file system's root one folder at a time with
+``O_NOFOLLOW | O_DIRECTORY`` relative to the folder before, and works through the last folder's
+descriptor, so a folder swapped for a symlink by another process between the check and the use
+makes the call fail instead of leading outside. Done for ``read_file``, ``read_multiple_files``
+and ``get_file_info`` (and every file search reads). Known limit still open: writes, moves,
+deletes and folder walks use the checked string, so such a race could redirect one of them; it
+needs another local process (the model cannot run one without an approved ``run_command``).
+Windows has no ``dir_fd``: there every tool uses the checked string as before.
 """
 
 from __future__ import annotations
