@@ -199,8 +199,12 @@ def test_a_later_change_left_keeps_the_earlier_ones_of_the_same_path(
         "--workspace", str(work), "写两次",
     )  # fmt: skip
     assert chat.returncode == 0, chat.stderr
+    # The turn's end says how to take it all back, with its id.
+    (hint,) = [x for x in chat.stderr.splitlines() if "metona-tray undo --turn" in x]
+    assert hint.startswith("(this turn made 2 changes that can be undone: "), hint
+    turn_id = hint.rsplit(" ", 1)[1].rstrip(")")
     (work / "新.txt").write_text("mine\n", encoding="utf-8")
-    done = cli("undo", "--turn", "last")
+    done = cli("undo", "--turn", turn_id)
     assert done.returncode == 1
     err = done.stderr.splitlines()
     assert "was modified after the agent's change" in err[0], err

@@ -19,6 +19,7 @@ from tray_app.events import (
     ToolCallUpdate,
     TurnFailed,
     TurnFinished,
+    TurnStarted,
 )
 from tray_app.i18n import fill, lookup, section, system_language, t, translation, written_out
 from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
@@ -195,6 +196,7 @@ class TextRenderer:
         self._in_thinking = False
         self._answer_shown = False  # this message's answer text reached ``out``
         self._names: dict[str, str] = {}
+        self._undoable: set[str] = set()  # this turn's calls whose change can be undone
         self._out_tty = bool(getattr(out, "isatty", lambda: False)())
 
     def _dim(self, text: str) -> str:
@@ -235,6 +237,8 @@ class TextRenderer:
                 note = written_out(note)
                 self.err.write(self._dim(f"{tool_label(self.language)} … {name} {step}{note}\n"))
             elif event.status in ("success", "error", "cancelled"):
+                if event.status == "success" and event.undoable:
+                    self._undoable.add(event.call_id)
                 name = self._names.get(event.call_id, "tool")
                 mark = STATUS_MARK[event.status]
                 timing = f" ({event.duration_ms:.0f} ms)" if event.duration_ms else ""
@@ -260,6 +264,12 @@ class TextRenderer:
             self._end_thinking()
             self.out.write("\n")
             self.out.flush()
+            if self._undoable:  # how to take the whole turn back, as the popup's summary offers
+                said = t("terminal.turns.ended", self.language, n=len(self._undoable))
+                self.err.write(self._dim(f"({said}: metona-tray undo --turn {event.turn_id})\n"))
+            self._undoable.clear()
+        elif isinstance(event, TurnStarted):
+            self._undoable.clear()
         self.err.flush()
 
     def _write_answer(self, text: str) -> None:
