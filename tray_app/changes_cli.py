@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tray_app.errors import MetonaError, NotFound
@@ -80,40 +81,11 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
-#: The list's and the undo's words in the terminal's language (a coded reason too:
-#: undo_reasons). ``action.*`` is what an undo did (``journal_undo``'s action words).
-WORDS = {
-    "en": {
-        "none": "No changes recorded.",
-        "undone": "undone",
-        "can": "can undo",
-        "cannot": "cannot undo",
-        "done": "{action} {path} (undid {tool})",
-        "action.restored": "restored",
-        "action.recreated": "recreated",
-        "action.removed": "removed",
-        "action.moved back": "moved back",
-        "warning": "warning: {text}",
-        "not_recorded": "undone, but the undo journal could not record it ({reason})",
-    },
-    "zh-CN": {
-        "none": "没有记录的更改。",
-        "undone": "已撤销",
-        "can": "可撤销",
-        "cannot": "无法撤销",
-        "done": "{action} {path}（已撤销 {tool}）",
-        "action.restored": "已恢复",
-        "action.recreated": "已重新创建",
-        "action.removed": "已删除",
-        "action.moved back": "已移回",
-        "warning": "警告：{text}",
-        "not_recorded": "已撤销，但撤销日志无法记下这次撤销（“{reason}”）",
-    },
-}
+def _words() -> Mapping[str, str]:
+    """The terminal's words for the change list and an undo (``terminal.changes.*``)."""
+    from tray_app.i18n import section
 
-
-def _words() -> dict[str, str]:
-    return WORDS[_language()]
+    return section("terminal.changes", _language())
 
 
 def _language() -> str:

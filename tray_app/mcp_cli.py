@@ -15,84 +15,14 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from tray_app.i18n import section
+from tray_app.i18n.section import Section
 from tray_app.paths import AppPaths
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: How long `list`/`test` wait for the servers to be started (the SDK loads on the first).
 CONFIGURE_WAIT = 60.0
 LIST_WAIT = 20.0  # seconds `list` waits for servers still starting
-
-TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "none": "No MCP servers are configured. Add them to mcp_servers in {file}\n"
-        "or import a Claude Desktop config: metona-tray mcp import FILE",
-        "server": "{name}  [{transport}, {status}, trust: {trust}]",
-        "disabled": "disabled",
-        "error": "  error: {error}",
-        "tool": "  {risk:<12} {name}",
-        "no_tools": "  (no tools)",
-        "unknown": "No MCP server named '{name}'. Configured: {names}",
-        "ok": "{name}: started, {count} tools listed, stopped.",
-        "failed": "{name}: did not start: {error}",
-        "timeout": "{name}: did not start within {seconds:g} s: {error}",
-        "log": "Last lines of its log file {file}:",
-        "imported": "Imported {count} server(s) into {file}: {names}",
-        "replaced": "Replaced existing: {names}",
-        "plain_secret": "Note: {names} hold values written in the file; keep secrets in the "
-        'keyring instead ("keyring:NAME").',
-        "bad_file": "Cannot import {file}: {error}",
-        "risk.read": "read",
-        "risk.read_asks": "read, asks",
-        "risk.write": "write",
-        "risk.destructive": "destructive",
-        "switched_off": "(switched off in Settings)",
-        "cause.spawn_failed": "its command {command} could not be started: {why}",
-        "cause.unreachable": "nothing answers at {url}",
-        "cause.timed_out": "it did not answer in time",
-        "cause.other": "\u201c{detail}\u201d",
-        "status.starting": "starting",
-        "status.ready": "ready",
-        "status.failed": "failed",
-        "status.stopped": "stopped",
-        "status.invalid": "invalid",
-        "slow": "The MCP servers did not start within {seconds:g} s; the machine may be busy. "
-        "Try again, or see the logs in {folder}",
-    },
-    "zh-CN": {
-        "none": "尚未配置 MCP 服务器。请在 {file} 的 mcp_servers 中添加，\n"
-        "或导入 Claude Desktop 配置：metona-tray mcp import 文件",
-        "server": "{name}  [{transport}，{status}，信任：{trust}]",
-        "disabled": "已停用",
-        "error": "  错误：{error}",
-        "tool": "  {risk:<12} {name}",
-        "no_tools": "  （没有工具）",
-        "unknown": "没有名为“{name}”的 MCP 服务器。已配置：{names}",
-        "ok": "{name}：已启动，列出 {count} 个工具，已停止。",
-        "failed": "{name}：未能启动：{error}",
-        "timeout": "{name}：{seconds:g} 秒内未能启动：{error}",
-        "log": "其日志文件 {file} 的最后几行：",
-        "imported": "已将 {count} 个服务器导入 {file}：{names}",
-        "replaced": "已替换现有的：{names}",
-        "plain_secret": '注意：{names} 在文件中写有明文值；密钥请改存于钥匙串（"keyring:名称"）。',
-        "bad_file": "无法导入 {file}：{error}",
-        "risk.read": "只读",
-        "risk.read_asks": "只读，先询问",
-        "risk.write": "写入",
-        "risk.destructive": "破坏性",
-        "switched_off": "（已在设置中关闭）",
-        "cause.spawn_failed": "无法启动其命令 {command}：{why}",
-        "cause.unreachable": "{url} 没有回应",
-        "cause.timed_out": "它没有及时回应",
-        "cause.other": "“{detail}”",
-        "status.starting": "正在启动",
-        "status.ready": "就绪",
-        "status.failed": "失败",
-        "status.stopped": "已停止",
-        "status.invalid": "配置无效",
-        "slow": "MCP 服务器未能在 {seconds:g} 秒内启动；机器可能正忙。"
-        "请重试，或查看 {folder} 中的日志",
-    },
-}
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -139,7 +69,7 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     paths = AppPaths.from_env()
     settings = load_settings(paths.settings_file)
-    text = TEXT["zh-CN" if _lang(settings.language) == "zh-CN" else "en"]
+    text = section("terminal.mcp", _lang(settings.language))
     if args.mcp_command == "import":
         from tray_app.mcp_import_cli import run_import
 
@@ -186,7 +116,7 @@ def _tool_row(tool: Any, config: Any) -> dict[str, Any]:
     }
 
 
-def _tool_line(tool: dict[str, Any], text: dict[str, str]) -> str:
+def _tool_line(tool: dict[str, Any], text: Section) -> str:
     key = "risk.read_asks" if tool.get("read_only_asks") else f"risk.{tool['risk']}"
     line = text["tool"].format(risk=text.get(key, tool["risk"]), name=tool["name"])
     return line + (" " + text["switched_off"] if tool.get("switched_off") else "")
@@ -198,7 +128,7 @@ def _run_servers(
     invalid: list[dict[str, Any]],
     settings: Any,
     paths: AppPaths,
-    text: dict[str, str],
+    text: Section,
     out: TextIO,
 ) -> int:
     from tray_app.mcp.manager import McpManager
@@ -244,14 +174,14 @@ def _run_servers(
     return EXIT_OK if all(r["status"] in ("ready", "disabled") for r in rows) else EXIT_FAILED
 
 
-def error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -> str:
+def error_words(row: dict[str, Any], text: Section, config: Any = None) -> str:
     """A server's failure in words when its cause is known (``mcp/causes.py``); otherwise its
     own detail, quoted. The command or address is the server's config."""
     from tray_app.i18n import written_out
     from tray_app.os_reasons import os_reason_text
 
     code, params = row.get("error_code"), row.get("error_params") or {}
-    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
+    language = text.lang
     if code == "spawn_failed":
         why = os_reason_text(params, language, written_out)
         command = getattr(config, "command", None) or "?"
@@ -269,7 +199,7 @@ def error_words(row: dict[str, Any], text: dict[str, str], config: Any = None) -
     return text["cause.other"].format(detail=row["error"])
 
 
-def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO, config: Any) -> None:
+def _print_row(row: dict[str, Any], text: Section, out: TextIO, config: Any) -> None:
     """One server and its tools; its name, tools and error written out (``⟨U+202E⟩``): a
     server's answers and the user's config are not the terminal's to obey."""
     from tray_app.i18n import written_out
@@ -292,7 +222,7 @@ def _print_row(row: dict[str, Any], text: dict[str, str], out: TextIO, config: A
 
 
 def _report_test(
-    row: dict[str, Any], server: Any, paths: AppPaths, text: dict[str, str], out: TextIO
+    row: dict[str, Any], server: Any, paths: AppPaths, text: Section, out: TextIO
 ) -> int:
     from tray_app.i18n import written_out
     from tray_app.terminal_errors import answer_for_terminal

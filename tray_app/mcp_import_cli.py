@@ -8,29 +8,30 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from tray_app.mcp_cli import EXIT_OK, EXIT_USAGE, TEXT, error_words
+from tray_app.i18n.section import Section
+from tray_app.mcp_cli import EXIT_OK, EXIT_USAGE, error_words
 from tray_app.paths import AppPaths
 
 
-def _bad_file(file: Path, exc: Exception, text: dict[str, str]) -> str:
+def _bad_file(file: Path, exc: Exception, text: Section) -> str:
     """Why ``file`` cannot be imported: an OS error by its errno in the terminal's language
     (``os_reasons``), else the parser's words; the name written out (``⟨U+202E⟩``)."""
-    from tray_app.i18n import written_out
+    from tray_app.i18n import SOURCE_LANGUAGE, language_of, written_out
     from tray_app.os_reasons import os_params, os_reason_text
 
-    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
+    language = text.lang
     if isinstance(exc, OSError):
         why = os_reason_text(os_params(exc), language, written_out)
     else:  # the parser's English, quoted where the sentence is Chinese (as cause.other)
         why = (
             text["cause.other"].format(detail=written_out(exc))
-            if language == "zh-CN"
+            if language_of(language) != SOURCE_LANGUAGE
             else written_out(exc)
         )
     return text["bad_file"].format(file=written_out(file), error=why)
 
 
-def run_import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -> int:
+def run_import(file: Path, paths: AppPaths, text: Section, out: TextIO) -> int:
     from tray_app.i18n import written_out
     from tray_app.mcp.config import KEYRING_PREFIX, RefusedServer, read_claude_config
     from tray_app.store.settings import load_settings, save_settings
@@ -71,13 +72,13 @@ def run_import(file: Path, paths: AppPaths, text: dict[str, str], out: TextIO) -
     return EXIT_OK
 
 
-def _refusal_words(exc: Any, text: dict[str, str]) -> str:
+def _refusal_words(exc: Any, text: Section) -> str:
     """An imported server's refused name in the terminal's language (the page's texts)."""
     row = {"error": str(exc), "error_code": exc.code, "error_params": exc.params}
     words = error_words(row, text)
     from tray_app.web_files import locale_texts
 
-    language = "zh-CN" if text is TEXT["zh-CN"] else "en"
+    language = text.lang
     said = locale_texts(language).get("mcp.server_refused", "server \u201c{name}\u201d: {why}")
     try:
         return said.format_map({"name": exc.server, "why": words})

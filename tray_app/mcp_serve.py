@@ -44,6 +44,7 @@ from tray_app.desktop.mcp_link import (
 from tray_app.desktop.mcp_watch import AppWatch, Unsupported
 from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded
+from tray_app.i18n import section
 from tray_app.mcp_serve_changes import WATCH_LOOK_S, ToolChanges, Watch
 from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool
@@ -70,23 +71,6 @@ NO_ANSWER = (
     "{name} was not run: Metona Tray is running but did not answer in time (the machine may be "
     "busy); try again"
 )
-#: stderr, where the client's log shows it (English and Simplified Chinese).
-TEXT = {
-    "en": {
-        "app": "metona-tray mcp serve: calls go to the running Metona Tray, which asks you "
-        "in its popup and notifications",
-        "alone": "metona-tray mcp serve: Metona Tray is not running, so nobody can be asked; "
-        "calls that need approval are refused unless --yes / --yes-all allow them "
-        "(open Metona Tray to be asked)",
-    },
-    "zh-CN": {
-        "app": "metona-tray mcp serve：调用交给正在运行的 Metona Tray，"
-        "由它在弹窗和通知中征求你的同意",
-        "alone": "metona-tray mcp serve：Metona Tray 未运行，无人可以询问；"
-        "需要批准的调用将被拒绝，除非 --yes / --yes-all 允许"
-        "（打开 Metona Tray 即可在其中批准）",
-    },
-}
 
 
 def annotations_for(risk: Risk) -> dict[str, Any]:
@@ -179,7 +163,8 @@ class Calls:
         workspace = str(Path(args.workspace).resolve()) if args.workspace else None
         self.link = AppLink(paths.runtime_dir, args.yes, args.yes_all, workspace)
         self.local = LocalCalls(paths, args)
-        self.text = TEXT["zh-CN" if language == "zh-CN" else "en"]
+        #: stderr, where the client's log shows it (``terminal.mcp_serve.*``)
+        self.text = section("terminal.mcp_serve", language)
         self._mode = ""
 
     def say_mode(self, mode: str) -> None:

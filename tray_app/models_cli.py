@@ -22,39 +22,6 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "checking": "Checking how {model} calls tools…",
-        "result.native": "{model}: native tool calls. Tools are offered to it natively.",
-        "result.text": (
-            "{model}: tool calls via text. The app describes the tools in its prompt "
-            "(“tools via prompt”) and reads the calls from its answers."
-        ),
-        "result.none": (
-            "{model}: no tool calls, neither native nor in its text. Tools are switched off "
-            "for it: it chats, but cannot read or change files."
-        ),
-        "stored": "Saved in {file}.",
-        "not_stored": "The finding could not be saved in {file}: {why}",
-        "failed": "metona-tray models check: {why}",
-    },
-    "zh-CN": {
-        "checking": "正在检查 {model} 如何调用工具…",
-        "result.native": "{model}：原生工具调用。将以原生方式向它提供工具。",
-        "result.text": (
-            "{model}：通过文本调用工具。应用会在提示词中描述工具（“通过提示词使用工具”），"
-            "并从它的回答中读取调用。"
-        ),
-        "result.none": (
-            "{model}：无法调用工具，原生方式和文本方式都不行。已为它关闭工具：它可以聊天，"
-            "但不能读取或修改文件。"
-        ),
-        "stored": "已保存到 {file}。",
-        "not_stored": "无法将结果保存到 {file}：{why}",
-        "failed": "metona-tray models check：{why}",
-    },
-}
-
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     models = sub.add_parser("models", help="what the installed models can do")
@@ -154,7 +121,9 @@ def run_models(
     out = out or sys.stdout
     err = err or sys.stderr
     language = _language()
-    text = TEXT[language]
+    from tray_app.i18n import section
+
+    text = section("terminal.models", language)
     paths = AppPaths.from_env()
     name = args.name.strip()
     try:

@@ -82,6 +82,8 @@ def test_both_locales_have_the_same_keys_and_zh_is_translated() -> None:
         "set.provider.ollama",
         "tray.title_idle",  # the product's name
         "notify.replaces",  # two sizes and an arrow
+        "terminal.mcp.tool",  # a column layout
+        "terminal.mcp.cause.other",  # quotes around the server's own words
     }
     for key, value in zh.items():
         placeholders = set(re.findall(r"\{\w+\}", value))
