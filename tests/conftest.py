@@ -71,8 +71,8 @@ def app_paths(metona_home: Path) -> Iterator[AppPaths]:
 def fresh_locales() -> Iterator[None]:
     """The page's locale files are read once a process (``web_files.locale_texts``): for a test
     that points METONA_WEB_DIR at other ones."""
-    from tray_app.web_files import locale_texts
+    from tray_app.i18n import forget
 
-    locale_texts.cache_clear()
+    forget()
     yield
-    locale_texts.cache_clear()
+    forget()
