@@ -45,9 +45,10 @@ from tray_app.errors import StoreError, UndoUnavailable
 from tray_app.os_reasons import os_params
 from tray_app.tools.journal.journal_index import Entry, Index, IndexProblem, describe
 from tray_app.tools.journal.journal_owner import owner_tag as _owner_tag
-from tray_app.tools.journal.journal_undo import Undoing, settle
+from tray_app.tools.journal.journal_undo import settle
 from tray_app.tools.journal.journal_upkeep import PENDING_TTL, adopt_legacy, make_room, sweep, trim
 from tray_app.tools.journal.snapshot import State, TooLarge, capture, fingerprint, measure
+from tray_app.tools.journal.undo_commands import Undoing
 from tray_app.undo_reasons import Reason, code_of
 
 log = logging.getLogger(__name__)
