@@ -130,7 +130,7 @@ WRITERS = [
     "tray_app/tools/builtin/write_file.py",
     "tray_app/tools/builtin/edit_file.py",
     "tray_app/desktop/autostart.py",
-    "tray_app/desktop/export_file.py",
+    "tray_app/desktop/popup/export_file.py",
     "tray_app/tools/journal/restore.py",
 ]
 

@@ -115,8 +115,8 @@ def test_with_the_app_running_the_finding_is_kept_by_the_app(
     import threading
 
     from tray_app.core.bootstrap import start_app
-    from tray_app.desktop.instance import SingleInstance
-    from tray_app.desktop.instance_dispatch import InstanceCommands
+    from tray_app.desktop.instance.instance import SingleInstance
+    from tray_app.desktop.instance.instance_dispatch import InstanceCommands
     from tray_app.store.settings import Settings, save_settings
 
     paths = AppPaths.under(metona_home)

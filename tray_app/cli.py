@@ -200,7 +200,7 @@ def run_desktop(toggle: bool) -> int:
 def forward_to_running_app(toggle: bool) -> int | None:
     """A second launch or ``--toggle`` only talks to the running app over its instance socket,
     importing nothing of the core or the GUI (~0.05 s instead of ~0.4 s). None: none runs."""
-    from tray_app.desktop.instance import InstanceError, forward_if_running
+    from tray_app.desktop.instance.instance import InstanceError, forward_if_running
     from tray_app.runtime_dir import runtime_dir
 
     try:

@@ -8,8 +8,8 @@ the app's model sees them (``server__tool``, ``[server] description``), asked af
 stdout carry the protocol, so nobody can be asked in this terminal:
 
 - while Metona Tray runs, each call is forwarded to it over the instance socket
-  (``desktop/mcp_link.py``) and its Core runs it: a call that needs asking shows its card in
-  the popup and a notification with Approve / Deny, like the app's own calls, and the chat,
+  (``desktop/instance/mcp_link.py``) and its Core runs it: a call that needs asking shows its
+  card in the popup and a notification with Approve / Deny, like the app's own calls, and the chat,
   the journal and the audit log have one writer. ``--yes`` / ``--yes-all`` still approve what
   they allow without asking.
 - when it does not run, this process runs the call on a Core of its own; a call that needs
@@ -32,8 +32,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop.instance import InstanceError, InstanceTimeout
-from tray_app.desktop.mcp_link import (
+from tray_app.desktop.instance.instance import InstanceError, InstanceTimeout
+from tray_app.desktop.instance.mcp_link import (
     POLL,
     SESSION_TITLE,
     AppGone,
@@ -41,7 +41,7 @@ from tray_app.desktop.mcp_link import (
     AppRefused,
     client_flag,
 )
-from tray_app.desktop.mcp_watch import AppWatch, Unsupported
+from tray_app.desktop.instance.mcp_watch import AppWatch, Unsupported
 from tray_app.errors import MetonaError
 from tray_app.events import ApprovalNeeded
 from tray_app.i18n import section

@@ -2,9 +2,10 @@
 
 What ``mcp serve`` offers beyond the built-in tools is the app's MCP servers' tools, and they
 come and go: a server starts, stops or lists new tools, the app opens or quits. While the app runs,
-``mcp serve`` keeps an ``mcp_watch`` conversation open with it (``desktop/mcp_watch.py``) and the
-app says when its MCP servers' status or tools change; then ``mcp serve`` asks for the list, and
-when the list it would give differs from the one it last gave or announced, it says
+``mcp serve`` keeps an ``mcp_watch`` conversation open with it
+(``desktop/instance/mcp_watch.py``) and the app says when its MCP servers' status or tools
+change; then ``mcp serve`` asks for the list, and when the list it would give differs from the
+one it last gave or announced, it says
 ``tools/list_changed`` at once: on a 2026-era connection through the ``subscriptions/listen``
 stream the client opened, on a handshake-era one as a notification. When no app runs it looks
 every ``POLL_S`` seconds whether one started (and compares then); an app from before
@@ -24,7 +25,7 @@ WATCH_LOOK_S = 1.0  # how long one wait on the watch blocks a worker thread
 
 
 class Watch(Protocol):
-    """An open ``mcp_watch`` (``desktop/mcp_watch.py``'s ``AppWatch``)."""
+    """An open ``mcp_watch`` (``desktop/instance/mcp_watch.py``'s ``AppWatch``)."""
 
     def next(self, timeout: float) -> Literal["changed", "quiet", "ended"]: ...
 

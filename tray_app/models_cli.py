@@ -96,7 +96,7 @@ def _store(paths: AppPaths, name: str, finding: CheckFinding) -> str:
 
 def _running(paths: AppPaths) -> Any:
     """The running app's instance to talk to, or None (as ``rules_cli`` finds it)."""
-    from tray_app.desktop.instance import SingleInstance
+    from tray_app.desktop.instance.instance import SingleInstance
 
     instance = SingleInstance(paths.runtime_dir)
     if not instance.lock_path.exists():

@@ -115,7 +115,7 @@ class RuleStore:
 
 def _running(paths: AppPaths) -> Any:
     """The running app's instance to talk to, or None."""
-    from tray_app.desktop.instance import SingleInstance
+    from tray_app.desktop.instance.instance import SingleInstance
 
     instance = SingleInstance(paths.runtime_dir)
     if not instance.lock_path.exists():

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from tray_app import __version__  # noqa: E402
-from tray_app.desktop.icons import tray_image  # noqa: E402
+from tray_app.desktop.tray.icons import tray_image  # noqa: E402
 
 NAME = "metona-tray"
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)

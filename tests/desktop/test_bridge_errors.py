@@ -13,7 +13,7 @@ import pytest
 import tray_app.errors as errors_module
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import slow_turn
-from tray_app.desktop.bridge import Bridge
+from tray_app.desktop.popup.bridge import Bridge
 from tray_app.errors import ERROR_CODES, InvalidRequest, MetonaError, NotAnswering, error_code
 
 HOSTILE = "‮gpj.exe 你好 👋"  # bidi override, CJK, emoji in ids and text

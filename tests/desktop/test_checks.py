@@ -39,8 +39,8 @@ def test_gnome_without_a_tray_host_gets_the_extension_hint(
 
 
 def test_doctor_says_whether_the_hotkey_is_free_or_taken(xdisplay: str, tmp_path: Path) -> None:
-    from tray_app.desktop.hotkey import parse_hotkey
-    from tray_app.desktop.hotkey_x11 import X11Hotkey
+    from tray_app.desktop.hotkey.hotkey_x11 import X11Hotkey
+    from tray_app.desktop.hotkey.keys import parse_hotkey
 
     assert (
         hotkey_state("Ctrl+Alt+Space", tmp_path)
@@ -66,8 +66,8 @@ def test_doctor_says_the_hotkey_state_in_chinese(xdisplay: str, tmp_path: Path) 
     import sys
 
     from tests.fakes.cli import cli_env, run_cli
-    from tray_app.desktop.hotkey import parse_hotkey
-    from tray_app.desktop.hotkey_x11 import X11Hotkey
+    from tray_app.desktop.hotkey.hotkey_x11 import X11Hotkey
+    from tray_app.desktop.hotkey.keys import parse_hotkey
 
     settings = tmp_path / "metona" / "config" / "settings.json"
     settings.parent.mkdir(parents=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.desktop.export_file import default_name, export_text, write_export
+from tray_app.desktop.popup.export_file import default_name, export_text, write_export
 from tray_app.errors import ExportFailed
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tray_app.desktop.bridge import Bridge
+from tray_app.desktop.popup.bridge import Bridge
 from tray_app.tools.fit import json_chars
 from tray_app.tools.full_results import FullResults
 

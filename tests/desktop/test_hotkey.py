@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tray_app.desktop.hotkey import (
-    WAYLAND_HINT,
-    HotkeyError,
-    HotkeyManager,
-    parse_hotkey,
-    session_kind,
-    support,
-)
-from tray_app.desktop.hotkey_macos import CMD, CONTROL, OPTION, SHIFT, carbon_codes
-from tray_app.desktop.hotkey_windows import (
+from tray_app.desktop.hotkey.hotkey import WAYLAND_HINT, HotkeyManager, session_kind, support
+from tray_app.desktop.hotkey.hotkey_macos import CMD, CONTROL, OPTION, SHIFT, carbon_codes
+from tray_app.desktop.hotkey.hotkey_windows import (
     MOD_ALT,
     MOD_CONTROL,
     MOD_NOREPEAT,
@@ -22,7 +15,7 @@ from tray_app.desktop.hotkey_windows import (
     MOD_WIN,
     windows_codes,
 )
-from tray_app.desktop.hotkey_x11 import (
+from tray_app.desktop.hotkey.hotkey_x11 import (
     CONTROL_MASK,
     LOCK_MASK,
     SHIFT_MASK,
@@ -32,6 +25,7 @@ from tray_app.desktop.hotkey_x11 import (
     lock_variants,
     modifier_masks,
 )
+from tray_app.desktop.hotkey.keys import HotkeyError, parse_hotkey
 
 
 @pytest.mark.parametrize(

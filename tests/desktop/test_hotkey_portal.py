@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.desktop.hotkey import HotkeyManager, parse_hotkey, support
-from tray_app.desktop.hotkey_portal import (
+from tray_app.desktop.hotkey.hotkey import HotkeyManager, support
+from tray_app.desktop.hotkey.hotkey_portal import (
     PortalError,
     PortalHotkey,
     offers_global_shortcuts,
     preferred_trigger,
 )
+from tray_app.desktop.hotkey.keys import parse_hotkey
 
 pytest.importorskip("dbus_fast")
 FAKE_PORTAL = Path(__file__).with_name("fake_portal.py")

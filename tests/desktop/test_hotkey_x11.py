@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from tray_app.desktop.hotkey import HotkeyManager, HotkeyTaken, parse_hotkey
-from tray_app.desktop.hotkey_x11 import X11Hotkey
+from tray_app.desktop.hotkey.hotkey import HotkeyManager
+from tray_app.desktop.hotkey.hotkey_x11 import X11Hotkey
+from tray_app.desktop.hotkey.keys import HotkeyTaken, parse_hotkey
 
 pytest.importorskip("Xlib")
 

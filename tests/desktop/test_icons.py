@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.desktop.icons import (
+from tray_app.desktop.tray.icons import (
     BADGE_COLOURS,
     BUBBLE,
     badge_label,

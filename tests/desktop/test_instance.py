@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.desktop.instance import InstanceError, SingleInstance, socket_address
+from tray_app.desktop.instance.instance import InstanceError, SingleInstance, socket_address
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket protocol")
 
@@ -52,7 +52,7 @@ def test_the_lock_holds_against_another_process(first: SingleInstance, runtime: 
     code = textwrap.dedent(
         f"""
         from pathlib import Path
-        from tray_app.desktop.instance import SingleInstance
+        from tray_app.desktop.instance.instance import SingleInstance
         other = SingleInstance(Path({str(runtime)!r}))
         print(other.acquire(), other.send({{"command": "toggle"}})["echo"])
         """

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.desktop.notify import Notifier
+from tray_app.desktop.notify.notify import Notifier
 from tray_app.events import (
     ApprovalNeeded,
     ApprovalResolved,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tray_app.desktop.notify_linux import expire_now, ignores_close, server_name
+from tray_app.desktop.notify.notify_linux import expire_now, ignores_close, server_name
 
 
 class Ids(dict[int, str]):

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tray_app.desktop import notify_message
-from tray_app.desktop.notify_message import (
+from tray_app.desktop.notify import notify_message
+from tray_app.desktop.notify.notify_message import (
     change_summary,
     describe_approval,
     diff_counts,

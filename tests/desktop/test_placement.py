@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tray_app.desktop.placement import Rect, centred, pick_screen, place_popup
+from tray_app.desktop.popup.placement import Rect, centred, pick_screen, place_popup
 
 SCREEN = Rect(0, 0, 1280, 800)
 SIZE = (460, 660)

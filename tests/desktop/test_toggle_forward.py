@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.desktop.instance import SingleInstance, forward_if_running
+from tray_app.desktop.instance.instance import SingleInstance, forward_if_running
 from tray_app.paths import AppPaths
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket protocol")
@@ -62,7 +62,7 @@ def test_the_forward_imports_nothing_of_the_core(
     assert done.returncode == 0, done.stderr[-2000:]
     assert running == [{"command": command}]
     modules = imported(done.stderr)
-    assert "tray_app.desktop.instance" in modules  # the list is real
+    assert "tray_app.desktop.instance.instance" in modules  # the list is real
     heavy = {m for m in modules if m.startswith(("tray_app.core", "tray_app.store", "httpx"))}
     heavy |= {m for m in modules if m in ("tray_app.desktop.app", "pydantic", "webview", "gi")}
     assert heavy == set()

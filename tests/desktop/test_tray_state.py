@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tray_app.desktop.tray import TrayState, reduce_state
+from tray_app.desktop.tray.tray import TrayState, reduce_state
 from tray_app.events import ModelsUpdated, SettingsUpdated, StateChanged
 
 
@@ -28,7 +28,7 @@ def test_unrelated_events_change_nothing() -> None:
 
 
 def test_the_mode_follows_the_settings_and_maps_both_ways() -> None:
-    from tray_app.desktop.modes import MODES, mode_of, mode_patch
+    from tray_app.desktop.tray.modes import MODES, mode_of, mode_patch
 
     state = reduce_state(
         TrayState(), [SettingsUpdated(settings={"confirmation_mode": "read_only"})]

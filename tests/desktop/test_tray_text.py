@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.desktop.icons import tray_title
-from tray_app.desktop.tray import TrayState, reduce_state
+from tray_app.desktop.tray.icons import tray_title
+from tray_app.desktop.tray.tray import TrayState, reduce_state
 from tray_app.events import SettingsUpdated, StateChanged
 from tray_app.i18n import settings_language as start_language
 from tray_app.i18n import t
@@ -45,7 +45,7 @@ def test_both_languages_have_every_string(prefix: str) -> None:
 
 
 def test_every_key_the_tray_uses_exists() -> None:
-    source = (ROOT / "tray.py").read_text(encoding="utf-8")
+    source = (ROOT / "tray" / "tray.py").read_text(encoding="utf-8")
     used = set(re.findall(r'_(?:t|label)\("(\w+)"', source))
     used |= set(re.findall(r'_later\([^)]*?"(\w+)"\)', source))
     assert used, "no keys found: has the tray stopped using the table?"
@@ -104,7 +104,7 @@ def test_undo_last_with_nothing_to_undo_says_why_in_the_menus_language(
     English sentence, in a Chinese notification."""
     from types import SimpleNamespace
 
-    from tray_app.desktop.tray import Tray
+    from tray_app.desktop.tray.tray import Tray
     from tray_app.errors import UndoFailed
 
     reports: list[tuple[str, str]] = []
@@ -127,7 +127,7 @@ def _menu_failure(language: str, exc: Exception) -> list[tuple[str, str]]:
     """The tray's own ``_later`` runs a menu action that raises ``exc``: its notification."""
     from types import SimpleNamespace
 
-    from tray_app.desktop.tray import Tray
+    from tray_app.desktop.tray.tray import Tray
 
     reports: list[tuple[str, str]] = []
 
@@ -182,7 +182,7 @@ def test_settings_that_cannot_be_saved_are_said_whole_in_the_menus_language(
     Chinese, the OS's reason in words, the path's direction control written out."""
     import pytest
 
-    from tray_app.desktop.tray_failure import failure_detail
+    from tray_app.desktop.tray.tray_failure import failure_detail
     from tray_app.errors import StoreError
     from tray_app.store.settings import Settings, save_settings
 

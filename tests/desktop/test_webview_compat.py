@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.desktop.webview_compat import rewrite_api_script
+from tray_app.desktop.popup.webview_compat import rewrite_api_script
 
 
 def test_the_installed_pywebview_api_script_is_rewritten() -> None:

@@ -1,6 +1,6 @@
 """The tray side of the popup tells the notifier when the popup's visibility or focus changes
 (its state reports, and the popup process ending), so a call that waits is announced at that
-moment without any polling (tray_app/desktop/window.py with tray_app/desktop/notify.py).
+moment without any polling (tray_app/desktop/popup/popup.py with tray_app/desktop/notify/notify.py).
 
 The popup process is stood in for by the other end of a real multiprocessing pipe speaking the
 link protocol; the notification server by the fake backend of test_notify."""
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tests.desktop.test_notify import FakeBackend, FakeCore, approval, wait
-from tray_app.desktop.notify import Notifier
+from tray_app.desktop.notify.notify import Notifier
 from tray_app.desktop.popup.link import Link
-from tray_app.desktop.window import Popup
+from tray_app.desktop.popup.popup import Popup
 
 pytest.importorskip("desktop_notifier")
 

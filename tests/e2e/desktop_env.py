@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from PIL import Image, ImageGrab
 
 from tests.secret_service import BUS_CONFIG, DAEMON, KeyringDaemon, PrivateBus, connect
-from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.desktop.instance.instance import InstanceError, SingleInstance
 from tray_app.paths import AppPaths
 
 ROOT = Path(__file__).resolve().parents[2]

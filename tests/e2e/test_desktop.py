@@ -18,7 +18,7 @@ from PIL import Image, ImageStat
 from tests.e2e.desktop_env import AppProcess, DesktopEnv, descendants, wait_for
 from tests.e2e.test_export_dialog import assert_on_screen
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tray_app.desktop.icons import BADGE_COLOURS, BUBBLE
+from tray_app.desktop.tray.icons import BADGE_COLOURS, BUBBLE
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(150)]
 

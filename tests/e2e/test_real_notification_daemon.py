@@ -73,5 +73,5 @@ def test_the_bubble_is_withdrawn_when_answered_elsewhere(
     wait_for(lambda: bubbles(desktop), 20, "notification-daemon's bubble on screen")
     app.core("decide", app.core("pending_approvals")[0]["call_id"], False)
     # notification-daemon ignores CloseNotification on screen; the app replaces the bubble by
-    # one that expires at once (tray_app/desktop/notify_linux.py).
+    # one that expires at once (tray_app/desktop/notify/notify_linux.py).
     wait_for(lambda: not bubbles(desktop), 20, "the bubble to be withdrawn")

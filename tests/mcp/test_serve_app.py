@@ -2,7 +2,7 @@
 
 The SDK's own client drives ``mcp serve`` as a real subprocess; the "app" is a headless Core
 behind the real instance socket answering with the app's own dispatch
-(``desktop/instance_dispatch.py``), so approvals wait for the person in the app.
+(``desktop/instance/instance_dispatch.py``), so approvals wait for the person in the app.
 tests/e2e/test_mcp_serve.py does the same with the whole desktop app under Xvfb and its
 notifications.
 """
@@ -28,9 +28,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.conftest import ROOT, wait_for
 from tray_app.core.bootstrap import RunningApp, start_app
-from tray_app.desktop import mcp_link
-from tray_app.desktop.instance import SingleInstance
-from tray_app.desktop.instance_dispatch import InstanceCommands
+from tray_app.desktop.instance import mcp_link
+from tray_app.desktop.instance.instance import SingleInstance
+from tray_app.desktop.instance.instance_dispatch import InstanceCommands
 from tray_app.events import ApprovalNeeded, ApprovalResolved
 from tray_app.mcp_serve import Calls
 from tray_app.paths import AppPaths

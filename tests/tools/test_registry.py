@@ -65,7 +65,7 @@ def test_the_declarations_import_no_tool_and_only_the_toolbox_imports_the_regist
         "agent/approval.py",
         "agent/guards.py",
         "tools/journal/journal.py",
-        "desktop/notify_message.py",
+        "desktop/notify/notify_message.py",
     ],
 )
 def test_no_tool_is_named_where_the_rules_are(module: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.desktop.bridge import Bridge, checked_link
+from tray_app.desktop.popup.bridge import Bridge, checked_link
 from tray_app.errors import Busy, InvalidRequest, NotFound
 
 

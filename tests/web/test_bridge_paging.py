@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.web.test_bridge import FakeCore
-from tray_app.desktop.bridge import Bridge
+from tray_app.desktop.popup.bridge import Bridge
 
 
 def test_paged_reads_pass_through_and_bad_pages_are_refused() -> None:

@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from tray_app.core.service import Core
-from tray_app.desktop.bridge import Bridge
-from tray_app.desktop.hotkey import support as hotkey_support
+from tray_app.desktop.hotkey.hotkey import support as hotkey_support
+from tray_app.desktop.popup.bridge import Bridge
 
 REPO = Path(__file__).resolve().parents[2]
 WEB_ROOT = REPO / "web"

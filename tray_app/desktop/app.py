@@ -34,8 +34,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop import autostart, test_hooks
-from tray_app.desktop.instance import SingleInstance, forward
+from tray_app.desktop import autostart
+from tray_app.desktop.instance import test_hooks
+from tray_app.desktop.instance.instance import SingleInstance, forward
 from tray_app.desktop.main_loop import MainLoop
 from tray_app.paths import AppPaths
 from tray_app.web_files import web_root
@@ -43,7 +44,7 @@ from tray_app.web_files import web_root
 if TYPE_CHECKING:
     from tray_app.core.bootstrap import RunningApp
     from tray_app.core.service import Core
-    from tray_app.desktop.instance_dispatch import InstanceCommands
+    from tray_app.desktop.instance.instance_dispatch import InstanceCommands
     from tray_app.events import UiActionName
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class DesktopApp:
             raise
 
     def _run(self) -> int:
-        from tray_app.desktop.tray import Tray
+        from tray_app.desktop.tray.tray import Tray
         from tray_app.i18n import settings_language
 
         # The icon first; Core comes after it is up. The menu speaks the settings' language now.
@@ -112,11 +113,11 @@ class DesktopApp:
 
     def _build(self) -> None:
         from tray_app.core.bootstrap import start_app
-        from tray_app.desktop.bridge import Bridge, bridge_commands
-        from tray_app.desktop.hotkey import HotkeyManager
-        from tray_app.desktop.notify import Notifier
+        from tray_app.desktop.hotkey.hotkey import HotkeyManager
+        from tray_app.desktop.notify.notify import Notifier
+        from tray_app.desktop.popup.bridge import Bridge, bridge_commands
+        from tray_app.desktop.popup.popup import Popup
         from tray_app.desktop.ui_pump import UiPump
-        from tray_app.desktop.window import Popup
 
         self.running = start_app(self.paths)  # the core thread, chat store, audit log
         self.core = self.running.core
@@ -166,7 +167,7 @@ class DesktopApp:
 
     def _icon_file(self) -> Path | None:
         """The app icon as a file, for notifications (drawn, like the tray icon)."""
-        from tray_app.desktop.icons import tray_image
+        from tray_app.desktop.tray.icons import tray_image
 
         path = self.paths.cache_dir / "metona-tray.png"
         try:
@@ -265,7 +266,7 @@ class DesktopApp:
 
     def _instance_commands(self) -> InstanceCommands:
         """The socket's answers (``instance_dispatch.py``; the headless tests use the same)."""
-        from tray_app.desktop.instance_dispatch import InstanceCommands
+        from tray_app.desktop.instance.instance_dispatch import InstanceCommands
 
         hooks = self.test_hooks
         return InstanceCommands(

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.desktop import autostart
-from tray_app.desktop.hotkey import HotkeyError, HotkeyTaken, parse_hotkey, session_kind, support
+from tray_app.desktop.hotkey.hotkey import session_kind, support
+from tray_app.desktop.hotkey.keys import HotkeyError, HotkeyTaken, parse_hotkey
 from tray_app.os_reasons import os_error_text
 
 SNI_WATCHER = "org.kde.StatusNotifierWatcher"
@@ -158,7 +159,7 @@ def _running_app_hotkey(runtime_dir: Path | None) -> dict[str, Any] | None:
     """The running app's own hotkey status (instance socket), or None when none answers."""
     if runtime_dir is None:
         return None
-    from tray_app.desktop.instance import InstanceError, SingleInstance
+    from tray_app.desktop.instance.instance import InstanceError, SingleInstance
 
     instance = SingleInstance(runtime_dir)
     if not instance.key_path.exists():
@@ -184,7 +185,7 @@ def hotkey_state(text: str, runtime_dir: Path | None = None) -> str:
         return f"not registered by the running app: {running.get('error') or 'unknown reason'}"
     if session_kind() != "x11":
         return f"{hotkey.label()} (the app registers it at start)"
-    from tray_app.desktop.hotkey_x11 import X11Hotkey
+    from tray_app.desktop.hotkey.hotkey_x11 import X11Hotkey
 
     probe = X11Hotkey(hotkey, lambda: None)
     try:

@@ -366,7 +366,7 @@ async function syncStatus() {
   }
 }
 
-// The tray menu and notification clicks ask the page to show something (desktop/window.py posts
+// The tray menu and notification clicks ask the page to show something (desktop/popup/popup.py posts
 // these into the same batches as Core events).
 function uiAction(ev) {
   if (ev.action === 'open_settings') {

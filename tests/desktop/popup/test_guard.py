@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tray_app.desktop.bridge import bridge_commands
+from tray_app.desktop.popup.bridge import bridge_commands
 from tray_app.desktop.popup.guard import KeyCourier, new_secret, page_api, refused_calls
 
 

@@ -1,7 +1,7 @@
 """The popup process: ``main`` is the ``multiprocessing`` (spawn) target.
 
 It owns only the pywebview window and the guarded js_api; every bridge call goes over the link
-to the tray process, where ``tray_app.desktop.bridge.Bridge`` validates it and calls Core. It
+to the tray process, where ``tray_app.desktop.popup.bridge.Bridge`` validates it and calls Core. It
 runs no agent and opens no store. The GUI loop (``webview.start``) holds the main thread; the
 link's reader thread takes the tray's orders:
 
@@ -29,9 +29,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from tray_app.desktop.placement import Rect
 from tray_app.desktop.popup.guard import new_secret, page_api, refused_calls
 from tray_app.desktop.popup.link import Link, LinkClosed, Message
+from tray_app.desktop.popup.placement import Rect
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,8 @@ class PopupProcess:
             os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
         import webview
 
+        from tray_app.desktop.popup.webview_compat import allow_strict_csp
         from tray_app.desktop.popup.window import PopupWindow
-        from tray_app.desktop.webview_compat import allow_strict_csp
 
         allow_strict_csp()
         secret = new_secret()

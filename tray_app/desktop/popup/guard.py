@@ -9,7 +9,7 @@ never reaches Core.
 
 The api object has one method per bridge command, ``method(payload, key)``; it forwards
 ``(command, payload)`` to ``forward`` (in the desktop app: over the link to the tray process,
-where ``tray_app.desktop.bridge.Bridge`` validates and calls Core).
+where ``tray_app.desktop.popup.bridge.Bridge`` validates and calls Core).
 """
 
 from __future__ import annotations

@@ -22,12 +22,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tray_app.desktop.placement import Rect, centred, pick_screen, place_popup
 from tray_app.desktop.popup import dialogs, navlock
 from tray_app.desktop.popup.delivery import Deliverer
 from tray_app.desktop.popup.guard import KeyCourier, same_page
+from tray_app.desktop.popup.placement import Rect, centred, pick_screen, place_popup
+from tray_app.desktop.popup.webview_compat import eval_free, evaluate_json
 from tray_app.desktop.popup.wire import js_ascii
-from tray_app.desktop.webview_compat import eval_free, evaluate_json
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.desktop.hotkey import Hotkey
+from tray_app.desktop.hotkey.keys import Hotkey
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +42,8 @@ TRIGGER_MODIFIERS = {"ctrl": "CTRL", "alt": "ALT", "shift": "SHIFT", "cmd": "LOG
 
 
 def preferred_trigger(hotkey: Hotkey) -> str:
-    from tray_app.desktop.hotkey import MODIFIER_ORDER
-    from tray_app.desktop.hotkey_x11 import keysym_name
+    from tray_app.desktop.hotkey.hotkey_x11 import keysym_name
+    from tray_app.desktop.hotkey.keys import MODIFIER_ORDER
 
     parts = [TRIGGER_MODIFIERS[m] for m in MODIFIER_ORDER if m in hotkey.modifiers]
     return "+".join([*parts, keysym_name(hotkey.key)])

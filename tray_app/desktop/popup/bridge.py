@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from tray_app.core.mcp_settings import parse_paste
-from tray_app.desktop.bridge_payloads import (
+from tray_app.desktop.popup.bridge_payloads import (
     MAX_IMAGE_B64,
     _ApiKey,
     _CallId,
@@ -143,7 +143,7 @@ class Bridge:
         dialog; ``saved: false`` when the dialog is cancelled."""
 
         def run(p: _Export) -> Any:
-            from tray_app.desktop.export_file import default_name, export_text, write_export
+            from tray_app.desktop.popup.export_file import default_name, export_text, write_export
 
             if self._save_file is None:
                 raise Unsupported("this window has no save dialog")

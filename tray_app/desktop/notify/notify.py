@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tray_app.desktop import notify_linux, notify_message
+from tray_app.desktop.notify import notify_linux, notify_message
 from tray_app.errors import NotFound
 from tray_app.events import (
     ApprovalNeeded,

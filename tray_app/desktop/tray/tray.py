@@ -27,9 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tray_app.desktop.icons import tray_image, tray_title
-from tray_app.desktop.modes import MODES, Mode, mode_of, mode_patch
-from tray_app.desktop.placement import Rect
+from tray_app.desktop.popup.placement import Rect
+from tray_app.desktop.tray.icons import tray_image, tray_title
+from tray_app.desktop.tray.modes import MODES, Mode, mode_of, mode_patch
 from tray_app.i18n import resolve_language, t
 
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ class Tray:
                 fn()
             except Exception as exc:
                 log.exception("tray: %s failed", what)
-                from tray_app.desktop.tray_failure import failure_detail
+                from tray_app.desktop.tray.tray_failure import failure_detail
 
                 why = failure_detail(exc, self.state.language)
                 self._actions.report(self._t("failed", what=self._t(what)), why)

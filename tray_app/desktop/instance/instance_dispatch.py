@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop.mcp_link import McpCallHost
-from tray_app.desktop.mcp_watch import ToolWatchHost
+from tray_app.desktop.instance.mcp_link import McpCallHost
+from tray_app.desktop.instance.mcp_watch import ToolWatchHost
 
 if TYPE_CHECKING:
     from tray_app.core.service import Core

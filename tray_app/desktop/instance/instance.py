@@ -11,8 +11,9 @@ before any command is read. Messages are JSON bytes (``send_bytes``), never pick
 
 Commands: ``show``, ``toggle``, ``hide``, ``quit``, ``ping``, ``mcp_open``, ``mcp_tools``; with
 ``METONA_TEST_HOOKS=1`` in the first instance's environment, also the test-only commands handled
-by ``app.py`` (documented there). A *conversation* (``mcp_call``, ``desktop/mcp_link.py``) keeps
-its connection while it runs: its handler may read more messages (a cancel) before it answers.
+by ``app.py`` (documented there). A *conversation* (``mcp_call``,
+``desktop/instance/mcp_link.py``) keeps its connection while it runs: its handler may read more
+messages (a cancel) before it answers.
 Windows path (named pipe, ``msvcrt`` lock) is untested here.
 """
 

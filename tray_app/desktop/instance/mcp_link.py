@@ -42,13 +42,13 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tray_app.desktop.instance import (
+from tray_app.desktop.instance.instance import (
     MAX_MESSAGE,
     InstanceError,
     InstanceTimeout,
     SingleInstance,
 )
-from tray_app.desktop.mcp_watch import AppWatch
+from tray_app.desktop.instance.mcp_watch import AppWatch
 from tray_app.errors import NotFound
 from tray_app.events import ClientFlag
 from tray_app.tools.base import Risk
@@ -211,8 +211,8 @@ class AppLink:
         return [t for t in tools if _served_tool(t)] if isinstance(tools, list) else []
 
     def watch(self) -> AppWatch:
-        """The app's ``mcp_watch`` (``desktop/mcp_watch.py``): ``InstanceError`` when no app
-        answers, ``Unsupported`` when it is older than that command."""
+        """The app's ``mcp_watch`` (``desktop/instance/mcp_watch.py``): ``InstanceError`` when
+        no app answers, ``Unsupported`` when it is older than that command."""
         return AppWatch.open(self._instance)
 
     def _open(self) -> str:

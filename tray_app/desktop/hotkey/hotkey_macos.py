@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from tray_app.desktop.hotkey import Hotkey, HotkeyTaken
+from tray_app.desktop.hotkey.keys import Hotkey, HotkeyTaken
 
 log = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tray_app.desktop.placement import Rect
 from tray_app.desktop.popup.link import Link, LinkClosed, Message
+from tray_app.desktop.popup.placement import Rect
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The global hotkey that toggles the popup: parsing the setting, and one backend per platform.
+"""The global hotkey that toggles the popup: one backend per platform, chosen and kept here.
 
 Every backend registers the one combination with the OS; none listens to the keyboard (a
 listener sees every key typed in every app, and the key still reaches the focused window).
@@ -13,8 +13,7 @@ listener sees every key typed in every app, and the key still reaches the focuse
 A combination another app holds is reported as taken (``HotkeyTaken``): ``status()`` carries it
 to the settings page and ``doctor``.
 
-The setting is a human string such as ``Ctrl+Alt+Space``; ``parse_hotkey`` turns it into a
-``Hotkey`` and rejects what would steal ordinary typing (no modifier, or Shift alone).
+The setting is parsed by ``keys.parse_hotkey``.
 """
 
 from __future__ import annotations
@@ -24,114 +23,11 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tray_app.desktop.hotkey.keys import Hotkey, HotkeyError, HotkeyTaken, parse_hotkey
+
 log = logging.getLogger(__name__)
-
-MODIFIERS: dict[str, str] = {
-    "ctrl": "ctrl",
-    "control": "ctrl",
-    "ctl": "ctrl",
-    "alt": "alt",
-    "option": "alt",
-    "opt": "alt",
-    "shift": "shift",
-    "cmd": "cmd",
-    "command": "cmd",
-    "super": "cmd",
-    "win": "cmd",
-    "windows": "cmd",
-    "meta": "cmd",
-}
-MODIFIER_ORDER = ("ctrl", "alt", "shift", "cmd")
-MODIFIER_LABELS = {"ctrl": "Ctrl", "alt": "Alt", "shift": "Shift", "cmd": "Cmd"}
-NAMED_KEYS: dict[str, str] = {
-    "space": "space",
-    "spacebar": "space",
-    "enter": "enter",
-    "return": "enter",
-    "tab": "tab",
-    "esc": "esc",
-    "escape": "esc",
-    "backspace": "backspace",
-    "delete": "delete",
-    "del": "delete",
-    "insert": "insert",
-    "ins": "insert",
-    "home": "home",
-    "end": "end",
-    "pageup": "page_up",
-    "pgup": "page_up",
-    "page_up": "page_up",
-    "pagedown": "page_down",
-    "pgdn": "page_down",
-    "page_down": "page_down",
-    "up": "up",
-    "down": "down",
-    "left": "left",
-    "right": "right",
-    **{f"f{n}": f"f{n}" for n in range(1, 21)},
-}
-PUNCTUATION = set("`-=[];',./\\")
-KEY_LABELS = {"page_up": "PageUp", "page_down": "PageDown", "esc": "Esc"} | {
-    value: value.upper() if value[0] == "f" and value[1:].isdigit() else value.title()
-    for value in NAMED_KEYS.values()
-    if value not in ("page_up", "page_down", "esc")
-}
-
-
-class HotkeyError(ValueError):
-    """The hotkey setting cannot be used; the message says why, for the settings page."""
-
-
-class HotkeyTaken(RuntimeError):
-    """Another app holds the combination (X11 BadAccess, Windows ERROR_HOTKEY_ALREADY_REGISTERED,
-    Carbon eventHotKeyExistsErr)."""
-
-    def __init__(self, label: str) -> None:
-        super().__init__(f"{label} is taken by another app; choose another shortcut")
-        self.label = label
-
-
-@dataclass(frozen=True)
-class Hotkey:
-    modifiers: frozenset[str]
-    key: str  # a NAMED_KEYS value, or one lower-case character
-
-    def label(self) -> str:
-        """The canonical human spelling, ``Ctrl+Alt+Space``."""
-        parts = [MODIFIER_LABELS[m] for m in MODIFIER_ORDER if m in self.modifiers]
-        parts.append(KEY_LABELS.get(self.key, self.key.upper()))
-        return "+".join(parts)
-
-
-def parse_hotkey(text: str) -> Hotkey:
-    """``"Ctrl+Alt+Space"`` -> ``Hotkey``. Case and spaces do not matter."""
-    raw = [part.strip().lower() for part in text.replace(" ", "").split("+")]
-    if not text.strip() or any(not part for part in raw):
-        raise HotkeyError(f"{text!r} is not a key combination like Ctrl+Alt+Space")
-    modifiers: set[str] = set()
-    keys: list[str] = []
-    for part in raw:
-        if part in MODIFIERS:
-            modifiers.add(MODIFIERS[part])
-        elif part in NAMED_KEYS:
-            keys.append(NAMED_KEYS[part])
-        elif len(part) == 1 and (part.isalnum() or part in PUNCTUATION):
-            keys.append(part)
-        else:
-            raise HotkeyError(f"unknown key {part!r} in {text!r}")
-    if len(keys) != 1:
-        raise HotkeyError(f"{text!r} must name exactly one key besides the modifiers")
-    if not modifiers - {"shift"}:
-        raise HotkeyError(
-            f"{text!r} needs Ctrl, Alt or Cmd: a key without them would steal ordinary typing"
-        )
-    return Hotkey(frozenset(modifiers), keys[0])
-
-
-# ---- which backend ---------------------------------------------------------------------------
 
 
 def session_kind(environ: dict[str, str] | None = None) -> str:
@@ -167,7 +63,7 @@ HINTS = (WAYLAND_HINT, PORTAL_HINT, CARBON_HINT, "no display")
 def portal_offered() -> bool:
     """Does the session's xdg-desktop-portal offer GlobalShortcuts? (a bounded D-Bus call)"""
     try:
-        from tray_app.desktop.hotkey_portal import offers_global_shortcuts
+        from tray_app.desktop.hotkey.hotkey_portal import offers_global_shortcuts
     except ImportError:  # no D-Bus library
         return False
     return offers_global_shortcuts()
@@ -247,22 +143,22 @@ class HotkeyManager:
     def _backend_for(self, hotkey: Hotkey) -> _Backend | None:
         kind = session_kind()
         if kind == "x11":
-            from tray_app.desktop.hotkey_x11 import X11Hotkey
+            from tray_app.desktop.hotkey.hotkey_x11 import X11Hotkey
 
             return X11Hotkey(hotkey, self._fire)
         if kind == "win32":
-            from tray_app.desktop.hotkey_windows import WindowsHotkey
+            from tray_app.desktop.hotkey.hotkey_windows import WindowsHotkey
 
             return WindowsHotkey(hotkey, self._fire)
         if kind == "darwin":
-            from tray_app.desktop.hotkey_macos import CarbonHotkey
+            from tray_app.desktop.hotkey.hotkey_macos import CarbonHotkey
 
             return CarbonHotkey(hotkey, self._fire)
         if kind == "wayland":
             if self._portal is None:
                 self._portal = portal_offered()
             if self._portal:
-                from tray_app.desktop.hotkey_portal import PortalHotkey
+                from tray_app.desktop.hotkey.hotkey_portal import PortalHotkey
 
                 return PortalHotkey(hotkey, self._fire)
         return None

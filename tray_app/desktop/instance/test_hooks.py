@@ -8,10 +8,30 @@ the app never calls this module.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from tray_app.desktop.app import DesktopApp
+    from tray_app.core.protocol import CoreApi
+    from tray_app.desktop.hotkey.hotkey import HotkeyManager
+    from tray_app.desktop.notify.notify import Notifier
+    from tray_app.desktop.popup.popup import Popup
+    from tray_app.desktop.tray.tray import Tray
+
+
+class HookedApp(Protocol):
+    """What the hooks read of the running app (``app.DesktopApp``), without importing it."""
+
+    @property
+    def tray(self) -> Tray: ...
+    @property
+    def popup(self) -> Popup: ...
+    @property
+    def hotkeys(self) -> HotkeyManager: ...
+    @property
+    def notifier(self) -> Notifier: ...
+    @property
+    def core(self) -> CoreApi: ...
+
 
 HOOK_CORE_COMMANDS = frozenset(
     {"new_session", "send_message", "get_session", "list_sessions", "status", "list_models",
@@ -20,12 +40,12 @@ HOOK_CORE_COMMANDS = frozenset(
 )  # fmt: skip
 
 
-def menu_texts(app: DesktopApp) -> list[str]:
+def menu_texts(app: HookedApp) -> list[str]:
     """The tray menu's labels as pystray would show them now (its items' texts)."""
     return [str(item.text) for item in app.tray.icon.menu.items]
 
 
-def early_state(app: DesktopApp) -> dict[str, Any]:
+def early_state(app: HookedApp) -> dict[str, Any]:
     """``state`` while Core starts: the icon is real, nothing else exists yet."""
     return {
         "ok": True, "started": False, "visible": False, "active": False,
@@ -38,7 +58,7 @@ def early_state(app: DesktopApp) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def answer(app: DesktopApp, command: str, request: dict[str, Any]) -> dict[str, Any]:
+def answer(app: HookedApp, command: str, request: dict[str, Any]) -> dict[str, Any]:
     """``state``, ``core``, ``eval_js``, ``unload_popup``; anything else is unknown."""
     if command == "state":
         return {

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, Literal
 
-from tray_app.desktop.instance import InstanceError, SingleInstance
+from tray_app.desktop.instance.instance import InstanceError, SingleInstance
 
 if TYPE_CHECKING:
     from tray_app.core.service import Core

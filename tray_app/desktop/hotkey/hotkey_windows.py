@@ -17,7 +17,7 @@ from collections.abc import Callable
 from ctypes import wintypes
 from typing import Any
 
-from tray_app.desktop.hotkey import Hotkey, HotkeyTaken
+from tray_app.desktop.hotkey.keys import Hotkey, HotkeyTaken
 
 log = logging.getLogger(__name__)
 
