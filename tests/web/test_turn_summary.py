@@ -84,3 +84,13 @@ def test_a_turn_ends_with_its_changes_and_undoes_them_as_one(
     again = page.locator(".msg.assistant .turn-summary")
     expect(again.locator(".tc-undone")).to_have_count(4)
     assert app.page_errors == []
+
+
+def test_a_shortened_path_never_shows_a_doubled_separator(
+    make_app: AppFactory, fake_ollama: FakeOllama
+) -> None:
+    """The summary's Moved row showed "…//workspace": a tail cut right at a separator."""
+    app = make_app(fake_ollama)
+    path = "/tmp/pytest-of-root/a-long-folder-name-here/abcdefgh/ijklm.txt"
+    got = app.page.evaluate(f"import('./js/format.js').then((m) => m.middlePath({path!r}, 40))")
+    assert got == "/tmp/pytest-of-root/…/abcdefgh/ijklm.txt"

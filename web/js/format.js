@@ -83,6 +83,7 @@ export function middlePath(path, max = 48) {
   const room = max - head.length - 2;
   let tail = text.slice(text.length - room);
   const cut = tail.indexOf(sep);
-  if (cut > 0 && cut < tail.length - 1) tail = tail.slice(cut + 1);
+  // from the first whole name on (a tail that starts at a separator drops it: never "…//")
+  if (cut >= 0 && cut < tail.length - 1) tail = tail.slice(cut + 1);
   return `${head}${sep}…${sep}${tail}`;
 }
