@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond .venv, in one apt run, as root and only when missing:
 #   tools  bubblewrap                      run_command's sandbox (tests/tools/test_shell_sandbox.py)
+#          git                             the git tools on real repositories (tests/tools/test_git_tools.py)
 #   web    chromium, CJK + Latin + emoji   the page in Debian's Chromium via Playwright (tests/web);
 #                                          nothing downloads a browser
 #   gui    xvfb xauth xdotool x11-utils    the desktop end to end under Xvfb (tests/e2e), which start
@@ -30,7 +31,7 @@ if [[ ! -x "$npm_cache/node_modules/.bin/mcp-server-filesystem" ]]; then
     fi
 fi
 
-test_apt=(bubblewrap chromium fonts-noto-cjk fonts-liberation fonts-noto-color-emoji xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon
+test_apt=(bubblewrap git chromium fonts-noto-cjk fonts-liberation fonts-noto-color-emoji xvfb xauth xdotool x11-utils trayer dbus openbox notification-daemon
     gnome-keyring)
 
 if [[ $(uname -s) != Linux ]]; then

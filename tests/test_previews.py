@@ -84,7 +84,8 @@ def test_every_builtin_preview_is_fully_typed(
 
 def test_every_kind_is_in_the_union() -> None:
     assert {
-        "new_file", "diff", "file", "tree", "path", "move", "command", "mcp", "none", "error"
+        "new_file", "diff", "file", "tree", "path", "move", "command", "mcp", "git_commit",
+        "none", "error",
     } == PREVIEW_KINDS  # fmt: skip
 
 

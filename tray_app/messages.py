@@ -228,6 +228,18 @@ class McpPreview(_Preview):
     destructive: bool | None = None
 
 
+class GitCommitPreview(_Preview):
+    """A commit that would be made: where, the message, and the files with line counts."""
+
+    kind: Literal["git_commit"]
+    branch: str = ""
+    message: str = ""
+    files: list[dict[str, Any]] | None = None
+    file_count: int = 0
+    added: int = 0
+    deleted: int = 0
+
+
 class NoPreview(_Preview):
     """The tool shows nothing before it runs (reads, tools without a preview)."""
 
@@ -260,6 +272,7 @@ KnownPreview = (
     | MovePreview
     | CommandPreview
     | McpPreview
+    | GitCommitPreview
     | NoPreview
     | ErrorPreview
 )

@@ -16,6 +16,7 @@ from tray_app.messages import (
     CommandPreview,
     DiffPreview,
     FilePreview,
+    GitCommitPreview,
     McpPreview,
     MovePreview,
     NewFilePreview,
@@ -70,6 +71,14 @@ def _summary(shown: AnyPreview, language: str) -> str:
             what = words["mcp_read_only"]
         server, tool = written_out(shown.server), written_out(shown.mcp_tool)
         return words["mcp"].format(server=server, tool=tool, what=what)
+    if isinstance(shown, GitCommitPreview):
+        return words["git_commit"].format(
+            n=shown.file_count,
+            a=shown.added,
+            d=shown.deleted,
+            path=written_out(shown.path or ""),
+            branch=written_out(shown.branch),
+        )
     if isinstance(shown, CommandPreview):
         key = "runs_sandboxed" if shown.sandboxed else "runs_unsandboxed"
         return words[key].format(cwd=written_out(shown.cwd))

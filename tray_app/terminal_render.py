@@ -100,6 +100,8 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     note = undo_note(result, language)
     if result.get("json_content"):
         note += words["json_content"]
+    if "repository" in result and ("commit" in result or "commits" in result or "diff" in result):
+        return git_summary(result, language)
     if result.get("destination"):
         return words["moved"].format(destination=written_out(result["destination"])) + note
     if isinstance(result.get("edits"), list):
@@ -119,6 +121,22 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
     if "total_matches" in result and ("offset" in result or "next_offset" in result):
         return search_page(result, language)
     return count_line(result, note, language)
+
+
+def git_summary(result: dict[str, Any], language: str = "en") -> str:
+    """A git tool's answer in one line: the commit made, the commits listed, the diff's size."""
+    words = section("terminal.result", language)
+    totals = {
+        "n": len(result.get("files") or []),
+        "a": result.get("added") or 0,
+        "d": result.get("deleted") or 0,
+    }
+    if isinstance(result.get("commit"), str):
+        sha, subject = result["commit"][:10], written_out(str(result.get("subject") or ""))
+        return words["git_committed"].format(sha=sha, subject=subject, **totals)
+    if isinstance(result.get("commits"), list):
+        return words["git_log"].format(n=len(result["commits"]))
+    return words["git_diff"].format(**totals)
 
 
 def search_page(result: dict[str, Any], language: str = "en") -> str:

@@ -170,6 +170,15 @@ ToolErrorCode = Literal[
     "command_exit",
     "command_timed_out",
     "command_cancelled",
+    # The git tools (tools/builtin/git_*.py).
+    "git_missing",
+    "git_not_repository",
+    "git_path_outside_repo",
+    "git_failed",
+    "git_timed_out",
+    "git_empty_message",
+    "git_message_too_long",
+    "git_nothing_to_commit",
     # MCP servers (mcp/tools.py).
     "mcp_timed_out",
     "mcp_server_stopped",

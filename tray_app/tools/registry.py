@@ -50,9 +50,10 @@ def builtin_tools() -> list[Tool]:
     """The built-in declarations: the seed tools in their original order, then the rest (this
     imports every tool module; a turn's registry loads each at its first call instead)."""
     from tray_app.tools.builtin.files import FILE_TOOLS
+    from tray_app.tools.builtin.git_tools import GIT_TOOLS
     from tray_app.tools.builtin.shell import SHELL_TOOLS
 
-    return [*FILE_TOOLS, *SHELL_TOOLS]
+    return [*FILE_TOOLS, *SHELL_TOOLS, *GIT_TOOLS]
 
 
 def default_registry() -> ToolRegistry:

@@ -50,10 +50,11 @@ def manifest() -> list[dict[str, Any]]:
     """Each built-in tool's facts and where it is declared (this imports every tool module)."""
     from tray_app.tools.base import model_key
     from tray_app.tools.builtin.files import FILE_TOOLS
+    from tray_app.tools.builtin.git_tools import GIT_TOOLS
     from tray_app.tools.lazy import declared_in
     from tray_app.tools.registry import builtin_tools
 
-    printable = {tool.name for tool in FILE_TOOLS}
+    printable = {tool.name for tool in (*FILE_TOOLS, *GIT_TOOLS)}
     entries: list[dict[str, Any]] = []
     for tool in builtin_tools():
         module = tool.args_model.__module__

@@ -27,6 +27,11 @@ const ICONS = {
       },
     ],
   ],
+  git: [
+    ['circle', { cx: 6, cy: 18, r: 2.5 }],
+    ['circle', { cx: 18, cy: 6, r: 2.5 }],
+    ['path', { d: 'M6 3v12.5M18 8.5c0 5-12 3-12 7' }],
+  ],
   file: [['path', { d: 'M14 3H6a1 1 0 0 0-1 1v16a1 1 0 0 0 1 1h12a1 1 0 0 0 1-1V8zM14 3v5h5' }]],
   search: [
     ['circle', { cx: 11, cy: 11, r: 7 }],

@@ -5,6 +5,7 @@ import { icon } from './icons.js';
 import { bytes, duration, shortPath, visible, visibleText } from './format.js';
 import { hasText, t, tx } from './i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
+import { gitCommitPreview, gitResultView } from './results_git.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
 
 const FOLD_LINES = 14;
@@ -133,6 +134,8 @@ function previewBody(preview, status) {
       return commandPreview(preview);
     case 'mcp':
       return mcpPreview(preview, plainBlock);
+    case 'git_commit':
+      return gitCommitPreview(preview, plainBlock);
     case 'path':
       return h(
         'div',
@@ -288,6 +291,7 @@ export function resultView(name, result, record) {
     default:
       return (
         fileResultView(name, result, { diffView, excerpt, foldable, failureLine }) ??
+        gitResultView(name, result, { diffView, plainBlock }) ??
         plainBlock(JSON.stringify(result, null, 2))
       );
   }

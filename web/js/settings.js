@@ -28,6 +28,10 @@ const FILE_TOOLS = [
   'directory_tree',
   'get_file_info',
   'list_allowed_directories',
+  'git_status',
+  'git_diff',
+  'git_log',
+  'git_commit',
 ];
 
 // The sections, in order, as [id, title key, [field, ...]]: a field is {name, type, ...}, or

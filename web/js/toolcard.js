@@ -22,6 +22,10 @@ export const TOOL_ICONS = {
   directory_tree: 'list',
   get_file_info: 'file',
   list_allowed_directories: 'folder',
+  git_status: 'git',
+  git_diff: 'git',
+  git_log: 'git',
+  git_commit: 'git',
 };
 
 const STATUS_ICONS = { pending: 'clock', success: 'check', error: 'alert', cancelled: 'ban' };
@@ -111,6 +115,26 @@ export function keyArgs(name, args = {}) {
       add('arg.path', args.path);
       break;
     case 'list_allowed_directories':
+      break;
+    case 'git_status':
+      add('arg.path', args.path);
+      break;
+    case 'git_diff':
+      add('arg.path', args.path);
+      add('arg.paths', Array.isArray(args.files) ? args.files.join(', ') : args.files);
+      if (args.staged) add('arg.staged', 'common.yes', true);
+      break;
+    case 'git_log':
+      add('arg.path', args.path);
+      add('arg.paths', args.file);
+      break;
+    case 'git_commit':
+      add(
+        'arg.message',
+        typeof args.message === 'string' ? args.message.split('\n')[0] : args.message,
+      );
+      add('arg.path', args.path);
+      add('arg.paths', Array.isArray(args.files) ? args.files.join(', ') : args.files);
       break;
     case 'run_command':
       add('arg.command', args.command);

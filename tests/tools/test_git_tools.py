@@ -1,0 +1,213 @@
+"""The git tools on real repositories: what they answer, and that nothing a repository holds
+(hooks, config naming programs, a .git file pointing elsewhere) runs or reaches outside."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.tools.attack_helpers import ok
+from tray_app.tools.builtin.git_tools import GIT_TOOLS
+from tray_app.tools.registry import ToolRegistry
+from tray_app.tools.sandbox.policy import SandboxPolicy
+from tray_app.tools.toolbox import Toolbox
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "Setup",
+    "GIT_AUTHOR_EMAIL": "setup@example.invalid",
+    "GIT_COMMITTER_NAME": "Setup",
+    "GIT_COMMITTER_EMAIL": "setup@example.invalid",
+    "PATH": os.environ["PATH"],
+    "HOME": os.environ.get("HOME", "/"),
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    """The test's own git, to set a repository up and look at it afterwards."""
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def make_repo(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    git(folder, "init", "-q", "-b", "main")
+    (folder / "a.txt").write_text("one\n")
+    git(folder, "add", "a.txt")
+    git(folder, "commit", "-q", "-m", "first")
+    return folder
+
+
+@pytest.fixture
+def gbox(policy: SandboxPolicy, journal) -> Toolbox:
+    return Toolbox(policy, registry=ToolRegistry(GIT_TOOLS), journal=journal)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def repo(layout) -> Path:
+    return make_repo(layout.work / "proj")
+
+
+def hostile(repo: Path, marker: Path) -> None:
+    """Every way a repository's own files could make git run a program, each writing
+    ``marker`` if it ran."""
+    script = repo.parent / "evil.sh"
+    script.write_text(f"#!/bin/sh\necho ran >> '{marker}'\ncat\n")
+    script.chmod(0o755)
+    hooks = repo / ".git" / "hooks"
+    for name in (
+        "pre-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "post-index-change",
+    ):
+        (hooks / name).write_text(f"#!/bin/sh\necho {name} >> '{marker}'\n")
+        (hooks / name).chmod(0o755)
+    for key, value in (
+        ("core.fsmonitor", str(script)),
+        ("diff.external", str(script)),
+        ("diff.evil.textconv", str(script)),
+        ("diff.evil.command", str(script)),
+        ("filter.evil.clean", str(script)),
+        ("filter.evil.smudge", str(script)),
+        ("filter.evil.required", "true"),
+        ("core.pager", str(script)),
+        ("core.sshCommand", str(script)),
+        ("gpg.program", str(script)),
+        ("commit.gpgSign", "true"),
+        ("core.editor", str(script)),
+    ):
+        git(repo, "config", key, value)
+    (repo / ".gitattributes").write_text("* diff=evil filter=evil\n")
+
+
+def test_status_diff_log_on_a_real_repository(gbox, repo):
+    (repo / "a.txt").write_text("one\ntwo\n")
+    (repo / "新 文件 📄.txt").write_text("x\n")
+    (repo / "-rf").write_text("dash\n")
+    status = ok(gbox.execute("git_status", {"path": "proj"}))
+    assert status["branch"] == "main" and status["clean"] is False
+    by_path = {f["path"]: f for f in status["files"]}
+    assert by_path["a.txt"]["unstaged"] == "M"
+    assert by_path["新 文件 📄.txt"]["staged"] == "?" and "-rf" in by_path
+    diff = ok(gbox.execute("git_diff", {"path": "proj", "files": ["a.txt"]}))
+    assert "+two" in diff["diff"] and diff["files"] == [{"added": 1, "deleted": 0, "path": "a.txt"}]
+    assert ok(gbox.execute("git_diff", {"path": "proj", "staged": True}))["diff"] == ""
+    log = ok(gbox.execute("git_log", {"path": "proj"}))
+    assert [c["subject"] for c in log["commits"]] == ["first"] and log["more"] is False
+
+
+def test_commit_runs_no_hook_and_no_program_the_repository_names(gbox, repo, layout):
+    marker = layout.root / "ran.txt"
+    hostile(repo, marker)
+    (repo / "a.txt").write_text("one\nchanged\n")
+    (repo / "-n 新.txt").write_text("new\n")
+    ok(gbox.execute("git_status", {"path": "proj"}))
+    ok(gbox.execute("git_diff", {"path": "proj"}))
+    ok(gbox.execute("git_log", {"path": "proj"}))
+    files = ["a.txt", "-n 新.txt", ".gitattributes"]
+    preview = gbox.preview("git_commit", {"path": "proj", "message": "二 change", "files": files})
+    assert preview["kind"] == "git_commit" and preview["file_count"] == 3
+    assert not marker.exists(), marker.read_text()
+    args = {"path": "proj", "message": "二 change\n\nbody", "files": files}
+    done = ok(gbox.execute("git_commit", args))
+    assert not marker.exists(), marker.read_text()
+    assert git(repo, "log", "-1", "--format=%B").strip() == "二 change\n\nbody"
+    assert git(repo, "show", "HEAD:-n 新.txt") == "new\n"  # stored as written: no clean filter
+    assert done["commit"] == git(repo, "rev-parse", "HEAD").strip()
+    assert git(repo, "status", "--porcelain") == ""
+    assert marker.exists()  # the same repository under plain git does run its programs
+
+
+def test_plain_git_would_run_the_hostile_config(repo, layout):
+    """The hostile setup is real: plain git status and diff run the programs it names."""
+    marker = layout.root / "ran.txt"
+    hostile(repo, marker)
+    (repo / "a.txt").write_text("changed\n")
+    git(repo, "status")
+    assert marker.exists()
+    marker.unlink()
+    git(repo, "diff")
+    assert marker.exists()
+
+
+def test_commit_of_what_is_staged_and_nothing_staged(gbox, repo):
+    refused = gbox.execute("git_commit", {"path": "proj", "message": "nothing"})
+    assert refused["code"] == "git_nothing_to_commit"
+    (repo / "b.txt").write_text("b\n")
+    git(repo, "add", "b.txt")
+    (repo / "a.txt").write_text("unstaged\n")
+    ok(gbox.execute("git_commit", {"path": "proj", "message": "add b"}))
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["b.txt"]
+    assert (
+        gbox.execute("git_commit", {"path": "proj", "message": "  \n"})["code"]
+        == "git_empty_message"
+    )
+
+
+def test_a_git_file_pointing_outside_the_allowed_folders_is_refused(gbox, layout):
+    real = make_repo(layout.outside / "real")
+    inside = layout.work / "looks-local"
+    inside.mkdir()
+    (inside / ".git").write_text(f"gitdir: {real / '.git'}\n")
+    for name, args in (
+        ("git_status", {}),
+        ("git_diff", {}),
+        ("git_log", {}),
+        ("git_commit", {"message": "x", "files": ["a.txt"]}),
+    ):
+        result = gbox.execute(name, {"path": "looks-local", **args})
+        assert result["success"] is False and "outside" in result["error"], (name, result)
+
+
+def test_a_folder_inside_a_repository_rooted_outside_is_refused(layout, policy_for, journal):
+    make_repo(layout.root / "big")
+    sub = layout.root / "big" / "sub"
+    sub.mkdir()
+    box = Toolbox(policy_for(allowed_dirs=[sub]), registry=ToolRegistry(GIT_TOOLS), journal=journal)  # type: ignore[arg-type]
+    result = box.execute("git_commit", {"path": str(sub), "message": "x"})
+    assert result["success"] is False and "outside" in result["error"]
+
+
+def test_not_a_repository_and_git_missing(gbox, layout, monkeypatch):
+    (layout.work / "plain").mkdir()
+    assert gbox.execute("git_status", {"path": "plain"})["code"] == "git_not_repository"
+    monkeypatch.setenv("PATH", str(layout.root / "nowhere"))
+    missing = gbox.execute("git_status", {"path": "plain"})
+    assert missing["code"] == "git_missing" and "install git" in missing["error"]
+
+
+def test_file_names_with_newlines_and_bidi_controls(gbox, repo):
+    names = ["two\nlines.txt", "evil\u202egnp.exe", "é-ü 文件.md"]
+    for name in names:
+        (repo / name).write_text("z\n")
+    status = ok(gbox.execute("git_status", {"path": "proj"}))
+    assert sorted(f["path"] for f in status["files"]) == sorted(names)
+    # The sandbox refuses a path with a line break by name; staged, it is committed.
+    named = gbox.execute("git_commit", {"path": "proj", "message": "n", "files": names[:1]})
+    assert named["code"] == "path_control_char"
+    done = ok(gbox.execute("git_commit", {"path": "proj", "message": "names", "files": names[1:]}))
+    assert sorted(f["path"] for f in done["files"]) == sorted(names[1:])
+    git(repo, "add", "--", names[0])
+    ok(gbox.execute("git_commit", {"path": "proj", "message": "line break"}))
+    assert sorted(git(repo, "ls-files", "-z").split("\0")[:-1]) == sorted(["a.txt", *names])
+
+
+def test_a_big_diff_is_cut_and_log_is_bounded(gbox, repo):
+    (repo / "a.txt").write_text("line\n" * 100_000)
+    diff = ok(gbox.execute("git_diff", {"path": "proj", "max_chars": 5000}))
+    assert diff["truncated"] is True and len(diff["diff"]) == 5000
+    for n in range(5):
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"c{n}")
+    log = ok(gbox.execute("git_log", {"path": "proj", "max_count": 3}))
+    assert [c["subject"] for c in log["commits"]] == ["c4", "c3", "c2"] and log["more"] is True
