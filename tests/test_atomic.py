@@ -25,7 +25,7 @@ from tray_app import atomic
 target, stage = Path(sys.argv[1]), sys.argv[2]
 real_replace, real_fsync = os.replace, os.fsync
 if stage == "before-rename":
-    def replace(src, dst):
+    def replace(src, dst, **dir_fds):
         os._exit(9)  # killed between the temp file's fsync and the rename
     atomic.os.replace = replace
 elif stage == "mid-write":

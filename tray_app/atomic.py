@@ -10,6 +10,7 @@ the undo journal's restores (``write_all``/``fsync_folder``), autostart entries 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -37,8 +38,12 @@ def atomic_write(
     private: bool = False,
     prefix: str | None = None,
     suffix: str = ".tmp",
+    dir_fd: int | None = None,
 ) -> None:
     """Replace ``target`` with ``data``, durably.
+
+    With ``dir_fd`` (an open folder, which may be an ``O_PATH`` descriptor) ``target`` is a
+    name in that folder and every step goes through the descriptor, never a path string.
 
     The new file's mode: the replaced file's mode and owner with ``like`` (its ``stat``),
     0600 with ``private``, else 0666 through the umask (``tempfile.mkstemp`` would force 0600
@@ -48,7 +53,7 @@ def atomic_write(
     target = Path(target)
     name = f"{prefix if prefix is not None else '.' + target.name + '.'}{secrets.token_hex(8)}"
     temp = target.parent / f"{name}{suffix}"
-    fd = os.open(temp, _FLAGS, 0o600 if (private or like is not None) else 0o666)
+    fd = os.open(temp, _FLAGS, 0o600 if (private or like is not None) else 0o666, dir_fd=dir_fd)
     try:
         try:
             write_all(fd, data)
@@ -57,11 +62,12 @@ def atomic_write(
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temp, target)
+        os.replace(temp, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)
         raise
-    fsync_folder(target.parent)
+    fsync_folder(target.parent if dir_fd is None else None, dir_fd=dir_fd)
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -150,7 +150,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp(box, layout, monkeypatch
     target = layout.work / "keep.txt"
     target.write_text("old")
 
-    def broken_replace(src: str, dst: str) -> None:
+    def broken_replace(src: str, dst: str, **dir_fds: object) -> None:
         raise OSError(28, "No space left on device", str(dst))
 
     monkeypatch.setattr(fs_write.os, "replace", broken_replace)

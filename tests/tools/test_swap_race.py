@@ -73,3 +73,78 @@ def test_get_file_info_never_describes_the_outside(
             inside_entries,
             None,
         }
+
+
+WRITE_ROUNDS = 300
+
+
+@pytest.fixture
+def spare_world(layout: Any) -> SwapWorld:
+    return build(layout.work, layout.outside, spares=WRITE_ROUNDS)
+
+
+def _changes(box: Toolbox, world: SwapWorld, calls: list[tuple[str, dict[str, Any]]]) -> int:
+    """Run the calls under the swapper; the outside folder must not change at all. Returns
+    how many succeeded."""
+    before = tree(world.outside)
+    done = 0
+    with swapping(world):
+        for tool, args in calls:
+            result = box.execute(tool, args)
+            _no_mark(result)
+            done += bool(result.get("success"))
+    assert world.swaps > 0
+    assert tree(world.outside) == before
+    return done
+
+
+def test_write_file_never_writes_outside(box: Toolbox, world: SwapWorld) -> None:
+    calls = [
+        ("write_file", {"path": f"sub/deep/w{n % 7}.txt", "content": f"{n} 写 🎈\n"})
+        for n in range(WRITE_ROUNDS)
+    ]
+    calls += [
+        ("write_file", {"path": f"sub/new{n}/w.txt", "content": "made\n"}) for n in range(100)
+    ]
+    assert _changes(box, world, calls) > 0
+
+
+def test_create_directory_never_creates_outside(box: Toolbox, world: SwapWorld) -> None:
+    calls = [("create_directory", {"path": f"sub/deep/d{n}/e"}) for n in range(WRITE_ROUNDS)]
+    assert _changes(box, world, calls) > 0
+
+
+def test_edit_file_never_edits_outside(box: Toolbox, world: SwapWorld) -> None:
+    before = tree(world.outside)
+    edits = 0
+    words = ["inside", "INSIDE"]
+    with swapping(world):
+        for _ in range(WRITE_ROUNDS):
+            old, new = words[edits % 2], words[(edits + 1) % 2]
+            args = {"path": "sub/deep/y.txt", "edits": [{"old_text": old, "new_text": new}]}
+            result = box.execute("edit_file", args)
+            _no_mark(result)
+            edits += bool(result.get("success"))
+    assert tree(world.outside) == before
+    assert edits > 0
+
+
+def test_move_file_never_moves_outside_things(box: Toolbox, spare_world: SwapWorld) -> None:
+    (spare_world.sub / "moved").mkdir()
+    calls = [
+        ("move_file", {"source": f"sub/deep/s{n}.txt", "destination": f"sub/moved/s{n}.txt"})
+        for n in range(WRITE_ROUNDS // 2)
+    ]
+    calls += [
+        ("move_file", {"source": "sub/x.txt", "destination": f"sub/deep/s{n}.txt"})
+        for n in range(WRITE_ROUNDS // 2, WRITE_ROUNDS)
+    ]
+    assert _changes(box, spare_world, calls) > 0
+
+
+def test_delete_file_never_deletes_outside_things(
+    box: Toolbox, spare_world: SwapWorld, test_trash: Any
+) -> None:
+    calls = [("delete_file", {"path": f"sub/deep/s{n}.txt"}) for n in range(WRITE_ROUNDS)]
+    assert _changes(box, spare_world, calls) > 0
+    assert not [p for p in spare_world.sub.rglob("*") if "metona-trash" in p.name]

@@ -10,6 +10,7 @@ import logging
 import os
 import shutil
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ from tray_app.tools.fs.fs_safe import (
     removable,
 )
 from tray_app.tools.fs.fs_walk import Entry, Walk
+from tray_app.tools.fs.opened import Opened, opened
+from tray_app.tools.fs.staging import staged
 from tray_app.tools.journal.undo_steps import commit_change, discard_change, record_change
 from tray_app.tools.result import ToolResult, failure
 from tray_app.tools.sandbox.binding import (
@@ -160,10 +163,7 @@ def delete_file(ctx: ToolContext, args: DeleteFileArgs) -> ToolResult:
     try:
         # A link holds no data: it is unlinked, never handed to the trash (which looks at
         # where it points and may create a trash folder on the target's volume).
-        if plan.kind != "symlink":
-            trashed = _send_to_trash(plan.target)
-        if not trashed:
-            _remove(plan)
+        trashed = _delete(plan)
     except OSError as exc:
         message = describe_os_error(exc, plan.target, what="file or folder")
         if not os.path.lexists(plan.target):  # it is gone all the same: that is a success
@@ -197,25 +197,50 @@ def _default_trash(path: str) -> None:
 trash: Callable[[str], None] = _default_trash
 
 
-def _send_to_trash(path: Path) -> bool:
+def _delete(plan: DeletePlan) -> bool:
+    """Trash or remove the checked entry through its opened folder; True when trashed.
+
+    A link holds no data: it is unlinked, never handed to the trash (which looks at where it
+    points and may create a trash folder on the target's volume). Anything else is staged
+    first (``fs.staging``), so the trash's path string can only lead to it."""
+    with opened(plan.target) as here:
+        if plan.kind == "symlink":
+            os.unlink(here.name, dir_fd=here.dir_fd)
+            return False
+        with staged(here) as entry:
+            if _send_to_trash(entry):
+                return True
+            _remove(plan, entry)
+            return False
+
+
+def _send_to_trash(entry: Opened) -> bool:
     """True when the item is in the OS trash; any trash failure falls back to deleting."""
     try:
-        trash(str(path))
+        trash(str(entry.path))
     except Exception as exc:  # send2trash raises OSError, TrashPermissionError, GLib errors
-        log.info("could not move %s to the trash (%s); deleting it instead", path, exc)
-        return not os.path.lexists(path)
-    return not os.path.lexists(path)
+        log.info("could not move %s to the trash (%s); deleting it instead", entry.path, exc)
+    return not _exists(entry)
 
 
-def _remove(plan: DeletePlan) -> None:
+def _exists(entry: Opened) -> bool:
+    try:
+        entry.lstat()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _remove(plan: DeletePlan, entry: Opened) -> None:
     """Delete without following links: ``rmtree`` never descends into a linked folder."""
-    if plan.kind == "directory":
-        if plan.entries:
-            shutil.rmtree(plan.target)
-        else:
-            os.rmdir(plan.target)
+    if plan.kind != "directory":
+        os.unlink(entry.name, dir_fd=entry.dir_fd)
+    elif not plan.entries:
+        os.rmdir(entry.name, dir_fd=entry.dir_fd)
+    elif entry.dir_fd is not None and sys.version_info >= (3, 11):
+        shutil.rmtree(entry.name, dir_fd=entry.dir_fd)
     else:
-        os.unlink(plan.target)
+        shutil.rmtree(entry.path)
 
 
 def delete_preview(ctx: ToolContext, args: DeleteFileArgs) -> dict[str, Any] | ToolResult:

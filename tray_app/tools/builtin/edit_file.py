@@ -38,6 +38,7 @@ from tray_app.tools.fs.fs_safe import (
     read_regular,
 )
 from tray_app.tools.fs.fs_write import TEMP_PREFIX, TEMP_SUFFIX
+from tray_app.tools.fs.opened import Opened, opened
 from tray_app.tools.fs.text_codec import (
     EncodingProblem,
     TextFormat,
@@ -243,8 +244,16 @@ def edit_file(ctx: ToolContext, args: EditFileArgs) -> ToolResult:
         return changed_failure(plan.target)
     entry = record_change(ctx, "edit_file", plan.target)
     try:
-        _still_same(plan)
-        atomic_write(plan.target, plan.data, like=plan.info, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
+        with opened(plan.target) as here:  # checked and written in the same opened folder
+            _still_same(plan, here)
+            atomic_write(
+                Path(here.name),
+                plan.data,
+                like=plan.info,
+                prefix=TEMP_PREFIX,
+                suffix=TEMP_SUFFIX,
+                dir_fd=here.dir_fd,
+            )
     except _Changed as exc:
         discard_change(ctx, entry)
         return coded_failure(exc)
@@ -258,10 +267,10 @@ class _Changed(CodedError):
     pass
 
 
-def _still_same(plan: EditPlan) -> None:
+def _still_same(plan: EditPlan, here: Opened) -> None:
     """The file read for the plan is still the one there (not replaced or changed meanwhile)."""
     try:
-        now = os.lstat(plan.target)
+        now = here.lstat()
     except OSError as exc:
         raise _Changed(
             f"{plan.target} changed while it was being edited; not changed",

@@ -25,6 +25,7 @@ from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext
 from tray_app.tools.builtin.file_args import PATH_HELP
 from tray_app.tools.fs.fs_safe import human_size, kind_of, os_failure, removable
 from tray_app.tools.fs.fs_write import make_parents
+from tray_app.tools.fs.opened import Opened, named, opened
 from tray_app.tools.journal.undo_steps import commit_change, discard_change
 from tray_app.tools.result import ToolResult, coded_failure, failure
 from tray_app.tools.sandbox.binding import changed_failure, changed_since_approval, file_binding
@@ -215,23 +216,46 @@ class _Taken(CodedError):
 
 
 def _rename(plan: MovePlan) -> None:
-    """Rename; without a planned replacement, never clobber what appeared since the plan."""
+    """Rename through the two opened folders (what was checked is what moves, and where it
+    lands); without a planned replacement, never clobber what appeared since the plan."""
+    with opened(plan.source) as source, opened(plan.destination) as destination:
+        _rename_at(plan, source, destination)
+
+
+def _rename_at(plan: MovePlan, source: Opened, destination: Opened) -> None:
+    def rename() -> None:
+        try:
+            os.rename(
+                source.name,
+                destination.name,
+                src_dir_fd=source.dir_fd,
+                dst_dir_fd=destination.dir_fd,
+            )
+        except OSError as exc:
+            raise named(exc, plan.source) from exc
+
     if plan.replaces is not None:
-        now = _lstat(plan.destination)
+        now = _lstat_at(destination)
         if now is None or not _same_entry(now, plan.replaces) or stat.S_ISDIR(now.st_mode):
             raise _Taken(
                 f"{plan.destination} changed since it was checked; nothing was moved",
                 plan.destination,
             )
-        os.rename(plan.source, plan.destination)
+        rename()
         return
-    now, then = _lstat(plan.destination), _lstat(plan.source)
+    now, then = _lstat_at(destination), _lstat_at(source)
     if now is not None and then is not None and _same_entry(now, then):
-        os.rename(plan.source, plan.destination)  # a new case of the same name (macOS, Windows)
+        rename()  # a new case of the same name (macOS, Windows)
         return
     if plan.kind != "directory":
         try:  # link() refuses an existing name: no window between check and rename
-            os.link(plan.source, plan.destination, follow_symlinks=False)
+            os.link(
+                source.name,
+                destination.name,
+                src_dir_fd=source.dir_fd,
+                dst_dir_fd=destination.dir_fd,
+                follow_symlinks=False,
+            )
         except FileExistsError as exc:
             raise _Taken(
                 f"{plan.destination} appeared meanwhile; nothing was moved", plan.destination
@@ -241,11 +265,18 @@ def _rename(plan: MovePlan) -> None:
                 raise
             # no hard links here (FAT, some network disks): check, then rename
         else:
-            os.unlink(plan.source)
+            os.unlink(source.name, dir_fd=source.dir_fd)
             return
-    if os.path.lexists(plan.destination):
+    if _lstat_at(destination) is not None:
         raise _Taken(f"{plan.destination} appeared meanwhile; nothing was moved", plan.destination)
-    os.rename(plan.source, plan.destination)
+    rename()
+
+
+def _lstat_at(here: Opened) -> os.stat_result | None:
+    try:
+        return here.lstat()
+    except FileNotFoundError:
+        return None
 
 
 TOOL = Tool(

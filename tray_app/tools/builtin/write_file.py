@@ -41,6 +41,7 @@ from tray_app.tools.fs.fs_safe import (
     read_regular,
 )
 from tray_app.tools.fs.fs_write import TEMP_PREFIX, TEMP_SUFFIX, change_failed, make_parents
+from tray_app.tools.fs.opened import opened
 from tray_app.tools.fs.text_codec import (
     UTF8,
     EncodingProblem,
@@ -169,7 +170,15 @@ def write_file(ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
     created: list[Path] = []
     try:
         make_parents(ctx.policy, plan.target.parent, created)
-        atomic_write(plan.target, plan.data, like=plan.old, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
+        with opened(plan.target) as here:  # written in the checked folder, never via a link
+            atomic_write(
+                Path(here.name),
+                plan.data,
+                like=plan.old,
+                prefix=TEMP_PREFIX,
+                suffix=TEMP_SUFFIX,
+                dir_fd=here.dir_fd,
+            )
     except (OSError, SandboxViolation) as exc:
         discard_change(ctx, entry)
         return change_failed(exc, plan.target, "folder or file", created)

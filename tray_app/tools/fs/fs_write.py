@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tray_app.errors import SandboxViolation
 from tray_app.tools.fs.fs_safe import describe_os_error, os_error_code
+from tray_app.tools.fs.opened import opened
 from tray_app.tools.result import ToolResult, failure
 from tray_app.tools.sandbox.policy import SandboxPolicy
 
@@ -53,7 +54,8 @@ def _left_behind(created: list[Path]) -> list[str]:
     left = []
     for folder in reversed(created):
         try:
-            os.rmdir(folder)
+            with opened(folder) as here:
+                os.rmdir(here.name, dir_fd=here.dir_fd)
         except FileNotFoundError:
             continue
         except OSError:
@@ -80,7 +82,8 @@ def make_parents(
     for path in reversed(missing):
         policy.resolve(str(path), access="write")
         try:
-            os.mkdir(path)
+            with opened(path) as here:  # made in the checked folder, never through a link
+                os.mkdir(here.name, dir_fd=here.dir_fd)
         except FileExistsError:
             if not path.is_dir() or path.is_symlink():
                 raise

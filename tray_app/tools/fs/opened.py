@@ -17,7 +17,7 @@ and every call behaves as before (see docs/safety.md for what that leaves open t
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +107,26 @@ def open_chain(folder: Path, *, flags: int = STEP_FLAGS) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def open_below(fd: int, names: Sequence[str], *, flags: int = LIST_FLAGS) -> int:
+    """A new descriptor on the folder ``names`` below the open folder ``fd`` (which stays
+    open), each step without following a link; by default readable, for ``os.scandir``."""
+    if not names:
+        return os.open(".", flags, dir_fd=fd)
+    current = fd
+    try:
+        for index, name in enumerate(names):
+            step = flags if index == len(names) - 1 else STEP_FLAGS
+            following = os.open(name, step, dir_fd=current)
+            if current != fd:
+                os.close(current)
+            current = following
+    except BaseException:
+        if current != fd:
+            os.close(current)
+        raise
+    return current
 
 
 @contextmanager

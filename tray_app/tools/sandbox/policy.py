@@ -35,11 +35,17 @@ What was checked is what is used (``tools.fs.opened``): on POSIX a tool does not
 path string back to the OS. It walks from the file system's root one folder at a time with
 ``O_NOFOLLOW | O_DIRECTORY`` relative to the folder before, and works through the last folder's
 descriptor, so a folder swapped for a symlink by another process between the check and the use
-makes the call fail instead of leading outside. Done for ``read_file``, ``read_multiple_files``
-and ``get_file_info`` (and every file search reads). Known limit still open: writes, moves,
-deletes and folder walks use the checked string, so such a race could redirect one of them; it
-needs another local process (the model cannot run one without an approved ``run_command``).
-Windows has no ``dir_fd``: there every tool uses the checked string as before.
+makes the call fail instead of leading outside. Done for ``read_file``, ``read_multiple_files``,
+``get_file_info`` and every file search reads; writes (``write_file``, ``edit_file``, the
+folders ``create_directory`` and the writers make), ``move_file`` (``rename``/``link`` between
+the two opened folders) and ``delete_file`` (unlinked through the folder, or moved into a
+private staging folder first because the trash only takes a path: ``tools.fs.staging``).
+Known limit still open: folder walks (``list_directory``, ``directory_tree``, ``search_files``,
+a recursive delete's check) list by path string, so such a race could make one of them list an
+outside folder's names; the undo journal copies and restores by path string too. It needs
+another local process (the model cannot run one without an approved ``run_command``).
+Windows has no ``dir_fd``: there every tool uses the checked string as before; the closest
+equivalent (handles opened with ``FILE_FLAG_OPEN_REPARSE_POINT`` and re-checked) is not built.
 """
 
 from __future__ import annotations
