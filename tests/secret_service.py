@@ -18,12 +18,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.waiting import eventually
 
 DAEMON = "gnome-keyring-daemon"
 SECRETS_NAME = "org.freedesktop.secrets"
@@ -59,17 +60,8 @@ def why_not() -> str | None:
 
 
 def _wait(check: Any, what: str, timeout: float = START_WAIT) -> Any:
-    deadline = time.monotonic() + timeout
-    last: Exception | None = None
-    while time.monotonic() < deadline:
-        try:
-            value = check()
-            if value:
-                return value
-        except Exception as exc:  # not up yet
-            last = exc
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}") from last
+    """A D-Bus name or collection not up yet raises: that means "not yet" here."""
+    return eventually(check, timeout, what, ignoring=(Exception,))
 
 
 def _stop(popen: subprocess.Popen[bytes] | None) -> None:

@@ -10,8 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,16 +87,6 @@ def ask(cli: Cli, fake: FakeOllama, prompt: str, *flags: str, read_only: bool = 
     return cli.run(
         "chat", "--model", "qwen3:8b", "--endpoint", fake.url, *flags, prompt, read_only=read_only
     )
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 20, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)  # polling another process's file; bounded by the deadline
-    raise AssertionError(f"{what} not met within {timeout}s")
 
 
 def rows(db: Path, sql: str) -> list[tuple[Any, ...]]:

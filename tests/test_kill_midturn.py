@@ -13,7 +13,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,26 +22,28 @@ import pytest
 from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn, tool_turn
+from tests.support.waiting import eventually
 from tray_app.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 from tray_app.store.settings import Settings, save_settings
 
 
 def poll(db: Path, sql: str, ready: Callable[[list[tuple[Any, ...]]], bool], timeout: float = 20):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if db.exists():
-            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
-            try:
-                rows = conn.execute(sql).fetchall()
-            except sqlite3.OperationalError:
-                rows = []
-            finally:
-                conn.close()
-            if ready(rows):
-                return rows
-        time.sleep(0.05)  # polling a file another process writes; bounded by the deadline
-    raise AssertionError(f"condition on {db.name} not met within {timeout}s")
+    """The rows of ``sql`` once ``ready`` accepts them (the app writes the database)."""
+
+    def accepted() -> list[tuple[Any, ...]] | None:
+        if not db.exists():
+            return None
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            rows = conn.execute(sql).fetchall()
+        except sqlite3.OperationalError:
+            rows = []
+        finally:
+            conn.close()
+        return rows if ready(rows) else None
+
+    return eventually(accepted, timeout, f"the rows wanted in {db.name}", interval=0.05)
 
 
 def command_running(text: str) -> bool:
@@ -51,15 +52,6 @@ def command_running(text: str) -> bool:
         Path(f"/proc/{pid}/stat").exists() and " Z " not in Path(f"/proc/{pid}/stat").read_text()
         for pid in found.stdout.split()
     )
-
-
-def wait_gone(text: str, timeout: float = 10) -> bool:
-    deadline = time.monotonic() + timeout
-    while command_running(text):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.fixture
@@ -176,7 +168,7 @@ def test_killed_mid_tool_call_the_card_and_the_call_survive(
     history = fake_ollama.chat_requests[-1]["messages"]
     results = [json.loads(m["content"]) for m in history if m["role"] == "tool"]
     assert [r["success"] for r in results] == [True, False]
-    assert wait_gone("sleep 61.25")
+    eventually(lambda: not command_running("sleep 61.25"), 10, "the command gone")
 
 
 @pytest.fixture(autouse=True)

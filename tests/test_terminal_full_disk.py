@@ -20,7 +20,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn
-from tests.terminal_rig import Cli, needs_mounts, one_line, wait_for
+from tests.support.waiting import eventually
+from tests.terminal_rig import Cli, needs_mounts, one_line
 
 
 class FullDisk:
@@ -108,9 +109,9 @@ def test_a_disk_that_fills_mid_answer_loses_nothing_and_saves_once_freed(
     fake_ollama.script(slow_turn(words, delay=0.02, chunk_chars=5))
     proc = cli.start("chat", "--json", "--model", "qwen3:8b", "--endpoint", fake_ollama.url, "写")
     out = Lines(proc)
-    wait_for(lambda: "content_delta" in out.text(), what="the answer streams")
+    eventually(lambda: "content_delta" in out.text(), message="the answer streams")
     full_disk.fill()
-    wait_for(lambda: "history_not_saved" in out.text(), what="a notice that it is not saved")
+    eventually(lambda: "history_not_saved" in out.text(), message="a notice that it is not saved")
     full_disk.free()
     assert proc.wait(60) == 0
     assert proc.stderr is not None
@@ -148,7 +149,7 @@ def test_a_disk_that_stays_full_still_prints_the_answer_and_exports_it_elsewhere
     proc.stdin.write("写一个长的回答\n")
     proc.stdin.flush()
     lines = Lines(proc)
-    wait_for(lambda: "句子3" in lines.text(), what="the answer streams")
+    eventually(lambda: "句子3" in lines.text(), message="the answer streams")
     full_disk.fill()
     proc.stdin.write(f"/export {target}\n/exit\n")
     proc.stdin.close()

@@ -14,7 +14,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn, tool_turn
-from tests.terminal_rig import Cli, ask, one_line, rows, wait_for
+from tests.support.waiting import eventually
+from tests.terminal_rig import Cli, ask, one_line, rows
 from tray_app.paths import AppPaths
 
 
@@ -29,7 +30,7 @@ def test_json_into_head_ends_quietly_and_stops_the_turn(
     # Some of the answer has streamed (and been saved): the assistant's row alone is made before
     # the first piece arrives, and a pipe closed then has nothing to keep.
     streamed = "SELECT 1 FROM messages WHERE role='assistant' AND content != ''"
-    wait_for(lambda: rows(app_paths.database_file, streamed), what="the answer started")
+    eventually(lambda: rows(app_paths.database_file, streamed), message="the answer started")
     proc.stdout.close()  # `head` exits: the next write gets EPIPE
     assert proc.wait(30) == 141  # 128 + SIGPIPE, what a shell reports for a cut-off filter
     stderr = proc.stderr.read()
@@ -38,7 +39,9 @@ def test_json_into_head_ends_quietly_and_stops_the_turn(
     # repair), not left streaming, and what streamed was kept.
     assert cli.run("sessions").returncode == 0
     sql = "SELECT stopped, content FROM messages WHERE role='assistant'"
-    [(stopped, content)] = wait_for(lambda: rows(app_paths.database_file, sql), what="readable")
+    [(stopped, content)] = eventually(
+        lambda: rows(app_paths.database_file, sql), message="readable"
+    )
     assert stopped == 1 and content.startswith("词")
 
 

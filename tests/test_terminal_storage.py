@@ -19,7 +19,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn
-from tests.terminal_rig import ANSWER, Cli, ask, needs_mounts, one_line, rows, wait_for
+from tests.support.waiting import eventually
+from tests.terminal_rig import ANSWER, Cli, ask, needs_mounts, one_line, rows
 from tray_app.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
@@ -169,7 +170,9 @@ def test_after_kill_9_mid_turn_sessions_and_export_repair_what_was_left(
     proc = cli.start("chat", "--json", "--model", "qwen3:8b", "--endpoint", fake_ollama.url, "go")
     db = app_paths.database_file
     sql = "SELECT session_id, content FROM messages WHERE role='assistant'"
-    session_id = wait_for(lambda: [r for r in rows(db, sql) if len(r[1]) >= 20], what="saved")[0][0]
+    session_id = eventually(lambda: [r for r in rows(db, sql) if len(r[1]) >= 20], message="saved")[
+        0
+    ][0]
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=10)
 
@@ -190,7 +193,7 @@ def test_a_second_command_leaves_a_live_chat_streaming(
     proc = cli.start("chat", "--model", "qwen3:8b", "--endpoint", fake_ollama.url, "go on")
     db = app_paths.database_file
     sql = "SELECT session_id, content FROM messages WHERE role='assistant'"
-    wait_for(lambda: [r for r in rows(db, sql) if len(r[1]) >= 10], what="streaming")
+    eventually(lambda: [r for r in rows(db, sql) if len(r[1]) >= 10], message="streaming")
     for _ in range(2):  # two starts while the first chat streams
         assert cli.run("sessions").returncode == 0
         [(stopped, stats)] = rows(db, "SELECT stopped, stats FROM messages WHERE role='assistant'")

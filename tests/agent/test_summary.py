@@ -3,13 +3,13 @@ stored in SQLite and reused. Real Core, real SQLite, both fake servers over HTTP
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import eof_turn, error_turn, slow_turn, text_turn
+from tests.support.waiting import eventually
 from tray_app.agent.summary import INSTRUCTIONS, SUMMARY_MAX_TOKENS
 
 NUM_CTX = 4096  # a budget of 3,276 tokens: three answers of ~1,100 tokens no longer fit
@@ -110,10 +110,7 @@ def test_stop_during_the_summary_ends_the_turn_and_keeps_no_summary(make_rig: An
     sid = rig.session()
     chat_turns(rig, sid, 3)
     _, turn = rig.send("question 4", sid)
-    deadline = time.monotonic() + 15
-    while len(rig.fake.chat_requests) < 4:  # the summary request reached the server
-        assert time.monotonic() < deadline, "the summary was never asked for"
-        time.sleep(0.02)
+    eventually(lambda: len(rig.fake.chat_requests) >= 4, 15, "the summary request at the server")
     assert is_summary_request(rig.fake.chat_requests[3])
     rig.core.abort(sid)
     assert rig.finish(turn).stop_reason == "aborted"

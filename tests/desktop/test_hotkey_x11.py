@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-import time
 
 import pytest
 
+from tests.support.waiting import eventually, stays
 from tray_app.desktop.hotkey.hotkey import HotkeyManager
 from tray_app.desktop.hotkey.hotkey_x11 import X11Hotkey
 from tray_app.desktop.hotkey.keys import HotkeyTaken, parse_hotkey
@@ -53,8 +53,7 @@ def test_the_grab_fires_with_and_without_lock_keys(xdisplay: str) -> None:
         xdotool("key", "ctrl+space", "alt+space", "ctrl+shift+alt+space", "space")
         xdotool("key", "ctrl+alt+space")  # a marker: only this one counts
         assert presses.wait_for(3) == 3
-        time.sleep(0.2)
-        assert presses.count == 3, "a different combination fired the hotkey"
+        stays(lambda: presses.count == 3, 0.2, "only the hotkey's own combination fires it")
     finally:
         hotkey.stop()
 
@@ -111,8 +110,7 @@ def test_the_grab_thread_sleeps_until_a_key_arrives(xdisplay: str) -> None:
 
         assert os.path.exists(stat)
         before = switches()
-        time.sleep(1.0)
-        assert switches() - before <= 1, "the hotkey thread woke up with nothing to do"
+        stays(lambda: switches() - before <= 1, 1.0, "the hotkey thread sleeps with nothing to do")
     finally:
         hotkey.stop()
 
@@ -127,8 +125,7 @@ def test_holding_the_combination_toggles_once(xdisplay: str) -> None:
         xdotool("keydown", "ctrl+alt+space", "sleep", "1.2", "keyup", "ctrl+alt+space")
         xdotool("key", "ctrl+alt+space")  # a marker: the second real press
         assert presses.wait_for(2) == 2
-        time.sleep(0.2)
-        assert presses.count == 2
+        stays(lambda: presses.count == 2, 0.2, "a held combination toggles once")
     finally:
         hotkey.stop()
 
@@ -161,10 +158,7 @@ def test_a_new_keyboard_map_is_grabbed_again(xdisplay: str) -> None:
         def grabbed() -> set[int]:
             return {code for code, _ in hotkey.grabbed}
 
-        deadline = time.monotonic() + 5
-        while grabbed() != {201} and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert grabbed() == {201}
+        eventually(lambda: grabbed() == {201}, message=lambda: f"grabbed {grabbed()}, not {{201}}")
         xdotool("key", "ctrl+alt+F13")
         assert presses.wait_for(1) == 1
     finally:

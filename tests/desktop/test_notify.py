@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.waiting import eventually, stays
 from tray_app.desktop.notify.notify import Notifier
 from tray_app.events import (
     ApprovalNeeded,
@@ -96,18 +97,16 @@ def rig() -> Iterator[tuple[Notifier, FakeBackend, FakeCore, FakePopup, list[Any
     notifier.stop()
 
 
-def wait(condition: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
+#: How long a test watches for a notification that must not come: several turns of the
+#: notifier's loop, which answers an event within milliseconds.
+QUIET = 0.3
 
 
 def test_hidden_popup_gets_a_notification_whose_buttons_decide(rig: Any) -> None:
     notifier, backend, core, _popup, opened = rig
     assert "buttons" in notifier.capabilities
     notifier.on_events([approval()])
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     sent = backend.sent[0]
     assert sent["title"] == "Allow “Write file”?"
     assert sent["message"] == "/w/hello.txt\nnew file, 2 B"
@@ -123,7 +122,7 @@ def test_hidden_popup_gets_a_notification_whose_buttons_decide(rig: Any) -> None
 def test_deny_button(rig: Any) -> None:
     notifier, backend, core, _popup, _opened = rig
     notifier.on_events([approval("c9")])
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     backend.sent[0]["buttons"][1].on_pressed()
     assert core.decided.wait(5)
     assert core.decisions == [("c9", False, "notification")]
@@ -133,18 +132,17 @@ def test_no_notification_while_the_popup_has_focus(rig: Any) -> None:
     notifier, backend, _core, popup, _opened = rig
     popup.visible = popup.active = True
     notifier.on_events([approval()])
-    time.sleep(0.2)
-    assert backend.sent == []
+    stays(lambda: backend.sent == [], QUIET, "nothing sent while the popup has focus")
 
 
 def test_answered_elsewhere_withdraws_it(rig: Any) -> None:
     notifier, backend, _core, _popup, _opened = rig
     notifier.on_events([approval("c1")])
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     notifier.on_events(
         [ApprovalResolved(session_id="s1", call_id="c1", decision="approved", by="popup")]
     )
-    wait(lambda: backend.cleared)
+    eventually(lambda: backend.cleared, message="the notification withdrawn")
     assert backend.cleared == ["n1"]
 
 
@@ -152,7 +150,7 @@ def test_a_server_without_buttons_asks_for_a_click(rig: Any) -> None:
     notifier, backend, _core, _popup, _opened = rig
     notifier.capabilities = frozenset({"on_clicked"})
     notifier.on_events([approval()])
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     assert backend.sent[0]["buttons"] == ()
     assert "Click to review" in backend.sent[0]["message"]
 
@@ -169,8 +167,8 @@ def test_long_turns_finishing_while_hidden_are_announced(rig: Any) -> None:
             TurnFinished(session_id="s1", turn_id="t2", stop_reason="done", rounds=1, at=now + 1),
         ]
     )
-    wait(lambda: backend.sent)
-    time.sleep(0.1)
+    eventually(lambda: backend.sent, message="a notification")
+    stays(lambda: len(backend.sent) == 1, QUIET, "one notification for the long turn only")
     assert [(s["title"], s["message"]) for s in backend.sent] == [("Answer ready", "Tidy my notes")]
     backend.sent[0]["on_clicked"]()
     assert opened == [("s1", None)]
@@ -181,11 +179,11 @@ def test_long_turns_finishing_while_hidden_are_announced(rig: Any) -> None:
             TurnFinished(session_id="s1", turn_id="t3", stop_reason="done", rounds=1, at=now),
         ]
     )
-    time.sleep(0.2)
-    assert len(backend.sent) == 1  # the user is looking at it already
+    # The user is looking at it already.
+    stays(lambda: len(backend.sent) == 1, QUIET, "no notification while the popup is shown")
 
 
-def test_stop_is_quick_without_a_server() -> None:
+def test_stop_ends_the_thread_without_a_server() -> None:
     class Broken(FakeBackend):
         async def get_capabilities(self) -> set[Cap]:
             await asyncio.sleep(0)
@@ -194,40 +192,39 @@ def test_stop_is_quick_without_a_server() -> None:
     notifier = Notifier(FakeCore(), FakePopup(), open_popup=lambda s, c: None, backend=Broken())
     notifier.start()
     assert notifier.error and "no notification server" in notifier.error
-    started = time.monotonic()
     notifier.stop()
-    assert time.monotonic() - started < 1.5
+    assert not notifier._thread.is_alive()  # ended, not left behind once stop's wait ran out
 
 
 def test_hiding_the_popup_while_a_call_waits_announces_it(rig: Any) -> None:
     notifier, backend, _core, popup, _opened = rig
     popup.visible = popup.active = True
     notifier.on_events([approval("c2")])
-    time.sleep(0.3)
-    assert backend.sent == []  # the user is looking at the card
+    stays(lambda: backend.sent == [], QUIET, "nothing sent while the user looks at the card")
     popup.active = False  # another app took the focus; the popup is still on screen
     notifier.popup_changed()
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     assert len(backend.sent) == 1 and "Write file" in backend.sent[0]["title"]
     popup.visible = False
     notifier.popup_changed()
-    time.sleep(0.3)
-    assert len(backend.sent) == 1  # one notification per waiting call, not one per change
+    # One notification per waiting call, not one per change.
+    stays(lambda: len(backend.sent) == 1, QUIET, "no second notification for the same call")
 
 
 def test_a_dismissed_notification_returns_only_after_the_popup_had_focus(rig: Any) -> None:
     notifier, backend, _core, popup, _opened = rig
     notifier.on_events([approval("c4")])
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     backend.dismiss(0)
-    time.sleep(0.8)  # longer than a watch interval: it must not pop straight back
-    assert len(backend.sent) == 1
+    # Longer than a watch interval: it must not pop straight back.
+    stays(lambda: len(backend.sent) == 1, 0.8, "a dismissed notification stays away")
     popup.visible = popup.active = True
     notifier.popup_changed()
-    wait(lambda: not notifier._dismissed)  # the popup had focus: it may come back now
+    # The popup had focus: it may come back now.
+    eventually(lambda: not notifier._dismissed, message="the dismissal forgotten")
     popup.visible = popup.active = False
     notifier.popup_changed()
-    wait(lambda: len(backend.sent) == 2)
+    eventually(lambda: len(backend.sent) == 2, message="the notification back")
 
 
 def test_answered_before_it_was_shown_is_withdrawn_at_once(rig: Any) -> None:
@@ -236,14 +233,17 @@ def test_answered_before_it_was_shown_is_withdrawn_at_once(rig: Any) -> None:
         [approval("c5"),
          ApprovalResolved(session_id="s1", call_id="c5", decision="denied", by="popup")]
     )  # fmt: skip
-    time.sleep(0.3)
-    assert [s["id"] for s in backend.sent] == backend.cleared
+    stays(
+        lambda: [s["id"] for s in backend.sent] == backend.cleared,
+        QUIET,
+        "every notification sent is withdrawn at once",
+    )
 
 
 def test_notifications_follow_the_language_setting(rig: Any) -> None:
     notifier, backend, _core, _popup, _opened = rig
     notifier.on_events([SettingsUpdated(settings={"language": "zh-CN"}), approval("c6")])
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent, message="a notification")
     sent = backend.sent[0]
     assert sent["title"] == "是否允许“写入文件”？"
     assert sent["message"] == "/w/hello.txt\n新文件，2 B"

@@ -4,11 +4,11 @@ order, with desktop-side ui actions in the same batches."""
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 from pydantic import BaseModel
 
+from tests.support.waiting import eventually, stays
 from tray_app.core.bus import EventBus
 from tray_app.desktop.ui_pump import UiPump
 from tray_app.events import ContentDelta, StateChanged, UiAction
@@ -66,21 +66,20 @@ def test_the_thread_blocks_then_batches_a_burst_and_stops() -> None:
     for i in range(300):
         bus.publish(delta(str(i)))
     assert sink.called.wait(5)
-    deadline = time.monotonic() + 5
-    while sum(len(b) for b in sink.batches) < 300 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    eventually(lambda: sum(len(b) for b in sink.batches) >= 300, message="300 deltas delivered")
     assert sum(len(b) for b in sink.batches) == 300
     assert len(sink.batches) <= 3  # a burst is one or a few batches, never one per token
     bus.publish(StateChanged(state="working"))
     pump.post(UiAction(action="open_settings"))
-    deadline = time.monotonic() + 5
-    while sum(len(b) for b in sink.batches) < 302 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    eventually(lambda: sum(len(b) for b in sink.batches) >= 302, message="both events delivered")
     assert [e["type"] for b in sink.batches for e in b][-2:] == ["state_changed", "ui_action"]
     pump.stop()
     bus.publish(delta("late"))
-    time.sleep(0.1)
-    assert all(e.get("text") != "late" for b in sink.batches for e in b)
+    stays(
+        lambda: all(e.get("text") != "late" for b in sink.batches for e in b),
+        0.1,
+        "nothing delivered after stop",
+    )
 
 
 def test_a_failing_listener_does_not_stop_the_page() -> None:

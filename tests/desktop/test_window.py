@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.desktop.test_notify import FakeBackend, FakeCore, approval, wait
+from tests.desktop.test_notify import FakeBackend, FakeCore, approval
+from tests.support.waiting import eventually
 from tray_app.desktop.notify.notify import Notifier
 from tray_app.desktop.popup.link import Link
 from tray_app.desktop.popup.popup import Popup
@@ -64,30 +65,30 @@ def rig(tmp_path: Path) -> Iterator[tuple[Popup, FakeChild, Notifier, FakeBacken
 def test_focus_moving_to_another_app_announces_the_waiting_call(rig: Any) -> None:
     popup, child, notifier, backend = rig
     child.report(visible=True, active=True)
-    wait(lambda: popup.active)
+    eventually(lambda: popup.active)
     notifier.on_events([approval("c1", path="/w/笔记 📝.md")])
-    wait(lambda: "c1" in notifier._waiting)
+    eventually(lambda: "c1" in notifier._waiting)
     assert backend.sent == []  # the user is looking at the card
     changes = len(backend.sent)
     child.report(visible=True, active=False)  # another app took the focus
-    wait(lambda: len(backend.sent) > changes)
+    eventually(lambda: len(backend.sent) > changes)
     assert "笔记 📝.md" in backend.sent[0]["message"]
     child.report(visible=False, active=False)  # then hidden: still one notification
-    wait(lambda: not popup.visible)
+    eventually(lambda: not popup.visible)
     notifier.popup_changed()  # a round trip through the notify loop
-    wait(lambda: not notifier._asking)
+    eventually(lambda: not notifier._asking)
     assert len(backend.sent) == 1
 
 
 def test_the_popup_process_ending_announces_the_waiting_call(rig: Any) -> None:
     popup, child, notifier, backend = rig
     child.report(visible=True, active=True)
-    wait(lambda: popup.active)
+    eventually(lambda: popup.active)
     notifier.on_events([approval("c2")])
-    wait(lambda: "c2" in notifier._waiting)
+    eventually(lambda: "c2" in notifier._waiting)
     assert backend.sent == []
     child.crash()  # the popup process died while the user looked at it
-    wait(lambda: backend.sent)
+    eventually(lambda: backend.sent)
     assert not popup.running
 
 
@@ -120,9 +121,9 @@ def test_a_show_that_races_the_unload_timer_keeps_the_popup(tmp_path: Path) -> N
     child = FakeChild(theirs)
     try:
         child.report(visible=True, active=True)
-        wait(lambda: popup.visible)
+        eventually(lambda: popup.visible)
         child.report(visible=False, active=False)  # hidden: the unload timer starts
-        wait(lambda: popup._unload_timer is not None)
+        eventually(lambda: popup._unload_timer is not None)
         fired = popup._unload_timer
         assert fired is not None
         popup.show()  # the user opens it again just as the timer fires...
@@ -130,9 +131,9 @@ def test_a_show_that_races_the_unload_timer_keeps_the_popup(tmp_path: Path) -> N
         assert popup.running, "the popup process was ended under a show"
         # a timer that is still the current one does unload a hidden popup
         child.report(visible=True, active=True)
-        wait(lambda: popup.visible)
+        eventually(lambda: popup.visible)
         child.report(visible=False, active=False)
-        wait(lambda: popup._unload_timer is not None)
+        eventually(lambda: popup._unload_timer is not None)
         current = popup._unload_timer
         assert current is not None
         current.cancel()

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from PIL import Image, ImageGrab
 
 from tests.secret_service import BUS_CONFIG, DAEMON, KeyringDaemon, PrivateBus, connect
+from tests.support.waiting import eventually
 from tray_app.desktop.instance.instance import InstanceError, SingleInstance
 from tray_app.paths import AppPaths
 
@@ -79,21 +80,9 @@ def descendants(pid: int) -> set[int]:
 
 
 def wait_for(check: Callable[[], T], timeout: float, what: str, interval: float = 0.05) -> T:
-    """Poll ``check`` until it returns something truthy; fail with ``what`` on timeout."""
-    deadline = time.monotonic() + timeout
-    last_error: Exception | None = None
-    while True:
-        try:
-            value = check()
-            if value:
-                return value
-        except Exception as exc:  # the thing is not up yet
-            last_error = exc
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"timed out after {timeout:g} s waiting for {what}"
-            ) from last_error
-        time.sleep(interval)
+    """``eventually`` as the desktop needs it: a window, socket or D-Bus name that is not up
+    yet raises, which means "not yet" here, and every wait names what it waits for."""
+    return eventually(check, timeout, what, interval=interval, ignoring=(Exception,))
 
 
 @dataclass

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +25,6 @@ def fake_entry(marks: Path, **extra: Any) -> dict[str, Any]:
         "env": {"FAKE_MCP_MARKS": str(marks)},
         **extra,
     }
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
-    """Wait on a condition (an Event wait between looks), never a fixed sleep."""
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        pause.wait(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

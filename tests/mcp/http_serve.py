@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp.conftest import ROOT, wait_for
+from tests.mcp.conftest import ROOT
+from tests.support.waiting import eventually
 
 SERVE_WAIT = 60.0  # a loaded CI machine imports the SDK and uvicorn slowly
 
@@ -41,7 +42,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Served]]:
             stderr=(marks / "stderr").open("wb"),
         )
         running.append(proc)
-        port = wait_for(
+        port = eventually(
             lambda: (marks / "port").exists() and (marks / "port").read_text(),
             SERVE_WAIT,
             f"the {mode} server to listen",

@@ -9,7 +9,8 @@ from typing import Any
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
+from tests.support.waiting import eventually
 
 
 def ready_rig(make_rig: Any, marks: Path, **server: Any) -> Rig:
@@ -18,7 +19,7 @@ def ready_rig(make_rig: Any, marks: Path, **server: Any) -> Rig:
     def ready() -> bool:
         return any(s["status"] == "ready" for s in rig.core.mcp_status())
 
-    wait_for(ready, 30, "the MCP server to be ready")
+    eventually(ready, 30, "the MCP server to be ready")
     return rig
 
 
@@ -128,10 +129,10 @@ def test_stopping_the_turn_cancels_the_call_on_the_server(make_rig: Any, marks: 
     rig = ready_rig(make_rig, marks, trust="trust_read_only")
     rig.fake.script(tool_turn([("fake__slow", {"steps": 2})]), text_turn("never"))
     sid, turn = rig.send("slow")
-    wait_for(lambda: (marks / "step-1").exists(), what="the slow tool to start")
+    eventually(lambda: (marks / "step-1").exists(), message="the slow tool to start")
     rig.core.abort(sid)
     rig.finish(turn)
-    wait_for(lambda: (marks / "cancelled").exists(), what="the server to see the cancellation")
+    eventually(lambda: (marks / "cancelled").exists(), message="the server to see the cancellation")
     update = rig.log.wait_for(
         lambda e: getattr(e, "type", "") == "tool_call_update" and e.status == "cancelled"
     )
@@ -178,4 +179,4 @@ def test_a_server_that_dies_mid_call_says_so_on_the_card(make_rig: Any, marks: P
     rig.finish(turn, 30)
     error = tool_message(rig)["error"]
     assert "stopped while running crash" in error and "started again" in error
-    wait_for(lambda: len(list(marks.glob("started-*"))) == 2, 30, "the restart")
+    eventually(lambda: len(list(marks.glob("started-*"))) == 2, 30, "the restart")

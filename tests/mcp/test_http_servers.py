@@ -21,9 +21,10 @@ import pytest
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.mcp.conftest import ROOT, fake_entry
 from tests.mcp.http_keyring import BACKEND, FileKeyring
 from tests.mcp.http_serve import Served, serve
+from tests.support.waiting import eventually
 from tray_app.errors import InvalidRequest
 from tray_app.store.secrets import SecretStore
 
@@ -67,11 +68,11 @@ def test_a_remote_server_lists_its_tools_and_an_approved_call_runs(
         secrets=lambda: store,
         mcp_servers={"远程 服务": entry(served, mode)},
     )
-    wait_for(lambda: status_of(rig, "远程 服务").get("status") == "ready", 60, "the server ready")
+    eventually(lambda: status_of(rig, "远程 服务").get("status") == "ready", 60, "the server ready")
     row = status_of(rig, "远程 服务")
     assert row["transport"] == mode and row["error"] is None
     # The page follows these events: the last says what mcp_status says, and none repeats.
-    pushed = wait_for(
+    pushed = eventually(
         lambda: (
             [e.servers for e in rig.log.of_type("mcp_status")][-1:] == [rig.core.mcp_status()]
             and [e.servers for e in rig.log.of_type("mcp_status")]
@@ -137,7 +138,7 @@ def test_down_garbage_and_redirecting_servers_fail_clearly_and_contact_nothing_e
         rows = {s["name"]: s for s in rig.core.mcp_status()}
         return rows if all(rows.get(n, {}).get("status") == "failed" for n in servers) else None
 
-    rows = wait_for(all_failed, 90, "every server to fail")
+    rows = eventually(all_failed, 90, "every server to fail")
     assert "ConnectError" in rows["down"]["error"]
     assert "text/html" in rows["junk"]["error"]
     assert "text/html" in rows["junk-sse"]["error"]
@@ -225,7 +226,7 @@ def test_a_secret_set_for_a_server_restarts_it_and_is_never_echoed(
     rig: Rig = make_rig(
         default_registry=True, secrets=lambda: store, mcp_servers={"远程": entry(served, "http")}
     )
-    row = wait_for(
+    row = eventually(
         lambda: status_of(rig, "远程").get("status") == "failed" and status_of(rig, "远程"),
         60,
         "failed",
@@ -242,11 +243,11 @@ def test_a_secret_set_for_a_server_restarts_it_and_is_never_echoed(
     assert TOKEN not in json.dumps(saved)
     assert FileKeyring().get_password("metona-tray", "mcp:远程-token") == TOKEN
     # The server was waiting to retry (backoff): it starts again at once with the secret.
-    wait_for(lambda: status_of(rig, "远程").get("status") == "ready", 60, "ready")
+    eventually(lambda: status_of(rig, "远程").get("status") == "ready", 60, "ready")
     assert any(f"auth={TOKEN}" in line for line in served.requests())
 
     rig.core.set_mcp_secret("远程-token", "Bearer second")  # a new value: the server restarts
-    wait_for(lambda: any("auth=Bearer second" in line for line in served.requests()), 60, "again")
+    eventually(lambda: any("auth=Bearer second" in line for line in served.requests()), 60, "again")
 
     for name, secret in [
         ("a/b", "x"),
@@ -272,7 +273,7 @@ def test_a_crashed_server_says_it_closed_the_connection_and_the_page_hears_it(
     marks = tmp_path / "marks"
     marks.mkdir()
     rig: Rig = make_rig(default_registry=True, mcp_servers={"本地": fake_entry(marks)})
-    wait_for(lambda: status_of(rig, "本地").get("status") == "ready", 60, "ready")
+    eventually(lambda: status_of(rig, "本地").get("status") == "ready", 60, "ready")
     manager = rig.core._mcp.manager
     assert manager is not None
     with pytest.raises(Exception):  # noqa: B017 - the SDK's "connection closed" error
@@ -285,5 +286,5 @@ def test_a_crashed_server_says_it_closed_the_connection_and_the_page_hears_it(
                 return str(row["error"])
         return None
 
-    error = wait_for(first_failure, 60, "an mcp_status event saying it failed")
+    error = eventually(first_failure, 60, "an mcp_status event saying it failed")
     assert error == "the server closed the connection"

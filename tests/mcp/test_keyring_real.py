@@ -16,7 +16,7 @@ import pytest
 import secretstorage
 
 from tests.fakes.core_rig import Rig
-from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.mcp.conftest import ROOT, fake_entry
 from tests.secret_service import (
     KeyringDaemon,
     connect,
@@ -25,6 +25,7 @@ from tests.secret_service import (
     stored,
     use_keyring,
 )
+from tests.support.waiting import eventually
 from tray_app.store.secrets import SERVICE, SecretStore
 
 SERVER = "本地 服务"
@@ -54,7 +55,7 @@ def test_a_secret_stored_from_core_reaches_the_server_and_replacing_it_restarts_
     make_rig: Any, real_keyring: KeyringDaemon, marks: Path, metona_home: Path
 ) -> None:
     rig: Rig = make_rig(secrets=SecretStore, mcp_servers={SERVER: entry(marks)})
-    failed = wait_for(lambda: status(rig).get("status") == "failed" and status(rig), 60,
+    failed = eventually(lambda: status(rig).get("status") == "failed" and status(rig), 60,
                       "the server to fail without its secret")  # fmt: skip
     assert NAME in failed["error"] and tokens(marks) == {}
     assert failed["error_code"] is None  # not stored: nothing the keyring could not read
@@ -68,18 +69,18 @@ def test_a_secret_stored_from_core_reaches_the_server_and_replacing_it_restarts_
     }
     user = f"mcp:{NAME}"
     assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == [FIRST]
-    wait_for(lambda: status(rig).get("status") == "ready", 60, "the server with its secret")
+    eventually(lambda: status(rig).get("status") == "ready", 60, "the server with its secret")
     assert list(tokens(marks).values()) == [FIRST]
 
     rig.core.set_mcp_secret(NAME, SECOND)
     assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == [SECOND]
-    wait_for(lambda: SECOND in tokens(marks).values(), 60, "a restarted server with the new one")
+    eventually(lambda: SECOND in tokens(marks).values(), 60, "a restarted server with the new one")
     assert sorted(tokens(marks).values()) == sorted([FIRST, SECOND])  # two processes
-    wait_for(lambda: status(rig).get("status") == "ready", 60, "the restarted server ready")
+    eventually(lambda: status(rig).get("status") == "ready", 60, "the restarted server ready")
 
     rig.core.set_mcp_secret(NAME, None)  # removed: the server cannot start any more
     assert stored(real_keyring.address, {"service": SERVICE, "username": user}) == []
-    wait_for(lambda: status(rig).get("status") == "failed", 60, "the server without it")
+    eventually(lambda: status(rig).get("status") == "failed", 60, "the server without it")
     assert len(tokens(marks)) == 2
 
     shown = json.dumps([rig.core.get_settings(), rig.core.mcp_status()], ensure_ascii=False)
@@ -120,13 +121,13 @@ def test_a_locked_keyring_is_said_as_locked_and_a_secret_stored_then_lasts_the_s
         try:
             rig: Rig = make_rig(secrets=SecretStore, mcp_servers={SERVER: entry(marks)})
             rig.core.set_mcp_secret(NAME, FIRST)
-            wait_for(lambda: status(rig).get("status") == "ready", 60, "the server ready")
+            eventually(lambda: status(rig).get("status") == "ready", 60, "the server ready")
 
             with connect(daemon.address) as bus:
                 secretstorage.Collection(bus).lock()
             changed = {SERVER: {**entry(marks), "timeout_s": 45}}  # restarts the server
             rig.core.update_settings({"mcp_servers": changed})
-            failed = wait_for(lambda: status(rig).get("status") == "failed" and status(rig), 60,
+            failed = eventually(lambda: status(rig).get("status") == "failed" and status(rig), 60,
                               "the restarted server to fail")  # fmt: skip
             assert "cannot be read" in failed["error"] and "Locked" in failed["error"]
             assert "which is not there" not in failed["error"]  # it is there: say why not
@@ -134,7 +135,7 @@ def test_a_locked_keyring_is_said_as_locked_and_a_secret_stored_then_lasts_the_s
 
             saved = rig.core.set_mcp_secret(NAME, SECOND)
             assert saved["stored_in_keyring"] is False and saved["problem"] == "locked"
-            wait_for(lambda: SECOND in tokens(marks).values(), 60, "the server with it")
+            eventually(lambda: SECOND in tokens(marks).values(), 60, "the server with it")
             assert rig.core.get_settings()["keyring_problem"] == "locked"
             for secret in (FIRST, SECOND):
                 assert secret[:20] not in json.dumps(rig.core.mcp_status(), ensure_ascii=False)

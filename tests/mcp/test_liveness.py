@@ -16,8 +16,9 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.fakes.core_rig import Rig
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
 from tests.mcp.http_serve import Served, serve
+from tests.support.waiting import eventually, eventually_async, stays_async
 from tray_app.mcp.config import parse_servers
 from tray_app.mcp.connection import ServerConnection
 from tray_app.mcp.liveness import Activity, watch
@@ -51,7 +52,7 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
     def status() -> dict[str, Any]:  # empty until the manager has the server
         return next((s for s in rig.core.mcp_status() if s["name"] == "远程 服务"), {})
 
-    wait_for(lambda: status().get("status") == "ready", 60, "the server ready")
+    eventually(lambda: status().get("status") == "ready", 60, "the server ready")
     manager = rig.core._mcp.manager
     assert manager is not None
     answer = manager.call("远程 服务", "echo", {"text": "日本語 🌍"}, cancel=threading.Event())
@@ -60,7 +61,7 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
     seen = len(rig.log.of_type("mcp_status"))
     first.process.kill()  # no goodbye: the connection is idle, nothing is being called
     first.process.wait(30)
-    failed = wait_for(
+    failed = eventually(
         lambda: next(
             (r for r in rows_after(rig, seen, "远程 服务") if r["status"] == "failed"), None
         ),
@@ -74,7 +75,7 @@ def test_an_idle_remote_server_that_dies_is_noticed_and_is_ready_again_when_back
     assert manager.ready_tools() == []  # the next turn is not offered its tools
 
     back = serve(mode, "--port", str(urlparse(first.url).port))
-    wait_for(lambda: status().get("status") == "ready", 90, "the server ready again")
+    eventually(lambda: status().get("status") == "ready", 90, "the server ready again")
     assert status()["restarts"] >= 1 and status()["error"] is None
     assert back.requests()  # it reconnected to the server that came back
     answer = manager.call("远程 服务", "echo", {"text": "再见 👋"}, cancel=threading.Event())
@@ -88,7 +89,7 @@ def test_a_ping_the_server_is_slow_to_answer_holds_no_call_back_and_none_piles_u
     served = serve("http", "--slow-probes")
     entry = {"url": served.url, "timeout_s": 60}
     rig: Rig = make_rig(default_registry=True, mcp_servers={"慢 服务": entry})
-    wait_for(
+    eventually(
         lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()), 60, "the server ready"
     )
     manager = rig.core._mcp.manager
@@ -98,14 +99,14 @@ def test_a_ping_the_server_is_slow_to_answer_holds_no_call_back_and_none_piles_u
     held.write_text("", encoding="utf-8")
     count = lambda: len(probes.read_text().splitlines()) if probes.exists() else 0  # noqa: E731
     before = count()
-    wait_for(lambda: count() > before, 30, "a ping held by the server")
+    eventually(lambda: count() > before, 30, "a ping held by the server")
     for text in ("日本語 🌍", "\u202eevil", "再来 👋"):  # answered while the ping waits
         answer = manager.call("慢 服务", "echo", {"text": text}, cancel=threading.Event())
         assert answer["content"][0]["text"] == f"echo: {text}"
     assert count() == before + 1  # no second ping while one is out
     assert [s["status"] for s in rig.core.mcp_status()] == ["ready"]
     held.unlink()
-    wait_for(lambda: count() > before + 1, 30, "the pings to go on once answered")
+    eventually(lambda: count() > before + 1, 30, "the pings to go on once answered")
     assert [s["status"] for s in rig.core.mcp_status()] == ["ready"]
 
 
@@ -118,7 +119,7 @@ def test_an_idle_stdio_server_that_is_killed_is_noticed_without_pings(
     assert manager.wait_ready("本地 服务", 60)
     (started,) = marks.glob("started-*")
     os.kill(int(started.name.split("-")[1]), signal.SIGKILL)
-    wait_for(
+    eventually(
         lambda: (
             manager.snapshot()[0].status == "failed"
             and manager.snapshot()[0].error == "the server closed the connection"
@@ -126,7 +127,7 @@ def test_an_idle_stdio_server_that_is_killed_is_noticed_without_pings(
         60,
         "the killed server to be reported",
     )
-    wait_for(lambda: manager.snapshot()[0].status == "ready", 60, "the server started again")
+    eventually(lambda: manager.snapshot()[0].status == "ready", 60, "the server started again")
     assert manager.snapshot()[0].restarts == 1
 
 
@@ -159,16 +160,15 @@ def test_pings_never_pile_up_and_a_slow_answer_during_a_call_is_not_a_death() ->
         activity = Activity()
         activity.last_heard -= 10  # idle for a while: the first probe goes out at once
         pings = asyncio.ensure_future(watch(client, activity, interval=lambda: 0.01, timeout=0.3))
-        while client.sent == 0:  # noqa: ASYNC110 (a fake: no event to wait on)
-            await asyncio.sleep(0.01)
+        await eventually_async(lambda: client.sent, 10, "the first ping", interval=0.01)
         activity.in_flight += 1  # a call starts while the ping waits, then answers
-        await asyncio.sleep(0.5)  # past the ping's timeout: the call proves the server alive
+        # Past the ping's timeout: the call proves the server alive.
+        await stays_async(lambda: not pings.done(), 0.5, "the server not declared dead")
         activity.heard()
         activity.in_flight -= 1
         assert not pings.done()  # not declared dead
         hold.set()  # the server answers pings again
-        while client.sent < 5:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
+        await eventually_async(lambda: client.sent >= 5, 10, "five pings", interval=0.01)
         hold.clear()  # and then never again, with nothing else going on
         return client, await asyncio.wait_for(pings, 30)
 

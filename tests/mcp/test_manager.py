@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
+from tests.support.waiting import eventually
 from tray_app.mcp.config import ServerConfig, parse_servers
 from tray_app.mcp.manager import McpManager
 
@@ -76,11 +77,11 @@ def test_stopping_the_turn_cancels_the_request_on_the_server(
 
     worker = threading.Thread(target=run)
     worker.start()
-    wait_for(lambda: (marks / "step-1").exists(), what="the slow tool to start")
+    eventually(lambda: (marks / "step-1").exists(), message="the slow tool to start")
     cancel.set()
     worker.join(10)
     assert "cancelled" in str(outcome[0])
-    wait_for(lambda: (marks / "cancelled").exists(), what="the server to see the cancellation")
+    eventually(lambda: (marks / "cancelled").exists(), message="the server to see the cancellation")
     # The connection survives: the next call works.
     assert manager.call("fake", "echo", {"text": "x"}, cancel=threading.Event())["content"]
 
@@ -89,8 +90,9 @@ def test_a_changed_tool_list_is_picked_up(manager: McpManager, fake_config: Serv
     start(manager, fake_config)
     version = manager.version
     manager.call("fake", "grow", {}, cancel=threading.Event())
-    wait_for(
-        lambda: "late" in [t.name for t in manager.ready_tools()], what="the new tool to be listed"
+    eventually(
+        lambda: "late" in [t.name for t in manager.ready_tools()],
+        message="the new tool to be listed",
     )
     assert manager.version > version
 
@@ -101,7 +103,7 @@ def test_a_timeout_ends_the_call(
     start(manager, fake_config)
     with pytest.raises(TimeoutError):
         manager.call("fake", "slow", {"steps": 2}, cancel=threading.Event(), timeout=0.5)
-    wait_for(lambda: (marks / "cancelled").exists(), what="the server to see the cancellation")
+    eventually(lambda: (marks / "cancelled").exists(), message="the server to see the cancellation")
 
 
 def test_a_crash_is_reported_and_the_server_restarts(
@@ -111,7 +113,7 @@ def test_a_crash_is_reported_and_the_server_restarts(
     first = pid_of(marks)
     with pytest.raises(Exception):  # noqa: B017 - the SDK's "connection closed" error
         manager.call("fake", "crash", {}, cancel=threading.Event())
-    wait_for(lambda: len(list(marks.glob("started-*"))) == 2, what="the restart")
+    eventually(lambda: len(list(marks.glob("started-*"))) == 2, message="the restart")
     assert manager.wait_ready("fake", 30)
     state = manager.snapshot()[0]
     assert state.status == "ready" and state.restarts == 1
@@ -126,7 +128,7 @@ def test_stop_ends_the_server_process(
     pid = pid_of(marks)
     assert alive(pid)
     manager.stop()
-    wait_for(lambda: not alive(pid), what="the server process to end")
+    eventually(lambda: not alive(pid), message="the server process to end")
 
 
 def test_a_failing_server_does_not_hold_up_the_others(
@@ -145,7 +147,9 @@ def test_a_failing_server_does_not_hold_up_the_others(
     assert manager.wait_ready("fake", 30)
     states = {s.name: s for s in manager.snapshot()}
     assert states["hangs"].status == "starting"
-    wait_for(lambda: {s.name: s for s in manager.snapshot()}["missing"].error, what="the error")
+    eventually(
+        lambda: {s.name: s for s in manager.snapshot()}["missing"].error, message="the error"
+    )
     with pytest.raises(RuntimeError, match="not running"):
         manager.call("hangs", "x", {}, cancel=threading.Event())
 

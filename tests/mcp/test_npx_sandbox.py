@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.conftest import NPM_CACHE, filesystem_server, wait_for
+from tests.mcp.conftest import NPM_CACHE, filesystem_server
+from tests.support.waiting import eventually
 from tray_app.mcp import sandbox
 from tray_app.mcp.config import parse_servers
 from tray_app.mcp.manager import McpManager
@@ -88,7 +89,7 @@ def test_without_a_private_cache_npx_cannot_unpack_and_says_so(tmp_path: Path, w
     """What happened before: ~/.npm read-only in the sandbox, so the server never started."""
     manager = start(tmp_path, npx_entry(work), private=False)
     try:
-        wait_for(lambda: manager.snapshot()[0].status == "failed", 90, "the server to fail")
+        eventually(lambda: manager.snapshot()[0].status == "failed", 90, "the server to fail")
         log = (tmp_path / "logs" / "mcp-npm_服务.log").read_text(encoding="utf-8")
         assert "EROFS" in log or "rofs" in log
     finally:

@@ -13,7 +13,8 @@ from typing import Any
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import filesystem_server, processes_running, time_server_entry, wait_for
+from tests.mcp.conftest import filesystem_server, processes_running, time_server_entry
+from tests.support.waiting import eventually
 from tray_app.mcp.config import parse_servers
 from tray_app.mcp.manager import McpManager
 
@@ -44,7 +45,7 @@ def test_filesystem_server_gets_our_roots_and_a_write_asks_first(
         default_registry=True,
         mcp_servers={"fs": {"command": str(server), "trust": "trust_read_only"}},
     )
-    wait_for(
+    eventually(
         lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()), 60, "fs to be ready"
     )
     target = rig.workspace / "写.txt"
@@ -72,10 +73,12 @@ def test_a_killed_server_is_restarted(manager: McpManager, tmp_path: Path) -> No
     servers, _ = parse_servers({"fs": {"command": str(server), "args": [str(tmp_path)]}})
     manager.configure(servers, wait=True)
     assert manager.wait_ready("fs", 60)
-    pids = wait_for(lambda: processes_running("mcp-server-filesystem"), what="the server process")
+    pids = eventually(
+        lambda: processes_running("mcp-server-filesystem"), message="the server process"
+    )
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: manager.snapshot()[0].restarts >= 1, 30, "the restart")
+    eventually(lambda: manager.snapshot()[0].restarts >= 1, 30, "the restart")
     assert manager.wait_ready("fs", 60)
     raw = manager.call("fs", "list_allowed_directories", {}, cancel=threading.Event())
     assert str(tmp_path) in raw["content"][0]["text"]
@@ -98,9 +101,11 @@ def test_new_roots_reach_the_filesystem_server(tmp_path: Path) -> None:
             raw = manager.call("fs", "list_allowed_directories", {}, cancel=threading.Event())
             return str(raw["content"][0]["text"])
 
-        wait_for(lambda: str(first) in allowed(), 30, "the first root")
+        eventually(lambda: str(first) in allowed(), 30, "the first root")
         roots[:] = [str(second)]
         manager.roots_changed()
-        wait_for(lambda: str(second) in allowed() and str(first) not in allowed(), 30, "new roots")
+        eventually(
+            lambda: str(second) in allowed() and str(first) not in allowed(), 30, "new roots"
+        )
     finally:
         manager.stop()

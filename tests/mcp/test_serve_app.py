@@ -26,7 +26,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.mcp.conftest import ROOT, wait_for
+from tests.mcp.conftest import ROOT
+from tests.support.waiting import eventually
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.desktop.instance import mcp_link
 from tray_app.desktop.instance.instance import SingleInstance
@@ -134,7 +135,7 @@ async def serve(home: Path, work: Path, errlog: IO[str], *flags: str) -> AsyncIt
 
 async def until(check: Any, what: str, timeout: float = 60.0) -> Any:
     """Wait on a condition without blocking the loop the MCP client runs on."""
-    return await asyncio.to_thread(wait_for, check, timeout, what)
+    return await asyncio.to_thread(eventually, check, timeout, what)
 
 
 async def test_an_approved_write_lands_in_the_app_and_undoes(

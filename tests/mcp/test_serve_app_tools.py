@@ -26,9 +26,10 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.mcp.conftest import ROOT, fake_entry
 from tests.mcp.fake_server import HOSTILE_TOOL
 from tests.mcp.test_serve_app import HeadlessApp, errlog, serve, until, write_settings
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.timeout(180)
 __all__ = ["errlog"]  # the fixture, imported
@@ -59,7 +60,7 @@ def app(metona_home: Path, work: Path) -> Iterator[HeadlessApp]:
     headless = HeadlessApp.start(metona_home, mcp="start", offer_tools=True)
     running = headless.running
     try:
-        wait_for(
+        eventually(
             lambda: [s["status"] for s in running.core.mcp_status()] == ["ready"],
             90,
             "the app's MCP server ready",

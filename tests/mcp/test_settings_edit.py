@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.turns import text_turn
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
+from tests.support.waiting import eventually
 from tray_app.core.mcp_settings import mask_servers, prepare_servers
 from tray_app.errors import InvalidSettings
 
@@ -70,11 +71,11 @@ def test_a_disabled_tool_is_left_out_of_the_turn_without_a_restart(
     make_rig: Any, marks: Path
 ) -> None:
     rig = make_rig(default_registry=True, mcp_servers={"fake": fake_entry(marks)})
-    wait_for(lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()), 30, "ready")
+    eventually(lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()), 30, "ready")
     started = sorted(marks.glob("started-*"))
     entry = {**rig.core.settings.mcp_servers["fake"], "disabled_tools": ["wipe"]}
     rig.core.update_settings({"mcp_servers": {"fake": entry}})
-    wait_for(
+    eventually(
         lambda: any(
             t["name"] == "wipe" and not t["enabled"] for t in rig.core.mcp_status()[0]["tools"]
         ),

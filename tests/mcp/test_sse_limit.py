@@ -10,8 +10,8 @@ from typing import Any
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import wait_for
 from tests.mcp.http_serve import Served, serve
+from tests.support.waiting import eventually
 
 __all__ = ["serve"]  # the fixture, imported
 HOSTILE = "图片 🖼️ \u202egnp.exe <b>x</b>"
@@ -27,7 +27,7 @@ def test_an_answer_over_the_sse_cap_is_a_clear_tool_error_and_the_server_recover
     def ready() -> bool:
         return any(s["status"] == "ready" for s in rig.core.mcp_status())
 
-    wait_for(ready, 60, "the SSE server ready")
+    eventually(ready, 60, "the SSE server ready")
     rig.fake.script(text_turn("looking"))
     _, turn = rig.send("which tools?")
     rig.finish(turn)
@@ -46,7 +46,7 @@ def test_an_answer_over_the_sse_cap_is_a_clear_tool_error_and_the_server_recover
     assert call["result"]["code"] == "mcp_sse_too_large"  # the card says it in zh-CN too
     assert call["result"]["params"] == {"server": "远程 图", "tool": "pictures", "megabytes": 1}
 
-    wait_for(ready, 90, "the SSE server ready again")
+    eventually(ready, 90, "the SSE server ready again")
     small = {"count": 1, "kilobytes": 100, "caption": HOSTILE}
     rig.fake.script(tool_turn([(pictures, small)]), text_turn("seen"))
     _, turn = rig.send("a smaller one")

@@ -19,8 +19,9 @@ from typing import Any
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import error_turn, text_turn, tool_turn
-from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.mcp.conftest import ROOT, fake_entry
 from tests.mcp.fake_server import PNG
+from tests.support.waiting import eventually
 from tray_app.mcp.results import MAX_IMAGES
 from tray_app.providers.tool_images import MAX_REQUEST_IMAGES
 
@@ -31,7 +32,7 @@ HOSTILE = "红点 🔴 \u202eexe.png ‮ <img src=x>"
 def ready(make_rig: Any, marks: Path, **settings: Any) -> Rig:
     servers = {"fake": fake_entry(marks, trust="trust_read_only")}
     rig: Rig = make_rig(default_registry=True, mcp_servers=servers, **settings)
-    wait_for(
+    eventually(
         lambda: any(s["status"] == "ready" for s in rig.core.mcp_status()),
         30,
         "the MCP server to be ready",

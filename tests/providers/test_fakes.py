@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import httpx
 import pytest
@@ -98,10 +97,8 @@ def test_stop_ends_a_slow_stream_at_once() -> None:
     reader = threading.Thread(target=read)
     reader.start()
     fake.wait_for_requests(1)
-    started = time.monotonic()
     fake.stop()
-    reader.join(10)
-    assert time.monotonic() - started < 3
+    reader.join(10)  # the stream has a minute left: only stop can end it within this
     assert not reader.is_alive()
     assert len(errors) == 1, "the client sees an incomplete body"
 

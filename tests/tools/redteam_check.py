@@ -26,8 +26,7 @@ from redteam_world import FILE_TOOLS, Case, World
 
 from tray_app.tools.toolbox import Toolbox
 
-CALL_DEADLINE = 10.0  # seconds; a call that takes longer counts as a hang
-SLOW_CALL = 5.0  # no call may come near a hang: any call slower than this is reported
+CALL_DEADLINE = 10.0  # seconds; a call that takes longer counts as a hang (speed: make bench)
 HASH_MAX_BYTES = 64 * 1024 * 1024
 
 
@@ -99,7 +98,7 @@ def run_cases(
         if status != "ok":
             problems.append(f"{label}: {status} {value!r} after {took:.1f}s")
             continue
-        problems += [f"{label}: {p}" for p in _judge(world, case, value, took, hidden)]
+        problems += [f"{label}: {p}" for p in _judge(world, case, value, hidden)]
         if case.tool in FILE_TOOLS and case.expect != "ok":
             status, shown, took = _call(
                 lambda a=args, t=case.tool: box.preview(t, a), CALL_DEADLINE
@@ -132,12 +131,10 @@ def uncoded(failed: dict[str, Any]) -> list[str]:
     return [f"{code} lacks the params {sorted(missing)}: {_short(failed)}"] if missing else []
 
 
-def _judge(world: World, case: Case, result: Any, took: float, hidden: list[str]) -> list[str]:
+def _judge(world: World, case: Case, result: Any, hidden: list[str]) -> list[str]:
     if not isinstance(result, dict) or not isinstance(result.get("success"), bool):
         return [f"not a dict with a bool success: {result!r}"]
     out: list[str] = []
-    if took > SLOW_CALL:
-        out.append(f"slow: {took:.1f}s")
     try:
         json.dumps(result, ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as exc:

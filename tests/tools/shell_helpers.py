@@ -8,8 +8,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
 from tray_app.tools.base import ToolContext
@@ -47,13 +45,3 @@ def run_command(
     """The run_command tool called as the toolbox would, with ``args`` as the model's."""
     ctx = ToolContext(policy=policy, cancel=cancel or threading.Event(), call_id=call_id)
     return shell.run_command(ctx, RunCommandArgs(**args))
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Poll ``condition`` until it holds or ``timeout`` passes; its last answer."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()

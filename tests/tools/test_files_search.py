@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+import pytest
 
 from tests.tools.attack_helpers import err, ok
 from tray_app.tools.base import ToolContext
@@ -136,12 +137,13 @@ def test_queries_too_long_or_empty_fail_validation(box, layout):
     assert "query" in err(box.execute("search_files", {"path": ".", "query": "x" * 501}))
 
 
-def test_a_pathological_glob_is_fast(box, layout):
+@pytest.mark.timeout(30)
+def test_a_pathological_glob_ends(box, layout):
+    """A backtracking matcher takes exponential time on this pattern: the test times out."""
     (layout.work / ("a" * 200)).write_text("x")
-    started = time.monotonic()
-    ok(
+    result = ok(
         box.execute(
             "search_files", {"path": ".", "query": "*a" * 40 + "b", "search_type": "filename"}
         )
     )
-    assert time.monotonic() - started < 2
+    assert result["results"] == []

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from tests.support.waiting import eventually
 from tray_app.tools.builtin.orphans import reap_orphaned_commands
 from tray_app.tools.builtin.process import RUN_ID_ENV
 
@@ -28,16 +28,14 @@ def _dead_pid() -> int:
 
 def _wait_marked(proc: subprocess.Popen[bytes], marker: str) -> None:
     """Until the child has exec'ed with its marker (right after fork it has our environment)."""
-    deadline = time.monotonic() + 10
     wanted = f"{RUN_ID_ENV}={marker}".encode()
-    while True:
-        try:
-            if wanted in Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0"):
-                return
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, "the child never started"
-        time.sleep(0.01)
+    environ = Path(f"/proc/{proc.pid}/environ")
+    eventually(
+        lambda: wanted in environ.read_bytes().split(b"\0"),
+        timeout=10,
+        message="the child to start with its marker",
+        ignoring=(OSError,),
+    )
 
 
 def test_marked_processes_of_a_gone_owner_are_killed_and_others_spared() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.waiting import eventually
 from tests.tools.attack_helpers import ok
 from tray_app.tools.search import search_lines, search_rg, search_run
 from tray_app.tools.toolbox import Toolbox
@@ -337,7 +338,4 @@ def test_rg_runs_still_going_when_the_cap_is_met_are_ended(
     result = run(box, {"query": "needle", "max_results": 4})
     assert result["total_matches"] == 4 and result["truncated"] is True
     assert started
-    deadline = time.monotonic() + 30
-    while any(p.poll() is None for p in started) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert all(p.poll() is not None for p in started)
+    eventually(lambda: all(p.poll() is not None for p in started), 30, "every rg child ended")

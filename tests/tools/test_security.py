@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -160,6 +159,7 @@ def test_recursive_delete_through_symlinks_spares_the_targets(
     assert snapshot(layout.outside) == before
 
 
+@pytest.mark.timeout(30)
 def test_symlink_loops_do_not_hang_list_or_search(box, layout):
     (layout.work / "sub").mkdir()
     (layout.work / "sub" / "x.txt").write_text("needle")
@@ -167,10 +167,8 @@ def test_symlink_loops_do_not_hang_list_or_search(box, layout):
     (layout.work / "self").symlink_to(".")
     (layout.work / "a").symlink_to("b")
     (layout.work / "b").symlink_to("a")
-    started = time.monotonic()
     listing = ok(box.execute("list_directory", {"path": ".", "recursive": True, "max_depth": 10}))
     search = ok(box.execute("search_files", {"path": ".", "query": "needle"}))
-    assert time.monotonic() - started < 5
     types = {e["name"]: e["type"] for e in listing["entries"]}
     assert types["self"] == types["a"] == types[os.path.join("sub", "up")] == "symlink"
     assert len(listing["entries"]) == 6
@@ -205,14 +203,12 @@ def test_hard_links_to_outside_files_are_refused(box, layout):
 
 @pytest.mark.timeout(20)
 def test_a_fifo_never_blocks_any_tool(box, layout):
-    os.mkfifo(layout.work / "pipe")
-    started = time.monotonic()
+    os.mkfifo(layout.work / "pipe")  # opening it to read would block: the timeout fails it
     assert "named pipe" in refused(box.execute("read_file", {"path": "pipe"}))
     assert "named pipe" in refused(box.execute("write_file", {"path": "pipe", "content": "x"}))
     search = ok(box.execute("search_files", {"path": ".", "query": "x"}))
     listing = ok(box.execute("list_directory", {"path": "."}))
     preview = box.preview("write_file", {"path": "pipe", "content": "x"})
-    assert time.monotonic() - started < 5
     assert search["results"] == [] and listing["entries"][0]["type"] == "other"
     assert preview["kind"] == "error"
 
@@ -253,12 +249,13 @@ def test_a_10_gb_sparse_file_is_refused_fast(box, layout):
     huge = layout.work / "huge.img"
     with open(huge, "wb") as handle:
         handle.truncate(10 * 1024**3)
-    started = time.monotonic()
+        handle.seek(10 * 1024**3 - 1)
+        handle.write(b"x")  # found only by a search that reads all ten gigabytes
     assert "10.0 GB" in refused(box.execute("read_file", {"path": "huge.img"}))
-    ok(box.execute("search_files", {"path": ".", "query": "x", "search_type": "content"}))
+    search = ok(box.execute("search_files", {"path": ".", "query": "x", "search_type": "content"}))
+    assert search["results"] == []
     preview = box.preview("write_file", {"path": "huge.img", "content": "small"})
     delete_preview = box.preview("delete_file", {"path": "huge.img"})
-    assert time.monotonic() - started < 5
     assert preview["kind"] == "diff" and preview["size_before"] == 10 * 1024**3
     assert delete_preview["size"] == 10 * 1024**3
 

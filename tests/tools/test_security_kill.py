@@ -12,11 +12,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import eventually
 from tray_app import atomic
 from tray_app.tools.fs import fs_write
 
@@ -57,16 +57,6 @@ def temp_files(folder: Path) -> list[Path]:
     return list(folder.glob(f"{fs_write.TEMP_PREFIX}*{fs_write.TEMP_SUFFIX}"))
 
 
-def wait_for(condition, *, timeout: float) -> bool:
-    """Poll ``condition`` until it holds or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.0005)
-    return False
-
-
 def start_child(layout, mode: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.Popen(
@@ -98,8 +88,14 @@ def test_kill_mid_write_keeps_the_old_content(layout, mode, written_before_kill)
     target.write_bytes(OLD)
     child = start_child(layout, mode)
     try:
-        reached = wait_for(lambda: temp_size_at_least(layout.work, written_before_kill), timeout=60)
-        assert reached, child.stderr.read().decode() if child.poll() is not None else "no temp"
+        eventually(
+            lambda: (
+                temp_size_at_least(layout.work, written_before_kill) or child.poll() is not None
+            ),
+            timeout=60,
+        )
+        if not temp_size_at_least(layout.work, written_before_kill):
+            pytest.fail(child.stderr.read().decode() if child.poll() is not None else "no temp")
         assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
     finally:
@@ -117,7 +113,12 @@ def test_kill_at_a_real_moment_leaves_old_or_new(layout):
     target.write_bytes(OLD)
     child = start_child(layout, "free")
     try:
-        wait_for(lambda: bool(temp_files(layout.work)) or child.poll() is not None, timeout=60)
+        # Polled often, so the kill lands somewhere inside the copy rather than after it.
+        eventually(
+            lambda: bool(temp_files(layout.work)) or child.poll() is not None,
+            timeout=60,
+            interval=0.0005,
+        )
         child.send_signal(signal.SIGKILL)
     finally:
         child.kill()

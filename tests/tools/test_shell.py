@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.tools.shell_helpers import run_command, wait_until
+from tests.support.waiting import eventually
+from tests.tools.shell_helpers import run_command
 from tray_app.store.settings import Settings
 from tray_app.tools.builtin import shell
 from tray_app.tools.builtin.shell import SHELL_TOOLS, clamp_timeout, scrub_env
@@ -124,12 +124,11 @@ def test_invalid_utf8_is_replaced(policy: SandboxPolicy) -> None:
 
 
 def test_stdin_is_closed(policy: SandboxPolicy) -> None:
-    start = time.monotonic()
+    # An open stdin would keep `cat` waiting until the 20 s timeout.
     result = run(policy, command="cat; read line; echo after", timeout=20_000)
     assert result["success"] is True
     assert result["timed_out"] is False
     assert result["stdout"] == "after\n"
-    assert time.monotonic() - start < 10
 
 
 def test_output_is_capped_without_hanging(policy: SandboxPolicy) -> None:
@@ -213,18 +212,17 @@ SPAWNER = (
 )
 
 
+@pytest.mark.timeout(60)  # a tree left alive holds the call for its 300 s sleeps
 def test_timeout_kills_the_whole_tree(policy: SandboxPolicy, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    start = time.monotonic()
     result = run(policy, command=SPAWNER.format(pids=pids), timeout=1500)
     assert result["success"] is False
     assert result["timed_out"] is True
     assert "timed out after 1500 ms" in result["error"]
     assert result["stdout"] == "ready\n"
-    assert time.monotonic() - start < 15
     recorded = read_pids(pids)
     assert len(recorded) == 7
-    assert wait_until(lambda: not any(alive(pid) for pid in recorded)), [
+    assert eventually(lambda: not any(alive(pid) for pid in recorded)), [
         pid for pid in recorded if alive(pid)
     ]
 
@@ -239,17 +237,15 @@ def test_cancel_kills_the_tree_promptly(policy: SandboxPolicy, tmp_path: Path) -
         )
     )
     worker.start()
-    assert wait_until(lambda: len(read_pids(pids)) == 7)
-    cancelled_at = time.monotonic()
+    assert eventually(lambda: len(read_pids(pids)) == 7)
     cancel.set()
-    worker.join(timeout=10)
+    worker.join(timeout=10)  # the call's own timeout is two minutes away
     assert not worker.is_alive()
-    assert time.monotonic() - cancelled_at < 5
     (result,) = results
     assert result["cancelled"] is True and result["success"] is False
     assert "cancelled" in result["error"]
     recorded = read_pids(pids)
-    assert wait_until(lambda: not any(alive(pid) for pid in recorded))
+    assert eventually(lambda: not any(alive(pid) for pid in recorded))
 
 
 def test_cancel_before_start_runs_nothing(policy: SandboxPolicy) -> None:
@@ -261,15 +257,14 @@ def test_cancel_before_start_runs_nothing(policy: SandboxPolicy) -> None:
     assert not marker.exists()
 
 
+@pytest.mark.timeout(60)  # a held call waits for the child's 300 s sleep
 def test_background_children_do_not_hold_the_call(policy: SandboxPolicy, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    start = time.monotonic()
     result = run(policy, command=f"sleep 300 & echo $! > {pids}; echo started", timeout=60_000)
     assert result["success"] is True
     assert result["stdout"] == "started\n"
-    assert time.monotonic() - start < 10
     (child,) = read_pids(pids)
-    assert wait_until(lambda: not alive(child))
+    assert eventually(lambda: not alive(child))
 
 
 def test_timeout_is_clamped() -> None:

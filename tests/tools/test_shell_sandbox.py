@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.shell_helpers import bwrap_problem, run_command, wait_until
+from tests.support.waiting import eventually
+from tests.tools.shell_helpers import bwrap_problem, run_command
 from tray_app.paths import AppPaths
 from tray_app.tools.sandbox.policy import SandboxPolicy
 
@@ -180,4 +181,4 @@ def test_timeout_kills_everything_in_the_sandbox(policy: SandboxPolicy) -> None:
                 found.append(proc.name)
         return found
 
-    assert wait_until(lambda: not survivors()), survivors()
+    assert eventually(lambda: not survivors()), survivors()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,15 +95,6 @@ class App:
 
 
 AppFactory = Callable[..., App]
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for something on the Python side (the harness, the file system) to become true."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
 
 
 @pytest.fixture

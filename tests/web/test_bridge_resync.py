@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import App, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App
 
 pytestmark = pytest.mark.web
 
@@ -40,7 +41,7 @@ def test_a_gap_in_the_numbers_resyncs_from_snapshots(app: App) -> None:
     assert dispatch(app, [], 1) == 1  # numbered batches are acknowledged with their number
     before = api_calls(app, "pending_approvals")
     assert dispatch(app, [], 3) == 3  # batch 2 never arrived
-    wait_until(lambda: api_calls(app, "pending_approvals") > before)
+    eventually(lambda: api_calls(app, "pending_approvals") > before)
     expect(app.page.locator("#approval")).to_be_hidden()
     assert api_calls(app, "status") >= 1 and api_calls(app, "list_sessions") >= 1
 

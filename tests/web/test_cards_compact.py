@@ -7,7 +7,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, error_turn, text_turn, tool_turn
-from tests.web.conftest import AppFactory, open_card, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory, open_card
 
 pytestmark = pytest.mark.web
 
@@ -220,7 +221,7 @@ def test_an_answer_round_without_stats_spends_no_row_on_copy(
     copy = foot.locator("button.act")
     expect(copy).to_have_count(1)
     # Out of sight until wanted (after its fade: the round's footer had a row while it ran).
-    wait_until(
+    eventually(
         lambda: copy.evaluate("b => getComputedStyle(b.closest('.msg-foot')).opacity") == "0"
     )
     # The keyboard reaches it (and then it shows); it copies the round's text.
@@ -230,11 +231,11 @@ def test_an_answer_round_without_stats_spends_no_row_on_copy(
         if copy.evaluate("b => b === document.activeElement"):
             break
     assert copy.evaluate("b => b === document.activeElement"), "Copy is reachable by Tab"
-    wait_until(
+    eventually(
         lambda: copy.evaluate("b => getComputedStyle(b.closest('.msg-foot')).opacity") == "1"
     )
     page.keyboard.press("Enter")
-    wait_until(lambda: page.evaluate("window.__copied") == [said])
+    eventually(lambda: page.evaluate("window.__copied") == [said])
     # The answer's last round keeps its footer row with the stats.
     expect(page.locator(".msg.assistant").last.locator(".msg-foot .model-badge")).to_be_visible()
     assert app.page_errors == []

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import App, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App
 
 pytestmark = pytest.mark.web
 
@@ -46,7 +47,7 @@ def test_a_throwing_event_neither_drops_its_batch_nor_stalls_later_ones(app: App
     expect(sidebar.get_by_text("before " + TITLE)).to_have_count(1)
     expect(sidebar.get_by_text(TITLE, exact=True)).to_have_count(1)
     # the failure was logged and the page asked Core for its snapshots
-    wait_until(lambda: api_calls(app, "pending_approvals") > before)
+    eventually(lambda: api_calls(app, "pending_approvals") > before)
     assert any("session_updated" in e for e in app.page.evaluate("window.__errors"))
     # the pump still runs: batches after a failing one apply
     dispatch(app, [POISON])

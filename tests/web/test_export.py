@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn
-from tests.web.conftest import App, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App
 from tray_app.core.bootstrap import save_notices
 
 pytestmark = pytest.mark.web
@@ -76,7 +77,7 @@ def test_escape_and_a_cancelled_dialog_write_nothing(app: App, tmp_path: Path) -
     app.harness.save_to = None  # the user cancels the dialog
     row.locator(".session-export").click()
     row.locator("button", has_text="Markdown").click()
-    wait_until(lambda: len(app.harness.save_requests) == 1)
+    eventually(lambda: len(app.harness.save_requests) == 1)
     expect(page.locator(".toast")).to_have_count(0)
 
 

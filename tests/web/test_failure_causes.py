@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.web.conftest import AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -54,7 +55,7 @@ def test_sending_without_any_model_says_so_and_retry_refreshes_the_model(
         expect(notice.locator(".notice-detail code")).to_have_text("ollama pull qwen3:8b")
         expect(page.locator("#model-name")).to_have_text("No model")
         # The failure made the page look at the server again (boot looked once).
-        wait_until(lambda: sum("api/list_models" in r for r in app.harness.requests) >= 2)
+        eventually(lambda: sum("api/list_models" in r for r in app.harness.requests) >= 2)
         expect(page.locator("#onboarding .ob-card h2")).to_have_text("No model installed yet")
         # A model appears (pulled in a terminal, say); Retry on the card finds it.
         fake.models["qwen3:8b"] = ["completion", "tools"]

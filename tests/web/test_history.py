@@ -7,7 +7,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory
 from tray_app.tools.journal.journal import Journal
 
 pytestmark = pytest.mark.web
@@ -54,13 +55,13 @@ def test_history_lists_changes_and_undoes_one_or_a_whole_turn(
     expect(newest.locator(".hist-when")).to_contain_text("2 changes")
     # Undo the newest turn as one, then the single change of the first.
     newest.get_by_role("button", name="Undo this turn: all 2 changes").click()
-    wait_until(lambda: not second.exists() and not third.exists())
+    eventually(lambda: not second.exists() and not third.exists())
     expect(newest.locator(".tc-undone")).to_have_count(2)
     expect(newest.locator(".hist-report")).to_have_text("Undid all 2 changes of this turn.")
     expect(newest.locator(".hist-report")).to_be_focused()
     assert first.exists()
     groups.nth(1).get_by_role("button", name="Undo").click()
-    wait_until(lambda: not first.exists())
+    eventually(lambda: not first.exists())
     expect(groups.nth(1).locator(".tc-undone")).to_have_count(1)
     # The same list as the CLI's: the journal says all three are undone.
     assert all(e["undone"] for e in app.core.changes())
@@ -205,7 +206,7 @@ def test_a_change_undone_from_the_history_stays_undone_on_its_card_when_read_aga
     page.click("#btn-history")
     row = page.locator("#history .hist-row").filter(has_text="第二个")
     row.get_by_role("button").click()
-    wait_until(lambda: not target.exists())
+    eventually(lambda: not target.exists())
     expect(row.locator(".tc-undone")).to_be_visible()
     app.reload()
     cards = page.locator(".tool-card")

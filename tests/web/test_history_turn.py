@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import App, AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App, AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -104,7 +105,7 @@ def test_undo_this_turn_reports_what_was_left_and_undoes_it_anyway_on_the_users_
     expect(left).to_have_count(1)
     expect(left.locator(".hist-path")).to_have_attribute("data-tip", str(ws / EDITED))
     expect(left.locator(".tc-error")).to_contain_text(words["why"])
-    wait_until(lambda: not (ws / NEW).exists())
+    eventually(lambda: not (ws / NEW).exists())
     assert not (ws / MOVED_TO).exists()
     assert (ws / MOVED_FROM).read_text(encoding="utf-8") == "# 草稿\n"
     assert (ws / FOLDER / "内层" / "数据 🧾.csv").read_text(encoding="utf-8") == "a,b\n"

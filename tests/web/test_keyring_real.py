@@ -16,7 +16,7 @@ import secretstorage
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.mcp.conftest import ROOT, wait_for
+from tests.mcp.conftest import ROOT
 from tests.secret_service import (
     KeyringDaemon,
     connect,
@@ -25,6 +25,7 @@ from tests.secret_service import (
     stored,
     use_keyring,
 )
+from tests.support.waiting import eventually
 from tests.web.conftest import App, AppFactory
 from tray_app.store.secrets import SERVICE, SecretStore
 
@@ -59,7 +60,7 @@ def save_and_wait_for_the_token(app: App, marks: Path) -> None:
         f"FAKE_MCP_MARKS={marks}\nFAKE_MCP_TOKEN={REFERENCE}"
     )
     page.click("#mcp-save")
-    wait_for(lambda: list(marks.glob("token-*")), 60, "the server to start with its secret")
+    eventually(lambda: list(marks.glob("token-*")), 60, "the server to start with its secret")
     (token,) = marks.glob("token-*")
     assert token.read_text(encoding="utf-8") == SECRET
 

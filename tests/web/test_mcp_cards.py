@@ -11,7 +11,8 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
+from tests.support.waiting import eventually
 from tests.web.conftest import AppFactory, open_card
 from tray_app.mcp.naming import tool_name
 
@@ -31,7 +32,7 @@ def test_mcp_approval_and_result_cards(
         language=locale,
         mcp_servers={"fake": fake_entry(marks, trust="trust_read_only")},
     )
-    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    eventually(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
     hostile = "<img src=x onerror=alert(1)> 報告 \u202eexe.txt"
     fake_ollama.script(
         tool_turn([("fake__wipe", {"target": hostile})]),
@@ -69,7 +70,7 @@ def test_a_running_mcp_call_shows_its_progress(
     marks = tmp_path / "marks"
     marks.mkdir()
     app = make_app(fake_ollama, mcp_servers={"fake": fake_entry(marks, trust="trust_read_only")})
-    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    eventually(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
     fake_ollama.script(tool_turn([("fake__slow", {"steps": 2})]), text_turn("Done."))
     app.send("take your time")
     card = app.page.locator(".tool-card")
@@ -92,7 +93,7 @@ def test_an_mcp_card_names_server_and_tool_and_shows_a_result_once(
     server = "天气 服务"  # names are letters or digits of any script (config.py)
     entry = fake_entry(marks, trust="trust_read_only")
     app = make_app(fake_ollama, language=locale, mcp_servers={server: entry})
-    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    eventually(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
     weather, mirrored = tool_name(server, "weather", set()), tool_name(server, "mirrored", set())
     fake_ollama.script(
         tool_turn([(weather, {"city": "北京 🏙"})]),

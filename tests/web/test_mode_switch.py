@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory, choose, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory, choose
 
 pytestmark = pytest.mark.web
 
@@ -26,7 +27,7 @@ def test_read_only_refuses_a_write_with_a_clear_card(
     expect(page.locator(MODE)).to_have_attribute("data-mode", "ask")
     expect(switch).to_have_text("Ask")
     choose(page, SWITCH, "read")  # a step down
-    wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "read_only")
+    eventually(lambda: app.core.get_settings()["confirmation_mode"] == "read_only")
     expect(page.locator(MODE)).to_have_attribute("data-mode", "read")
     expect(switch).to_have_text("Read only")
     fake_ollama.script(
@@ -65,19 +66,19 @@ def test_a_step_up_takes_the_users_pick_and_auto_a_second_click(
         page.keyboard.press("Enter")
 
     next_mode()  # Read only
-    wait_until(lambda: app.core.get_settings()["tools_enabled"] is True)
+    eventually(lambda: app.core.get_settings()["tools_enabled"] is True)
     assert app.core.get_settings()["confirmation_mode"] == "read_only"
     expect(mode).to_have_attribute("data-mode", "read")  # the page has heard it too
     expect(switch).to_be_focused()
     next_mode()
-    wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "all_writes")
+    eventually(lambda: app.core.get_settings()["confirmation_mode"] == "all_writes")
     expect(mode).to_have_attribute("data-mode", "ask")
     next_mode()  # Auto: says the risk, waits for a second click
     confirm = page.locator("#mode-confirm .btn.danger")
     expect(confirm).to_be_enabled()
     assert app.core.get_settings()["confirmation_mode"] == "all_writes"
     confirm.click()
-    wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "full_auto")
+    eventually(lambda: app.core.get_settings()["confirmation_mode"] == "full_auto")
     expect(mode).to_have_attribute("data-mode", "auto")
     expect(page.locator("#mode-confirm")).to_be_hidden()
 
@@ -93,7 +94,7 @@ def test_a_turn_keeps_the_mode_it_started_in(make_app: AppFactory, fake_ollama: 
     app.send("write two")
     expect(page.locator(APPROVE)).to_be_enabled()
     choose(page, SWITCH, "read")  # mid-turn
-    wait_until(lambda: app.core.get_settings()["confirmation_mode"] == "read_only")
+    eventually(lambda: app.core.get_settings()["confirmation_mode"] == "read_only")
     page.locator(APPROVE).click()
     # The second write of the same turn still asks (Ask), it is not refused (Read only).
     expect(page.locator(".tool-card")).to_have_count(2)

@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tests.web.conftest import App, choose, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App, choose
 from tray_app.core.model_check import PROBE_NAME
 
 
@@ -70,7 +71,7 @@ def test_the_check_reports_and_remembers_how_the_model_calls(app: App) -> None:
     status = page.locator("#model-menu .model-check-status")
     expect(status).to_have_text("gemma3:4b calls tools via text: tools via prompt from now on.")
     expect(page.locator("#model-menu .model-checked")).to_have_text("Checked: calls via text")
-    wait_until(lambda: app.core.settings.model_tool_checks == {"gemma3:4b": "text"})
+    eventually(lambda: app.core.settings.model_tool_checks == {"gemma3:4b": "text"})
     expect(page.locator("#model-tools-mode")).to_have_text("Via prompt")  # chosen by the check
 
 

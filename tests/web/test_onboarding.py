@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn
-from tests.web.conftest import App, AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App, AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -33,7 +34,7 @@ def test_onboarding_when_the_server_is_down_then_retry(
     expect(card.locator(".ob-steps code")).to_have_text("ollama serve")
     expect(page.locator("#log-empty")).to_be_hidden()
     card.locator("a.ext-link").click()
-    wait_until(lambda: app.harness.opened_links == ["https://ollama.com/download"])
+    eventually(lambda: app.harness.opened_links == ["https://ollama.com/download"])
     card.get_by_role("button", name="Retry").click()
     expect(card).to_be_visible()
     # Fixing the address in Settings brings the chat back.
@@ -130,7 +131,7 @@ def test_keyboard_shortcuts(app: App) -> None:
     expect(page.locator(".msg")).to_have_count(0)
     expect(page.locator("#prompt")).to_be_focused()
     page.keyboard.press("Escape")
-    wait_until(lambda: app.harness.hide_calls == 1)
+    eventually(lambda: app.harness.hide_calls == 1)
 
 
 def test_rename_and_delete_a_chat(app: App) -> None:
@@ -207,5 +208,5 @@ def test_onboarding_speaks_chinese_down_to_its_details(make_app: AppFactory) -> 
     expect(cause).to_have_text(
         f"Nothing answers at {down}: no server is running there, or the connection is blocked."
     )
-    wait_until(lambda: _gap_after_label(page, 0) > 2 and _gap_after_label(page, 1) > 2)
+    eventually(lambda: _gap_after_label(page, 0) > 2 and _gap_after_label(page, 1) > 2)
     assert app.page_errors == []

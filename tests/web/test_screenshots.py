@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, midstream_error_turn, text_turn, tool_turn
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
+from tests.support.waiting import eventually
 from tests.web.conftest import AppFactory, open_card
 
 pytestmark = pytest.mark.web
@@ -204,7 +205,7 @@ def test_screenshots_of_tools_commands_mcp_and_export(
             sandbox_enabled=False,
             mcp_servers={"weather": fake_entry(marks, trust="trust_read_only")},
         )
-        wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+        eventually(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
         target = app.workspace / ("设置 ⚙.ini" if zh else "settings ⚙.ini")
         target.write_text("".join(f"key{n} = {n}\n" for n in range(12)), encoding="utf-8")
         new = "key6 = 六 🎉" if zh else "key6 = six 🎉"

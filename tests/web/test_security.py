@@ -6,7 +6,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tests.web.conftest import App, open_card, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App, open_card
 
 pytestmark = pytest.mark.web
 
@@ -93,7 +94,7 @@ def test_a_hostile_answer_runs_loads_and_approves_nothing(app: App) -> None:
     expect(check).to_have_count(0)
     expect(page.locator("#approval")).to_be_visible()
     assert page.url == url
-    wait_until(lambda: app.harness.opened_links == ["https://example.com/page"])
+    eventually(lambda: app.harness.opened_links == ["https://example.com/page"])
     # Remote images were never requested; the inline data image is kept.
     expect(content.locator(".blocked-img")).to_have_count(1)  # the raw <img> is shown as text
     expect(content.locator("img")).to_have_count(1)

@@ -18,9 +18,10 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
-from tests.mcp.conftest import ROOT, fake_entry, wait_for
+from tests.mcp.conftest import ROOT, fake_entry
 from tests.mcp.http_keyring import FileKeyring
 from tests.mcp.http_serve import Served, serve
+from tests.support.waiting import eventually
 from tests.web.conftest import App, AppFactory
 from tray_app.store.secrets import SecretStore
 
@@ -82,7 +83,7 @@ def test_add_a_server_see_its_tools_and_switch_one_off(
     )
     wipe.locator("input").focus()
     page.keyboard.press("Space")  # by keyboard; the list stays open with the focus on it
-    wait_for(lambda: saved_servers(app)["fake"].get("disabled_tools") == ["wipe"], 30, "saved")
+    eventually(lambda: saved_servers(app)["fake"].get("disabled_tools") == ["wipe"], 30, "saved")
     expect(page.locator('input[data-tool="wipe"]')).not_to_be_checked()
     expect(page.locator('input[data-tool="wipe"]')).to_be_focused()
     # Saving the form again keeps the hidden secret (*** means "keep what the file has").
@@ -90,15 +91,15 @@ def test_add_a_server_see_its_tools_and_switch_one_off(
     expect(page.locator("#mcp-f-env")).to_have_value("FAKE_MCP_MARKS=***\nAPI_TOKEN=***")
     page.fill("#mcp-f-timeout_s", "30")
     page.click("#mcp-save")
-    wait_for(lambda: saved_servers(app)["fake"].get("timeout_s") == 30, 30, "timeout saved")
+    eventually(lambda: saved_servers(app)["fake"].get("timeout_s") == 30, 30, "timeout saved")
     assert saved_servers(app)["fake"]["env"]["API_TOKEN"] == "s3cret-value"
     expect(page.locator(".mcp-form")).to_have_count(0)
 
-    wait_for(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
+    eventually(lambda: any(s["status"] == "ready" for s in app.core.mcp_status()), 30, "ready")
     fake_ollama.script(text_turn("Hello."))
     page.click("#settings-close")
     app.send("hi")
-    wait_for(lambda: fake_ollama.chat_requests, 30, "a chat request")
+    eventually(lambda: fake_ollama.chat_requests, 30, "a chat request")
     names = {t["function"]["name"] for t in fake_ollama.chat_requests[0]["tools"]}
     assert "fake__echo" in names and "fake__wipe" not in names
     assert app.page_errors == [] and app.dialogs == []
@@ -132,7 +133,7 @@ def test_a_failing_server_shows_its_error_and_hostile_text_stays_text(
     assert app.page.locator(".mcp-list img").count() == 0
     # Switching the good one off still saves: the broken entry is kept as the file has it.
     row.locator("label.switch").click()
-    wait_for(lambda: app.core.settings.mcp_servers["broken"].get("enabled") is False, 10, "off")
+    eventually(lambda: app.core.settings.mcp_servers["broken"].get("enabled") is False, 10, "off")
     assert hostile in app.core.settings.mcp_servers
     assert app.page_errors == [] and app.dialogs == []
 
@@ -156,7 +157,7 @@ def test_enabling_a_server_needs_the_users_own_click(
     switch.focus()
     page.keyboard.press("Space")
     expect(row.locator(".mcp-status")).to_have_text("Disabled")
-    wait_for(lambda: app.core.mcp_status()[0]["status"] == "disabled", 15, "stopped")
+    eventually(lambda: app.core.mcp_status()[0]["status"] == "disabled", 15, "stopped")
 
 
 def test_core_refusal_shows_under_the_field(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
@@ -296,7 +297,7 @@ def test_status_and_tool_changes_are_pushed_not_polled(
     expect(row.locator(".mcp-status")).to_have_text("Running", timeout=30_000)
     count = len(next(s for s in real() if s["name"] == name)["tools"])
     expect(row.locator(".mcp-tools summary")).to_have_text(f"{count} tools")
-    wait_for(lambda: asked, 10, "the page's one question when the section opened")
+    eventually(lambda: asked, 10, "the page's one question when the section opened")
     before = len(asked)
     manager = app.core._mcp.manager  # the server's own tool changes its list
     assert manager is not None

@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.web.conftest import AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -61,7 +62,7 @@ def test_the_server_form_uses_the_page_controls(
     page.locator("label[for=mcp-f-enabled]").click()
     expect(page.locator("#mcp-f-enabled")).not_to_be_checked()
     page.click("#mcp-save")
-    wait_until(lambda: "远程 remote" in app.core.settings.mcp_servers, 15)
+    eventually(lambda: "远程 remote" in app.core.settings.mcp_servers, 15)
     saved = dict(app.core.settings.mcp_servers["远程 remote"])
     assert saved["url"] == "http://127.0.0.1:9/mcp"
     assert (saved["timeout_s"], saved["ping_s"]) == (61, 31)

@@ -15,7 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.mcp.conftest import fake_entry, wait_for
+from tests.mcp.conftest import fake_entry
+from tests.support.waiting import eventually
 from tests.web.conftest import App, AppFactory
 
 pytestmark = pytest.mark.web
@@ -81,18 +82,18 @@ def test_the_idle_check_is_set_in_the_form_and_bounded(
 
     page.fill("#mcp-f-ping_s", "0")  # off
     page.click("#mcp-save")
-    wait_for(lambda: saved(app).get("ping_s") == 0, 15, "the idle check switched off")
+    eventually(lambda: saved(app).get("ping_s") == 0, 15, "the idle check switched off")
     expect(page.locator(".mcp-form")).to_have_count(0)
     manager = app.core._mcp.manager
     assert manager is not None
-    wait_for(lambda: getattr(manager.config(NAME), "ping_s", None) == 0, 15, "in force")
+    eventually(lambda: getattr(manager.config(NAME), "ping_s", None) == 0, 15, "in force")
 
     page.locator(f'.mcp-server[data-name="{NAME}"] .mcp-edit').click()
     expect(page.locator("#mcp-f-ping_s")).to_have_value("0")
     page.fill("#mcp-f-ping_s", "45")
     page.click("#mcp-save")
-    wait_for(lambda: saved(app).get("ping_s") == 45, 15, "the idle check saved")
-    wait_for(lambda: getattr(manager.config(NAME), "ping_s", None) == 45, 15, "in force")
+    eventually(lambda: saved(app).get("ping_s") == 45, 15, "the idle check saved")
+    eventually(lambda: getattr(manager.config(NAME), "ping_s", None) == 45, 15, "in force")
     assert manager.snapshot()[0].restarts == 0  # a new interval needs no restart
     assert app.page_errors == [] and app.dialogs == []
 

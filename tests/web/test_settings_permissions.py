@@ -10,7 +10,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -63,7 +64,7 @@ def test_rules_and_grants_are_listed_and_removed(
     expect(page.locator("#settings")).to_have_attribute("data-armed", "true")
     rules.nth(0).get_by_role("button", name="Remove").click()
     expect(rules).to_have_count(1)
-    wait_until(lambda: len(app.core.get_settings()["tool_rules"]) == 1)
+    eventually(lambda: len(app.core.get_settings()["tool_rules"]) == 1)
     assert app.core.get_settings()["tool_rules"][0]["tool"] == "write_file"
 
     # Remove the grant: the next write in that chat asks again.

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import REPO, AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import REPO, AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -39,7 +40,7 @@ def test_focus_loss_and_unload_settings_work(
     expect(switch).to_be_checked()  # on by default
     page.locator("label[for=set-hide_on_focus_loss]").click()
     expect(switch).not_to_be_checked()
-    wait_until(lambda: app.core.settings.hide_on_focus_loss is False)
+    eventually(lambda: app.core.settings.hide_on_focus_loss is False)
 
     unload = page.locator("#set-popup_unload_after_s")
     expect(page.locator("label[for=set-popup_unload_after_s]")).to_have_text(
@@ -56,12 +57,12 @@ def test_focus_loss_and_unload_settings_work(
     # two days: within the Settings model's range (up to a week), so the page accepts it too
     unload.fill("172800")
     unload.press("Tab")
-    wait_until(lambda: app.core.settings.popup_unload_after_s == 172800)
+    eventually(lambda: app.core.settings.popup_unload_after_s == 172800)
     expect(panel.locator(".field.invalid")).to_have_count(0)
     unload.fill("0")  # 0 keeps the popup process loaded
     unload.press("Tab")
 
-    wait_until(lambda: app.core.settings.popup_unload_after_s == 0)
+    eventually(lambda: app.core.settings.popup_unload_after_s == 0)
     settings = app.core.settings
     assert settings.hide_on_focus_loss is False
     assert settings.popup_unload_after_s == 0
@@ -69,7 +70,7 @@ def test_focus_loss_and_unload_settings_work(
     def saved() -> dict[str, object]:
         return dict(json.loads(Path(app.paths.settings_file).read_text(encoding="utf-8")))
 
-    wait_until(lambda: saved().get("popup_unload_after_s") == 0)  # written after the update
+    eventually(lambda: saved().get("popup_unload_after_s") == 0)  # written after the update
     assert saved()["hide_on_focus_loss"] is False
 
     # a change made elsewhere (the tray, another window) shows up in the open panel, once the

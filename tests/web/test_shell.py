@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn
-from tests.web.conftest import App, AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import App, AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -70,10 +71,10 @@ def test_the_header_is_the_title_bar(app: App) -> None:
     expect(page.locator("#sidebar")).not_to_have_class("sidebar open")
     # Hide: by mouse, and by keyboard on the button.
     page.click("#btn-hide")
-    wait_until(lambda: app.harness.hide_calls == 1)
+    eventually(lambda: app.harness.hide_calls == 1)
     page.locator("#btn-hide").focus()
     page.keyboard.press("Enter")
-    wait_until(lambda: app.harness.hide_calls == 2)
+    eventually(lambda: app.harness.hide_calls == 2)
 
 
 def test_the_header_speaks_chinese(make_app: AppFactory, fake_ollama: FakeOllama) -> None:
@@ -113,7 +114,7 @@ def test_page_controls_work_by_keyboard_and_follow_the_theme(
     expect(listbox).to_have_attribute("aria-activedescendant", "set-language-opt-2")
     page.keyboard.press("Enter")
     expect(listbox).to_be_hidden()
-    wait_until(lambda: app.core.settings.language == "zh-CN")
+    eventually(lambda: app.core.settings.language == "zh-CN")
     expect(language).to_contain_text("简体中文")
     expect(page.locator("#settings-title")).to_have_text("设置")
 
@@ -141,7 +142,7 @@ def test_page_controls_work_by_keyboard_and_follow_the_theme(
     checked.focus()
     page.keyboard.press("ArrowRight")
     following = {"light": "dark", "dark": "system"}[theme]
-    wait_until(lambda: app.core.settings.theme == following)
+    eventually(lambda: app.core.settings.theme == following)
     expect(page.locator("#set-theme [tabindex='0']")).to_have_attribute("data-value", following)
     assert page.locator("#set-theme [role=radio][tabindex='0']").count() == 1
     expect(page.locator("#set-theme")).to_have_attribute("role", "radiogroup")
@@ -151,9 +152,9 @@ def test_page_controls_work_by_keyboard_and_follow_the_theme(
     expect(temperature).to_have_attribute("role", "spinbutton")
     temperature.focus()
     page.keyboard.press("ArrowUp")
-    wait_until(lambda: app.core.settings.temperature == pytest.approx(0.8))
+    eventually(lambda: app.core.settings.temperature == pytest.approx(0.8))
     page.click("#set-max_rounds ~ .step-btn:last-child")
-    wait_until(lambda: app.core.settings.max_rounds == 11)
+    eventually(lambda: app.core.settings.max_rounds == 11)
     page.fill("#set-max_rounds", "1000")
     page.press("#set-max_rounds", "Tab")
     expect(page.locator(".field.invalid .field-error")).to_contain_text("100")
@@ -217,14 +218,14 @@ def test_scripted_clicks_cannot_widen_settings_but_real_ones_can(
 
     # Narrowing needs no ceremony, even from a script (it can only make the agent safer).
     page.evaluate("document.querySelector('#tool-delete_file').click()")
-    wait_until(lambda: app.core.settings.disabled_tools == ["delete_file"])
+    eventually(lambda: app.core.settings.disabled_tools == ["delete_file"])
 
     # The user's own clicks and keys do widen.
     page.locator("label[for=set-run_command_enabled]").click()
-    wait_until(lambda: app.core.settings.run_command_enabled is True)
+    eventually(lambda: app.core.settings.run_command_enabled is True)
     page.fill("#add-allowed_dirs", str(extra))
     page.press("#add-allowed_dirs", "Enter")
-    wait_until(lambda: str(extra) in app.core.settings.allowed_dirs)
+    eventually(lambda: str(extra) in app.core.settings.allowed_dirs)
 
     # Full auto names its risk first; a scripted click on the confirm button does nothing.
     page.locator("#set-confirmation_mode-full_auto").click()
@@ -236,7 +237,7 @@ def test_scripted_clicks_cannot_widen_settings_but_real_ones_can(
     confirm.evaluate("(button) => button.click()")
     assert app.core.settings.confirmation_mode == "all_writes"
     confirm.click()
-    wait_until(lambda: app.core.settings.confirmation_mode == "full_auto")
+    eventually(lambda: app.core.settings.confirmation_mode == "full_auto")
     expect(risk).to_have_count(0)
 
     # The sandbox off: the risk, then Cancel (or Esc) keeps it on.
@@ -251,7 +252,7 @@ def test_scripted_clicks_cannot_widen_settings_but_real_ones_can(
     assert app.core.settings.sandbox_enabled is True
     page.locator("label[for=set-sandbox_enabled]").click()
     risk.locator("button.danger").click()
-    wait_until(lambda: app.core.settings.sandbox_enabled is False)
+    eventually(lambda: app.core.settings.sandbox_enabled is False)
     assert app.page_errors == []
 
 
@@ -300,7 +301,7 @@ def test_tooltips_follow_the_keyboard_and_esc_closes_them_first(app: App) -> Non
     assert page.locator("#btn-new").get_attribute("aria-describedby") is None
     assert app.harness.hide_calls == 0
     page.keyboard.press("Escape")  # now the popup hides
-    wait_until(lambda: app.harness.hide_calls == 1)
+    eventually(lambda: app.harness.hide_calls == 1)
     # A title in the model's Markdown becomes a page tooltip too, never a native one.
     assert app.fake is not None
     app.fake.script(text_turn('[docs](https://example.com "Read <b>me</b>")'))

@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama, text_turn, tool_turn
-from tests.web.conftest import AppFactory, open_card, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import AppFactory, open_card
 
 pytestmark = pytest.mark.web
 
@@ -56,7 +57,7 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     for index in range(3):
         expect(cards.nth(index)).to_have_attribute("data-status", "error")
     expect(cards.nth(3)).to_have_attribute("data-status", "success")
-    wait_until(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
+    eventually(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
 
     said = []
     for index in range(3):
@@ -152,6 +153,6 @@ def test_a_blacklisted_command_says_why_in_chinese_on_the_approval_and_the_card(
     expect(card.locator(".tc-error").first).to_have_text(
         "已被命令黑名单拒绝：shutdown 会关闭计算机"
     )
-    wait_until(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
+    eventually(lambda: len(fake_ollama.chat_requests) >= 2, timeout=30)
     (sent,) = [json.loads(m["content"]) for m in _tool_messages(fake_ollama)]
     assert sent["error"].startswith("refused by the command blacklist: `shutdown`")

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import REPO, AppFactory, wait_until
+from tests.support.waiting import eventually
+from tests.web.conftest import REPO, AppFactory
 
 pytestmark = pytest.mark.web
 
@@ -40,7 +41,7 @@ def test_naming_vision_models_makes_the_server_show_them_images(
     names = page.locator("#set-vision_models")
     names.fill(f"  gpt-4o-mini \n\n{HOSTILE}\n")
     names.press("Tab")
-    wait_until(lambda: app.core.settings.vision_models == ["gpt-4o-mini", HOSTILE])
+    eventually(lambda: app.core.settings.vision_models == ["gpt-4o-mini", HOSTILE])
     # The page asks for the models again by itself (vision_of below would make Core tell it).
     expect(attach).to_be_enabled()  # the chat's model now takes images
     assert vision_of(app)["gpt-4o-mini"] and vision_of(app)[HOSTILE]

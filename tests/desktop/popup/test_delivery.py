@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from typing import Any
 
+from tests.support.waiting import eventually, stays
 from tray_app.desktop.popup.delivery import Deliverer
 
 
@@ -37,13 +37,6 @@ class Page:
         return float(seq)  # numbers come back as floats from WebKit
 
 
-def wait(check: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 def test_in_order_and_acknowledged() -> None:
     page = Page()
     deliverer = Deliverer(page.run_js, lambda: page.ready)
@@ -60,11 +53,10 @@ def test_held_until_the_page_is_ready() -> None:
     try:
         deliverer.put([{"type": "a"}])
         deliverer.put([{"type": "b"}])
-        time.sleep(0.1)
-        assert page.seen == []
+        stays(lambda: page.seen == [], 0.1, "nothing delivered before the page is ready")
         page.ready = True
         deliverer.wake()
-        wait(lambda: page.seen)
+        eventually(lambda: page.seen, message="the held batch delivered")
         assert page.seen == [(1, [{"type": "a"}, {"type": "b"}])]
     finally:
         deliverer.stop()
@@ -79,12 +71,12 @@ def test_a_lost_batch_leaves_a_gap_the_page_sees() -> None:
         deliverer.put([{"type": "lost"}])
         # Nothing else happens: the deliverer itself sends an empty batch after a short wait,
         # numbered after the lost one, so the page notices and resynchronises.
-        wait(lambda: page.seen)
+        eventually(lambda: page.seen, message="an empty batch after the lost one")
         assert page.cut == [1]
         assert page.seen == [(2, [])]
         assert deliverer.lost == 1 and deliverer.delivered == 1
         deliverer.put([{"type": "next"}])
-        wait(lambda: len(page.seen) == 2)
+        eventually(lambda: len(page.seen) == 2, message="the next batch delivered")
         assert page.seen[1] == (3, [{"type": "next"}])
     finally:
         deliverer.stop()
@@ -101,8 +93,7 @@ def test_no_wakeups_when_idle() -> None:
     deliverer = Deliverer(page.run_js, ready)
     deliverer.start()
     try:
-        time.sleep(0.3)
-        assert calls["ready"] <= 2  # looked once, then slept on the condition
-        assert page.seen == []
+        # Looked once, then slept on the condition.
+        stays(lambda: calls["ready"] <= 2 and page.seen == [], 0.3, "no wake-ups when idle")
     finally:
         deliverer.stop()
