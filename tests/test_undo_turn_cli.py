@@ -157,6 +157,13 @@ def test_undo_a_turn_leaves_a_file_edited_since_then_force_undoes_it(cli: Any, w
     assert report["turn_prompt"] == "整理我的文件 🗂 \u202e please"
     assert (work / EDITED).read_text(encoding="utf-8") == "旧内容 old\n"
     assert (work / FIRST).read_text(encoding="utf-8") == "from the first turn\n"
+    # The user's version was kept first: "undo anyway" is a change of its own, undone here.
+    newest = json.loads(cli("changes", "--json").stdout)[0]
+    assert (newest["tool"], newest["path"]) == ("undo_anyway", str(work / EDITED))
+    assert newest["undoable"] and newest["turn_id"] is None
+    back = cli("undo", "--last")
+    assert back.returncode == 0, back.stderr
+    assert (work / EDITED).read_text(encoding="utf-8") == "the user's own edit ✍️\n"
 
     again = cli("undo", "--turn", second["turn_id"])
     assert again.returncode == 1

@@ -209,6 +209,7 @@ ToolErrorCode = Literal[
     "undo_turn_unknown",
     "undo_turn_already_undone",
     "undo_turn_later_kept",
+    "undo_anyway_no_copy",
     "undo_journal_unreadable",
 ]
 

@@ -87,7 +87,7 @@ def test_undo_this_turn_reports_what_was_left_and_undoes_it_anyway_on_the_users_
     app = changed_turn(make_app, fake_ollama, lang)
     ws, page = app.workspace, app.page
     page.click("#btn-history")
-    group = page.locator("#history .hist-group").first
+    group = page.locator("#history .hist-group[data-turn]").first
     expect(group.locator(".hist-chat")).to_have_text("整理我的文件 🗂 ⟨U+202E⟩ please")
     expect(group.locator(".hist-when")).to_contain_text(words["changes"])
     assert "\u202e" not in page.locator("#history").inner_text()
@@ -129,7 +129,7 @@ def test_undo_anyway_replaces_the_users_edit_only_when_asked(
     app = changed_turn(make_app, fake_ollama, "en")
     ws, page = app.workspace, app.page
     page.click("#btn-history")
-    group = page.locator("#history .hist-group").first
+    group = page.locator("#history .hist-group[data-turn]").first
     group.get_by_role("button", name=WORDS["en"]["button"]).click()
     report = group.locator(".hist-report")
     expect(report.locator(".hist-report-head")).to_have_text(WORDS["en"]["partial"])
@@ -144,5 +144,12 @@ def test_undo_anyway_replaces_the_users_edit_only_when_asked(
     expect(report).to_be_focused()
     assert (ws / EDITED).read_text(encoding="utf-8") == "旧内容 old\n"
     expect(group.locator(".tc-undone")).to_have_count(4)
-    assert all(e["undone"] for e in app.core.changes())
+    # The user's version was kept first, as a change of its own: undone, it comes back.
+    newest, *turn = app.core.changes()
+    assert newest["tool"] == "undo_anyway" and all(e["undone"] for e in turn)
+    kept = page.locator("#history .hist-group").first
+    expect(kept.locator(".hist-tool")).to_have_text("Undo anyway (your version kept)")
+    kept.get_by_role("button", name="Undo the change to", exact=False).click()
+    expect(kept.locator(".tc-undone")).to_have_count(1)
+    assert (ws / EDITED).read_text(encoding="utf-8") == "the user's own edit ✍️\n"
     assert app.page_errors == []

@@ -47,7 +47,14 @@ from tray_app.tools.journal.journal_index import Entry, Index, IndexProblem, des
 from tray_app.tools.journal.journal_owner import owner_tag as _owner_tag
 from tray_app.tools.journal.journal_undo import settle
 from tray_app.tools.journal.journal_upkeep import PENDING_TTL, adopt_legacy, make_room, sweep, trim
-from tray_app.tools.journal.snapshot import State, TooLarge, capture, fingerprint, measure
+from tray_app.tools.journal.snapshot import (
+    State,
+    TooLarge,
+    capture,
+    fingerprint,
+    measure,
+    same_state,
+)
 from tray_app.tools.journal.undo_commands import Undoing
 from tray_app.undo_reasons import Reason, code_of
 
@@ -56,6 +63,8 @@ log = logging.getLogger(__name__)
 MAX_ITEMS = 20_000
 _STORAGE_ERRNOS = {errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
 NOT_AVAILABLE = "undo is not available"
+#: The "tool" of a change "undo anyway" made: the file the user had, kept so it can come back.
+UNDO_ANYWAY = "undo_anyway"
 
 
 class Journal(Undoing):
@@ -209,6 +218,40 @@ class Journal(Undoing):
             log.warning("journal: %s of %s not undoable: %s", entry.tool, path, entry.reason)
         with index.write():
             index.update(entry)
+
+    def _copy_now(self, entry: Entry) -> Entry | None:
+        """Before "undo anyway" replaces or removes a file changed since: a copy of it as it is
+        now, as a change of its own (``undo_anyway``), so that can be undone too. None when the
+        undo replaces no file (a move goes back whole; a removed file has nothing to keep).
+        Raises ``OSError`` when no copy can be kept (too large, unreadable, the journal full)."""
+        path = Path(entry.path)
+        now = fingerprint(path)
+        unchanged = entry.after is not None and same_state(now, entry.after)
+        if "moved_from" in entry.before or now.get("kind") != "file" or unchanged:
+            return None
+        size, _ = measure(path, deep=False, max_items=1)
+        if size > self.max_bytes:
+            raise OSError(errno.EFBIG, f"its {size / 1e6:.1f} MB do not fit in the journal")
+        copy = Entry(
+            id=f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}",
+            call_id=None,
+            tool=UNDO_ANYWAY,
+            path=str(path),
+            time=time.time(),
+            before={"kind": "unknown"},
+        )
+        try:
+            copy.before, copy.size = capture(
+                path, self._blob_dir(copy.id), deep=False, budget=self.max_bytes
+            )
+        except TooLarge as exc:
+            self._drop_blobs([copy.id])
+            raise OSError(errno.EFBIG, str(exc)) from exc
+        except OSError:
+            self._drop_blobs([copy.id])
+            raise
+        copy.kept = True
+        return copy
 
     def commit(self, entry_id: str) -> str | None:
         """The change succeeded: fingerprint the new state and keep the entry.

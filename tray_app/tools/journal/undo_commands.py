@@ -13,7 +13,8 @@ from typing import Any
 
 from tray_app.tools.journal.journal_index import Entry, Index, IndexProblem
 from tray_app.tools.journal.journal_turn import IDS_PER_QUERY, undo_turn_entries
-from tray_app.tools.journal.journal_undo import refused, undo_entry
+from tray_app.tools.journal.journal_undo import refused, settle, undo_entry
+from tray_app.tools.journal.snapshot import fingerprint
 
 
 class Undoing:
@@ -31,6 +32,9 @@ class Undoing:
         raise NotImplementedError
 
     def _drop_blobs(self, entry_ids: list[str]) -> None:
+        raise NotImplementedError
+
+    def _copy_now(self, entry: Entry) -> Entry | None:
         raise NotImplementedError
 
     def undo_last(self) -> dict[str, Any]:
@@ -148,9 +152,15 @@ class Undoing:
                     rows.sort(key=lambda e: e.seq or 0, reverse=True)
                     already = sum(1 for e in rows if e.state == "undone")
                     forced = force if isinstance(force, bool) else frozenset(force)
-                    done, outcomes = undo_turn_entries(rows, self._blob_dir, force=forced)
+                    done, outcomes, copies = undo_turn_entries(
+                        rows, self._blob_dir, force=forced, copy_now=self._copy_now
+                    )
                     for entry in done:
                         index.update(entry)
+                    for copy in copies:  # "undo anyway" can itself be undone
+                        settle(copy, fingerprint(Path(copy.path)))
+                        copy.seq = index.next_seq()
+                        index.insert(copy)
             except IndexProblem as exc:
                 if not done:
                     failed = refused(f"cannot undo: {exc}", "undo_journal_unreadable", reason=exc)
