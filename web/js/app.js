@@ -366,8 +366,8 @@ async function syncStatus() {
   }
 }
 
-// The tray menu and notification clicks ask the page to show something (desktop/popup/popup.py posts
-// these into the same batches as Core events).
+// The tray menu and notification clicks ask the page to show something
+// (desktop/popup/popup.py posts these into the same batches as Core events).
 function uiAction(ev) {
   if (ev.action === 'open_settings') {
     openSettings();
