@@ -211,3 +211,23 @@ def test_a_big_diff_is_cut_and_log_is_bounded(gbox, repo):
         git(repo, "commit", "-q", "--allow-empty", "-m", f"c{n}")
     log = ok(gbox.execute("git_log", {"path": "proj", "max_count": 3}))
     assert [c["subject"] for c in log["commits"]] == ["c4", "c3", "c2"] and log["more"] is True
+
+
+def test_the_diff_of_a_secret_file_is_withheld(gbox, repo):
+    """git_diff shows no more than read_file would: a tracked .env's change is named, not shown."""
+    for name in (".env", "id_rsa"):
+        (repo / name).write_text("TOKEN=old\n")
+    git(repo, "add", ".env", "id_rsa")
+    git(repo, "commit", "-q", "-m", "secrets")
+    for name in (".env", "id_rsa", "a.txt"):
+        (repo / name).write_text("TOKEN=new-secret-value\n")
+    diff = ok(gbox.execute("git_diff", {"path": "proj"}))
+    assert "new-secret-value" in diff["diff"]  # a.txt's own change
+    assert diff["diff"].count("new-secret-value") == 1 and "a/.env" not in diff["diff"]
+    assert sorted(diff["withheld"]) == [".env", "id_rsa"]
+    assert {f["path"] for f in diff["files"]} == {".env", "id_rsa", "a.txt"}
+    git(repo, "add", "-A")
+    staged = ok(gbox.execute("git_diff", {"path": "proj", "staged": True}))
+    assert staged["diff"].count("new-secret-value") == 1 and len(staged["withheld"]) == 2
+    named = gbox.execute("git_diff", {"path": "proj", "staged": True, "files": [".env"]})
+    assert named["code"] == "path_secret_name"  # asked by name: refused like read_file

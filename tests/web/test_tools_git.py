@@ -114,3 +114,18 @@ def test_the_commit_approval_in_chinese(
     expect(panel.locator(".git-preview")).to_contain_text("不会运行仓库的钩子。")
     expect(panel).to_contain_text("Git 提交")
     assert app.page_errors == []
+
+
+def test_a_secret_files_diff_is_named_not_shown(app: App, tmp_path: Path) -> None:
+    repo_with_hook(app.workspace, tmp_path / "ran.txt")
+    (app.workspace / ".env").write_text("TOKEN=old\n")
+    git(app.workspace, "add", ".env")
+    git(app.workspace, "commit", "-q", "-m", "env")
+    (app.workspace / ".env").write_text("TOKEN=very-secret\n")
+    app.fake.script(tool_turn([("git_diff", {})]), text_turn("Looked."))
+    app.send("Diff?")
+    card = app.page.locator(".tool-card")
+    expect(card).to_have_attribute("data-status", "success")
+    open_card(card)
+    expect(card.locator(".git-withheld")).to_contain_text("secret files are never read: .env")
+    expect(card).not_to_contain_text("very-secret")

@@ -60,6 +60,12 @@ export function gitResultView(name, r, { diffView, plainBlock }) {
           totals(r),
           r.truncated ? h('span', { class: 'warn', i18n: 'card.truncated' }) : null,
         ),
+        (r.withheld || []).length
+          ? h('div', {
+              class: 'tc-meta warn git-withheld',
+              i18n: ['card.git_withheld', { list: r.withheld.map(visibleText).join(', ') }],
+            })
+          : null,
       );
     case 'git_log':
       return (r.commits || []).length

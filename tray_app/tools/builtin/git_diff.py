@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -16,6 +17,9 @@ from tray_app.tools.builtin.git_repo import (
 )
 from tray_app.tools.builtin.git_run import GitMissing, GitRunner
 from tray_app.tools.result import ToolResult
+
+if TYPE_CHECKING:
+    from tray_app.tools.sandbox.policy import SandboxPolicy
 
 DEFAULT_CHARS = 20_000
 MAX_CHARS = 200_000
@@ -39,12 +43,12 @@ class GitDiffArgs(ToolArgs):
     )
 
 
-def parse_numstat(text: str, limit: int = MAX_STAT_FILES) -> list[dict[str, Any]]:
+def parse_numstat(text: str, limit: int | None = MAX_STAT_FILES) -> list[dict[str, Any]]:
     """``git diff --numstat -z``: added and deleted lines per file (None for binary files)."""
     fields = text.split("\0")
     out: list[dict[str, Any]] = []
     index = 0
-    while index < len(fields) and len(out) < limit:
+    while index < len(fields) and (limit is None or len(out) < limit):
         head = fields[index]
         index += 1
         parts = head.split("\t", 2)
@@ -63,6 +67,20 @@ def parse_numstat(text: str, limit: int = MAX_STAT_FILES) -> list[dict[str, Any]
     return out
 
 
+def secret_paths(policy: SandboxPolicy, top: Path, files: list[dict[str, Any]]) -> list[str]:
+    """The changed files whose content the file tools would refuse to read (a secret's name,
+    a blocked folder), old names of renames included: their diff is not shown either."""
+    found: list[str] = []
+    for entry in files:
+        for name in (entry.get("from"), entry["path"]):
+            if not name or name in found:
+                continue
+            path = top / name
+            if policy.is_secret_entry(path) or policy.is_blocked(path):
+                found.append(name)
+    return found
+
+
 def git_diff(ctx: ToolContext, args: GitDiffArgs) -> ToolResult:
     try:
         runner = GitRunner(ctx.policy.workspace, cancel=ctx.cancel)
@@ -78,10 +96,22 @@ def git_diff(ctx: ToolContext, args: GitDiffArgs) -> ToolResult:
         stat = runner.run(["diff", *which, *DIFF_FLAGS, "--numstat", "-z"], paths=paths)
         if not stat.ok:
             return git_failed(stat)
-        patch = runner.run(["diff", *which, *DIFF_FLAGS, "--no-renames"], paths=paths)
+        files = parse_numstat(stat.stdout, limit=None)
+        withheld = secret_paths(ctx.policy, repo.top, files)
+        patch = runner.run(
+            ["diff", *which, *DIFF_FLAGS, "--no-renames"], paths=paths, exclude=withheld
+        )
     if not patch.ok:
         return git_failed(patch)
-    files = parse_numstat(stat.stdout)
+    extra: dict[str, Any] = {}
+    if withheld:
+        extra["withheld"] = withheld
+        extra["withheld_note"] = (
+            "the changes of these files are not shown: they hold secrets (keys, .env) or are "
+            "in a blocked folder, which the tools do not read"
+        )
+    total = len(files)
+    files = files[:MAX_STAT_FILES]
     text = patch.stdout
     cut = len(text) > limit or patch.truncated
     return {
@@ -93,6 +123,8 @@ def git_diff(ctx: ToolContext, args: GitDiffArgs) -> ToolResult:
         "deleted": sum(f["deleted"] or 0 for f in files),
         "diff": text[:limit],
         "truncated": cut,
+        **({"files_total": total} if total > len(files) else {}),
+        **extra,
         **({"note": f"the diff was cut at {limit} characters; ask for fewer files"} if cut else {}),
     }
 

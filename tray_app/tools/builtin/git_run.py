@@ -187,19 +187,34 @@ class GitRunner:
                 self._filters.append((f"{prefix}.required", "false"))
         return self._filters
 
-    def run(self, args: Sequence[str], *, paths: Sequence[str] | None = None) -> GitRun:
-        """``git <args> -- <paths>``; ``args`` are this module's callers' own flags, never a
-        model's value (a value a model gave goes in ``paths`` or a file)."""
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        paths: Sequence[str] | None = None,
+        exclude: Sequence[str] = (),
+    ) -> GitRun:
+        """``git <args> -- <paths>``, every path literal (no pathspec magic), leaving out the
+        ``exclude`` paths; ``args`` are this module's callers' own flags, never a model's value
+        (a value a model gave goes in ``paths`` or a file)."""
         for arg in args:
             if not arg.startswith("-") and "\n" in arg:
                 raise ValueError("a git argument holds a line break")
         argv = [*self._base(), *args]
+        literal = not exclude
         if paths is not None:
+            if exclude:
+                spec = [f":(literal){path}" for path in paths or ["."]]
+                paths = spec + [f":(exclude,literal){path}" for path in exclude]
             argv += ["--", *paths]
-        return self._exec(argv, self._overrides())
+        return self._exec(argv, self._overrides(), literal=literal)
 
-    def _exec(self, argv: list[str], overrides: Sequence[tuple[str, str]]) -> GitRun:
+    def _exec(
+        self, argv: list[str], overrides: Sequence[tuple[str, str]], *, literal: bool = True
+    ) -> GitRun:
         env = fixed_env(global_config=self.global_config, read_only=self.read_only)
+        if not literal:  # the paths carry their own ``:(literal)`` magic
+            env["GIT_LITERAL_PATHSPECS"] = "0"
         env["GIT_CONFIG_COUNT"] = str(len(overrides))
         for index, (key, value) in enumerate(overrides):
             env[f"GIT_CONFIG_KEY_{index}"] = key
