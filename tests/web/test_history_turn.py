@@ -148,6 +148,9 @@ def test_undo_anyway_replaces_the_users_edit_only_when_asked(
     newest, *turn = app.core.changes()
     assert newest["tool"] == "undo_anyway" and all(e["undone"] for e in turn)
     kept = page.locator("#history .hist-group").first
+    expect(kept.locator(".hist-chat")).to_have_text(
+        "Your version, kept before “Undo anyway” replaced it"
+    )
     expect(kept.locator(".hist-tool")).to_have_text("Undo anyway (your version kept)")
     kept.get_by_role("button", name="Undo the change to", exact=False).click()
     expect(kept.locator(".tc-undone")).to_have_count(1)

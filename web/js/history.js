@@ -116,7 +116,11 @@ export class HistoryPanel {
             h('span', { i18n: 'history.undo_turn' }),
           )
         : null;
-    const chat = group.title ? visible(group.title) : t('history.other_chat');
+    // A version "Undo anyway" kept belongs to no chat: it says what it is instead.
+    const keptVersion = !group.turn_id && group.entries[0].tool === 'undo_anyway';
+    const chat = group.title
+      ? visible(group.title)
+      : t(keptVersion ? 'history.kept_version' : 'history.other_chat');
     // The question that led to the changes names the turn; the chat, time and count follow.
     const ask = group.prompt ? visible(group.prompt.replace(/\s+/g, ' ').trim()) : null;
     // A chat titled by its first question would say the question twice.
