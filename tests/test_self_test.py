@@ -19,6 +19,7 @@ import pytest
 
 from tray_app.self_test import files
 from tray_app.self_test.fake_model import ANSWER_MISSING, ANSWER_OK, MARKER_FILE, FakeModel
+from tray_app.self_test.text import WITHOUT_CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKS = [
@@ -66,7 +67,9 @@ def test_the_report_speaks_the_users_language_and_leaves_the_settings_alone(
     settings.parent.mkdir(parents=True)
     settings.write_text('{"language": "zh-CN", "default_model": "我的模型"}', encoding="utf-8")
     before = settings.read_bytes()
-    result = run_self_test(tmp_path, METONA_WEB_DIR=str(tmp_path / "nowhere"))
+    web = copy_web(tmp_path)
+    (web / "js" / "toolcard.js").unlink()  # the page is broken, its words are not
+    result = run_self_test(tmp_path, METONA_WEB_DIR=str(web))
     assert result.returncode == 1
     assert "FAIL 网页界面" in result.stdout and "ok   智能体回合" in result.stdout
     assert "skip 弹窗窗口" in result.stdout and "没有图形显示" in result.stdout
@@ -104,8 +107,16 @@ def test_a_locale_missing_a_string_is_named(tmp_path: Path) -> None:
 
 
 def test_no_page_at_all_is_named(tmp_path: Path) -> None:
+    settings = tmp_path / "home" / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"language": "zh-CN"}', encoding="utf-8")
     result = run_self_test(tmp_path, METONA_WEB_DIR=str(tmp_path / "nowhere"))
     assert result.returncode == 1
+    # without its catalogue the report is in English, the language the code is written in
+    assert "FAIL web page" in result.stdout
+    assert result.stdout.rstrip().endswith("metona-tray self-test: broken: 1 check(s) failed")
+    english = json.loads((ROOT / "web" / "locales" / "en.json").read_text(encoding="utf-8"))
+    assert {f"self_test.{k}": v for k, v in WITHOUT_CATALOGUE.items()}.items() <= english.items()
     assert f"web page not found at {tmp_path / 'nowhere' / 'index.html'}" in result.stdout
 
 

@@ -21,13 +21,17 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tray_app.i18n import section
+from tray_app.i18n import t
 from tray_app.messages import ChatMessage, ToolCall
 
 DESCRIPTION_MAX = 600  # characters of a tool's description in the prompt
 PARAMETER_MAX = 300  # characters of one parameter's description
 _RESPONSE_TAG = re.compile(r"<(/?)tool_response", re.IGNORECASE)
 SCHEMA_DEPTH = 3  # levels of a nested schema written out; deeper is just "object"/"array"
+
+
+#: The words around a tool's parameters (``prompt.tool_words.<key>``).
+TOOL_WORDS = ("arguments", "none", "required")
 
 
 def _cut(text: object, limit: int) -> str:
@@ -91,7 +95,7 @@ def _function(definition: Mapping[str, Any]) -> Mapping[str, Any]:
 def tools_prompt(definitions: Iterable[Mapping[str, Any]], language: str) -> str:
     """The tools (OpenAI-style function definitions) and how to call them, for the system
     prompt of a model in prompt mode."""
-    words = section("prompt.tool_words", language)
+    words = {key: t(f"prompt.tool_words.{key}", language) for key in TOOL_WORDS}
     blocks: list[str] = []
     example, example_args = "read_file", '"path": "notes.txt"'
     names: list[str] = []
@@ -109,7 +113,7 @@ def tools_prompt(definitions: Iterable[Mapping[str, Any]], language: str) -> str
         blocks.append("\n".join(lines))
     if names and example not in names:
         example, example_args = names[0], ""
-    convention = section("prompt", language)["tools"]  # its JSON braces are doubled: format
+    convention = t("prompt.tools", language)  # its JSON braces are doubled: str.format
     head = convention.format(example=example, example_args=example_args)
     return "\n\n".join([head, *blocks])
 

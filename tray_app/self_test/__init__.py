@@ -17,8 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from tray_app.i18n import section
 from tray_app.self_test.files import Missing
-from tray_app.self_test.text import TEXT, TITLES, padded
+from tray_app.self_test.text import WITHOUT_CATALOGUE, padded
 
 Check = tuple[str, Callable[[Path], str]]
 
@@ -55,17 +56,15 @@ def report_language() -> str:
         setting = load_settings(paths.settings_file).language
     except Exception:  # the report must come out whatever the settings file holds
         setting = "system"
-    if setting in TEXT:  # said even when web/ (the catalogue) is what is broken
-        return setting
-    resolved = resolve_language(setting)
-    return resolved if resolved in TEXT else "en"
+    return resolve_language(setting)  # English when the catalogue itself cannot be read
 
 
 def run_self_test(*, display: bool, out: TextIO | None = None, language: str | None = None) -> int:
     """``display``: a graphical session is there, so the popup's window can be checked too."""
     out = out or sys.stdout
     lang = language or report_language()
-    titles, text = TITLES[lang], TEXT[lang]
+    titles, said = section("self_test.check", lang), section("self_test", lang)
+    text = {key: said.get(key, english) for key, english in WITHOUT_CATALOGUE.items()}
     failures = 0
     with tempfile.TemporaryDirectory(prefix="metona-self-test-") as tmp:
         root = Path(os.path.realpath(tmp))
@@ -82,9 +81,11 @@ def run_self_test(*, display: bool, out: TextIO | None = None, language: str | N
             failures += not ok
             took = time.monotonic() - start
             mark = "ok  " if ok else "FAIL"
-            out.write(f"{mark} {padded(titles[name])}{detail} ({took:.1f} s)\n")
+            out.write(f"{mark} {padded(titles.get(name, name))}{detail} ({took:.1f} s)\n")
             out.flush()
     if not display:
-        out.write(f"skip {padded(titles['popup window'])}{text['no_display']}\n")
+        out.write(
+            f"skip {padded(titles.get('popup window', 'popup window'))}{text['no_display']}\n"
+        )
     out.write((text["whole"] if not failures else text["broken"].format(n=failures)) + "\n")
     return 0 if not failures else 1
