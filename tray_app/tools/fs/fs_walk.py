@@ -8,6 +8,12 @@ most ``max_dir_entries`` names of any one folder. ``stopped`` says why it stoppe
 A folder is read into a ``Listing`` (names sorted, the name filter applied, kinds from the
 listing's own type): iterating the walk builds an ``Entry`` per name, while a name search reads
 the listings (``Walk.listings``) and builds entries only for its hits.
+
+On POSIX the walk never uses a path string after the start: the root is opened from the file
+system's root without following links (``fs.opened``), each folder is opened from it name by
+name the same way, and listed and stat'ed through its descriptor, which stays open while the
+folder's consumer reads it (an entry's lazy ``stat`` needs it) and is closed before the next:
+two or three descriptors at any time, whatever the tree's size.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tray_app.tools.fs.fs_safe import kind_of
+from tray_app.tools.fs.opened import BY_DESCRIPTOR, open_below, open_chain, opened
 
 DEFAULT_TIME_BUDGET = 10.0
 MAX_DIR_ENTRIES = 20_000
@@ -32,7 +39,7 @@ class Entry:
     use: the walk itself stats only folders (for loop detection) and entries whose type the
     directory listing did not give; a search stats only the files it may read."""
 
-    __slots__ = ("_info", "_item", "_path", "depth", "kind", "name", "rel")
+    __slots__ = ("_info", "_item", "_listing", "_path", "depth", "kind", "name", "rel")
 
     def __init__(
         self,
@@ -43,8 +50,10 @@ class Entry:
         kind: str,  # file, directory, symlink, or a special kind (named pipe, socket, device)
         info: os.stat_result | None = None,
         item: os.DirEntry[str] | None = None,
+        listing: Listing | None = None,
     ) -> None:
         self._path = path
+        self._listing = listing  # an item read through a folder descriptor: while it is open
         self.rel = rel
         self.name = name
         self.depth = depth
@@ -65,10 +74,12 @@ class Entry:
     @property
     def info(self) -> os.stat_result:
         if self._info is None:
-            if self._item is not None:
+            listing = self._listing
+            if self._item is not None and (listing is None or listing.fd is not None):
                 self._info = self._item.stat(follow_symlinks=False)
-            else:
-                self._info = os.lstat(self._path)
+            else:  # its folder is closed: reach it again, never through a link
+                with opened(self.path) as here:
+                    self._info = here.lstat()
         return self._info
 
     def __repr__(self) -> str:
@@ -82,10 +93,25 @@ class Listing:
     folders (``Walk.listings``), instead of an object per name.
     """
 
-    __slots__ = ("depth", "folder", "infos", "items", "kinds", "names", "prefix", "subfolders")
+    __slots__ = (
+        "base",
+        "depth",
+        "fd",
+        "folder",
+        "infos",
+        "items",
+        "kinds",
+        "names",
+        "prefix",
+        "subfolders",
+    )
 
-    def __init__(self, folder: str, prefix: str, depth: int) -> None:
+    def __init__(self, folder: str, prefix: str, depth: int, fd: int | None = None) -> None:
         self.folder = folder
+        self.base = folder if folder.endswith(os.sep) else folder + os.sep
+        # The folder's descriptor while its consumer reads it (POSIX), then None: the items'
+        # own ``stat`` goes through it and must not outlive it.
+        self.fd = fd
         self.prefix = prefix  # the folder's path below the root, with a trailing separator
         self.depth = depth  # of the entries: 1 = directly inside the root
         self.names: list[str] = []
@@ -99,16 +125,21 @@ class Listing:
     def entry(self, index: int) -> Entry:
         name, item = self.names[index], self.items[index]
         kind, info = self.kinds[index], self.infos[index]
-        return Entry(item.path, self.prefix + name, name, self.depth, kind, info, item)
+        return Entry(self.base + name, self.prefix + name, name, self.depth, kind, info, item, self)
 
     def entries(self) -> list[Entry]:
-        prefix, depth = self.prefix, self.depth
+        prefix, depth, base = self.prefix, self.depth, self.base
         return [
-            Entry(item.path, prefix + name, name, depth, kind, info, item)
+            Entry(base + name, prefix + name, name, depth, kind, info, item, self)
             for name, kind, item, info in zip(
                 self.names, self.kinds, self.items, self.infos, strict=True
             )
         ]
+
+    def close(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
 
     def folders(self) -> list[Entry]:
         if self.subfolders is not None:
@@ -168,36 +199,47 @@ class Walk:
         """The folders in walk order, each read, name-filtered and sorted. The walk goes into
         a folder's subfolders once its consumer is done with it; it stops (``stopped``) before
         a folder with entries when the time is up or the call was cancelled."""
-        root_info = os.lstat(self.root)
+        root_fd = open_chain(self.root) if BY_DESCRIPTOR else None
+        try:
+            yield from self._listings(root_fd)
+        finally:
+            if root_fd is not None:
+                os.close(root_fd)
+
+    def _listings(self, root_fd: int | None) -> Iterator[Listing]:
+        root_info = os.lstat(self.root) if root_fd is None else os.fstat(root_fd)
         visited = {(root_info.st_dev, root_info.st_ino)}
         queue: deque[tuple[str, str, int]] = deque([(os.fspath(self.root), "", 1)])
         while queue:
             folder, rel, depth = queue.popleft()
             try:
-                listing = self._read(folder, rel, depth)
+                listing = self._read(folder, rel, depth, root_fd)
             except OSError:
                 if depth == 1:
                     raise
                 self.unreadable += 1
                 continue
-            if listing.names and self.should_stop():
-                return
-            yield listing
-            for entry in listing.folders():
-                if depth >= self.max_depth:
-                    self.depth_limited = True
-                    continue
-                try:
-                    info = entry.info
-                except OSError:  # gone since the listing
-                    self.unreadable += 1
-                    continue
-                ident = (info.st_dev, info.st_ino)
-                if ident in visited:
-                    continue
-                if info.st_ino:  # DirEntry.stat() on Windows leaves st_ino at 0
-                    visited.add(ident)
-                queue.append((entry.path_str, entry.rel, depth + 1))
+            try:
+                if listing.names and self.should_stop():
+                    return
+                yield listing
+                for entry in listing.folders():
+                    if depth >= self.max_depth:
+                        self.depth_limited = True
+                        continue
+                    try:
+                        info = entry.info
+                    except OSError:  # gone since the listing
+                        self.unreadable += 1
+                        continue
+                    ident = (info.st_dev, info.st_ino)
+                    if ident in visited:
+                        continue
+                    if info.st_ino:  # DirEntry.stat() on Windows leaves st_ino at 0
+                        visited.add(ident)
+                    queue.append((entry.path_str, entry.rel, depth + 1))
+            finally:
+                listing.close()
             if self.stopped:
                 return
 
@@ -208,10 +250,21 @@ class Walk:
             self.stopped = "time"
         return self.stopped is not None
 
-    def _read(self, folder: str, rel: str, depth: int) -> Listing:
-        listing = Listing(folder, rel + os.sep if rel else "", depth)
-        with os.scandir(folder) as it:
-            items = {item.name: item for item in itertools.islice(it, self.max_dir_entries + 1)}
+    def _read(self, folder: str, rel: str, depth: int, root_fd: int | None) -> Listing:
+        """The folder read (through its descriptor, reached from the root's without following
+        a link, when there is one: ``fs.opened``); the listing holds the descriptor."""
+        fd = None if root_fd is None else open_below(root_fd, rel.split(os.sep) if rel else [])
+        listing = Listing(folder, rel + os.sep if rel else "", depth, fd)
+        try:
+            return self._fill(listing, folder if fd is None else fd)
+        except BaseException:
+            listing.close()
+            raise
+
+    def _fill(self, listing: Listing, where: str | int) -> Listing:
+        folder, cap = listing.folder, self.max_dir_entries + 1
+        with os.scandir(where) as it:
+            items = {item.name: item for item in itertools.islice(it, cap)}
         if len(items) > self.max_dir_entries:
             self.stopped = "folder too large"
             items.popitem()

@@ -40,10 +40,13 @@ makes the call fail instead of leading outside. Done for ``read_file``, ``read_m
 folders ``create_directory`` and the writers make), ``move_file`` (``rename``/``link`` between
 the two opened folders) and ``delete_file`` (unlinked through the folder, or moved into a
 private staging folder first because the trash only takes a path: ``tools.fs.staging``).
-Known limit still open: folder walks (``list_directory``, ``directory_tree``, ``search_files``,
-a recursive delete's check) list by path string, so such a race could make one of them list an
-outside folder's names; the undo journal copies and restores by path string too. It needs
-another local process (the model cannot run one without an approved ``run_command``).
+Folder walks (``list_directory``, ``directory_tree``, ``search_files``, a recursive delete's
+check) open each folder from the walk's opened root, name by name, and list and stat through
+its descriptor (``fs.fs_walk``). Known limits still open: ripgrep, when installed, is handed
+path strings, but only to pick which files Python then reads through the folders (its answer
+can hide a match, never show outside content); the undo journal copies and restores by path
+string. Both need another local process racing the call (the model cannot run one without an
+approved ``run_command``).
 Windows has no ``dir_fd``: there every tool uses the checked string as before; the closest
 equivalent (handles opened with ``FILE_FLAG_OPEN_REPARSE_POINT`` and re-checked) is not built.
 """
