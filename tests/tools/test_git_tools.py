@@ -231,3 +231,31 @@ def test_the_diff_of_a_secret_file_is_withheld(gbox, repo):
     assert staged["diff"].count("new-secret-value") == 1 and len(staged["withheld"]) == 2
     named = gbox.execute("git_diff", {"path": "proj", "staged": True, "files": [".env"]})
     assert named["code"] == "path_secret_name"  # asked by name: refused like read_file
+
+
+def test_a_git_that_hangs_is_stopped_and_said(gbox, repo, layout, monkeypatch):
+    """The time limit holds: a git that never answers is killed and the call says so."""
+    from tray_app.tools.builtin import git_run
+
+    fake_bin = layout.root / "bin"
+    fake_bin.mkdir()
+    hanging = fake_bin / "git"
+    hanging.write_text("#!/bin/sh\nsleep 60 &\nexec sleep 60\n")
+    hanging.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(git_run, "GIT_TIMEOUT_S", 0.5)
+    result = gbox.execute("git_status", {"path": "proj"})
+    assert result["code"] == "git_timed_out" and "stopped" in result["error"]
+
+
+def test_the_commit_preview_counts_new_files_and_flags_secrets(gbox, repo):
+    conf = repo / "conf"
+    conf.mkdir()
+    (conf / "app.ini").write_text("a=1\nb=2\nc=3")  # no final line break: still 3 lines
+    (conf / ".env").write_text("TOKEN=x\n")
+    (conf / "blob.bin").write_bytes(b"\0\1\2")
+    preview = gbox.preview("git_commit", {"path": "proj", "message": "conf", "files": ["conf"]})
+    by_path = {f["path"]: f for f in preview["files"]}
+    assert by_path["conf/app.ini"]["added"] == 3 and by_path["conf/blob.bin"]["added"] is None
+    assert by_path["conf/.env"].get("secret") is True and "secret" not in by_path["conf/app.ini"]
+    assert preview["added"] == 4 and "conf/.env  +1 -0  (looks like a secret)" in preview["text"]

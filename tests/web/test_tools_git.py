@@ -60,8 +60,8 @@ def test_the_commit_approval_shows_message_and_files_and_no_hook_runs(
     page = app.page
     panel = page.locator("#approval")
     expect(panel.locator(".git-message")).to_have_text(message)
-    expect(panel.locator(".git-preview")).to_contain_text("1 file, +0 −0")
-    expect(panel.locator(".git-files")).to_contain_text("new  报告")
+    expect(panel.locator(".git-preview")).to_contain_text("1 file, +2 −0")
+    expect(panel.locator(".git-files")).to_contain_text("new  +2  报告")
     expect(panel.locator(".git-preview")).to_contain_text("The repository's hooks do not run.")
     page.click(APPROVE)
     card = page.locator(".tool-card")
@@ -110,7 +110,7 @@ def test_the_commit_approval_in_chinese(
     app.send("提交")
     panel = app.page.locator("#approval")
     expect(panel.locator(".git-preview")).to_contain_text("提交说明")
-    expect(panel.locator(".git-preview")).to_contain_text("1 个文件，+0 −0")
+    expect(panel.locator(".git-preview")).to_contain_text("1 个文件，+2 −0")
     expect(panel.locator(".git-preview")).to_contain_text("不会运行仓库的钩子。")
     expect(panel).to_contain_text("Git 提交")
     assert app.page_errors == []
@@ -129,3 +129,21 @@ def test_a_secret_files_diff_is_named_not_shown(app: App, tmp_path: Path) -> Non
     open_card(card)
     expect(card.locator(".git-withheld")).to_contain_text("secret files are never read: .env")
     expect(card).not_to_contain_text("very-secret")
+
+
+def test_the_commit_approval_warns_of_a_secret_in_a_folder(app: App, tmp_path: Path) -> None:
+    repo_with_hook(app.workspace, tmp_path / "ran.txt")
+    (app.workspace / "conf").mkdir()
+    (app.workspace / "conf" / ".env").write_text("TOKEN=x\n")
+    app.fake.script(
+        tool_turn([("git_commit", {"message": "conf", "files": ["conf"]})]),
+        text_turn("Not committed."),
+    )
+    app.send("Commit conf")
+    panel = app.page.locator("#approval")
+    expect(panel.locator(".git-secrets")).to_contain_text(
+        "These look like secrets (keys, .env) and would be committed: conf/.env"
+    )
+    panel.get_by_role("button", name="Deny").click()
+    expect(app.page.locator(".tool-card")).not_to_have_attribute("data-status", "pending")
+    assert git(app.workspace, "rev-list", "--count", "HEAD").strip() == "1"

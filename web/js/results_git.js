@@ -14,7 +14,7 @@ function statusLine(f) {
 function statLines(files) {
   return (files || []).map((f) =>
     f.new
-      ? `new  ${f.path}`
+      ? `new  +${f.added ?? '?'}  ${f.path}`
       : f.added == null
         ? `bin  ${f.path}`
         : `+${f.added} −${f.deleted}  ${f.path}`,
@@ -102,6 +102,7 @@ export function gitResultView(name, r, { diffView, plainBlock }) {
 /** git_commit's approval: where, the message as it will be stored, and what it holds. */
 export function gitCommitPreview(p, plainBlock) {
   const rows = statLines(p.files);
+  const secrets = (p.files || []).filter((f) => f.secret).map((f) => visibleText(f.path));
   const more = (p.file_count ?? rows.length) - rows.length;
   return h(
     'div',
@@ -119,6 +120,12 @@ export function gitCommitPreview(p, plainBlock) {
     h('div', { class: 'pv-label' }, totals(p)),
     rows.length
       ? plainBlock(rows.join('\n') + (more > 0 ? `\n… +${more}` : ''), 'git-files')
+      : null,
+    secrets.length
+      ? h('div', {
+          class: 'warn git-secrets',
+          i18n: ['card.git_secret_files', { list: secrets.join(', ') }],
+        })
       : null,
     h('div', { class: 'muted', i18n: 'card.git_no_hooks' }),
   );

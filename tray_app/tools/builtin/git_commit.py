@@ -8,6 +8,8 @@ deleted). The repository's hooks do not run (``core.hooksPath`` at an empty fold
 from __future__ import annotations
 
 import os
+import stat
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -27,6 +29,7 @@ from tray_app.tools.result import ToolResult, failure
 
 MAX_MESSAGE = 10_000
 PREVIEW_FILES = 50
+COUNT_BYTES = 4 * 1024 * 1024
 
 
 class GitCommitArgs(ToolArgs):
@@ -75,8 +78,27 @@ def _what_commits(runner: GitRunner, paths: list[str]) -> list[dict[str, Any]] |
     known = {entry["path"] for entry in entries}
     for name in new.stdout.split("\0") if new.ok else ():
         if name and name not in known:
-            entries.append({"path": name, "added": None, "deleted": None, "new": True})
+            counted = count_lines(runner.cwd / name) if len(entries) < PREVIEW_FILES else None
+            entries.append({"path": name, "added": counted, "deleted": 0, "new": True})
     return entries
+
+
+def count_lines(path: Path) -> int | None:
+    """A new file's lines as git will count them, reading at most ``COUNT_BYTES``: None for a
+    binary, larger or unreadable file; a link is one line (git stores where it points)."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return 1
+        if not stat.S_ISREG(info.st_mode) or info.st_size > COUNT_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(COUNT_BYTES)
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _plan(
@@ -151,9 +173,16 @@ def commit_preview(ctx: ToolContext, args: GitCommitArgs) -> dict[str, Any] | To
         files = _what_commits(runner, paths)
     if isinstance(files, dict):
         return files
+    for entry in files:  # a key or .env about to be committed: the card warns
+        if ctx.policy.is_secret_entry(repo.top / entry["path"]):
+            entry["secret"] = True
     added = sum(f.get("added") or 0 for f in files)
     deleted = sum(f.get("deleted") or 0 for f in files)
-    lines = [f"{f['path']}  +{f.get('added') or 0} -{f.get('deleted') or 0}" for f in files]
+    lines = [
+        f"{f['path']}  +{f.get('added') or 0} -{f.get('deleted') or 0}"
+        + ("  (looks like a secret)" if f.get("secret") else "")
+        for f in files
+    ]
     shown = lines[:PREVIEW_FILES] + (
         [f"… {len(lines) - PREVIEW_FILES} more"] if len(lines) > PREVIEW_FILES else []
     )

@@ -44,6 +44,8 @@ def open_repo(
     runner.cwd = folder
     found = runner.run(["rev-parse", "--show-toplevel", "--absolute-git-dir"])
     lines = found.stdout.splitlines()
+    if found.timed_out or found.cancelled:
+        return git_failed(found)
     if not found.ok or len(lines) != 2:
         return failure(
             f"{folder} is not inside a git repository ({found.reason()})",
