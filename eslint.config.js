@@ -9,7 +9,7 @@ import globals from 'globals';
 
 const LINE_LENGTH = 100;
 
-const WORKER = 'web/js/hlworker.js';
+const WORKER = 'web/js/markdown/hlworker.js';
 
 const page = {
   plugins: { '@stylistic': stylistic },

@@ -86,12 +86,12 @@ def copy_web(tmp_path: Path) -> Path:
 
 def test_a_missing_script_is_named(tmp_path: Path) -> None:
     web = copy_web(tmp_path)
-    (web / "js" / "toolcard.js").unlink()  # imported by another module, not by index.html
+    (web / "js" / "chat" / "toolcard.js").unlink()  # imported by another module, not by index.html
     result = run_self_test(tmp_path, METONA_WEB_DIR=str(web))
     assert result.returncode == 1
     report = lines(result)
     assert report["web page"] == "FAIL" and report["agent turn"] == "ok"
-    assert "web files missing: js/toolcard.js" in result.stdout
+    assert "web files missing: js/chat/toolcard.js" in result.stdout
     assert "broken: 1 check(s) failed" in result.stdout
 
 

@@ -4,7 +4,7 @@ The popup (``web/js``), the notifications, the terminal mode (``chat --json``) a
 read these. Each event is a pydantic model with a ``type`` literal; ``model_dump_json`` gives
 one line and ``parse_event`` reads one back. Everything the page receives is a member of the
 union, the tray's ``ui_action`` requests included, and every code the page translates is a
-``Literal`` here: ``tests/core/test_events_contract.py`` fails when ``web/js/events.js`` or
+``Literal`` here: ``tests/core/test_events_contract.py`` fails when ``web/js/chat/events.js`` or
 ``web/locales`` fall out of step with this file.
 """
 

@@ -1,6 +1,6 @@
 """The event contract between ``tray_app/events.py`` and the page, kept by tests, not by hand.
 
-Every member of the union has a ``case`` in ``web/js/events.js`` and every ``case`` there is a
+Every member of the union has a ``case`` in ``web/js/chat/events.js`` and every ``case`` there is a
 member; every notice and failure code (``Literal``s in events.py) has its text in both locales,
 with the same placeholders; every tray request the union allows is handled by ``web/js/app.js``.
 """
@@ -50,7 +50,7 @@ def test_the_reader_finds_cases_and_only_cases() -> None:
 
 
 def test_the_page_handles_exactly_the_events_the_union_holds() -> None:
-    page = page_event_types((WEB / "js" / "events.js").read_text(encoding="utf-8"))
+    page = page_event_types((WEB / "js" / "chat" / "events.js").read_text(encoding="utf-8"))
     python = python_event_types()
     assert len(python) == len(_union_members()), "two members share a type"
     assert "ui_action" in python and "turn_failed" in python

@@ -1,7 +1,7 @@
 """A long code block is highlighted by the page's worker in the real popup (WebKitGTK under X).
 
 The page is served by pywebview on http://127.0.0.1 with a CSP of script-src 'self': a
-same-origin module worker (web/js/hlworker.js) must start there, or every block would fall
+same-origin module worker (web/js/markdown/hlworker.js) must start there, or every block would fall
 back to the page's thread. The real app streams a long hostile block from the fake Ollama;
 the test reads back from the real page that the worker answered, the block is highlighted and
 its text is exact."""

@@ -275,7 +275,7 @@ def test_the_workspace_picker_is_the_native_folder_dialog(
     wait_for(lambda: popup_visible(desktop, app), 15, "the popup")
     # What the page's "Change folder" button does: the bridge's pick_folder.
     app.eval_js(
-        "(import(new URL('js/bridge.js', location.href).href)"
+        "(import(new URL('js/lib/bridge.js', location.href).href)"
         ".then(m => m.call('pick_folder')).then(r => { window.__picked = r; }), 1)"
     )
     dialog = wait_for(lambda: desktop.visible_windows("Choose a folder"), 15, "the folder dialog")

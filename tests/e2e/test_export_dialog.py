@@ -59,7 +59,7 @@ def export_into(
     wait_for(lambda: app.state()["visible"], 15, "the popup")
     payload = json.dumps({"session_id": session_id, "format": fmt})
     app.eval_js(
-        "(import(new URL('js/bridge.js', location.href).href)"
+        "(import(new URL('js/lib/bridge.js', location.href).href)"
         f".then(m => m.call('export_session', {payload}))"
         ".then(r => { window.__exported = r; }, e => { window.__exported = String(e); }), 1)"
     )

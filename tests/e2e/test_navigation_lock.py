@@ -126,7 +126,7 @@ def test_bridge_calls_without_the_secret_are_refused(app: AppProcess) -> None:
     assert app.eval_js("window.metona.key('attacker-supplied-secret-0000')") is False
     # The page's own calls (with the secret in bridge.js's closure) still work.
     app.eval_js(
-        "(import(new URL('js/bridge.js', location.href).href)"
+        "(import(new URL('js/lib/bridge.js', location.href).href)"
         ".then(m => m.call('status')).then(r => { window.__status = r; }), 1)"
     )
     assert wait_for(lambda: app.eval_js("window.__status || null"), 15, "status")["state"]

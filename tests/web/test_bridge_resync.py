@@ -1,4 +1,4 @@
-"""A batch of events lost on its way into the page is noticed and repaired (web/js/bridge.js).
+"""A batch of events lost on its way into the page is noticed and repaired (web/js/lib/bridge.js).
 
 The desktop app numbers its batches; a gap in the numbers makes the page rebuild approvals,
 chats and state from Core's snapshots instead of going on with a silently wrong view."""

@@ -21,7 +21,7 @@ NAME = "笔记 👩🏽‍💻 \u202eevil\u202c.txt"
 CONTENT = "第一行 ✨\nمرحبا 🇨🇳\n" + "长" * 3000
 
 RECORD = """async (id) => {
-  const { store } = await import('./js/store.js');
+  const { store } = await import('./js/lib/store.js');
   const record = store.calls.get(id);
   return record ? JSON.parse(JSON.stringify(record)) : null;
 }"""

@@ -82,7 +82,7 @@ def test_a_closed_chat_leaves_nothing_behind_in_the_page(app: App) -> None:
     expect(page.locator(".msg.assistant .content")).to_have_text("First chat answer.")
     first = app.core.list_sessions()[0]["id"]
     kept = """async (id) => {
-      const { store } = await import(new URL('js/store.js', document.baseURI).href);
+      const { store } = await import(new URL('js/lib/store.js', document.baseURI).href);
       return [...store.live.values(), ...store.calls.values()]
         .filter((r) => r.session_id === id).length
         + (store.turnEpoch.has(id) ? 1 : 0) + (store.sessionWorkspace.has(id) ? 1 : 0);

@@ -127,7 +127,7 @@ def test_scrolled_through_then_unwrapped_and_wrapped_again_keeps_heights(app: Ap
 # hold), each counted as it is and made well-formed (U+FFFD, a narrow character, in each lone
 # surrogate's place).
 LONE_SURROGATES = """async () => {
-  const { wrappedRows } = await import('./js/codewrap.js');
+  const { wrappedRows } = await import('./js/markdown/codewrap.js');
   const w = { ch: 10, wide: 20, astral: 20, mark: 30 };
   const high = String.fromCharCode(0xd83d);
   const low = String.fromCharCode(0xde00);

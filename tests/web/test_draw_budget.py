@@ -1,6 +1,6 @@
 """One drawing budget a frame: the frame's animation-frame callbacks (the draw queue and the
 events' flush) share it, so a burst costs at most 8 ms of drawing a frame, not 8 ms a callback
-(web/js/drawqueue.js; bench/page_speed.py measures the frames)."""
+(web/js/chat/drawqueue.js; bench/page_speed.py measures the frames)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.web
 # Two animation-frame callbacks of one frame (the draw queue and the events' flush), then a
 # later task: the deadline each is given.
 BUDGET_JS = """async () => {
-  const { frameDeadline } = await import(new URL('js/drawqueue.js', document.baseURI).href);
+  const { frameDeadline } = await import(new URL('js/chat/drawqueue.js', document.baseURI).href);
   return new Promise((done) => {
     const got = [];
     requestAnimationFrame(() => {

@@ -122,7 +122,7 @@ def test_in_chinese_why_a_change_cannot_be_undone_is_chinese(
     expect(note).to_have_attribute(
         "data-tip", "此更改无法撤销：未保留副本：它的 3.0 MB 超出撤销记录的 2 MB 上限"
     )
-    app.page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    app.page.evaluate("import('./js/lib/i18n.js').then((m) => m.setLanguage('en'))")
     expect(note).to_have_attribute(
         "data-tip",
         "Undo is not available for this change: no copy was kept: its 3.0 MB do not fit in the"
@@ -178,7 +178,7 @@ def test_a_change_says_what_its_undo_copy_takes_and_a_created_file_no_size(
     expect(created_row.locator(".hist-size")).to_have_count(0)
     kept = {e["path"]: e["size"] for e in app.core.changes()}[str(edited)]
     assert kept >= len(old.encode("utf-8"))  # the old text is what undo puts back
-    shown = page.evaluate(f"import('./js/format.js').then((m) => m.bytes({kept}))")
+    shown = page.evaluate(f"import('./js/lib/format.js').then((m) => m.bytes({kept}))")
     expect(edited_row.locator(".hist-size")).to_have_text(f"撤销副本：{shown}")
     assert app.page_errors == []
 

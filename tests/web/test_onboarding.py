@@ -204,7 +204,7 @@ def test_onboarding_speaks_chinese_down_to_its_details(make_app: AppFactory) -> 
     assert "： " not in card.locator(".ob-steps").inner_text()
     assert _gap_after_label(page, 0) < 1 and _gap_after_label(page, 1) < 1
     # Switched to English, the label gets its space back and the cause is English.
-    page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    page.evaluate("import('./js/lib/i18n.js').then((m) => m.setLanguage('en'))")
     expect(cause).to_have_text(
         f"Nothing answers at {down}: no server is running there, or the connection is blocked."
     )

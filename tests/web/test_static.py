@@ -9,7 +9,7 @@ from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 TEST_VENDOR = Path(__file__).resolve().parent / "vendor"
-JS = sorted((WEB / "js").glob("*.js"))
+JS = sorted((WEB / "js").rglob("*.js"))
 
 
 def locale(name: str) -> dict[str, str]:
@@ -129,7 +129,7 @@ def test_vendored_files_match_their_versions_file() -> None:
 def test_every_error_code_has_a_text_in_both_languages() -> None:
     from tray_app.errors import ERROR_CODES, INTERNAL
 
-    actions = (WEB / "js" / "actions.js").read_text(encoding="utf-8")
+    actions = (WEB / "js" / "chat" / "actions.js").read_text(encoding="utf-8")
     listed = re.search(r"COMMAND_ERRORS = new Set\(\[(.*?)\]\)", actions, re.S)
     assert listed is not None
     page_codes = set(re.findall(r"'([a-z_]+)'", listed.group(1)))

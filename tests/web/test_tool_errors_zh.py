@@ -97,7 +97,7 @@ def test_failures_say_chinese_on_the_card_and_english_to_the_model(
     assert all("code" not in f and "params" not in f for f in results[3]["files"])
 
     # Switching the page to English says the same failures in English, from the same record.
-    page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    page.evaluate("import('./js/lib/i18n.js').then((m) => m.setLanguage('en'))")
     expect(cards.nth(0).locator(".tc-error")).to_contain_text("File not found:")
     expect(cards.nth(2).locator(".tc-error")).to_contain_text("was not changed")
     assert app.page_errors == []
@@ -110,7 +110,7 @@ def test_a_code_the_page_does_not_know_shows_the_tools_sentence(
     app = make_app(fake_ollama, language="zh-CN")
     shown = app.page.evaluate(
         """async () => {
-          const m = await import('./js/results.js');
+          const m = await import('./js/chat/results.js');
           const known = m.failureLine('file_not_found', {path: 'a\\u202eb'}, 'x', 'tc-error');
           const unknown = m.failureLine('gone_code', {}, 'old \\u202e words', 'tc-error');
           return [known.textContent, unknown.textContent];

@@ -94,7 +94,7 @@ def test_in_chinese_the_no_undo_tip_is_chinese(
     note = card.locator(".tc-no-undo")
     expect(note).to_have_text("无法撤销")
     expect(note).to_have_attribute("data-tip", "此更改无法撤销：" + _why_zh(app_paths))
-    app.page.evaluate("import('./js/i18n.js').then((m) => m.setLanguage('en'))")
+    app.page.evaluate("import('./js/lib/i18n.js').then((m) => m.setLanguage('en'))")
     expect(note).to_have_attribute(
         "data-tip", "Undo is not available for this change: " + _why(app_paths)
     )

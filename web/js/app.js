@@ -1,29 +1,36 @@
 // Entry point: builds the components, loads the state from Core, routes events and keys.
-import { call, onEvents, requestResync, whenReady } from './bridge.js';
-import { $ } from './dom.js';
-import { fillIcons } from './icons.js';
-import { initTooltips } from './tooltip.js';
-import { checkLink, guardLinks } from './linkcheck.js';
-import { setLanguage, setSystemLanguage, currentLanguage, resolveLanguage, t, tx } from './i18n.js';
-import { setTheme } from './theme.js';
-import { store } from './store.js';
-import { ChatLog } from './chatlog.js';
-import { Composer } from './composer.js';
-import { Sidebar } from './sidebar.js';
-import { ModelPicker } from './modelpicker.js';
-import { SettingsPanel } from './settings.js';
-import { Onboarding } from './onboarding.js';
-import { ApprovalPanel } from './approval.js';
-import { initToasts, toast } from './toast.js';
-import { createEventPump } from './events.js';
-import { createActions } from './actions.js';
-import { HistoryPanel } from './history.js';
-import { settingsLink } from './settings_link.js';
-import { ModeSwitch } from './mode_switch.js';
-import { historyWarningArg } from './historywarn.js';
-import { createHomeFocus } from './homefocus.js';
-import { workspaceChooser } from './workspacepick.js';
-import { visible } from './format.js';
+import { call, onEvents, requestResync, whenReady } from './lib/bridge.js';
+import { $ } from './lib/dom.js';
+import { fillIcons } from './lib/icons.js';
+import { initTooltips } from './lib/tooltip.js';
+import { checkLink, guardLinks } from './markdown/linkcheck.js';
+import {
+  setLanguage,
+  setSystemLanguage,
+  currentLanguage,
+  resolveLanguage,
+  t,
+  tx,
+} from './lib/i18n.js';
+import { setTheme } from './lib/theme.js';
+import { store } from './lib/store.js';
+import { ChatLog } from './chat/chatlog.js';
+import { Composer } from './chat/composer.js';
+import { Sidebar } from './chat/sidebar.js';
+import { ModelPicker } from './chat/modelpicker.js';
+import { SettingsPanel } from './settings/settings.js';
+import { Onboarding } from './chat/onboarding.js';
+import { ApprovalPanel } from './chat/approval.js';
+import { initToasts, toast } from './lib/toast.js';
+import { createEventPump } from './chat/events.js';
+import { createActions } from './chat/actions.js';
+import { HistoryPanel } from './chat/history.js';
+import { settingsLink } from './settings/settings_link.js';
+import { ModeSwitch } from './chat/mode_switch.js';
+import { historyWarningArg } from './chat/historywarn.js';
+import { createHomeFocus } from './lib/homefocus.js';
+import { workspaceChooser } from './chat/workspacepick.js';
+import { visible } from './lib/format.js';
 
 const ui = {};
 let actions;

@@ -5,7 +5,7 @@ page's ``window.metona.dispatch`` answers with it; any other answer (the engine 
 the script, the page failed to apply it, no page) counts as lost. A lost batch is not re-sent
 (it may be half applied); instead the next batch, or an empty one sent after a short wait,
 carries a later number, the page sees the gap and resynchronises from Core's snapshots
-(``web/js/bridge.js``).
+(``web/js/lib/bridge.js``).
 
 The thread blocks on a condition: with nothing to deliver and nothing owed it never wakes.
 """

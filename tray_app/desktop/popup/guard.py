@@ -4,7 +4,7 @@ pywebview injects ``window.pywebview.api`` into every page its window finishes l
 whatever the URL (ARCHITECTURE.md §1). The navigation lock keeps foreign pages out of the
 window; this is the second wall: every call must carry ``secret``, which only the app's own
 page receives (``KeyCourier`` hands it over with ``run_js`` after checking the window's URL,
-and ``web/js/bridge.js`` keeps it in a closure). A call without it is refused and logged and
+and ``web/js/lib/bridge.js`` keeps it in a closure). A call without it is refused and logged and
 never reaches Core.
 
 The api object has one method per bridge command, ``method(payload, key)``; it forwards

@@ -2,7 +2,7 @@
 
 Chat only turns the tools off; Read only, Ask and Auto keep them on with ``confirmation_mode``
 ``read_only``, ``all_writes`` (or ``delete_only``, which Settings alone sets) and
-``full_auto``. The page has the same mapping (web/js/mode_switch.js).
+``full_auto``. The page has the same mapping (web/js/chat/mode_switch.js).
 """
 
 from __future__ import annotations
