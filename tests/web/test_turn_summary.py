@@ -92,5 +92,5 @@ def test_a_shortened_path_never_shows_a_doubled_separator(
     """The summary's Moved row showed "…//workspace": a tail cut right at a separator."""
     app = make_app(fake_ollama)
     path = "/tmp/pytest-of-root/a-long-folder-name-here/abcdefgh/ijklm.txt"
-    got = app.page.evaluate(f"import('./js/format.js').then((m) => m.middlePath({path!r}, 40))")
+    got = app.page.evaluate(f"import('./js/lib/format.js').then((m) => m.middlePath({path!r}, 40))")
     assert got == "/tmp/pytest-of-root/…/abcdefgh/ijklm.txt"

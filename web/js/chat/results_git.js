@@ -1,7 +1,7 @@
 // Card views of the git tools: status, diff, log, commit, and git_commit's approval preview.
 // File names, messages and authors come from the repository: untrusted, textContent only (h()).
-import { h } from './dom.js';
-import { visibleText } from './format.js';
+import { h } from '../lib/dom.js';
+import { visibleText } from '../lib/format.js';
 
 /** "M  a.txt", "?? new.txt", "R  old → new": one status line as git's two letters and the name. */
 function statusLine(f) {
