@@ -90,6 +90,7 @@ def test_a_commit_approved_with_yes_runs_no_hook(
     assert result.returncode == 0, result.stderr
     assert "Committed." in result.stdout
     assert "[tool] ✓ git_commit success" in result.stderr, result.stderr
+    assert "git_commit path=项目 message=加 报告 files=报告" in result.stderr
     assert "hooks not run" in result.stderr and "commits listed: 2" in result.stderr
     status, commit, log = _tool_answers(fake_ollama)
     assert [f["path"] for f in status["files"]] == [NEW]

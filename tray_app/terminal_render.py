@@ -47,7 +47,20 @@ STATUS_MARK = {
     "error": "✗",
     "cancelled": "⊘",
 }
-KEY_ARGS = ("path", "source", "destination", "paths", "command", "query", "cwd", "recursive")
+KEY_ARGS = (
+    "path",
+    "source",
+    "destination",
+    "paths",
+    "command",
+    "query",
+    "cwd",
+    "recursive",
+    "message",
+    "files",
+    "file",
+    "staged",
+)
 
 
 def notice_text(event: Notice, language: str) -> str:

@@ -259,3 +259,17 @@ def test_the_commit_preview_counts_new_files_and_flags_secrets(gbox, repo):
     assert by_path["conf/app.ini"]["added"] == 3 and by_path["conf/blob.bin"]["added"] is None
     assert by_path["conf/.env"].get("secret") is True and "secret" not in by_path["conf/app.ini"]
     assert preview["added"] == 4 and "conf/.env  +1 -0  (looks like a secret)" in preview["text"]
+
+
+def test_a_work_tree_or_git_folder_elsewhere_is_refused(gbox, repo, layout):
+    """core.worktree in the repository's config, or .git as a link, pointing outside."""
+    git(repo, "config", "core.worktree", str(layout.outside))
+    (layout.outside / "x.txt").write_text("outside\n")
+    result = gbox.execute("git_status", {"path": "proj"})
+    assert result["success"] is False and "outside" in result["error"], result
+    linked = layout.work / "linked"
+    linked.mkdir()
+    real = make_repo(layout.outside / "real")
+    (linked / ".git").symlink_to(real / ".git")
+    result = gbox.execute("git_log", {"path": "linked"})
+    assert result["success"] is False and "outside" in result["error"], result
