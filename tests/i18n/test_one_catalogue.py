@@ -30,7 +30,6 @@ LANGUAGE_TEST = re.compile(
 CJK_LEFT: set[str] = set()
 LANGUAGE_TESTS_LEFT = {
     "self_test/agent_turn.py",  # stores zh-CN to prove settings round-trip (data)
-    "store/settings.py",  # the setting's allowed values
 }
 
 
@@ -121,6 +120,11 @@ def test_a_language_added_as_one_file_is_found_and_spoken(pseudo_web: Path) -> N
     settings = pseudo_web / "settings.json"
     settings.write_text('{"language": "xx-PS"}', encoding="utf-8")
     assert settings_language(settings, {"LANG": "en_US.UTF-8"}) == "xx-PS"
+    from tray_app.store.settings import Settings
+
+    assert Settings(language="xx-PS").language == "xx-PS"  # a setting the file made possible
+    with pytest.raises(ValueError):
+        Settings(language="yy")
     english = json.loads((LOCALES / "en.json").read_text(encoding="utf-8"))
     said = [key for key in english if key.startswith(PYTHON_NAMESPACES)]
     assert len(said) > 400

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tray_app.atomic import atomic_write
 from tray_app.errors import StoreError
 from tray_app.history_warnings import StoreProblem
-from tray_app.i18n import written_out
+from tray_app.i18n import languages, written_out
 from tray_app.os_reasons import os_error_text, os_params
 
 log = logging.getLogger(__name__)
@@ -114,12 +114,20 @@ class Settings(BaseModel):
 
     # Desktop
     hotkey: str = Field(default_factory=default_hotkey)
-    language: Literal["system", "en", "zh-CN"] = "system"
+    # "system", or a language there is a catalogue for (a file in web/locales/)
+    language: str = "system"
     theme: Literal["system", "light", "dark"] = "system"
     start_at_login: bool = False
     # The popup window lives in its own process: ended after this long hidden (0 = never).
     popup_unload_after_s: float = Field(default=900.0, ge=0.0, le=604_800.0)
     hide_on_focus_loss: bool = True  # never while an approval waits or a file dialog is open
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        if value != "system" and value not in languages():
+            raise ValueError(f"not one of system, {', '.join(languages())}")
+        return value
 
     @field_validator("endpoint")
     @classmethod
