@@ -273,3 +273,24 @@ def test_a_work_tree_or_git_folder_elsewhere_is_refused(gbox, repo, layout):
     (linked / ".git").symlink_to(real / ".git")
     result = gbox.execute("git_log", {"path": "linked"})
     assert result["success"] is False and "outside" in result["error"], result
+
+
+def test_a_file_changed_after_the_approval_is_not_committed(gbox, repo):
+    """The approval is bound to the bytes shown: a change in between commits nothing."""
+    (repo / "a.txt").write_text("approved\n")
+    args = {"path": "proj", "message": "bound", "files": ["a.txt"]}
+    shown = gbox.preview("git_commit", args)
+    assert gbox.preview("git_commit", args)["binding"] == shown["binding"]  # stable
+    (repo / "a.txt").write_text("swapped in after the approval\n")
+    refused = gbox.execute("git_commit", args, bound=shown["binding"])
+    assert refused["code"] == "changed_after_approval"
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"
+    git(repo, "add", "a.txt")
+    staged = {"path": "proj", "message": "staged"}
+    shown = gbox.preview("git_commit", staged)
+    (repo / "b.txt").write_text("b\n")
+    git(repo, "add", "b.txt")  # more staged after the approval
+    assert gbox.execute("git_commit", staged, bound=shown["binding"])["success"] is False
+    again = gbox.preview("git_commit", staged)
+    ok(gbox.execute("git_commit", staged, bound=again["binding"]))
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["a.txt", "b.txt"]

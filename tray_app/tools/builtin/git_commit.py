@@ -7,6 +7,8 @@ deleted). The repository's hooks do not run (``core.hooksPath`` at an empty fold
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import stat
 from pathlib import Path
@@ -26,10 +28,12 @@ from tray_app.tools.builtin.git_repo import (
 )
 from tray_app.tools.builtin.git_run import GitMissing, GitRunner, identity_file
 from tray_app.tools.result import ToolResult, failure
+from tray_app.tools.sandbox.binding import changed_failure, file_binding
 
 MAX_MESSAGE = 10_000
 PREVIEW_FILES = 50
 COUNT_BYTES = 4 * 1024 * 1024
+BIND_FILES = 500
 
 
 class GitCommitArgs(ToolArgs):
@@ -83,6 +87,23 @@ def _what_commits(runner: GitRunner, paths: list[str]) -> list[dict[str, Any]] |
     return entries
 
 
+def commit_binding(runner: GitRunner, repo: Repo, files: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the approval is bound to: HEAD, and what would be committed: the staged blobs
+    (``diff --cached --raw``), or each named file's identity and bytes (``file_binding``)."""
+    head = runner.run(["rev-parse", "--verify", "--quiet", "HEAD"])
+    staged = runner.run(["diff", "--cached", *DIFF_FLAGS, "--raw", "--no-abbrev", "-z"], paths=[])
+    digest = hashlib.sha256(staged.stdout.encode("utf-8", "surrogateescape"))
+    for entry in sorted(files, key=lambda f: str(f["path"]))[:BIND_FILES]:
+        facts = file_binding(repo.top / entry["path"])
+        digest.update(json.dumps([entry["path"], facts], sort_keys=True).encode())
+    return {
+        "repository": str(repo.top),
+        "head": head.stdout.strip() if head.ok else None,
+        "files": len(files),
+        "sha256": digest.hexdigest(),
+    }
+
+
 def count_lines(path: Path) -> int | None:
     """A new file's lines as git will count them, reading at most ``COUNT_BYTES``: None for a
     binary, larger or unreadable file; a link is one line (git stores where it points)."""
@@ -123,6 +144,12 @@ def git_commit(ctx: ToolContext, args: GitCommitArgs) -> ToolResult:
         if isinstance(plan, dict):
             return plan
         repo, paths = plan
+        if ctx.bound is not None:  # what is there now is what the person approved
+            files = _what_commits(runner, paths)
+            if isinstance(files, dict):
+                return files
+            if commit_binding(runner, repo, files) != dict(ctx.bound):
+                return changed_failure(repo.top)
         scratch = runner.scratch
         runner.global_config = identity_file(scratch)
         message_file = os.path.join(scratch, "message.txt")
@@ -171,8 +198,9 @@ def commit_preview(ctx: ToolContext, args: GitCommitArgs) -> dict[str, Any] | To
         repo, paths = plan
         branch = runner.run(["symbolic-ref", "--quiet", "--short", "HEAD"])
         files = _what_commits(runner, paths)
-    if isinstance(files, dict):
-        return files
+        if isinstance(files, dict):
+            return files
+        binding = commit_binding(runner, repo, files)
     for entry in files:  # a key or .env about to be committed: the card warns
         if ctx.policy.is_secret_entry(repo.top / entry["path"]):
             entry["secret"] = True
@@ -199,6 +227,7 @@ def commit_preview(ctx: ToolContext, args: GitCommitArgs) -> dict[str, Any] | To
         "added": added,
         "deleted": deleted,
         "text": text,
+        "binding": binding,
     }
 
 
