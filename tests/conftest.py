@@ -15,8 +15,8 @@ from tray_app.paths import AppPaths
 pytest_plugins = [
     "tests.fakes.plugin",
     "tests.fakes.core_rig",
-    "tests.secret_service",
-    "tests.terminal_rig",
+    "tests.support.secret_service",
+    "tests.support.terminal_rig",
 ]
 
 

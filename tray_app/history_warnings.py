@@ -35,7 +35,7 @@ StoreProblemCode = Literal[
     "not_saved",
 ]
 HistoryWarningCode = Literal["history_off", "history_read_only", "folders_unwritable"]
-#: Every text key the page and the terminal need (tests/test_history_warnings.py checks both
+#: Every text key the page and the terminal need (tests/i18n/test_history_warnings.py checks both
 #: locales hold each with the same placeholders).
 TEXT_KEYS: frozenset[str] = frozenset(
     [f"history_warning.{code}" for code in get_args(HistoryWarningCode)]

@@ -5,7 +5,7 @@ A failed call answers the model with an English sentence (``{"success": false, "
 the model's text must not change language with the UI) and carries, for the card and the
 terminal only, a ``code`` from ``ToolErrorCode`` and its ``params`` (the facts the sentence
 names: paths, sizes, counts). ``web/locales/*.json`` hold ``tool_error.<code>`` in English and
-Chinese and ``terminal_errors.py`` the terminal's Chinese; ``tests/test_tool_errors.py`` fails on
+Chinese and ``terminal_errors.py`` the terminal's Chinese; ``tests/tools/test_tool_errors.py`` fails on
 a code without a text, on a ``failure()`` or coded raise without a code, and on a failure path
 that comes back uncoded.
 

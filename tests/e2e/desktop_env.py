@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from PIL import Image, ImageGrab
 
-from tests.secret_service import BUS_CONFIG, DAEMON, KeyringDaemon, PrivateBus, connect
+from tests.support.secret_service import BUS_CONFIG, DAEMON, KeyringDaemon, PrivateBus, connect
 from tests.support.waiting import eventually
 from tray_app.desktop.instance.instance import InstanceError, SingleInstance
 from tray_app.paths import AppPaths

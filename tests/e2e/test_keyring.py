@@ -15,7 +15,7 @@ import pytest
 from tests.e2e.desktop_env import AppProcess, DesktopEnv, wait_for
 from tests.fakes.ollama_server import FakeOllama
 from tests.mcp.conftest import fake_entry
-from tests.secret_service import forget, stored
+from tests.support.secret_service import forget, stored
 from tray_app.store.secrets import SERVICE
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(300)]

@@ -21,7 +21,7 @@ from tests.e2e.conftest import ARTIFACTS, _why_not
 from tests.e2e.desktop_env import AppProcess, Child, DesktopEnv, wait_for
 from tests.fakes.openai_server import FakeOpenAI
 from tests.mcp.conftest import fake_entry
-from tests.secret_service import DAEMON, TEST_PASSWORD, connect
+from tests.support.secret_service import DAEMON, TEST_PASSWORD, connect
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(300)]
 
@@ -87,7 +87,7 @@ def store(desktop: DesktopEnv, user: str, secret: str) -> None:
 
 
 def stored(desktop: DesktopEnv, user: str) -> list[str]:
-    from tests.secret_service import stored as in_service
+    from tests.support.secret_service import stored as in_service
 
     return in_service(desktop.bus_address, {"service": "metona-tray", "username": user})
 

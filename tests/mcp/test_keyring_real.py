@@ -17,7 +17,7 @@ import secretstorage
 
 from tests.fakes.core_rig import Rig
 from tests.mcp.conftest import ROOT, fake_entry
-from tests.secret_service import (
+from tests.support.secret_service import (
     KeyringDaemon,
     connect,
     restore_keyring,

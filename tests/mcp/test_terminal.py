@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli.terminal.test_interactive import _read_until
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tests.mcp.conftest import ROOT, fake_entry
-from tests.test_terminal_interactive import _read_until
 
 
 def test_a_terminal_chat_calls_an_mcp_tool_after_approval(

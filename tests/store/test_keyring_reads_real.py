@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import secretstorage
 
-from tests.secret_service import connect, restore_keyring, running_keyring, use_keyring
+from tests.support.secret_service import connect, restore_keyring, running_keyring, use_keyring
 from tray_app.store import keyring_calls
 from tray_app.store.keyring_calls import KeyringTimeout, timed
 from tray_app.store.secrets import LOCKED, UNAVAILABLE, SecretStore, SecretUnreadable

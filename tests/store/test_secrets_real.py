@@ -1,5 +1,6 @@
 """API keys in the real OS keyring: gnome-keyring-daemon's Secret Service on a private D-Bus
-session bus (tests/secret_service.py), which keyring picks by itself, as on a user's desktop."""
+session bus (tests/support/secret_service.py), which keyring picks by itself, as on a user's
+desktop."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 import secretstorage
 
-from tests.secret_service import (
+from tests.support.secret_service import (
     KeyringDaemon,
     connect,
     restore_keyring,

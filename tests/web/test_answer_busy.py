@@ -29,7 +29,9 @@ ONCE_JS = (
     """async (text) => {"""
     + ONE_RENDER
     + """
-  const { MarkdownStream } = await import(new URL('js/markdown/mdstream.js', document.baseURI).href);
+  const { MarkdownStream } = await import(
+    new URL('js/markdown/mdstream.js', document.baseURI).href
+  );
   const once = document.createElement('div');
   oneRender(MarkdownStream, once, text);
   return once.innerHTML;

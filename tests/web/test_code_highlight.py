@@ -1,10 +1,10 @@
 """A long code block is highlighted off the main thread.
 
 highlight.js took one 40-80 ms task on the page's thread when an 8-50 KB fenced block closed.
-Now a module worker (web/js/markdown/hlworker.js) highlights it and the page builds the nodes in slices:
-the block shows its plain text meanwhile, Copy gives the exact text throughout, and it ends as
-highlight.js's own highlightElement's highlighting (each character under the same classes),
-in line groups, hostile text included."""
+Now a module worker (web/js/markdown/hlworker.js) highlights it and the page builds the nodes in
+slices: the block shows its plain text meanwhile, Copy gives the exact text throughout, and it
+ends as highlight.js's own highlightElement's highlighting (each character under the same
+classes), in line groups, hostile text included."""
 
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ def long_body(lines: int) -> str:
 # rendering of the same text on the page's thread as the reference.
 CLOSE_JS = """
 async ({ head, body, tail }) => {
-  const { MarkdownStream } = await import(new URL('js/markdown/mdstream.js', document.baseURI).href);
+  const { MarkdownStream } = await import(
+    new URL('js/markdown/mdstream.js', document.baseURI).href
+  );
   const { markBidi } = await import(new URL('js/markdown/bidimark.js', document.baseURI).href);
   const hljs = (await import(new URL('vendor/highlight.min.js', document.baseURI).href)).default;
   const el = document.createElement('div');

@@ -1,4 +1,5 @@
-"""An event that throws while the page applies a batch does not stall the pump (web/js/chat/events.js).
+"""An event that throws while the page applies a batch does not stall the pump
+(web/js/chat/events.js).
 
 The batch's other events still apply, later batches still apply, and the page resynchronises
 from Core's snapshots because its view may now be wrong."""

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.test_history_warnings import damaged_history
+from tests.i18n.test_history_warnings import damaged_history
 from tests.web.conftest import AppFactory
 from tray_app.store.opening import open_chat_store
 

@@ -1,9 +1,9 @@
 """Settings › Tool servers › "Store a secret in the system keyring" in a real browser through the
 real bridge and Core, with the real OS keyring (gnome-keyring-daemon's Secret Service on a
-private D-Bus session, tests/secret_service.py): the secret goes to the daemon and the server
-gets it; with the daemon stopped the page says so in Chinese, the server still gets the secret
-for this session, and the secret is never on the page or in a file; with the keyring locked
-the API key field says to unlock it."""
+private D-Bus session, tests/support/secret_service.py): the secret goes to the daemon and the
+server gets it; with the daemon stopped the page says so in Chinese, the server still gets the
+secret for this session, and the secret is never on the page or in a file; with the keyring
+locked the API key field says to unlock it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.mcp.conftest import ROOT
-from tests.secret_service import (
+from tests.support.secret_service import (
     KeyringDaemon,
     connect,
     restore_keyring,

@@ -20,7 +20,9 @@ async ({ head, body, tail }) => {
 """
     + ONE_RENDER
     + """
-  const { MarkdownStream } = await import(new URL('js/markdown/mdstream.js', document.baseURI).href);
+  const { MarkdownStream } = await import(
+    new URL('js/markdown/mdstream.js', document.baseURI).href
+  );
   const el = document.createElement('div');
   const stream = new MarkdownStream(el);
   stream.setText(head);

@@ -199,7 +199,9 @@ async ({ docs, cuts }) => {
 """
     + ONE_RENDER
     + """
-  const { MarkdownStream } = await import(new URL('js/markdown/mdstream.js', document.baseURI).href);
+  const { MarkdownStream } = await import(
+    new URL('js/markdown/mdstream.js', document.baseURI).href
+  );
   const out = [];
   for (const [d, text] of docs.entries()) {
     const streamed = document.createElement('div');
@@ -321,7 +323,9 @@ async ({ head, lines, tail }) => {
 """
     + ONE_RENDER
     + """
-  const { MarkdownStream } = await import(new URL('js/markdown/mdstream.js', document.baseURI).href);
+  const { MarkdownStream } = await import(
+    new URL('js/markdown/mdstream.js', document.baseURI).href
+  );
   const el = document.createElement('div');
   el.className = 'md content';
   document.querySelector('#messages').append(el); // laid out with the page's styles
@@ -422,7 +426,9 @@ async ({ text, step }) => {
 """
     + ONE_RENDER
     + """
-  const { MarkdownStream } = await import(new URL('js/markdown/mdstream.js', document.baseURI).href);
+  const { MarkdownStream } = await import(
+    new URL('js/markdown/mdstream.js', document.baseURI).href
+  );
   const el = document.createElement('div');
   const stream = new MarkdownStream(el);
   let early = null;

@@ -23,7 +23,7 @@ from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 from tray_app.tools.journal.journal import Journal
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NEW_NAME = "报告 📊 \u202eevil.txt"  # CJK, emoji and a bidi override in the name
 OLD_NAME = "笔记 📝.txt"
 

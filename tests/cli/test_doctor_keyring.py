@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import secretstorage
 
-from tests.secret_service import (
+from tests.support.secret_service import (
     KeyringDaemon,
     connect,
     restore_keyring,
@@ -22,7 +22,7 @@ from tests.secret_service import (
     use_keyring,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 
 

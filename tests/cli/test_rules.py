@@ -22,7 +22,7 @@ from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FOLDER = "项目 🚀"
 
 

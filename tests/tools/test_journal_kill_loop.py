@@ -36,7 +36,7 @@ NOTHING = {"success": False, "error": "nothing to undo", "code": "undo_nothing",
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ROUNDS = 3
 RUNS = 5
 LANES = ("甲", "乙")

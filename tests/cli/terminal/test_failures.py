@@ -1,7 +1,7 @@
 """``metona-tray chat`` when things go wrong: a model without tools, an error mid-stream, a
 server down or busy, an endless or silent answer, wrong arguments.
 
-A real subprocess against fake Ollama on 127.0.0.1 (``tests.terminal_mode_rig``).
+A real subprocess against fake Ollama on 127.0.0.1 (``tests.support.terminal_mode_rig``).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests import terminal_mode_rig
 from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import midstream_error_turn, slow_turn, text_turn
-from tests.terminal_mode_rig import Run, chat, events
+from tests.support import terminal_mode_rig
+from tests.support.terminal_mode_rig import Run, chat, events
 
 home = terminal_mode_rig.home
 workspace = terminal_mode_rig.workspace

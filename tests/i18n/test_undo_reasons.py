@@ -26,7 +26,7 @@ from tray_app.undo_reasons import (
 )
 from tray_app.web_files import locale_texts
 
-LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
+LOCALES = Path(__file__).resolve().parents[2] / "web" / "locales"
 
 
 def _holes(text: str) -> set[str]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests import terminal_mode_rig
 from tests.fakes.cli import chat_args, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.turns import text_turn, tool_turn
-from tests.terminal_mode_rig import Run
+from tests.support import terminal_mode_rig
+from tests.support.terminal_mode_rig import Run
 from tray_app.core.model_check import PROBE_NAME
 from tray_app.paths import AppPaths
 

@@ -23,7 +23,7 @@ from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NEW = "报告 📊 \u202eevil.txt"  # CJK, emoji and a bidi override
 EDITED = "笔记 📝.txt"
 MOVED_FROM, MOVED_TO = "草稿 ✏️.md", "定稿 ✅.md"

@@ -1,7 +1,7 @@
 """The terminal commands with odd pipes, odd paths and wrong arguments, run as a user runs them.
 
 ``metona-tray`` is a real subprocess against the fake Ollama server, with METONA_HOME in the
-test's temp folder (``tests.terminal_rig``). Every stderr is checked for tracebacks.
+test's temp folder (``tests.support.terminal_rig``). Every stderr is checked for tracebacks.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn, tool_turn
+from tests.support.terminal_rig import Cli, ask, one_line, rows
 from tests.support.waiting import eventually
-from tests.terminal_rig import Cli, ask, one_line, rows
 from tray_app.paths import AppPaths
 
 

@@ -17,7 +17,7 @@ from tray_app.history_warnings import TEXT_KEYS, HistoryWarning, warning_info, w
 from tray_app.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 
-LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
+LOCALES = Path(__file__).resolve().parents[2] / "web" / "locales"
 
 
 def _holes(text: str) -> set[str]:

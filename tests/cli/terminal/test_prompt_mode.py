@@ -1,17 +1,17 @@
 """``metona-tray chat`` with a model that has no native tool calls (gemma3 on the fake Ollama):
 the tools are described in its prompt, the call it writes as text reads a real file in the
 workspace, and the file comes back to it as a ``<tool_response>`` it can read. A real
-subprocess (``tests.terminal_mode_rig``)."""
+subprocess (``tests.support.terminal_mode_rig``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests import terminal_mode_rig
 from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tests.terminal_mode_rig import Run, events
+from tests.support import terminal_mode_rig
+from tests.support.terminal_mode_rig import Run, events
 
 home = terminal_mode_rig.home
 workspace = terminal_mode_rig.workspace

@@ -2,7 +2,7 @@
 real file tools, the real sandbox and the real chat store; what --yes and --yes-all approve;
 which matches a search page shows.
 
-A real subprocess against fake Ollama on 127.0.0.1 (``tests.terminal_mode_rig``).
+A real subprocess against fake Ollama on 127.0.0.1 (``tests.support.terminal_mode_rig``).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests import terminal_mode_rig
 from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tests.terminal_mode_rig import Run, chat, events
+from tests.support import terminal_mode_rig
+from tests.support.terminal_mode_rig import Run, chat, events
 
 home = terminal_mode_rig.home
 workspace = terminal_mode_rig.workspace

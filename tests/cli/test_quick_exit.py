@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PROMPT = "总结一下 🙂 \u202eevil.txt\u202c " + "長" * 3000
 ANSWER = "好的 🙂 — \u202e done \u202c, 完成。" * 200
 

@@ -1,7 +1,7 @@
 """The terminal's other commands as a user runs them: the app without a display, ``doctor``,
 ``export`` of a stored chat.
 
-A real subprocess against fake Ollama on 127.0.0.1 (``tests.terminal_mode_rig``).
+A real subprocess against fake Ollama on 127.0.0.1 (``tests.support.terminal_mode_rig``).
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests import terminal_mode_rig
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tests.terminal_mode_rig import Run, chat
+from tests.support import terminal_mode_rig
+from tests.support.terminal_mode_rig import Run, chat
 
 home = terminal_mode_rig.home
 workspace = terminal_mode_rig.workspace

@@ -18,7 +18,7 @@ from tray_app.os_reasons import ERRNO_CODES, os_error_text, os_params, os_reason
 from tray_app.undo_reasons import reason_text
 from tray_app.web_files import locale_texts
 
-LOCALES = Path(__file__).resolve().parents[1] / "web" / "locales"
+LOCALES = Path(__file__).resolve().parents[2] / "web" / "locales"
 
 
 @pytest.mark.parametrize(("language", "file"), [("en", "en.json"), ("zh-CN", "zh-CN.json")])

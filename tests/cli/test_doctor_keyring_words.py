@@ -17,7 +17,7 @@ from tests.fakes.hostile_keyring import HOSTILE_REASON
 from tray_app.doctor_lines import MAX_KEYRING_DETAIL, keyring_cause
 from tray_app.store.keyring_reasons import reason_code
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAIL = "keyring.backends.fail.Keyring"
 NO_BACKEND = (  # keyring 25's own sentence (backends/fail.py)
     "No recommended backend was available. Install a recommended 3rd party backend package; "

@@ -149,7 +149,7 @@ def test_failure_codes_are_said_in_chinese_like_the_page() -> None:
     import json
     from pathlib import Path
 
-    locales = Path(__file__).resolve().parents[1] / "web" / "locales"
+    locales = Path(__file__).resolve().parents[3] / "web" / "locales"
     zh = json.loads((locales / "zh-CN.json").read_text(encoding="utf-8"))
     page = {k.removeprefix("tool_error."): v for k, v in zh.items() if k.startswith("tool_error.")}
     # the terminal says the page's own text: every code without placeholders, word for word

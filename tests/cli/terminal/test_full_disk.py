@@ -1,7 +1,8 @@
 """The terminal chat when its data folder fills up while an answer streams, run as a user runs
 it: a small tmpfs on METONA_HOME/data in a mount namespace (root only, skipped otherwise).
 
-``metona-tray`` is a real subprocess against the fake Ollama server (``tests.terminal_rig``).
+``metona-tray`` is a real subprocess against the fake Ollama server
+(``tests.support.terminal_rig``).
 Every stderr is checked for tracebacks.
 """
 
@@ -20,8 +21,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn
+from tests.support.terminal_rig import Cli, needs_mounts, one_line
 from tests.support.waiting import eventually
-from tests.terminal_rig import Cli, needs_mounts, one_line
 
 
 class FullDisk:

@@ -24,7 +24,7 @@ from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 #: Chinese texts that may equal the English one (none today: a product name or a unit would).
 SAME_IN_BOTH: set[str] = set()

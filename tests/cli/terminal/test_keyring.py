@@ -12,8 +12,8 @@ import secretstorage
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.turns import text_turn
-from tests.secret_service import connect, running_keyring
-from tests.terminal_rig import Cli
+from tests.support.secret_service import connect, running_keyring
+from tests.support.terminal_rig import Cli
 
 KEY = "sk-terminal-" + "k" * 30
 MODEL = "gpt-test"

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CAN_MOUNT = (
     sys.platform == "linux"
     and os.geteuid() == 0

@@ -2,7 +2,7 @@
 folder, a damaged or locked database, a kill -9 mid-turn, a second command beside a live chat.
 
 ``metona-tray`` is a real subprocess against the fake Ollama server, with METONA_HOME in the
-test's temp folder (``tests.terminal_rig``). Read-only data folders are real read-only bind
+test's temp folder (``tests.support.terminal_rig``). Read-only data folders are real read-only bind
 mounts in a private mount namespace (root only, skipped otherwise). Every stderr is checked for
 tracebacks.
 """
@@ -19,8 +19,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn
+from tests.support.terminal_rig import ANSWER, Cli, ask, needs_mounts, one_line, rows
 from tests.support.waiting import eventually
-from tests.terminal_rig import ANSWER, Cli, ask, needs_mounts, one_line, rows
 from tray_app.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database

@@ -21,7 +21,7 @@ from tray_app.self_test import files
 from tray_app.self_test.fake_model import ANSWER_MISSING, ANSWER_OK, MARKER_FILE, FakeModel
 from tray_app.self_test.text import WITHOUT_CATALOGUE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHECKS = [
     "modules", "dependencies", "desktop libraries", "ripgrep", "web page", "settings and store",
     "agent turn", "popup process",

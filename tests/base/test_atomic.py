@@ -14,7 +14,7 @@ import pytest
 from tray_app import atomic
 from tray_app.atomic import atomic_write, fsync_folder
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NAME = "設定 🌀 \u202eevil.json"
 
 CHILD = """
