@@ -294,3 +294,30 @@ def test_a_file_changed_after_the_approval_is_not_committed(gbox, repo):
     again = gbox.preview("git_commit", staged)
     ok(gbox.execute("git_commit", staged, bound=again["binding"]))
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["a.txt", "b.txt"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_hung_gits_children_are_gone_after_the_limit(gbox, repo, layout, monkeypatch):
+    """What a hung git started is killed with it (its process group), not left running."""
+    from tray_app.tools.builtin import git_run
+
+    fake_bin = layout.root / "bin"
+    fake_bin.mkdir()
+    pid_file = layout.root / "child.pid"
+    hanging = fake_bin / "git"
+    hanging.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > '{pid_file}'\nwait\n")
+    hanging.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(git_run, "GIT_TIMEOUT_S", 0.5)
+    assert gbox.execute("git_log", {"path": "proj"})["code"] == "git_timed_out"
+    child = int(pid_file.read_text())
+    assert not alive(child)
+
+
+def alive(pid: int) -> bool:
+    """Running, not merely a zombie left for init to reap (a container's init may never)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -16,7 +16,8 @@ call here runs git with:
   config names (read first, which runs nothing) emptied and made optional;
 * flags that switch the rest off where a command has them (``--no-ext-diff``, ``--no-textconv``,
   ``--ignore-submodules``), literal pathspecs, and every path after ``--``;
-* a time limit, capped output, and the process tree killed at the end (``process.run_captured``).
+* a time limit, capped output, and its process group killed at the end
+  (``process.run_in_group``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tray_app.tools.builtin.process import RunOutcome, run_captured
+from tray_app.tools.builtin.process import RunOutcome, run_in_group
 
 GIT_TIMEOUT_S = 20.0
 GIT_OUTPUT_CAP = 1024 * 1024
@@ -219,7 +220,7 @@ class GitRunner:
         for index, (key, value) in enumerate(overrides):
             env[f"GIT_CONFIG_KEY_{index}"] = key
             env[f"GIT_CONFIG_VALUE_{index}"] = value
-        outcome: RunOutcome = run_captured(
+        outcome: RunOutcome = run_in_group(
             argv,
             cwd=self.cwd,
             env=env,
@@ -261,7 +262,7 @@ def _global_value(git: str, key: str) -> str | None:
     env.update(GIT_CONFIG_NOSYSTEM="1", LC_ALL="C")
     if sys.platform != "win32" and "HOME" not in env:
         return None
-    outcome = run_captured(
+    outcome = run_in_group(
         [git, "config", "--global", "--no-includes", "--get", key],
         cwd=Path(tempfile.gettempdir()),
         env=env,

@@ -145,6 +145,65 @@ def run_captured(
     )
 
 
+def run_in_group(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    cancel: threading.Event,
+    cap: int,
+) -> RunOutcome:
+    """``run_captured`` for a trusted program that starts no daemons (git with its programs
+    switched off): the same caps, deadline and cancellation, but only its own process group
+    is killed at the end, without ``run_captured``'s scans of every process (~30 ms each)."""
+    start = time.monotonic()
+    proc = _spawn(argv, cwd=cwd, env=env, pass_fds=())
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [_CappedReader(proc.stdout, cap), _CappedReader(proc.stderr, cap)]
+    for reader in readers:
+        reader.start()
+    timed_out = cancelled = False
+    deadline = start + timeout
+    try:
+        while proc.poll() is None:
+            if cancel.is_set():
+                cancelled = True
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=min(0.05, remaining))
+    finally:
+        _kill_group(proc)
+    for reader in readers:
+        reader.join(timeout=2.0)
+    return RunOutcome(
+        returncode=proc.returncode,
+        stdout=readers[0].text(),
+        stderr=readers[1].text(),
+        truncated_stdout=readers[0].truncated,
+        truncated_stderr=readers[1].truncated,
+        timed_out=timed_out,
+        cancelled=cancelled,
+        duration_ms=int((time.monotonic() - start) * 1000),
+    )
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the child's process group (its own session), whatever is left of it; reap it."""
+    if sys.platform == "win32":
+        if proc.poll() is None:
+            _kill_tree_windows(proc)
+        return
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=KILL_DEADLINE)
+
+
 def _spawn(
     argv: Sequence[str] | str, *, cwd: Path, env: dict[str, str], pass_fds: Sequence[int]
 ) -> subprocess.Popen[bytes]:
