@@ -179,6 +179,7 @@ ToolErrorCode = Literal[
     "git_empty_message",
     "git_message_too_long",
     "git_nothing_to_commit",
+    "git_no_identity",
     # MCP servers (mcp/tools.py).
     "mcp_timed_out",
     "mcp_server_stopped",

@@ -321,3 +321,12 @@ def alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+def test_no_author_anywhere_is_said_plainly(gbox, repo, layout, monkeypatch):
+    monkeypatch.setenv("HOME", str(layout.home))  # no ~/.gitconfig there
+    monkeypatch.setenv("EMAIL", "")
+    (repo / "a.txt").write_text("x\n")
+    result = gbox.execute("git_commit", {"path": "proj", "message": "m", "files": ["a.txt"]})
+    assert result["code"] == "git_no_identity" and "git config --global" in result["error"]
+    assert git(repo, "rev-list", "--count", "HEAD").strip() == "1"

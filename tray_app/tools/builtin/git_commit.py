@@ -167,6 +167,13 @@ def git_commit(ctx: ToolContext, args: GitCommitArgs) -> ToolResult:
                 code="git_nothing_to_commit",
             )
         run = runner.run(commit, paths=paths or None)
+        if not run.ok and "Please tell me who you are" in run.stderr:
+            return failure(
+                "git does not know who the author is: the user should set it once with "
+                '`git config --global user.name "Name"` and '
+                '`git config --global user.email "email"`; nothing was committed',
+                code="git_no_identity",
+            )
         if not run.ok:
             return git_failed(run)
         head = runner.run(["log", "-1", "--no-color", "--format=%H%x1f%s", "HEAD"], paths=[])
