@@ -15,6 +15,7 @@ import pytest
 
 from tests.tools.conftest import tree
 from tests.tools.swap_rig import OUTSIDE_MARK, OUTSIDE_SIZE, SwapWorld, build, swapping
+from tray_app.tools.journal import snapshot
 from tray_app.tools.toolbox import Toolbox
 
 ROUNDS = 400  # calls per tool: thousands in all, well under a minute
@@ -148,3 +149,20 @@ def test_delete_file_never_deletes_outside_things(
     calls = [("delete_file", {"path": f"sub/deep/s{n}.txt"}) for n in range(WRITE_ROUNDS)]
     assert _changes(box, spare_world, calls) > 0
     assert not [p for p in spare_world.sub.rglob("*") if "metona-trash" in p.name]
+
+
+def test_the_journal_never_keeps_an_outside_file(world: SwapWorld, tmp_path: Path) -> None:
+    """What Undo would bring back into the folder: a copy taken under the swap is the
+    inside file's, or none (the call then fails), never the outside one."""
+    kept = 0
+    with swapping(world):
+        for n in range(ROUNDS):
+            blobs = tmp_path / "blobs" / str(n)
+            try:
+                state, _ = snapshot.capture(world.sub / "x.txt", blobs, deep=True, budget=10**6)
+            except OSError:
+                continue
+            assert state["kind"] == "file" and state["size"] != OUTSIDE_SIZE
+            assert OUTSIDE_MARK not in (blobs / "0").read_text()
+            kept += 1
+    assert world.swaps > 0 and kept > 0

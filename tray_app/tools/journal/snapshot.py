@@ -2,7 +2,10 @@
 
 Capturing never follows symlinks: a link is recorded as a link, a folder as a pre-order list of
 its entries (folders, files with mode, times and SHA-256, links, FIFOs) with the file contents
-copied beside it. ``restore.py`` is the writing side.
+copied beside it. ``restore.py`` is the writing side. A single file or link is captured through
+its opened folder (``fs.opened``), so a folder swapped for a link meanwhile cannot put an outside
+file's content into the journal (and from there, by Undo, into the allowed folders); a folder's
+tree is still walked by path.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from tray_app.tools.fs.opened import Opened, opened
 
 State = dict[str, Any]  # JSON-able description of a path's state
 CHUNK = 1024 * 1024
@@ -50,15 +55,16 @@ def measure(path: Path, *, deep: bool, max_items: int) -> tuple[int, int]:
 def capture(path: Path, blob_dir: Path, *, deep: bool, budget: int) -> tuple[State, int]:
     """Copy the state of ``path`` under ``blob_dir``; return the state and the bytes stored."""
     try:
-        st = os.lstat(path)
+        with opened(path) as here:  # a file or link: taken through its opened folder
+            st = here.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                return {"kind": "symlink", "target": os.readlink(here.name, dir_fd=here.dir_fd)}, 0
+            if stat.S_ISREG(st.st_mode):
+                blob_dir.mkdir(parents=True, exist_ok=True)
+                meta, size = _copy_in(here, blob_dir / "0", budget)
+                return {"kind": "file", **meta, "blob": "0"}, size
     except FileNotFoundError:
         return {"kind": "absent", "missing": [str(p) for p in _missing_chain(path)]}, 0
-    if stat.S_ISLNK(st.st_mode):
-        return {"kind": "symlink", "target": os.readlink(path)}, 0
-    if stat.S_ISREG(st.st_mode):
-        blob_dir.mkdir(parents=True, exist_ok=True)
-        meta, size = _copy_in(path, blob_dir / "0", budget)
-        return {"kind": "file", **meta, "blob": "0"}, size
     if stat.S_ISDIR(st.st_mode) and not deep:
         return {"kind": "dir", "shallow": True}, 0
     if not stat.S_ISDIR(st.st_mode):
@@ -74,7 +80,10 @@ def capture(path: Path, blob_dir: Path, *, deep: bool, budget: int) -> tuple[Sta
             item.update(kind="symlink", target=target)
         elif stat.S_ISREG(entry_st.st_mode):
             blob = str(len(items))
-            meta, size = _copy_in(path.joinpath(*rel), blob_dir / blob, budget - stored)
+            item_path = path.joinpath(*rel)
+            meta, size = _copy_in(
+                Opened(item_path, None, str(item_path)), blob_dir / blob, budget - stored
+            )
             stored += size
             item.update(kind="file", blob=blob, **meta)
         elif stat.S_ISFIFO(entry_st.st_mode):
@@ -119,8 +128,9 @@ def _walk(root: Path) -> Iterator[tuple[list[str], os.stat_result, str | None]]:
             stack.append(([*rel, entry.name], listing(Path(entry.path))))
 
 
-def _copy_in(source: Path, dest: Path, budget: int) -> tuple[State, int]:
-    fd = os.open(source, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_BINARY)
+def _copy_in(entry: Opened, dest: Path, budget: int) -> tuple[State, int]:
+    source = entry.path
+    fd = entry.open(os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_BINARY)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

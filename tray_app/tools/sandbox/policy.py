@@ -44,9 +44,9 @@ Folder walks (``list_directory``, ``directory_tree``, ``search_files``, a recurs
 check) open each folder from the walk's opened root, name by name, and list and stat through
 its descriptor (``fs.fs_walk``). Known limits still open: ripgrep, when installed, is handed
 path strings, but only to pick which files Python then reads through the folders (its answer
-can hide a match, never show outside content); the undo journal copies and restores by path
-string. Both need another local process racing the call (the model cannot run one without an
-approved ``run_command``).
+can hide a match, never show outside content); the undo journal copies a single file through
+its opened folder but a folder's tree by path string. Both need another local process racing
+the call (the model cannot run one without an approved ``run_command``).
 Windows has no ``dir_fd``: there every tool uses the checked string as before; the closest
 equivalent (handles opened with ``FILE_FLAG_OPEN_REPARSE_POINT`` and re-checked) is not built.
 """
