@@ -119,6 +119,7 @@ def make_app(browser: Any, app_paths: AppPaths, workspace: Path) -> Iterator[App
         wait: bool = True,
         secrets: Any = None,
         history_warning: str | None = None,
+        web_root: Path | None = None,
         **overrides: Any,
     ) -> App:
         values: dict[str, Any] = {
@@ -135,7 +136,7 @@ def make_app(browser: Any, app_paths: AppPaths, workspace: Path) -> Iterator[App
             secrets=secrets,
             history_warning=history_warning,
         ).start()
-        harness = PageHarness(core).start()
+        harness = (PageHarness(core, web_root=web_root) if web_root else PageHarness(core)).start()
         context = browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             device_scale_factor=scale,

@@ -83,6 +83,8 @@ class Status(TypedDict):
     # "en" or "zh-CN": what the language setting "system" means, decided as the tray, the
     # notifications and the terminal decide it (the web engine's own list can differ)
     system_language: str
+    # every language there is a catalogue for, with its own name (i18n.language_names)
+    languages: list[Json]
 
 
 class ModelList(TypedDict):

@@ -34,7 +34,7 @@ from tray_app.events import (
     TurnStarted,
 )
 from tray_app.history_warnings import warning_info
-from tray_app.i18n import system_language
+from tray_app.i18n import language_names, system_language
 from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
@@ -357,6 +357,7 @@ class TurnService:
             # missing first allowed folder is skipped), so the page shows this, not a guess.
             "workspace": self._factory.workspace(self._settings.current, None),
             "system_language": system_language(),
+            "languages": list(language_names()),
         }
 
     def state(self) -> State:

@@ -9,6 +9,7 @@ is adding one file. Imports only the bottom layer and the standard library.
 from tray_app.i18n.catalogue import (
     SOURCE_LANGUAGE,
     forget,
+    language_names,
     language_of,
     languages,
     lookup,
@@ -24,6 +25,7 @@ __all__ = [
     "SOURCE_LANGUAGE",
     "fill",
     "forget",
+    "language_names",
     "language_of",
     "languages",
     "lookup",

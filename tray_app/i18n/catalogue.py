@@ -26,6 +26,15 @@ def _languages_in(folder: Path) -> tuple[str, ...]:
     return (SOURCE_LANGUAGE, *sorted(found))
 
 
+def language_names() -> list[dict[str, str]]:
+    """Each language with its own name for itself (its file's ``set.language.<code>``), for
+    the Settings picker: a language added as a file brings its name along."""
+    return [
+        {"code": code, "name": locale_texts(code).get(f"set.language.{code}", code)}
+        for code in languages()
+    ]
+
+
 def _tag(code: str) -> str:
     """``zh_CN.UTF-8@x`` -> ``zh-cn``: a comparable language tag."""
     return code.split(".", 1)[0].split("@", 1)[0].replace("_", "-").strip().lower()

@@ -6,6 +6,7 @@ import { initTooltips } from './lib/tooltip.js';
 import { checkLink, guardLinks } from './markdown/linkcheck.js';
 import {
   setLanguage,
+  setLanguages,
   setSystemLanguage,
   currentLanguage,
   resolveLanguage,
@@ -432,6 +433,7 @@ async function boot() {
   store.workspace = status.workspace || '';
   store.approvals = pending;
   setTheme(settings.theme);
+  setLanguages(status.languages);
   setSystemLanguage(status.system_language);
   await setLanguage(settings.language);
   // History off or read-only this run (a damaged, locked or newer database): said once, in a

@@ -2,7 +2,12 @@
 // data-i18n (and data-i18n-title / -aria-label / -placeholder), so switching language is one
 // pass over the document and nothing has to be rebuilt.
 const ATTRS = ['title', 'aria-label', 'placeholder'];
-const SUPPORTED = ['en', 'zh-CN'];
+// The languages there are catalogues for, with their own names: Core lists web/locales/.
+let supported = [
+  { code: 'en', name: 'English' },
+  { code: 'zh-CN', name: '简体中文' },
+];
+const codes = () => supported.map((l) => l.code);
 let lang = 'en';
 let dict = {};
 let fallback = {};
@@ -18,15 +23,29 @@ let systemLanguage = null;
  * LC_ALL / LC_MESSAGES / LANG / LANGUAGE). WebKitGTK reads only LC_CTYPE's locale, and says
  * en-US when that locale is not installed, so its list alone can disagree with the tray. */
 export function setSystemLanguage(code) {
-  systemLanguage = SUPPORTED.includes(code) ? code : null;
+  systemLanguage = codes().includes(code) ? code : null;
+}
+
+/** The catalogues Core found (``[{code, name}]``); a language added as a file is listed. */
+export function setLanguages(list) {
+  if (Array.isArray(list) && list.some((l) => l && l.code === 'en')) supported = list;
+}
+
+export function languages() {
+  return supported;
 }
 
 /** "system" follows Core's choice, else the browser's (= the OS's) language list. */
 export function resolveLanguage(setting) {
-  if (SUPPORTED.includes(setting)) return setting;
+  if (codes().includes(setting)) return setting;
   if (systemLanguage) return systemLanguage;
   const prefs = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
-  return prefs.some((l) => String(l).toLowerCase().startsWith('zh')) ? 'zh-CN' : 'en';
+  const primary = (code) => String(code).toLowerCase().split('-')[0];
+  for (const pref of prefs) {
+    const found = codes().find((c) => primary(c) === primary(pref));
+    if (found) return found;
+  }
+  return 'en';
 }
 
 async function load(code) {

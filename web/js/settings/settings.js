@@ -2,7 +2,7 @@
 // Core.update_settings (which validates again); errors show under the field they belong to.
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
-import { t } from '../lib/i18n.js';
+import { hasText, languages, t } from '../lib/i18n.js';
 import { dirList, toolList, hotkeyInput, builtinRules } from './settings_parts.js';
 import { selectBox, radioGroup, numberField } from '../lib/controls.js';
 import { widens, namesRisk, CONFIRM, riskBox } from './settings_guard.js';
@@ -474,6 +474,14 @@ export class SettingsPanel {
   }
 
   optionsFor(spec, value) {
+    if (spec.name === 'language') {
+      // every catalogue Core found; one without a name in this language shows its own name
+      const named = (l) =>
+        hasText(`set.language.${l.code}`)
+          ? { value: l.code, key: `set.language.${l.code}` }
+          : { value: l.code, text: l.name };
+      return [{ value: 'system', key: 'set.language.system' }, ...languages().map(named)];
+    }
     if (spec.type !== 'model')
       return spec.options.map((opt) => ({ value: opt, key: `set.${spec.name}.${opt}` }));
     const names = [...new Set([...(this.models || []).map((m) => m.name), value].filter(Boolean))];
