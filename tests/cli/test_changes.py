@@ -8,55 +8,26 @@ the commands list and undo them. Exit codes: 0 done, 1 failed, 2 usage.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes.cli import app_runner
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 from tray_app.tools.journal.journal import Journal
 
-REPO = Path(__file__).resolve().parents[2]
 NEW_NAME = "报告 📊 \u202eevil.txt"  # CJK, emoji and a bidi override in the name
 OLD_NAME = "笔记 📝.txt"
 
 
 @pytest.fixture
 def cli(metona_home: Path, tmp_path: Path) -> Any:
-    user = tmp_path / "user"
-    user.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
-    env.update(METONA_HOME=str(metona_home), HOME=str(user), NO_COLOR="1", PYTHONPATH=str(REPO))
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-
-    def run(*args: str, lang: str = "") -> subprocess.CompletedProcess[str]:
-        here = dict(env)
-        if lang:  # the terminal's language, as a Chinese desktop sets it
-            for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
-                here.pop(name, None)
-            here["LANG"] = lang
-        done = subprocess.run(
-            [sys.executable, "-m", "tray_app", *args],
-            input="",
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            env=here,
-            cwd=tmp_path,
-            timeout=90,
-        )
-        assert "Traceback" not in done.stderr, done.stderr
-        return done
-
-    return run
+    return app_runner(metona_home, tmp_path)
 
 
 @pytest.fixture

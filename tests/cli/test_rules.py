@@ -9,49 +9,24 @@ by hand with a symlinked folder, ``..`` and a huge list grants no more than it s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes.cli import app_runner
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 
-REPO = Path(__file__).resolve().parents[2]
 FOLDER = "项目 🚀"
 
 
 @pytest.fixture
 def cli(metona_home: Path, tmp_path: Path) -> Any:
-    user = tmp_path / "user"
-    user.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
-    env.update(METONA_HOME=str(metona_home), HOME=str(user), NO_COLOR="1", PYTHONPATH=str(REPO))
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-
-    def run(*args: str, lang: str = "en_US.UTF-8") -> subprocess.CompletedProcess[str]:
-        here = {k: v for k, v in env.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANGUAGE")}
-        here["LANG"] = lang
-        done = subprocess.run(
-            [sys.executable, "-m", "tray_app", *args],
-            input="",
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            env=here,
-            cwd=tmp_path,
-            timeout=90,
-        )
-        assert "Traceback" not in done.stderr, done.stderr
-        return done
-
-    return run
+    return app_runner(metona_home, tmp_path)
 
 
 def rules(cli: Any) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,21 @@ def run_cli(
         check=False,
         **options,
     )
+
+
+def app_runner(
+    metona_home: Path, workdir: Path, *, default_lang: str = "en_US.UTF-8"
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run(*args, lang=...)``: ``metona-tray ARGS`` run to the end in ``workdir`` with its
+    own home under it, the locale saying ``lang``, nothing typed in, and no traceback on
+    stderr. The tree under test comes first on the path, whatever the venv installed."""
+    repo = Path(__file__).resolve().parents[2]
+
+    def run(*args: str, lang: str = default_lang) -> subprocess.CompletedProcess[str]:
+        env = cli_env(metona_home, workdir / "user", lang=lang)
+        env["PYTHONPATH"] = str(repo)
+        done = run_cli([sys.executable, "-m", "tray_app", *args], env, cwd=workdir)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    return run
