@@ -249,7 +249,8 @@ def measure(root: Path) -> list[dict[str, Any]]:
 
 def close_row(page: Any, fake: FakeOllama) -> dict[str, Any]:
     """The longest task while a 45 KB highlighted code block streams in and closes (highlighting
-    it on the page's thread was one 40-80 ms task; web/js/markdown/hloffthread.js moves it to a worker)."""
+    it on the page's thread was one 40-80 ms task; web/js/markdown/hloffthread.js moves it to a
+    worker)."""
     done = "!document.querySelector('[data-hl-pending]')"  # highlighted, off the main thread
     perf = stream_answer(page, fake, closing_code(), "A 45 KB code block", settled=done)
     return row("page: 45 KB code block closes, longest task", perf["longest"], "ms", 50)

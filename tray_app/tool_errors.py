@@ -4,10 +4,10 @@ user's language.
 A failed call answers the model with an English sentence (``{"success": false, "error": ...}``:
 the model's text must not change language with the UI) and carries, for the card and the
 terminal only, a ``code`` from ``ToolErrorCode`` and its ``params`` (the facts the sentence
-names: paths, sizes, counts). ``web/locales/*.json`` hold ``tool_error.<code>`` in English and
-Chinese and ``terminal_errors.py`` the terminal's Chinese; ``tests/tools/test_tool_errors.py`` fails on
-a code without a text, on a ``failure()`` or coded raise without a code, and on a failure path
-that comes back uncoded.
+names: paths, sizes, counts). ``web/locales/*.json`` hold ``tool_error.<code>`` in every
+language, read by the page and the terminal alike; ``tests/tools/test_tool_errors.py`` fails
+on a code without a text, on a ``failure()`` or coded raise without a code, and on a failure
+path that comes back uncoded.
 
 This sits at the bottom of the package (beside ``errors.py``) because ``SandboxViolation`` and
 the agent's own refusals carry these codes too.

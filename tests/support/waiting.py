@@ -38,11 +38,12 @@ class _Poll:
     def check(self, condition: Callable[[], T]) -> T | None:
         """The condition's value, or None when it raised one of the ignored errors."""
         try:
-            self.last = condition()
+            value = condition()
         except self.ignoring as exc:
             self.error = exc
             return None
-        return self.last  # type: ignore[return-value]
+        self.last = value
+        return value
 
     def over(self) -> bool:
         return time.monotonic() >= self.deadline
