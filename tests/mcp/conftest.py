@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -100,3 +100,23 @@ def processes_running(needle: str) -> list[int]:
         if needle.encode() in cmdline and state != "Z" and below_us(pid):
             found.append(pid)
     return found
+
+
+@pytest.fixture
+def errlog(tmp_path: Path) -> Iterator[IO[str]]:
+    """Where `mcp serve` writes its stderr (the SDK hands it a real file)."""
+    with open(tmp_path / "serve.err", "w", encoding="utf-8") as handle:
+        yield handle
+
+
+@pytest.fixture
+def app(metona_home: Path, work: Path) -> Iterator[Any]:
+    """The running app of tests.mcp.serve_rig, without MCP servers or tool offers, over the
+    test module's own ``work`` fixture (its folder and settings)."""
+    from tests.mcp.serve_rig import HeadlessApp
+
+    headless = HeadlessApp.start(metona_home, mcp="off", offer_tools=False)
+    try:
+        yield headless
+    finally:
+        headless.quit()

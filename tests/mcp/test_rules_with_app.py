@@ -1,20 +1,19 @@
 """`metona-tray rules` while the app runs goes through it (its instance socket), so the rule
 applies to its very next call; a deny rule made so holds under `mcp serve --yes-all`. The
-"app" is a headless Core behind the real socket, as in test_serve_app.py."""
+"app" is a headless Core behind the real socket, as in serve_rig.py."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 import pytest
 
 from tests.mcp.conftest import ROOT
-from tests.mcp.test_serve_app import HeadlessApp, serve, write_settings
+from tests.mcp.serve_rig import HeadlessApp, serve, write_settings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -25,21 +24,6 @@ def work(tmp_path: Path, metona_home: Path) -> Path:
     folder.mkdir()
     write_settings(metona_home, {"allowed_dirs": [str(folder)]})
     return folder
-
-
-@pytest.fixture
-def app(metona_home: Path, work: Path) -> Iterator[HeadlessApp]:
-    headless = HeadlessApp.start(metona_home, mcp="off", offer_tools=False)
-    try:
-        yield headless
-    finally:
-        headless.quit()
-
-
-@pytest.fixture
-def errlog(tmp_path: Path) -> Iterator[IO[str]]:
-    with open(tmp_path / "serve.err", "w", encoding="utf-8") as handle:
-        yield handle
 
 
 def rules_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:

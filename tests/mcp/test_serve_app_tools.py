@@ -28,11 +28,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.conftest import ROOT, fake_entry
 from tests.mcp.fake_server import HOSTILE_TOOL
-from tests.mcp.test_serve_app import HeadlessApp, errlog, serve, until, write_settings
+from tests.mcp.serve_rig import HeadlessApp, serve, until, write_settings
 from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.timeout(180)
-__all__ = ["errlog"]  # the fixture, imported
 
 SERVER = "报告 服务"
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")

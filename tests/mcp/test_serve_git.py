@@ -12,7 +12,8 @@ from typing import IO
 
 import pytest
 
-from tests.mcp.test_serve_app import errlog, serve, work  # noqa: F401 - fixtures and the rig
+from tests.mcp.serve_rig import serve
+from tests.mcp.test_serve_app import work  # noqa: F401 - its folder and settings
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -57,7 +58,7 @@ async def test_serve_offers_the_git_tools_and_commits_without_the_hook(
     metona_home: Path,
     work: Path,  # noqa: F811
     tmp_path: Path,
-    errlog: IO[str],  # noqa: F811
+    errlog: IO[str],
 ) -> None:
     marker = tmp_path / "ran.txt"
     repo_with_hook(work, marker)
@@ -78,7 +79,7 @@ async def test_without_a_flag_or_the_app_the_commit_is_refused(
     metona_home: Path,
     work: Path,  # noqa: F811
     tmp_path: Path,
-    errlog: IO[str],  # noqa: F811
+    errlog: IO[str],
 ) -> None:
     marker = tmp_path / "ran.txt"
     repo_with_hook(work, marker)
