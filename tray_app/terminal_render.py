@@ -115,6 +115,9 @@ def result_summary(result: dict[str, Any] | None, language: str = "en") -> str:
         note += words["json_content"]
     if "repository" in result and ("commit" in result or "commits" in result or "diff" in result):
         return git_summary(result, language)
+    if isinstance(result.get("url"), str) and isinstance(result.get("text"), str):
+        url, chars = written_out(result["url"]), len(result["text"])
+        return words["web_fetch"].format(chars=chars, url=url)
     if result.get("destination"):
         return words["moved"].format(destination=written_out(result["destination"])) + note
     if isinstance(result.get("edits"), list):

@@ -180,6 +180,16 @@ ToolErrorCode = Literal[
     "git_message_too_long",
     "git_nothing_to_commit",
     "git_no_identity",
+    # web_fetch (tools/builtin/web_*.py).
+    "web_bad_url",
+    "web_unresolved",
+    "web_address_refused",
+    "web_too_many_redirects",
+    "web_http_status",
+    "web_unsupported_type",
+    "web_timed_out",
+    "web_failed",
+    "web_unreadable",
     # MCP servers (mcp/tools.py).
     "mcp_timed_out",
     "mcp_server_stopped",

@@ -80,7 +80,7 @@ def test_no_tool_is_named_where_the_rules_are(module: str) -> None:
 
 def test_every_builtin_tool_declares_its_names_and_facts() -> None:
     tools = {tool.name: tool for tool in builtin_tools()}
-    assert len(tools) == len(NAMES) == 17
+    assert len(tools) == len(NAMES) == 18
     for tool in tools.values():
         assert tool.title("en") and tool.title("zh-CN") != tool.title("en"), tool.name
         assert tool.origin == "builtin" and not tool.is_async

@@ -80,7 +80,7 @@ def test_a_manifest_tool_offers_what_its_module_declares_and_loads_it_at_first_u
 
 def test_every_builtin_tool_sends_its_snapshot_and_a_model_of_the_same_name_does_not() -> None:
     tools = builtin_tools()
-    assert len(tools) == len(SCHEMAS) == 17
+    assert len(tools) == len(SCHEMAS) == 18
     for tool in tools:
         assert tool.schema() == SCHEMAS[model_key(tool.args_model)]
 

@@ -24,4 +24,5 @@ def sandbox_policy(
         protected_dirs=paths.protected_dirs(),
         run_command_enabled=settings.run_command_enabled,
         sandbox_enabled=settings.sandbox_enabled,
+        web_allowed_hosts=settings.web_allowed_hosts,
     )

@@ -95,6 +95,9 @@ class Settings(BaseModel):
     run_command_enabled: bool = False
     sandbox_enabled: bool = False
     tool_result_limit: int = Field(default=16_000, ge=1_000, le=1_000_000)
+    # ``host`` or ``host:port`` entries web_fetch may reach although they are on this machine
+    # or a private network (a local wiki, a NAS): every other such address is refused.
+    web_allowed_hosts: list[str] = Field(default_factory=list, max_length=1_000)
     # When the undo journal cannot keep a copy (its folder full or read-only), a change is
     # refused; with this on it goes ahead and its result says undo is not available.
     allow_writes_without_undo: bool = False
@@ -144,6 +147,18 @@ class Settings(BaseModel):
             if not name.strip() or len(name) > MODEL_NAME_MAX:
                 raise ValueError(f"a model name must have 1 to {MODEL_NAME_MAX} characters")
         return value
+
+    @field_validator("web_allowed_hosts")
+    @classmethod
+    def _hosts_are_names(cls, value: list[str]) -> list[str]:
+        cleaned: list[str] = []
+        for item in value:
+            entry = item.strip().lower()
+            if not entry or len(entry) > 300 or any(c in entry for c in "/ \t@?#"):
+                raise ValueError(f"{item!r} is not a host or host:port")
+            if entry not in cleaned:
+                cleaned.append(entry)
+        return cleaned
 
     @field_validator("allowed_dirs", "blocked_dirs")
     @classmethod

@@ -130,6 +130,9 @@ class Tool:
     is_async: bool = False
     #: Where it comes from: ``builtin``, or e.g. ``mcp:github``.
     origin: str = "builtin"
+    #: It sends its arguments over the network (web_fetch): what a guard against text from
+    #: local files leaving looks for.
+    network: bool = False
 
     def title(self, lang: str) -> str | None:
         """Its name for people in ``lang``; None when the catalogue has none."""

@@ -69,6 +69,7 @@ class ManifestTool(Tool):
             "parameters": schema,
             "asks_when_exists": entry["asks_when_exists"],
             "shallow_undo": entry["shallow_undo"],
+            "network": entry.get("network", False),
             "_module": entry["module"],
             "_printable": entry["printable"],
             "_real": None,
@@ -85,11 +86,13 @@ class ManifestTool(Tool):
         with _LOAD_LOCK:
             if self._real is None:
                 real = load_declared(self._module, self.name, printable=self._printable)
-                if (real.risk, real.asks_when_exists, real.shallow_undo, real.is_async) != (
+                facts = (real.risk, real.asks_when_exists, real.shallow_undo, real.is_async)
+                if (*facts, real.network) != (
                     self.risk,
                     self.asks_when_exists,
                     self.shallow_undo,
                     self.is_async,
+                    self.network,
                 ):
                     raise StaleManifest(f"{self.name} changed: run `make tool-schemas`")
                 object.__setattr__(self, "_real", real)

@@ -52,8 +52,9 @@ def builtin_tools() -> list[Tool]:
     from tray_app.tools.builtin.files import FILE_TOOLS
     from tray_app.tools.builtin.git_tools import GIT_TOOLS
     from tray_app.tools.builtin.shell import SHELL_TOOLS
+    from tray_app.tools.builtin.web_tools import WEB_TOOLS
 
-    return [*FILE_TOOLS, *SHELL_TOOLS, *GIT_TOOLS]
+    return [*FILE_TOOLS, *SHELL_TOOLS, *GIT_TOOLS, *WEB_TOOLS]
 
 
 def default_registry() -> ToolRegistry:

@@ -71,6 +71,7 @@ def manifest() -> list[dict[str, Any]]:
                 "risk": tool.risk.value,
                 "asks_when_exists": tool.asks_when_exists,
                 "shallow_undo": tool.shallow_undo,
+                "network": tool.network,
                 "description": tool.description,
             }
         )

@@ -112,7 +112,11 @@ class SandboxPolicy:
         run_command_enabled: bool = False,
         sandbox_enabled: bool = False,
         home: Path | None = None,
+        web_allowed_hosts: Sequence[str] = (),
     ) -> None:
+        #: ``host`` or ``host:port`` entries web_fetch may reach although their address is
+        #: local or private (``tools.builtin.web_address``).
+        self.web_allowed_hosts: tuple[str, ...] = tuple(web_allowed_hosts)
         self.home = Path(os.path.realpath(plain_abs(str(home) if home else str(Path.home()))))
         self.run_command_enabled = run_command_enabled
         self.sandbox_enabled = sandbox_enabled
