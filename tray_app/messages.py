@@ -140,6 +140,9 @@ class _Preview(BaseModel):
     changes: bool | None = None  # False: a dry run, asks like a read
     deletes: bool | None = None  # it deletes or replaces a file: asks like a delete
     overwrites: bool | None = None  # asks in delete_only mode
+    #: The network address the call goes to: asks, in every mode but full auto, unless the
+    #: person wrote it in this chat (``agent/vouched_urls.py``).
+    url: str | None = None
     #: The target's identity the approval is bound to (``tools/sandbox/binding.py``).
     binding: dict[str, Any] | None = None
     #: Set by the toolbox and the loop.

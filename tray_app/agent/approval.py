@@ -44,6 +44,7 @@ def needs_confirmation(
     preview: AnyPreview | None,
     granted: bool,
     asks_when_exists: bool = False,
+    unvouched_url: bool = False,
 ) -> bool:
     """Deletes and commands always ask; writes ask according to the mode.
 
@@ -52,11 +53,15 @@ def needs_confirmation(
     dry run, asks like a read), ``deletes`` (it would delete or replace a file: asks like a
     delete), ``persistence`` (the target makes something run later: asks in every mode, under
     every grant) and ``overwrites`` (asks in ``delete_only`` mode, like write_file over a file).
+    ``unvouched_url``: the call goes to a URL the person did not write in this chat (asks in
+    every mode but full auto, a read too).
     """
     facts = preview if preview is not None else OtherPreview()
     if facts.changes is False and risk is not Risk.COMMAND:
         return False
     if risk in ASKS_IN_EVERY_MODE or facts.deletes or facts.persistence is not None:
+        return True
+    if unvouched_url and mode != "full_auto":
         return True
     if risk is Risk.READ:
         return False

@@ -37,6 +37,7 @@ from tray_app.agent.guards import (
     cost_of,
 )
 from tray_app.agent.progress import progress_reporter
+from tray_app.agent.vouched_urls import vouched
 from tray_app.errors import StoreError
 from tray_app.events import ApprovalNeeded, ClientFlag, Publish
 from tray_app.messages import (
@@ -147,6 +148,15 @@ class CallHandler:
             )
             self.records.close(record, "error", result)
 
+    async def _vouched(self, url: str) -> bool:
+        """The person wrote ``url`` in one of their messages in this chat."""
+
+        def wrote() -> bool:
+            messages = self.records.chats.messages(self.session_id)
+            return vouched(url, (m.content for m in messages if m.role == "user"))
+
+        return await asyncio.to_thread(wrote)
+
     async def _handle(self, call: ToolCall, record: ToolCallRecord) -> None:
         toolbox = self.toolbox
         checked = self._check(call)
@@ -184,6 +194,7 @@ class CallHandler:
             mode=self.confirmation_mode,
             preview=preview,
             granted=self.broker.granted(self.session_id, call.name),
+            unvouched_url=preview.url is not None and not await self._vouched(preview.url),
         )
         if verdict is not None:
             ask = over or _rule_asks(verdict, tool.risk, preview, ask)

@@ -8,6 +8,7 @@ characters returned are bounded; ``start`` and ``next_start`` page through a lon
 from __future__ import annotations
 
 import time
+from typing import Any
 from urllib.parse import urljoin
 
 import httpx
@@ -161,6 +162,11 @@ def web_fetch(ctx: ToolContext, args: WebFetchArgs) -> ToolResult:
     return result
 
 
+def web_fetch_preview(ctx: ToolContext, args: WebFetchArgs) -> dict[str, Any]:
+    """The URL the call goes to: the loop asks unless the person wrote it in this chat."""
+    return {"kind": "none", "text": args.url.strip()[:2_000], "url": args.url.strip()}
+
+
 TOOL = Tool(
     name="web_fetch",
     description=(
@@ -170,5 +176,6 @@ TOOL = Tool(
     args_model=WebFetchArgs,
     risk=Risk.READ,
     handler=web_fetch,
+    preview=web_fetch_preview,
     network=True,
 )
