@@ -68,7 +68,7 @@ def test_the_report_speaks_the_users_language_and_leaves_the_settings_alone(
     settings.write_text('{"language": "zh-CN", "default_model": "我的模型"}', encoding="utf-8")
     before = settings.read_bytes()
     web = copy_web(tmp_path)
-    (web / "js" / "toolcard.js").unlink()  # the page is broken, its words are not
+    (web / "js" / "chat" / "toolcard.js").unlink()  # the page is broken, its words are not
     result = run_self_test(tmp_path, METONA_WEB_DIR=str(web))
     assert result.returncode == 1
     assert "FAIL 网页界面" in result.stdout and "ok   智能体回合" in result.stdout

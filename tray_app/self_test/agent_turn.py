@@ -16,6 +16,7 @@ TITLE = "\u81ea\u68c0 self-test 🧪 \u202eRTL"  # CJK, an emoji, a direction ov
 
 def check_store(root: Path) -> str:
     """Settings written and read back, a chat with hard text stored and found again."""
+    from tray_app.i18n import languages
     from tray_app.paths import AppPaths
     from tray_app.store.opening import open_chat_store
     from tray_app.store.records import MessageRecord
@@ -23,9 +24,10 @@ def check_store(root: Path) -> str:
 
     paths = AppPaths.under(root / "store")
     paths.ensure()
-    save_settings(Settings(default_model=MODEL, language="zh-CN"), paths.settings_file)
+    language = languages()[-1]  # a value other than the default "system"
+    save_settings(Settings(default_model=MODEL, language=language), paths.settings_file)
     settings = load_settings(paths.settings_file)
-    if settings.default_model != MODEL or settings.language != "zh-CN":
+    if settings.default_model != MODEL or settings.language != language:
         raise Missing(f"settings did not read back from {paths.settings_file}")
     chats, warning = open_chat_store(paths)
     try:

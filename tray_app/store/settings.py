@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -23,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tray_app.atomic import atomic_write
 from tray_app.errors import StoreError
 from tray_app.history_warnings import StoreProblem
-from tray_app.i18n import languages, written_out
+from tray_app.i18n import written_out
 from tray_app.os_reasons import os_error_text, os_params
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,8 @@ SETTINGS_VERSION = 1
 DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
 
 # read_only: reading tools run, every change is refused without asking.
+#: ``en``, ``zh-CN``, ``pt-BR``, ``sr-Latn-RS``: what a locale file may be called.
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}")
 ConfirmationMode = Literal["read_only", "all_writes", "delete_only", "full_auto"]
 ProviderKind = Literal["ollama", "openai"]
 #: How a model is offered the tools: on the wire ("native"), described in the system prompt
@@ -127,9 +130,12 @@ class Settings(BaseModel):
 
     @field_validator("language")
     @classmethod
-    def _known_language(cls, value: str) -> str:
-        if value != "system" and value not in languages():
-            raise ValueError(f"not one of system, {', '.join(languages())}")
+    def _language_tag(cls, value: str) -> str:
+        """``system`` or a language tag: a file in web/locales/ makes it a language (i18n
+        resolves it, the source language when there is none); a file that cannot be read now
+        never costs the user the settings file."""
+        if value != "system" and not LANGUAGE_TAG.fullmatch(value):
+            raise ValueError(f"not a language: {value[:40]!r}")
         return value
 
     @field_validator("endpoint")
