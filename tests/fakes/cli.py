@@ -4,10 +4,14 @@ terminal tests share (their own data folder and home, no colours, no display, a 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +77,48 @@ def app_runner(
         return done
 
     return run
+
+
+@dataclass
+class Terminal:
+    """A command whose stdin and stderr are a pseudo-terminal (so it asks, as for a person) and
+    whose stdout is a pipe; ``master`` is the person's side of the terminal."""
+
+    proc: subprocess.Popen[bytes]
+    master: int
+
+    def read_until(self, needle: bytes, timeout: float = 20) -> bytes:
+        """What the terminal showed up to and including ``needle``; fails with the tail seen."""
+        seen = b""
+        deadline = time.monotonic() + timeout
+        while needle not in seen:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{needle!r} not seen; got {seen[-500:]!r}")
+            ready, _, _ = select.select([self.master], [], [], remaining)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        return seen
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def on_a_terminal(command: list[str], env: dict[str, str]) -> Iterator[Terminal]:
+    """Run ``command`` on a pseudo-terminal; killed and closed on the way out."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen(command, stdin=slave, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    try:
+        yield Terminal(proc, master)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)

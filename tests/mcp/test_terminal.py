@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.terminal.test_interactive import _read_until
+from tests.fakes.cli import on_a_terminal
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tests.mcp.conftest import ROOT, fake_entry
@@ -28,26 +27,13 @@ def test_a_terminal_chat_calls_an_mcp_tool_after_approval(
     fake_ollama.script(tool_turn([("fake__wipe", {"target": target})]), text_turn("Wiped."))
     env = dict(os.environ, METONA_HOME=str(metona_home), NO_COLOR="1", PYTHONPATH=str(ROOT))
     env.pop("DISPLAY", None)
-    master, slave = os.openpty()
     command = [sys.executable, "-m", "tray_app", "chat", "--model", "qwen3:8b"]
-    proc = subprocess.Popen(
-        [*command, "--endpoint", fake_ollama.url, "wipe the report"],
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        env=env,
-    )
-    os.close(slave)
-    try:
-        shown = _read_until(master, b"Approve fake__wipe?", 60).decode("utf-8", "replace")
+    with on_a_terminal([*command, "--endpoint", fake_ollama.url, "wipe the report"], env) as term:
+        shown = term.read_until(b"Approve fake__wipe?", 60).decode("utf-8", "replace")
         assert not (marks / "wiped").exists()
-        os.write(master, b"y\n")
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert proc.returncode == 0
+        term.type("y\n")
+        out, _ = term.proc.communicate(timeout=60)
+    assert term.proc.returncode == 0
     assert "approval needed: fake__wipe (destructive)" in shown
     assert "MCP server fake: wipe (destructive)" in shown
     assert '"target": "報告 \\u202eexe.txt"' in shown  # shown escaped, never reversed

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
-import time
 from pathlib import Path
 
-from tests.fakes.cli import chat_command, cli_env, run_cli
+from tests.fakes.cli import chat_command, cli_env, on_a_terminal, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 
@@ -25,25 +21,6 @@ def test_no_prompt_starts_a_chat_that_reads_one_message_per_line(
     assert [m["content"] for m in second if m["role"] == "user"] == ["hello", "and again"]
 
 
-def _read_until(fd: int, needle: bytes, timeout: float = 20) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while needle not in seen:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise AssertionError(f"{needle!r} not seen; got {seen[-500:]!r}")
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
-
-
 def test_on_a_terminal_a_write_waits_for_the_typed_answer(
     fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
 ) -> None:
@@ -53,26 +30,14 @@ def test_on_a_terminal_a_write_waits_for_the_typed_answer(
         tool_turn([("write_file", {"path": "note.md", "content": "# Hi\n"})]),
         text_turn("Written."),
     )
-    master, slave = os.openpty()
-    proc = subprocess.Popen(
-        chat_command(fake_ollama.url, workspace, "write a note"),
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        env=cli_env(metona_home, tmp_path),
-    )
-    os.close(slave)
-    try:
-        shown = _read_until(master, b"Approve write_file?")
+    command = chat_command(fake_ollama.url, workspace, "write a note")
+    with on_a_terminal(command, cli_env(metona_home, tmp_path)) as terminal:
+        shown = terminal.read_until(b"Approve write_file?")
         assert b"note.md" in shown and b"new file, 5 bytes" in shown and b"# Hi" in shown
         assert not (workspace / "note.md").exists()
-        os.write(master, b"y\n")
-        out, _ = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert proc.returncode == 0
+        terminal.type("y\n")
+        out, _ = terminal.proc.communicate(timeout=30)
+    assert terminal.proc.returncode == 0
     assert (workspace / "note.md").read_text() == "# Hi\n"
     assert b"Written." in out
 
@@ -88,25 +53,13 @@ def test_always_at_the_prompt_keeps_a_rule_the_next_chat_follows(
     fake_ollama.script(
         tool_turn([("write_file", {"path": "a.md", "content": "a"})]), text_turn("Written.")
     )
-    master, slave = os.openpty()
-    proc = subprocess.Popen(
-        chat_command(fake_ollama.url, workspace, "write a note"),
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        env=cli_env(metona_home, tmp_path),
-    )
-    os.close(slave)
-    try:
-        shown = _read_until(master, b"a lasting rule for write_file in")
+    command = chat_command(fake_ollama.url, workspace, "write a note")
+    with on_a_terminal(command, cli_env(metona_home, tmp_path)) as terminal:
+        shown = terminal.read_until(b"a lasting rule for write_file in")
         assert str(workspace).encode() in shown
-        os.write(master, b"always\n")
-        proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert proc.returncode == 0
+        terminal.type("always\n")
+        terminal.proc.communicate(timeout=30)
+    assert terminal.proc.returncode == 0
     assert (workspace / "a.md").read_text() == "a"
     rules = load_settings(AppPaths.under(metona_home).settings_file).tool_rules
     assert [(r["tool"], r["folder"], r["action"]) for r in rules] == [
