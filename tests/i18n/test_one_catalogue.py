@@ -18,8 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tray_app"
 LOCALES = ROOT / "web" / "locales"
-#: Chinese characters and the punctuation written with them (、。，：；（）！？).
-CJK = re.compile(r"[\u4e00-\u9fff\u3001\u3002\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f]")
+#: Chinese characters (the CJK Unified Ideographs). Full-width punctuation alone is no text:
+#: code matches it (where a URL ends in a Chinese sentence).
+CJK = re.compile(r"[\u4e00-\u9fff]")
 #: A language code tested or used to pick words: ``startswith("zh")``, ``== "zh-CN"``,
 #: ``"zh-CN" if``, ``TABLE["en"]``, a table keyed ``"zh-CN": {...}``.
 CODE = r"""["'](?:zh|en)(?:[-_][A-Za-z]{2,4})?["']"""
