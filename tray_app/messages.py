@@ -338,7 +338,7 @@ class ToolCallRecord(BaseModel):
     The one shape of a call: the store keeps it, Core's snapshots (``get_session``,
     ``get_messages``) send it, the ``tool_call`` event carries it whole as ``call`` and
     ``tool_call_update`` sends changed fields under these same names; the page and the terminal
-    read it as it is (ARCHITECTURE.md §3).
+    read it as it is (docs/architecture.md §3).
     """
 
     model_config = ConfigDict(defer_build=True)  # built at a chat's first tool call

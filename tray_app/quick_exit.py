@@ -2,9 +2,9 @@
 
 Why: after a one-shot ``metona-tray chat`` has closed its store and printed its answer, the
 interpreter's own shutdown (clearing every module and running its last garbage collections over
-pydantic's and httpx's objects) cost ~70 ms of CPU, a fifth of the whole process (README ›
-Performance). Nothing the user needs happens in it: what must happen at exit is done here first,
-in the interpreter's own order, and then the process ends with ``os._exit``.
+pydantic's and httpx's objects) cost ~70 ms of CPU, a fifth of the whole process. Nothing the
+user needs happens in it: what must happen at exit is done here first, in the interpreter's own
+order, and then the process ends with ``os._exit``.
 
 Used only by the process entry points (``metona-tray``, ``python -m tray_app``, the bundle) and
 only for the terminal commands in ``QUICK_COMMANDS``, which close what they opened before they

@@ -31,7 +31,7 @@ from tray_app.desktop.popup.bridge import Bridge
 REPO = Path(__file__).resolve().parents[2]
 WEB_ROOT = REPO / "web"
 SHIM = Path(__file__).with_name("harness.js")
-PUMP_INTERVAL = 0.03  # the desktop ui pump's rhythm (ARCHITECTURE.md §1)
+PUMP_INTERVAL = 0.03  # the desktop ui pump's rhythm (docs/architecture.md §1)
 
 TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json"}
 

@@ -1,6 +1,6 @@
-"""The desktop app: start order, threads, and shutdown (ARCHITECTURE.md §1).
+"""The desktop app: start order, threads, and shutdown (docs/architecture.md §1).
 
-Two processes (ARCHITECTURE.md §1): this one (the tray) owns the tray icon, the hotkey,
+Two processes (docs/architecture.md §1): this one (the tray) owns the tray icon, the hotkey,
 notifications, the instance socket and Core; the popup window runs in a child process that
 ``window.Popup`` starts when it is first shown and ends after it has been hidden a while.
 

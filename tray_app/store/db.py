@@ -147,7 +147,7 @@ def open_database(
         if not wal:
             log.warning("chat history %s: WAL mode unavailable, using %s", path, mode)
         # WAL + NORMAL: a commit is kept when the app is killed or crashes, and the file is never
-        # damaged; only a power cut can lose the last commits (README › Configuration). Without
+        # damaged; only a power cut can lose the last commits (docs/configuration.md). Without
         # WAL a rollback journal needs FULL for that. One fsync per checkpoint, not per commit.
         conn.execute(f"PRAGMA synchronous = {'NORMAL' if wal else 'FULL'}")
         migrate(conn, path, migrations)

@@ -1,7 +1,7 @@
 """The chat store's paged reads: the session list and a chat's messages, a page at a time.
 
 Keyset paging (the page carries where it stopped, never an offset), one indexed ``LIMIT`` query
-per page, so a page costs the same however long the list is; see ARCHITECTURE.md, "Paged
+per page, so a page costs the same however long the list is; see docs/architecture.md, "Paged
 reads". A mixin of ``SQLiteChats`` (kept apart so each module stays small); it uses only the
 attributes declared below.
 """

@@ -4,7 +4,7 @@ run-time tools (MCP) are added to.
 Every tool module declares ``TOOL`` (or a small family a list of them) and imports only
 ``tools.base`` and its helpers; this module imports the tool modules, so there is no circle
 between the declarations and the list of them. To add a tool, declare it in its module and add
-that module here (ARCHITECTURE.md, "Where to add things"), then run ``make tool-schemas``: the
+that module here (docs/architecture.md, "Where to add things"), then run ``make tool-schemas``: the
 registry a turn uses is built from the generated manifest (``tools.lazy``), so a turn in which
 the model calls no tool imports no tool module.
 """

@@ -5,7 +5,7 @@ same parsed model then goes to the preview and to the run, however many times th
 made again. Previews come back typed (``messages.Preview``, a pydantic union on ``kind``).
 Nothing here raises for a tool failure: invalid arguments, an unknown or disabled
 tool, a sandbox violation or an OS error all come back as ``{"success": False, "error": ...}``
-for the model (ARCHITECTURE.md §3); a preview that fails becomes ``kind: error``.
+for the model (docs/architecture.md §3); a preview that fails becomes ``kind: error``.
 """
 
 from __future__ import annotations

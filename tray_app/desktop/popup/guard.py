@@ -1,7 +1,7 @@
 """The object pywebview exposes to the page, guarded by a per-launch secret.
 
 pywebview injects ``window.pywebview.api`` into every page its window finishes loading,
-whatever the URL (ARCHITECTURE.md §1). The navigation lock keeps foreign pages out of the
+whatever the URL (docs/architecture.md §1). The navigation lock keeps foreign pages out of the
 window; this is the second wall: every call must carry ``secret``, which only the app's own
 page receives (``KeyCourier`` hands it over with ``run_js`` after checking the window's URL,
 and ``web/js/lib/bridge.js`` keeps it in a closure). A call without it is refused and logged and

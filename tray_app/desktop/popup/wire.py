@@ -2,7 +2,7 @@
 
 pywebview 6.2.1's GTK ``run_js``/``evaluate_js`` hands WebKit ``len(script)`` (characters)
 where it wants bytes, so one non-ASCII character cut the script and lost a whole batch
-(ARCHITECTURE.md §1). Everything sent here is ASCII: JSON with ``ensure_ascii`` (which also
+(docs/architecture.md §1). Everything sent here is ASCII: JSON with ``ensure_ascii`` (which also
 escapes U+2028/U+2029), and any other script with each non-ASCII UTF-16 unit written as
 ``\\uXXXX``, which JavaScript reads back as the same character in strings and identifiers.
 

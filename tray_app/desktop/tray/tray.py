@@ -5,7 +5,7 @@ is delivered, so a click toggles the popup) or ``appindicator`` when a StatusNot
 runs (KDE, GNOME with the AppIndicator extension: a click opens the menu, whose first entry
 opens the chat). Never ``xorg`` (no menus, lost clicks, ``stop()`` hangs: verified). Both
 GTK backends share the GTK main loop that pywebview runs, through ``run_detached()``.
-Windows (own thread) and macOS (``darwin_nsapplication``) follow ARCHITECTURE.md §1, untested.
+Windows (own thread) and macOS (``darwin_nsapplication``) follow docs/architecture.md §1, untested.
 
 Menu callbacks run on the GUI thread, so anything that talks to the core goes to a one-thread
 worker; the menu reads only ``self.state``, an immutable snapshot replaced by the ui pump.
