@@ -17,9 +17,9 @@ from typing import Any, TextIO
 
 from tray_app.i18n import section
 from tray_app.i18n.section import Section
+from tray_app.mcp_report import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error_words
 from tray_app.paths import AppPaths
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: How long `list`/`test` wait for the servers to be started (the SDK loads on the first).
 CONFIGURE_WAIT = 60.0
 LIST_WAIT = 20.0  # seconds `list` waits for servers still starting
@@ -172,31 +172,6 @@ def _run_servers(
         for row in rows:
             _print_row(row, text, out, next((s for s in servers if s.name == row["name"]), None))
     return EXIT_OK if all(r["status"] in ("ready", "disabled") for r in rows) else EXIT_FAILED
-
-
-def error_words(row: dict[str, Any], text: Section, config: Any = None) -> str:
-    """A server's failure in words when its cause is known (``mcp/causes.py``); otherwise its
-    own detail, quoted. The command or address is the server's config."""
-    from tray_app.i18n import written_out
-    from tray_app.os_reasons import os_reason_text
-
-    code, params = row.get("error_code"), row.get("error_params") or {}
-    language = text.lang
-    if code == "spawn_failed":
-        why = os_reason_text(params, language, written_out)
-        command = getattr(config, "command", None) or "?"
-        return text["cause.spawn_failed"].format(command=command, why=why)
-    if code == "keyring_unreadable" or str(code).startswith("name_"):
-        from tray_app.web_files import locale_texts  # the page's own words for it (one copy)
-
-        try:  # a refused name: its character is written out with the whole line
-            words = locale_texts(language)[f"mcp.{code}"]
-            return words.format_map({key: str(value) for key, value in params.items()})
-        except (KeyError, IndexError, ValueError):
-            pass  # no text for it, or params that do not fit: the detail, quoted
-    if code in ("unreachable", "timed_out"):
-        return text[f"cause.{code}"].format(url=getattr(config, "url", None) or "?")
-    return text["cause.other"].format(detail=row["error"])
 
 
 def _print_row(row: dict[str, Any], text: Section, out: TextIO, config: Any) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tray_app.i18n.section import Section
-from tray_app.mcp_cli import EXIT_OK, EXIT_USAGE, error_words
+from tray_app.mcp_report import EXIT_OK, EXIT_USAGE, error_words
 from tray_app.paths import AppPaths
 
 
