@@ -30,10 +30,10 @@ from bench.text_calls import bench_text_calls
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
+from tray_app.base.events import TurnFinished
+from tray_app.base.messages import ChatMessage
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.events import TurnFinished
-from tray_app.messages import ChatMessage
-from tray_app.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings

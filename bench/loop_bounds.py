@@ -26,9 +26,9 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.loop import AgentTurn, TurnConfig
+from tray_app.base.events import TurnFailed, TurnFinished
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.events import TurnFailed, TurnFinished
-from tray_app.paths import AppPaths
 from tray_app.providers.base import (
     ChatRequest,
     ModelInfo,

@@ -24,8 +24,8 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.web_harness import PageHarness
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.paths import AppPaths
 from tray_app.store.records import MessageRecord
 from tray_app.store.settings import Settings
 

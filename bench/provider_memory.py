@@ -39,8 +39,8 @@ def _peak_mb() -> float:
 
 
 async def _child(kind: str, case: str, url: str, seconds: float) -> dict[str, object]:
-    from tray_app.errors import ProviderError
-    from tray_app.messages import ChatMessage
+    from tray_app.base.errors import ProviderError
+    from tray_app.base.messages import ChatMessage
     from tray_app.providers.base import ChatRequest, Provider, StreamDelta
     from tray_app.providers.ollama import OllamaProvider
     from tray_app.providers.openai import OpenAIProvider

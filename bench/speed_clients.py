@@ -28,7 +28,7 @@ CHUNKS = 20_000
 
 _OURS = """
 import asyncio, sys, time
-from tray_app.messages import ChatMessage
+from tray_app.base.messages import ChatMessage
 from tray_app.providers.base import ChatRequest, StreamDelta
 kind, url, model = sys.argv[1:4]
 if kind == "ollama":

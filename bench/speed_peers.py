@@ -24,8 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tray_app.base.paths import AppPaths
 from tray_app.desktop.instance.instance import SingleInstance
-from tray_app.paths import AppPaths
 from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.search import search_rg
 from tray_app.tools.toolbox import Toolbox

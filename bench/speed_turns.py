@@ -30,10 +30,10 @@ from tests.fakes._server import _Handler
 from tests.fakes.core_rig import make_registry
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
+from tray_app.base.events import MessageStarted, TurnFailed, TurnFinished
+from tray_app.base.messages import ChatMessage
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.events import MessageStarted, TurnFailed, TurnFinished
-from tray_app.messages import ChatMessage
-from tray_app.paths import AppPaths
 from tray_app.providers.base import ChatRequest, StreamDelta
 from tray_app.providers.ollama import OllamaProvider
 from tray_app.store.chats import SQLiteChats

@@ -29,7 +29,7 @@ def use_system_gtk() -> None:
 
 use_system_gtk()
 
-from tray_app.cli import run  # noqa: E402
+from tray_app.cli.cli import run  # noqa: E402
 
 if __name__ == "__main__":
     # The popup window is a multiprocessing (spawn) child: in a frozen build it is this same

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 
 pytest_plugins = [
     "tests.fakes.plugin",

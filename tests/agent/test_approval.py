@@ -9,8 +9,8 @@ import pytest
 from pydantic import BaseModel
 
 from tray_app.agent.approval import ApprovalBroker, needs_confirmation
-from tray_app.events import ApprovalNeeded, ApprovalResolved, ClientFlag
-from tray_app.messages import parse_preview
+from tray_app.base.events import ApprovalNeeded, ApprovalResolved, ClientFlag
+from tray_app.base.messages import parse_preview
 from tray_app.tools.base import Risk
 from tray_app.tools.registry import builtin_tools
 

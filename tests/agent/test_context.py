@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from tray_app.agent.context import estimate_tokens, fit_history, truncate_tool_result
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 
 
 def test_estimate_counts_cjk_per_character_and_other_text_per_four() -> None:

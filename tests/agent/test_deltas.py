@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from tray_app.agent.deltas import FRAME, DeltaBatcher
-from tray_app.events import Event
+from tray_app.base.events import Event
 
 HOSTILE = "长文🙂\u202eabc"
 

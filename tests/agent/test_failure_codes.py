@@ -1,10 +1,10 @@
-"""A failed turn's code comes from the one table in errors.py, narrowed to the codes the page
+"""A failed turn's code comes from the one table in base/errors.py, narrowed to the codes the page
 has an ``error.<code>`` text for."""
 
 from __future__ import annotations
 
 from tray_app.agent.loop import error_code
-from tray_app.errors import (
+from tray_app.base.errors import (
     CapabilityError,
     LineTooLong,
     ModelNotFound,

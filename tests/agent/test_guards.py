@@ -281,7 +281,7 @@ def test_a_file_that_disappeared_after_approval_is_not_acted_on(make_rig: Any) -
 
 def test_the_cost_of_a_call_comes_from_its_preview() -> None:
     from tray_app.agent.guards import Budgets, Cost, TurnGuards, call_key, cost_of
-    from tray_app.messages import parse_preview
+    from tray_app.base.messages import parse_preview
 
     tree = {"kind": "tree", "count": 26, "size": 5}
     assert cost_of("destructive", parse_preview(tree)) == Cost(files_removed=26)

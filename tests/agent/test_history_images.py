@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 from tray_app.agent.history import TurnHistory
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers.tool_images import MAX_REQUEST_IMAGES
 from tray_app.store.records import MessageRecord
 

@@ -21,7 +21,7 @@ from tray_app.agent.image_tokens import (
     image_size,
     image_tokens,
 )
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.store.records import MessageRecord
 
 

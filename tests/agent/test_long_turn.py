@@ -21,7 +21,7 @@ from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.context import message_tokens
 from tray_app.agent.loop import AgentTurn, TurnConfig
 from tray_app.agent.summary import INSTRUCTIONS
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers.base import (
     ChatRequest,
     ModelInfo,

@@ -16,7 +16,7 @@ from tests.fakes.ollama_server import (
     text_turn,
     tool_turn,
 )
-from tray_app.errors import NotFound
+from tray_app.base.errors import NotFound
 
 
 def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from tests.agent.bounds_helpers import (
 )
 from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import text_turn, tool_turn
-from tray_app.messages import ToolCallRecord
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.records import MemoryChats, MessageRecord
 
 

@@ -26,7 +26,7 @@ from tests.fakes.core_rig import Rig
 from tests.fakes.ollama_server import raw_turn, text_turn, tool_turn
 from tests.fakes.openai_server import sse
 from tests.fakes.turns import Turn
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.providers.tool_calls import MAX_ARGUMENT_BYTES
 
 

@@ -11,7 +11,7 @@ from tray_app.agent.prompt_tools import (
     response_text,
     tools_prompt,
 )
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.tools.registry import default_registry
 
 

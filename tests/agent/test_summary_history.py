@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tray_app.agent.history import TurnHistory
-from tray_app.messages import ChatMessage
+from tray_app.base.messages import ChatMessage
 from tray_app.store.records import MessageRecord
 
 

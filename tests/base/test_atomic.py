@@ -1,4 +1,4 @@
-"""``tray_app.atomic``: a file is replaced whole or not at all, by every writer of the app."""
+"""``tray_app.base.atomic``: a file is replaced whole or not at all, by every writer of the app."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app import atomic
-from tray_app.atomic import atomic_write, fsync_folder
+from tray_app.base import atomic
+from tray_app.base.atomic import atomic_write, fsync_folder
 
 REPO = Path(__file__).resolve().parents[2]
 NAME = "設定 🌀 \u202eevil.json"
@@ -142,7 +142,7 @@ def test_every_writer_uses_the_one_helper(module: str) -> None:
     imported = {
         alias.name
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "tray_app.atomic"
+        if isinstance(node, ast.ImportFrom) and node.module == "tray_app.base.atomic"
         for alias in node.names
     }
     assert imported & {"atomic_write", "write_all", "fsync_folder"}

@@ -1,4 +1,4 @@
-"""``--toggle`` finds the running app's socket through ``tray_app.runtime_dir`` alone; it must
+"""``--toggle`` finds the running app's socket through ``tray_app.base.runtime_dir`` alone; it must
 name the very folder the app itself uses (``AppPaths``), with and without ``METONA_HOME``."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.paths import AppPaths
-from tray_app.runtime_dir import runtime_dir
+from tray_app.base.paths import AppPaths
+from tray_app.base.runtime_dir import runtime_dir
 
 
 @pytest.mark.parametrize("home", ["~/家 🙂/\u202eeht", "/tmp/metona home"])

@@ -17,7 +17,7 @@ import pytest
 from tests.fakes.cli import app_runner
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 from tray_app.tools.journal.journal import Journal
 

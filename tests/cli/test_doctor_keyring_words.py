@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.cli import cli_env, run_cli
 from tests.fakes.hostile_keyring import HOSTILE_REASON
-from tray_app.doctor_lines import MAX_KEYRING_DETAIL, keyring_cause
+from tray_app.cli.doctor_lines import MAX_KEYRING_DETAIL, keyring_cause
 from tray_app.store.keyring_reasons import reason_code
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn, tool_turn
 from tests.support.waiting import eventually
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 from tray_app.store.settings import Settings, save_settings
 

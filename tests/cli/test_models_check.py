@@ -14,8 +14,8 @@ from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.turns import text_turn, tool_turn
 from tests.support import terminal_mode_rig
 from tests.support.terminal_mode_rig import Run
+from tray_app.base.paths import AppPaths
 from tray_app.core.model_check import PROBE_NAME
-from tray_app.paths import AppPaths
 
 home = terminal_mode_rig.home
 workspace = terminal_mode_rig.workspace

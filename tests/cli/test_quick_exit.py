@@ -1,6 +1,7 @@
-"""A finished terminal command ends without the interpreter's teardown (``tray_app.quick_exit``),
-and still does everything an exit must: the real CLI as a subprocess against fake Ollama, with a
-``sitecustomize`` that records whether ``atexit`` ran and whether the modules were torn down.
+"""A finished terminal command ends without the interpreter's teardown
+(``tray_app.cli.quick_exit``), and still does everything an exit must: the real CLI as a
+subprocess against fake Ollama, with a ``sitecustomize`` that records whether ``atexit`` ran and
+whether the modules were torn down.
 Speed itself is measured by ``make bench``."""
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def test_a_thread_still_running_keeps_the_normal_exit(tmp_path: Path) -> None:
         f"""
         import threading
         from pathlib import Path
-        from tray_app.quick_exit import end_process
+        from tray_app.cli.quick_exit import end_process
         release = threading.Event()
         def work():
             if release.wait(60):
@@ -128,7 +129,7 @@ def test_a_reader_gone_before_the_last_flush_ends_quietly_with_141(tmp_path: Pat
     env, marks = cli_env(tmp_path)
     script = (
         "import sys\n"
-        "from tray_app.quick_exit import end_process\n"
+        "from tray_app.cli.quick_exit import end_process\n"
         "sys.stdout.write('最后一行 🙂 \\u202e\\n')\n"  # still in the buffer
         "end_process(0)\n"
     )

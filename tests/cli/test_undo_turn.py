@@ -18,7 +18,7 @@ import pytest
 from tests.fakes.cli import app_runner
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 
 NEW = "报告 📊 \u202eevil.txt"  # CJK, emoji and a bidi override

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.store.test_secrets import FileKeyring
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.paths import AppPaths
 from tray_app.store.secrets import SecretStore
 from tray_app.store.settings import Settings, load_settings
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+from tray_app.base.paths import AppPaths
 from tray_app.core.protocol import CoreApi
 from tray_app.core.service import Core
-from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 
 

@@ -1,7 +1,7 @@
-"""The event contract between ``tray_app/events.py`` and the page, kept by tests, not by hand.
+"""The event contract between ``tray_app/base/events.py`` and the page, kept by tests, not by hand.
 
 Every member of the union has a ``case`` in ``web/js/chat/events.js`` and every ``case`` there is a
-member; every notice and failure code (``Literal``s in events.py) has its text in both locales,
+member; every notice and failure code (``Literal``s in base/events.py) has its text in both locales,
 with the same placeholders; every tray request the union allows is handled by ``web/js/app.js``.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, get_args
 
 import pytest
 
-from tray_app import events
+from tray_app.base import events
 from tray_app.desktop.popup.wire import item
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +105,7 @@ def test_a_tray_request_with_hostile_ids_round_trips_to_the_page_shape() -> None
 
 def test_call_events_use_the_record_field_names() -> None:
     """One shape for a tool call: what the events say about a call is named as in its record."""
-    from tray_app.messages import ToolCallRecord
+    from tray_app.base.messages import ToolCallRecord
 
     record = set(ToolCallRecord.model_fields)
     envelope = {"type", "at", "session_id", "call_id"}

@@ -21,10 +21,10 @@ ANSWER = "好的 🙂 — \u202e done \u202c, 完成。"
 #: ``-X importtime`` lists the blocked ``httpx._main`` attempt itself, so it is not named), the MCP
 #: SDK, the keyring, the OpenAI provider, export, the undo journal and the GUI.
 NOT_FOR_A_CHAT = (
-    "tray_app.changes_cli",
-    "tray_app.mcp_cli",
-    "tray_app.mcp_import_cli",
-    "tray_app.mcp_serve",
+    "tray_app.cli.changes_cli",
+    "tray_app.cli.mcp_cli",
+    "tray_app.cli.mcp_import_cli",
+    "tray_app.cli.mcp_serve",
     "click",
     "rich",
     "pygments",
@@ -80,7 +80,7 @@ def test_a_one_shot_chat_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
 #: Run in the child after the real command: which pydantic models had their schema built.
 BUILT_PROBE = """
 import json, sys
-from tray_app.cli import main
+from tray_app.cli.cli import main
 code = main(sys.argv[2:])
 from tray_app import messages
 from tray_app.providers import base

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tray_app.base.errors import SandboxViolation
+from tray_app.base.paths import AppPaths
 from tray_app.core.policy import sandbox_policy
-from tray_app.errors import SandboxViolation
-from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.builtin.shell import sandbox_masks
 from tray_app.tools.sandbox.policy import SandboxPolicy

@@ -11,7 +11,7 @@ import pytest
 
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import text_turn, tool_turn
-from tray_app.errors import Busy, InvalidSettings, UndoFailed
+from tray_app.base.errors import Busy, InvalidSettings, UndoFailed
 
 
 def test_list_models_carries_capabilities_and_announces_them(make_rig: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings, save_settings
 
 

@@ -33,7 +33,9 @@ def loaded_after(code: str) -> list[str]:
 
 
 def test_the_core_and_terminal_import_without_the_on_demand_parts() -> None:
-    modules = loaded_after("import tray_app.cli, tray_app.terminal, tray_app.core.bootstrap")
+    modules = loaded_after(
+        "import tray_app.cli.cli, tray_app.cli.terminal, tray_app.core.bootstrap"
+    )
     assert "tray_app.core.service" in modules  # the probe really imported the core
     assert [m for m in LAZY if m in modules] == []
 

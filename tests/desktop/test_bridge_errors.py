@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-import tray_app.errors as errors_module
+import tray_app.base.errors as errors_module
 from tests.fakes.core_rig import Rig
 from tests.fakes.turns import slow_turn
+from tray_app.base.errors import ERROR_CODES, InvalidRequest, MetonaError, NotAnswering, error_code
 from tray_app.desktop.popup.bridge import Bridge
-from tray_app.errors import ERROR_CODES, InvalidRequest, MetonaError, NotAnswering, error_code
 
 HOSTILE = "‮gpj.exe 你好 👋"  # bidi override, CJK, emoji in ids and text
 

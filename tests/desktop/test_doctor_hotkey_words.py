@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.desktop.test_hotkey_portal import Bus, bus  # noqa: F401 - the fixture
 from tests.fakes.cli import cli_env, run_cli
+from tray_app.cli.doctor_lines import value_words
 from tray_app.desktop.hotkey.hotkey import HINTS, PORTAL_HINT, WAYLAND_HINT, support
-from tray_app.doctor_lines import value_words
 
 DISPLAY_NAME = "wayland-例\u202e👋"
 SHOWN_NAME = "wayland-例⟨U+202E⟩👋"

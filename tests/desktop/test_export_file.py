@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tray_app.base.errors import ExportFailed
 from tray_app.desktop.popup.export_file import default_name, export_text, write_export
-from tray_app.errors import ExportFailed
 
 
 def test_the_default_name_keeps_cjk_and_emoji_and_drops_what_a_path_cannot_hold() -> None:

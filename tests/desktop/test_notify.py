@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.waiting import eventually, stays
-from tray_app.desktop.notify.notify import Notifier
-from tray_app.events import (
+from tray_app.base.events import (
     ApprovalNeeded,
     ApprovalResolved,
     SessionUpdated,
@@ -24,6 +23,7 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
+from tray_app.desktop.notify.notify import Notifier
 
 pytest.importorskip("desktop_notifier")
 

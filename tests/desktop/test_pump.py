@@ -9,9 +9,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from tests.support.waiting import eventually, stays
+from tray_app.base.events import ContentDelta, StateChanged, UiAction
 from tray_app.core.bus import EventBus
 from tray_app.desktop.ui_pump import UiPump
-from tray_app.events import ContentDelta, StateChanged, UiAction
 
 
 class Sink:

@@ -23,7 +23,8 @@ def loaded_after(code: str) -> list[str]:
 def test_the_app_and_tray_modules_import_nothing_of_core() -> None:
     # what tray_app.desktop.app.main and DesktopApp._run import before the icon is shown
     modules = loaded_after(
-        "import tray_app.cli, tray_app.logs, tray_app.desktop.app, tray_app.desktop.tray.tray"
+        "import tray_app.cli.cli, tray_app.base.logs, tray_app.desktop.app\n"
+        "import tray_app.desktop.tray.tray"
     )
     assert "tray_app.desktop.tray.tray" in modules and "PIL.Image" in modules  # the probe ran
     assert [m for m in modules if m.startswith(HEAVY)] == []
@@ -34,4 +35,4 @@ def test_folding_events_loads_the_event_union_when_first_needed() -> None:
         "from tray_app.desktop.tray.tray import TrayState, reduce_state\n"
         "reduce_state(TrayState(), [])"
     )
-    assert "tray_app.events" in modules
+    assert "tray_app.base.events" in modules

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from tray_app.base.paths import AppPaths
 from tray_app.desktop.instance.instance import SingleInstance, forward_if_running
-from tray_app.paths import AppPaths
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix socket protocol")
 
@@ -68,7 +68,7 @@ def test_the_forward_imports_nothing_of_the_core(
     assert heavy == set()
     # Nor what only the first instance or the other commands use: the path stays this short so
     # that a busy machine does not make the hotkey's --toggle slow (``make bench`` times it).
-    light = {"argparse", "logging", "dataclasses", "inspect", "secrets", "tray_app.paths"}
+    light = {"argparse", "logging", "dataclasses", "inspect", "secrets", "tray_app.base.paths"}
     assert modules & light == set()
     assert "platformdirs" not in modules  # METONA_HOME names the folder: no per-OS lookup
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tray_app.base.events import ModelsUpdated, SettingsUpdated, StateChanged
 from tray_app.desktop.tray.tray import TrayState, reduce_state
-from tray_app.events import ModelsUpdated, SettingsUpdated, StateChanged
 
 
 def test_state_pending_models_and_settings_fold_in() -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tray_app.base.events import SettingsUpdated, StateChanged
 from tray_app.desktop.tray.icons import tray_title
 from tray_app.desktop.tray.tray import TrayState, reduce_state
-from tray_app.events import SettingsUpdated, StateChanged
 from tray_app.i18n import settings_language as start_language
 from tray_app.i18n import t
 
@@ -104,8 +104,8 @@ def test_undo_last_with_nothing_to_undo_says_why_in_the_menus_language(
     English sentence, in a Chinese notification."""
     from types import SimpleNamespace
 
+    from tray_app.base.errors import UndoFailed
     from tray_app.desktop.tray.tray import Tray
-    from tray_app.errors import UndoFailed
 
     reports: list[tuple[str, str]] = []
 
@@ -148,7 +148,7 @@ def test_a_failed_menu_action_says_why_in_the_menus_language() -> None:
     """Not the app's English ``str(exc)`` in a Chinese notification: a coded failure in its
     code's Chinese; another error's class in Chinese with its words quoted, controls written
     out; English keeps the app's sentence."""
-    from tray_app.errors import SandboxViolation, StoreError
+    from tray_app.base.errors import SandboxViolation, StoreError
 
     locked = StoreError("the chat store is locked by 另一个 process \u202e")
     assert _menu_failure("zh-CN", locked) == [
@@ -169,7 +169,7 @@ def test_a_failed_menu_action_says_why_in_the_menus_language() -> None:
 
 
 def test_every_error_class_has_a_chinese_sentence_for_the_tray() -> None:
-    from tray_app.errors import ERROR_CODES, INTERNAL
+    from tray_app.base.errors import ERROR_CODES, INTERNAL
 
     said = {k for k in _section("zh-CN", "tray.error.") if "." not in k}
     assert said == {*ERROR_CODES.values(), INTERNAL}
@@ -182,8 +182,8 @@ def test_settings_that_cannot_be_saved_are_said_whole_in_the_menus_language(
     Chinese, the OS's reason in words, the path's direction control written out."""
     import pytest
 
+    from tray_app.base.errors import StoreError
     from tray_app.desktop.tray.tray_failure import failure_detail
-    from tray_app.errors import StoreError
     from tray_app.store.settings import Settings, save_settings
 
     target = tmp_path / "设置 \u202e" / "settings.json"

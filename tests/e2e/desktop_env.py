@@ -32,8 +32,8 @@ from PIL import Image, ImageGrab
 
 from tests.support.secret_service import BUS_CONFIG, DAEMON, KeyringDaemon, PrivateBus, connect
 from tests.support.waiting import eventually
+from tray_app.base.paths import AppPaths
 from tray_app.desktop.instance.instance import InstanceError, SingleInstance
-from tray_app.paths import AppPaths
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTIFY_SERVER = Path(__file__).with_name("notify_server.py")

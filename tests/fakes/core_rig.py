@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 from tests.fakes._server import FakeServer
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool, ToolContext

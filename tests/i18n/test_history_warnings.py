@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tray_app.base.paths import AppPaths
 from tray_app.history_warnings import TEXT_KEYS, HistoryWarning, warning_info, warning_text
-from tray_app.paths import AppPaths
 from tray_app.store.opening import open_chat_store
 
 LOCALES = Path(__file__).resolve().parents[2] / "web" / "locales"

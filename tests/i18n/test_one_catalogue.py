@@ -136,12 +136,12 @@ def test_a_language_added_as_one_file_is_found_and_spoken(pseudo_web: Path) -> N
 def test_the_python_side_speaks_the_pseudo_language_through_its_real_functions(
     pseudo_web: Path,
 ) -> None:
+    from tray_app.cli.doctor_lines import doctor_line, value_words
+    from tray_app.cli.terminal_lines import approval_resolved, count_line, turn_failed
+    from tray_app.cli.terminal_preview import approval_prompt
     from tray_app.desktop.notify.notify_message import describe_approval
     from tray_app.desktop.tray.icons import tray_title
-    from tray_app.doctor_lines import doctor_line, value_words
     from tray_app.terminal_errors import failure_text
-    from tray_app.terminal_lines import approval_resolved, count_line, turn_failed
-    from tray_app.terminal_preview import approval_prompt
 
     lang = "xx-PS"
     english = json.loads((LOCALES / "en.json").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.cli import cli_env, run_cli
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.tools.journal.journal import Journal
 from tray_app.undo_reasons import (
     UNDO_REASON_CODES,

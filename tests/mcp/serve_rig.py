@@ -21,10 +21,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.mcp.conftest import ROOT
 from tests.support.waiting import eventually
+from tray_app.base.paths import AppPaths
 from tray_app.core.bootstrap import RunningApp, start_app
 from tray_app.desktop.instance.instance import SingleInstance
 from tray_app.desktop.instance.instance_dispatch import InstanceCommands
-from tray_app.paths import AppPaths
 
 
 @dataclass

@@ -25,7 +25,7 @@ from tests.mcp.conftest import ROOT, fake_entry
 from tests.mcp.http_keyring import BACKEND, FileKeyring
 from tests.mcp.http_serve import Served, serve
 from tests.support.waiting import eventually
-from tray_app.errors import InvalidRequest
+from tray_app.base.errors import InvalidRequest
 from tray_app.store.secrets import SecretStore
 
 TOKEN = "Bearer s3cr3t-token-42"

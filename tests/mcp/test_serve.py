@@ -58,7 +58,7 @@ async def test_another_client_gets_the_guarded_tools(metona_home: Path, tmp_path
         sandboxed = await client.call_tool("read_file", {"path": str(outside)})
         assert sandboxed.is_error is True and "secret" not in sandboxed.content[0].text
 
-    from tray_app.paths import AppPaths
+    from tray_app.base.paths import AppPaths
     from tray_app.store.opening import open_chat_store
 
     chats = open_chat_store(AppPaths.under(metona_home))[0]

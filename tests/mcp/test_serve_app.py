@@ -21,12 +21,12 @@ from typing import IO
 import pytest
 
 from tests.mcp.serve_rig import HeadlessApp, serve, until, write_settings
+from tray_app.base.events import ApprovalNeeded, ApprovalResolved
+from tray_app.base.paths import AppPaths
+from tray_app.cli.mcp_serve import Calls
 from tray_app.core.bootstrap import start_app
 from tray_app.desktop.instance import mcp_link
 from tray_app.desktop.instance.instance import SingleInstance
-from tray_app.events import ApprovalNeeded, ApprovalResolved
-from tray_app.mcp_serve import Calls
-from tray_app.paths import AppPaths
 
 pytestmark = pytest.mark.timeout(120)
 

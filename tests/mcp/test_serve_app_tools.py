@@ -148,7 +148,7 @@ def serve_without_polling(metona_home: Path, work: Path) -> StdioServerParameter
     hour: what it tells its client within a test, the app pushed (``mcp_watch``)."""
     argv = ["metona-tray", "mcp", "serve", "--workspace", str(work)]
     code = (
-        "import runpy, sys; import tray_app.mcp_serve_changes as changes; "
+        "import runpy, sys; import tray_app.cli.mcp_serve_changes as changes; "
         f"changes.POLL_S = 3600.0; sys.argv = {argv!r}; "
         "runpy.run_module('tray_app', run_name='__main__')"
     )

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tray_app import mcp_serve_changes
-from tray_app.mcp_serve_changes import ToolChanges, Watch
+from tray_app.cli import mcp_serve_changes
+from tray_app.cli.mcp_serve_changes import ToolChanges, Watch
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -12,8 +12,8 @@ import pytest
 from tests.fakes.turns import text_turn
 from tests.mcp.conftest import fake_entry
 from tests.support.waiting import eventually
+from tray_app.base.errors import InvalidSettings
 from tray_app.core.mcp_settings import mask_servers, prepare_servers
-from tray_app.errors import InvalidSettings
 
 
 def test_masking_keeps_keyring_references_and_hides_the_rest() -> None:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tray_app.messages import ChatMessage
+from tray_app.base.messages import ChatMessage
 from tray_app.providers.base import ChatRequest, StreamDelta, StreamDone, StreamItem
 
 

@@ -27,7 +27,7 @@ from tests.fakes.turns import (
     raw_turn,
 )
 from tests.providers._helpers import collect, request
-from tray_app.errors import LineTooLong, ProviderError, ProviderHTTPError, StreamError
+from tray_app.base.errors import LineTooLong, ProviderError, ProviderHTTPError, StreamError
 from tray_app.providers import openai as openai_module
 from tray_app.providers._http import BODY_KEEP
 from tray_app.providers.base import Provider, StreamDelta

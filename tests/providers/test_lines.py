@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tray_app.errors import LineTooLong, StreamError
+from tray_app.base.errors import LineTooLong, StreamError
 from tray_app.providers._lines import MAX_LINE_BYTES, LineSplitter, size_text
 
 HOSTILE = ["你好，世界", "🌍🚀👩‍👩‍👧", "\u202eevil\u202c \u2067rtl\u2069", "nel\u0085ls\u2028", ""]

@@ -10,7 +10,7 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama, raw_turn, slow_turn, text_turn, tool_turn
 from tests.providers._helpers import collect, request
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.providers.base import ChatRequest, StreamDelta
 from tray_app.providers.ollama import OllamaProvider
 from tray_app.providers.wire_ids import wire_id

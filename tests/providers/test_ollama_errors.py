@@ -18,7 +18,7 @@ from tests.fakes.ollama_server import (
     raw_turn,
 )
 from tests.providers._helpers import collect, request
-from tray_app.errors import (
+from tray_app.base.errors import (
     CapabilityError,
     ModelNotFound,
     ProviderError,

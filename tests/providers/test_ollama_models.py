@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.ollama_server import FakeOllama
-from tray_app.errors import ModelNotFound, StreamError
+from tray_app.base.errors import ModelNotFound, StreamError
 from tray_app.providers.ollama import OllamaProvider
 
 

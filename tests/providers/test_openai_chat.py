@@ -19,7 +19,7 @@ from tests.fakes.openai_server import (
 )
 from tests.providers._helpers import collect, request
 from tests.providers.test_ollama_errors import free_port
-from tray_app.errors import (
+from tray_app.base.errors import (
     CapabilityError,
     ConfigError,
     ModelNotFound,
@@ -28,7 +28,7 @@ from tray_app.errors import (
     ProviderUnavailable,
     StreamError,
 )
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.providers.base import INCOMPLETE, ChatRequest
 from tray_app.providers.factory import make_provider
 from tray_app.providers.openai import OpenAIProvider

@@ -13,7 +13,7 @@ from tests.fakes._server import FakeServer
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import busy_turn, error_turn, text_turn
 from tests.providers._helpers import request
-from tray_app.errors import ProviderHTTPError, ServerBusy
+from tray_app.base.errors import ProviderHTTPError, ServerBusy
 from tray_app.providers._http import parse_retry_after
 from tray_app.providers.base import Provider, ProviderNotice, StreamDelta, StreamDone
 

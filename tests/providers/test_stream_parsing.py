@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers._lines import LineSplitter
 from tray_app.providers.think_tags import ThinkTagSplitter
 from tray_app.providers.tool_calls import IndexedToolCalls, NamedToolCalls

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers.tool_calls import (
     MAX_ARGUMENT_BYTES,
     MAX_ARGUMENT_DEPTH,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 
-from tray_app.messages import ChatMessage, ToolCall, image_bytes, image_note
+from tray_app.base.messages import ChatMessage, ToolCall, image_bytes, image_note
 from tray_app.providers.base import ChatRequest
 from tray_app.providers.ollama import encode_request as ollama_request
 from tray_app.providers.openai_wire import encode_request as openai_request

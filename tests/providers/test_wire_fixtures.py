@@ -13,8 +13,8 @@ import pytest
 
 from tests.fakes.turns import WIRE_DIR
 from tests.providers._helpers import collect, request
-from tray_app.errors import CapabilityError, ModelNotFound, StreamError
-from tray_app.messages import ToolCall
+from tray_app.base.errors import CapabilityError, ModelNotFound, StreamError
+from tray_app.base.messages import ToolCall
 from tray_app.providers.base import PullProgress
 from tray_app.providers.ollama import OllamaProvider
 from tray_app.providers.openai import OpenAIProvider

@@ -16,7 +16,7 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAI, text_turn, tool_turn
 from tests.providers._helpers import collect, request
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.providers.base import ChatRequest
 from tray_app.providers.ollama import encode_request as ollama_request
 from tray_app.providers.openai import OpenAIProvider

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 

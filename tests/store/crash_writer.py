@@ -22,7 +22,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tray_app.messages import ToolCall, ToolCallRecord
+from tray_app.base.messages import ToolCall, ToolCallRecord
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import MessageRecord

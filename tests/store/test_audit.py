@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.logs import LOG_FILE, setup_logging
-from tray_app.messages import ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.logs import LOG_FILE, setup_logging
+from tray_app.base.messages import ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store.audit import AUDIT_FILE, AuditLog, summarize_arguments
 
 SECRET_TEXT = "TOP-SECRET-FILE-BODY"

@@ -3,8 +3,8 @@ from, SQLite after a restart and the in-memory store the same way."""
 
 from __future__ import annotations
 
-from tray_app.messages import ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.messages import ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import MemoryChats, MessageRecord

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tray_app.errors import StoreError
-from tray_app.messages import ToolCall, ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCall, ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store import rows as rows_module
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database

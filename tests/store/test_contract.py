@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tray_app.messages import ToolCall, ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.messages import ToolCall, ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats, search_chats
 from tray_app.store.db import open_database
 from tray_app.store.export import export_json, export_markdown

@@ -10,7 +10,7 @@ import pytest
 
 from tests.store.children import Child
 from tests.store.crash_writer import CHUNK
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.opening import open_chat_store

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.errors import StoreError
-from tray_app.paths import AppPaths
+from tray_app.base.errors import StoreError
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.migrations import MIGRATIONS, split_statements

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.errors import StoreError
-from tray_app.messages import ToolCall, ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCall, ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import MessageRecord, SessionRecord

@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tray_app.messages import ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.messages import ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.opening import open_chat_store
@@ -32,9 +32,9 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = """
 import sys
 from pathlib import Path
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.opening import open_chat_store
-from tray_app.messages import ToolCallRecord
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.records import MessageRecord
 paths = AppPaths.under(Path(sys.argv[1]))
 chats, _ = open_chat_store(paths)

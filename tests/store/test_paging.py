@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tray_app.messages import ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.messages import ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store import paged as chats_module
 from tray_app.store.chats import SQLiteChats, search_chats
 from tray_app.store.db import open_database

@@ -15,7 +15,7 @@ import keyring.errors
 import pytest
 from keyrings.alt.file import PlaintextKeyring
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.secrets import SERVICE, SecretStore
 from tray_app.store.settings import Settings, save_settings
 

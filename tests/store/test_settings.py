@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.store.children import Child
-from tray_app.errors import StoreError
-from tray_app.paths import AppPaths
+from tray_app.base.errors import StoreError
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import (
     Settings,
     backup_file,

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.store_spy import count_serialised
-from tray_app.messages import ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.messages import ToolCallRecord
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import ChatRepository, MemoryChats, MessageRecord

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.errors import StoreError
-from tray_app.messages import ToolCallRecord
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store import unsaved
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database

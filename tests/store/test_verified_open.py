@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.errors import StoreError
-from tray_app.paths import AppPaths
+from tray_app.base.errors import StoreError
+from tray_app.base.paths import AppPaths
 from tray_app.store import db as db_module
 from tray_app.store import verified
 from tray_app.store.chats import SQLiteChats

@@ -17,7 +17,7 @@ import pytest
 
 from tests.fakes.cli import chat_args
 from tests.fakes.ollama_server import FakeOllama
-from tray_app.events import parse_event
+from tray_app.base.events import parse_event
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -65,7 +65,8 @@ def run(metona_home: Path, home: Path, tmp_path: Path) -> Run:
 
 
 def events(stdout: str) -> list[dict[str, Any]]:
-    """Every stdout line of ``--json`` is one event of the wire contract (tray_app/events.py)."""
+    """Every stdout line of ``--json`` is one event of the wire contract
+    (tray_app/base/events.py)."""
     lines = [line for line in stdout.splitlines() if line.strip()]
     for line in lines:
         parse_event(line)  # raises on anything that is not a known event

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.tools.builtin import delete_file as delete_module
 from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry

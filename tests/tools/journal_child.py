@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tray_app.errors import StoreError
+from tray_app.base.errors import StoreError
 from tray_app.tools.builtin import delete_file as delete_module
 from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.journal.journal import Journal

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.tools.journal.journal import Journal
 from tray_app.tools.sandbox.policy import SandboxPolicy
 from tray_app.tools.toolbox import Toolbox

@@ -28,7 +28,7 @@ import pytest
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import Turn, text_turn, tool_turn
 from tests.support.waiting import eventually
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 from tray_app.tools.journal.journal import Journal
 

@@ -18,8 +18,8 @@ import pytest
 
 from tests.tools.attack_helpers import err, ok
 from tray_app.agent.approval import needs_confirmation
-from tray_app.errors import SandboxViolation
-from tray_app.messages import parse_preview
+from tray_app.base.errors import SandboxViolation
+from tray_app.base.messages import parse_preview
 from tray_app.tools.base import Risk
 from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry

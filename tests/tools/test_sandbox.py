@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tray_app.errors import SandboxViolation
-from tray_app.paths import AppPaths
+from tray_app.base.errors import SandboxViolation
+from tray_app.base.paths import AppPaths
 from tray_app.tools.sandbox.policy import SandboxPolicy
 
 ACCESSES = ("read", "write", "delete", "list", "search", "cwd")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tray_app.errors import SandboxViolation
+from tray_app.base.errors import SandboxViolation
 from tray_app.tools.sandbox.path_rules import windows_path_problem as _windows_path_problem
 from tray_app.tools.sandbox.policy import SandboxPolicy
 

@@ -32,7 +32,7 @@ TEXT = "第一行 🙂\n\u202e reversed \u202c\n" + "長" * 3000
 #: argument models were built by then.
 CHILD = """
 import json, sys
-from tray_app.cli import main
+from tray_app.cli.cli import main
 code = main(sys.argv[1:])
 sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
 from tray_app.tools.registry import builtin_tools

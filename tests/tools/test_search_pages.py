@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.tools.attack_helpers import ok
-from tray_app.terminal_render import result_summary
+from tray_app.cli.terminal_render import result_summary
 from tray_app.tools.base import ToolContext
 from tray_app.tools.builtin.search_files import SearchFilesArgs, search_files
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.waiting import eventually
-from tray_app import atomic
+from tray_app.base import atomic
 from tray_app.tools.fs import fs_write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL semantics")

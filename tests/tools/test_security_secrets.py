@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.attack_helpers import SECRET, assert_all_refused, every_call, leaked, ok, refused
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.tools.builtin.files import FILE_TOOLS
 from tray_app.tools.registry import ToolRegistry
 from tray_app.tools.toolbox import Toolbox

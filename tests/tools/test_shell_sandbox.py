@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.waiting import eventually
 from tests.tools.shell_helpers import bwrap_problem, run_command
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.tools.sandbox.policy import SandboxPolicy
 
 # A Python the sandbox can see: the test's venv may live under /tmp, which is private inside it.

@@ -34,7 +34,7 @@ LITERAL_FAILURES = {
     "store/recovery.py",  # the record of a call a crash interrupted (it has its own text)
     "tools/builtin/read_many.py",  # one file's line inside read_multiple_files' list
     # `metona-tray mcp serve`'s answers to another app's MCP client: no card of ours shows them
-    "mcp_serve.py",
+    "cli/mcp_serve.py",
     "desktop/instance/mcp_link.py",
 }
 HOSTILE = "报告\u202egpj.exe 🎉"  # CJK, an RTL override, an emoji

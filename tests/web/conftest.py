@@ -14,8 +14,8 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.web_harness import PageHarness
+from tray_app.base.paths import AppPaths
 from tray_app.core.service import Core
-from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 
 CHROMIUM = Path(os.environ.get("METONA_CHROMIUM", "/usr/bin/chromium"))

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from tray_app.base.errors import Busy, InvalidRequest, NotFound
 from tray_app.desktop.popup.bridge import Bridge, checked_link
-from tray_app.errors import Busy, InvalidRequest, NotFound
 
 
 class FakeCore:

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from tests.fakes.ollama_server import text_turn, tool_turn
 from tests.web.conftest import App
-from tray_app.messages import ToolCallRecord
+from tray_app.base.messages import ToolCallRecord
 
 pytestmark = pytest.mark.web
 

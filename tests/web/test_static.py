@@ -127,7 +127,7 @@ def test_vendored_files_match_their_versions_file() -> None:
 
 
 def test_every_error_code_has_a_text_in_both_languages() -> None:
-    from tray_app.errors import ERROR_CODES, INTERNAL
+    from tray_app.base.errors import ERROR_CODES, INTERNAL
 
     actions = (WEB / "js" / "chat" / "actions.js").read_text(encoding="utf-8")
     listed = re.search(r"COMMAND_ERRORS = new Set\(\[(.*?)\]\)", actions, re.S)

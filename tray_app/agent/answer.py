@@ -24,15 +24,15 @@ from typing import Any, Protocol
 from tray_app.agent.answer_text import LoneCloseTag, Settled, settle
 from tray_app.agent.deltas import DeltaBatcher
 from tray_app.agent.notices import notice_text
-from tray_app.errors import StreamError
-from tray_app.events import (
+from tray_app.base.errors import StreamError
+from tray_app.base.events import (
     ContentDelta,
     MessageFinished,
     MessageStarted,
     NoticeCode,
     Publish,
 )
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers.base import (
     INCOMPLETE,
     ChatRequest,

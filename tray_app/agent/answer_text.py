@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers.text_calls import extract_calls
 from tray_app.providers.think_tags import CLOSE_TAG
 

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tray_app.events import (
+from tray_app.base.events import (
     ApprovalNeeded,
     ApprovalResolved,
     ClientFlag,
@@ -27,7 +27,7 @@ from tray_app.events import (
     Decision,
     Publish,
 )
-from tray_app.messages import AnyPreview, OtherPreview
+from tray_app.base.messages import AnyPreview, OtherPreview
 from tray_app.tools.base import Risk
 
 log = logging.getLogger(__name__)

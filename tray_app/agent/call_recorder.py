@@ -13,8 +13,8 @@ from typing import Any
 
 from tray_app.agent.call_results import for_model
 from tray_app.agent.stored_images import stored_form
-from tray_app.events import Publish, ToolCallEvent, ToolCallUpdate
-from tray_app.messages import ToolCall, ToolCallRecord, ToolStatus, tool_result_images
+from tray_app.base.events import Publish, ToolCallEvent, ToolCallUpdate
+from tray_app.base.messages import ToolCall, ToolCallRecord, ToolStatus, tool_result_images
 from tray_app.store.records import ChatRepository, MessageRecord, new_id
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from tray_app.messages import ErrorPreview
+from tray_app.base.messages import ErrorPreview
 from tray_app.tool_errors import TOOL_ERROR_CODES, ToolErrorCode
 from tray_app.tools.result import ToolResult, failure
 

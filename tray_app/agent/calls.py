@@ -38,9 +38,9 @@ from tray_app.agent.guards import (
 )
 from tray_app.agent.progress import progress_reporter
 from tray_app.agent.vouched_urls import vouched
-from tray_app.errors import StoreError
-from tray_app.events import ApprovalNeeded, ClientFlag, Publish
-from tray_app.messages import (
+from tray_app.base.errors import StoreError
+from tray_app.base.events import ApprovalNeeded, ClientFlag, Publish
+from tray_app.base.messages import (
     AnyPreview,
     ErrorPreview,
     ToolCall,

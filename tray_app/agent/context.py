@@ -14,7 +14,7 @@ import math
 import re
 
 from tray_app.agent.image_tokens import image_tokens
-from tray_app.messages import ChatMessage
+from tray_app.base.messages import ChatMessage
 
 BUDGET_SHARE = 0.8
 MESSAGE_OVERHEAD = 4  # role markers and separators

@@ -15,7 +15,7 @@ import asyncio
 import time
 from typing import Literal
 
-from tray_app.events import ContentDelta, Publish, ThinkingDelta
+from tray_app.base.events import ContentDelta, Publish, ThinkingDelta
 
 FRAME = 0.016  # seconds: a display frame; nothing waits longer than this to be shown
 

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tray_app.messages import (
+from tray_app.base.messages import (
     AnyPreview,
     DiffPreview,
     FilePreview,

@@ -33,7 +33,7 @@ from tray_app.agent.context import (
     message_tokens,
     shrink_message,
 )
-from tray_app.messages import ChatMessage, image_note
+from tray_app.base.messages import ChatMessage, image_note
 from tray_app.providers.tool_images import cap_images
 from tray_app.store.records import MessageRecord
 

@@ -35,9 +35,9 @@ from tray_app.agent.prompts import build_system_prompt
 from tray_app.agent.stored_images import resolved
 from tray_app.agent.summary import SummaryFailed, summarise, summary_request
 from tray_app.agent.tool_modes import tool_mode
-from tray_app.errors import ProviderError, StoreError
-from tray_app.errors import error_code as command_error_code
-from tray_app.events import (
+from tray_app.base.errors import ProviderError, StoreError
+from tray_app.base.errors import error_code as command_error_code
+from tray_app.base.events import (
     FailureCode,
     Notice,
     NoticeCode,
@@ -46,7 +46,7 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.messages import ChatMessage, ToolCallRecord
+from tray_app.base.messages import ChatMessage, ToolCallRecord
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider
 from tray_app.store.records import ChatRepository, MessageRecord
 from tray_app.store.settings import Settings, ToolMode

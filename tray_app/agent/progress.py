@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from tray_app.events import Publish, ToolCallUpdate
-from tray_app.messages import ToolCallRecord
+from tray_app.base.events import Publish, ToolCallUpdate
+from tray_app.base.messages import ToolCallRecord
 from tray_app.tools.base import ProgressFn
 
 PROGRESS_EVERY = 0.25  # seconds between two progress events of one call

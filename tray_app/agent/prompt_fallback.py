@@ -16,8 +16,8 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 
 from tray_app.agent.prompt_tools import prompt_history
-from tray_app.errors import CapabilityError
-from tray_app.messages import ChatMessage
+from tray_app.base.errors import CapabilityError
+from tray_app.base.messages import ChatMessage
 from tray_app.providers.base import ChatRequest, ModelInfo, Provider, PullProgress, StreamItem
 
 

@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.i18n import t
-from tray_app.messages import ChatMessage, ToolCall
 
 DESCRIPTION_MAX = 600  # characters of a tool's description in the prompt
 PARAMETER_MAX = 300  # characters of one parameter's description

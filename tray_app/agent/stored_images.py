@@ -13,7 +13,7 @@ export has each image once, in its call's result, as the store does.
 
 from __future__ import annotations
 
-from tray_app.messages import tool_result_images
+from tray_app.base.messages import tool_result_images
 from tray_app.store.records import ChatRepository, MessageRecord
 
 PREFIX = "card-image:"

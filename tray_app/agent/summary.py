@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator
 
 from tray_app.agent.context import BUDGET_SHARE, estimate_tokens
 from tray_app.agent.history import SummaryPlan
-from tray_app.errors import ProviderError
-from tray_app.messages import ChatMessage
+from tray_app.base.errors import ProviderError
+from tray_app.base.messages import ChatMessage
 from tray_app.providers.base import (
     INCOMPLETE,
     ChatRequest,

@@ -12,13 +12,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tray_app.base.events import Notice
+from tray_app.base.logs import setup_logging
+from tray_app.base.paths import AppPaths
 from tray_app.core.mcp_host import McpStart
 from tray_app.core.service import Core
-from tray_app.events import Notice
 from tray_app.history_warnings import HistoryWarning
-from tray_app.logs import setup_logging
 from tray_app.os_reasons import os_params
-from tray_app.paths import AppPaths
 from tray_app.store.audit import AuditLog
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.opening import open_chat_store

@@ -12,7 +12,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from tray_app.events import Event
+from tray_app.base.events import Event
 
 
 class _Wake:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, Protocol, cast, runtime_checkable
 
+from tray_app.base.errors import ChangeNotFound, UndoFailed
+from tray_app.base.events import Event, UndoApplied
 from tray_app.core.results import Json, TurnUndone, Undone
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import ChangeNotFound, UndoFailed
-from tray_app.events import Event, UndoApplied
 from tray_app.tool_errors import TOOL_ERROR_CODES, ToolErrorCode
 
 

@@ -21,16 +21,16 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from tray_app.errors import InvalidRequest, Unsupported
-from tray_app.events import McpStatus, Publish
+from tray_app.base.errors import InvalidRequest, Unsupported
+from tray_app.base.events import McpStatus, Publish
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Tool
 
 if TYPE_CHECKING:
+    from tray_app.base.paths import AppPaths
     from tray_app.core.results import McpSecretSaved
     from tray_app.mcp.manager import McpManager
     from tray_app.mcp.tools import McpTools
-    from tray_app.paths import AppPaths
     from tray_app.store.secrets import SecretStore
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tray_app.errors import InvalidRequest, RefusedServerName
+from tray_app.base.errors import InvalidRequest, RefusedServerName
 from tray_app.mcp.config import (
     KEYRING_PREFIX,
     MAX_SERVERS,

@@ -19,8 +19,8 @@ from typing import Any
 
 from tray_app.agent.prompt_tools import tools_prompt
 from tray_app.agent.tool_modes import MODE_FOR_CHECK, model_key
-from tray_app.errors import CapabilityError
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.errors import CapabilityError
+from tray_app.base.messages import ChatMessage, ToolCall
 from tray_app.providers.base import ChatRequest, Provider, StreamDelta, StreamDone
 from tray_app.providers.text_calls import extract_calls
 from tray_app.store.settings import Settings, ToolCheck

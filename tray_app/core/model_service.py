@@ -14,6 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tray_app.agent.tool_modes import model_key, tool_check, tool_mode
+from tray_app.base.errors import (
+    InvalidRequest,
+    ModelNotFound,
+    ProviderError,
+    Unsupported,
+    error_code,
+)
+from tray_app.base.events import Event, ModelsUpdated, PullProgressEvent
 from tray_app.core.model_check import check_model_tools, stored_finding
 from tray_app.core.results import (
     ApiKeySaved,
@@ -24,14 +32,6 @@ from tray_app.core.results import (
     ToolCheckDone,
 )
 from tray_app.core.settings_service import Secrets, SettingsService
-from tray_app.errors import (
-    InvalidRequest,
-    ModelNotFound,
-    ProviderError,
-    Unsupported,
-    error_code,
-)
-from tray_app.events import Event, ModelsUpdated, PullProgressEvent
 from tray_app.providers.base import ModelInfo, Provider
 from tray_app.providers.factory import make_provider
 from tray_app.store.settings import Settings, ToolMode

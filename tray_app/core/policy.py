@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.sandbox.policy import SandboxPolicy
 

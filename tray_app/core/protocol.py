@@ -3,7 +3,7 @@
 The bridge, the tray, notifications, the terminal and the tests are written against this, not
 against ``Core`` (``tests/core/test_core_protocol.py`` has mypy check that ``Core`` satisfies
 it). Every command is safe from any thread except the core thread itself and fails only by
-raising a class of ``tray_app.errors`` (``errors.ERROR_CODES`` gives its code).
+raising a class of ``tray_app.base.errors`` (``errors.ERROR_CODES`` gives its code).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from tray_app.core.results import (
 )
 
 if TYPE_CHECKING:
+    from tray_app.base.events import ClientFlag, DecidedBy
     from tray_app.core.bus import EventBus
-    from tray_app.events import ClientFlag, DecidedBy
     from tray_app.store.settings import Settings, ToolMode
 
 

@@ -4,7 +4,7 @@ The page (through the bridge), the tray, notifications, the terminal and the tes
 shapes; ``protocol.CoreApi`` names which command returns which. A record inside a result is
 its store model's ``model_dump()`` (``Json``, with the model named next to the field), so the
 record's fields are declared in one place, the store. A failure is never a result: commands
-raise a class of ``tray_app.errors`` instead.
+raise a class of ``tray_app.base.errors`` instead.
 """
 
 from __future__ import annotations

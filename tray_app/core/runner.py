@@ -11,7 +11,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from tray_app.errors import NotAnswering
+from tray_app.base.errors import NotAnswering
 
 T = TypeVar("T")
 

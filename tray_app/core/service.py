@@ -2,7 +2,7 @@
 
 Each public method is one command of ``protocol.CoreApi``: it hands the work to the core loop
 (``runner.CoreRunner``), where the services live, waits for the result and returns plain
-JSON-able data (``results``), or raises a class of ``tray_app.errors``. The services hold the
+JSON-able data (``results``), or raises a class of ``tray_app.base.errors``. The services hold the
 state and one job each:
 
     SettingsService  the settings in force (one place), saving, the keyring   settings_service
@@ -24,6 +24,9 @@ from collections.abc import Callable, Collection, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tray_app.agent.approval import ApprovalBroker
+from tray_app.base.errors import NotFound
+from tray_app.base.events import ClientFlag, DecidedBy
+from tray_app.base.paths import AppPaths
 from tray_app.core.active import ActiveTurns
 from tray_app.core.bus import EventBus
 from tray_app.core.change_service import ChangeService
@@ -63,10 +66,7 @@ from tray_app.core.session_service import SessionService
 from tray_app.core.settings_service import Secrets, SettingsService
 from tray_app.core.turn_service import TurnService
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import NotFound
-from tray_app.events import ClientFlag, DecidedBy
 from tray_app.i18n import resolve_language
-from tray_app.paths import AppPaths
 from tray_app.store.records import ChatRepository, MemoryChats
 from tray_app.store.settings import Settings, ToolMode
 from tray_app.tools.registry import ToolRegistry

@@ -12,6 +12,9 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from tray_app.agent.approval import ApprovalBroker
+from tray_app.base.errors import InvalidRequest, NotFound, StoreError
+from tray_app.base.events import Event, SessionUpdated
+from tray_app.base.messages import ToolCallRecord
 from tray_app.core.active import ActiveTurns
 from tray_app.core.results import (
     Deleted,
@@ -25,9 +28,6 @@ from tray_app.core.results import (
 )
 from tray_app.core.settings_service import SettingsService
 from tray_app.core.turns import TurnFactory
-from tray_app.errors import InvalidRequest, NotFound, StoreError
-from tray_app.events import Event, SessionUpdated
-from tray_app.messages import ToolCallRecord
 from tray_app.store.chats import search_chats
 from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 from tray_app.store.recovery import recover_session

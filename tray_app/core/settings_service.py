@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from tray_app.base.errors import InvalidSettings, StoreError
+from tray_app.base.events import Event, SettingsUpdated
+from tray_app.base.paths import AppPaths
 from tray_app.core.results import Json, KeyringStatus, SettingsSaved
-from tray_app.errors import InvalidSettings, StoreError
-from tray_app.events import Event, SettingsUpdated
-from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 from tray_app.tools.tool_rules import RuleBook
 

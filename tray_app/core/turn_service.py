@@ -16,14 +16,8 @@ from typing import Any, cast
 from tray_app.agent.approval import ApprovalBroker
 from tray_app.agent.calls import CallHandler
 from tray_app.agent.loop import AgentTurn, error_code, internal_error_text
-from tray_app.core.active import ActiveTurns
-from tray_app.core.model_service import ModelService
-from tray_app.core.results import Decided, Json, State, Status, Stopped, TurnRef
-from tray_app.core.session_service import SessionService
-from tray_app.core.settings_service import SettingsService
-from tray_app.core.turns import TurnFactory
-from tray_app.errors import Busy, InvalidRequest, NotFound, ProviderError
-from tray_app.events import (
+from tray_app.base.errors import Busy, InvalidRequest, NotFound, ProviderError
+from tray_app.base.events import (
     ClientFlag,
     DecidedBy,
     Event,
@@ -33,9 +27,15 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
+from tray_app.base.messages import ToolCall, ToolCallRecord
+from tray_app.core.active import ActiveTurns
+from tray_app.core.model_service import ModelService
+from tray_app.core.results import Decided, Json, State, Status, Stopped, TurnRef
+from tray_app.core.session_service import SessionService
+from tray_app.core.settings_service import SettingsService
+from tray_app.core.turns import TurnFactory
 from tray_app.history_warnings import warning_info
 from tray_app.i18n import language_names, system_language
-from tray_app.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import MessageRecord, new_id
 from tray_app.store.settings import Settings
 from tray_app.tools.result import failure

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tray_app.agent.loop import TurnConfig
+from tray_app.base.errors import InvalidRequest
+from tray_app.base.paths import AppPaths
 from tray_app.core.policy import sandbox_policy
-from tray_app.errors import InvalidRequest
 from tray_app.i18n import resolve_language
-from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings
 from tray_app.tools.base import Risk, Tool
 from tray_app.tools.full_results import FullResults

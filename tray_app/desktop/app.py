@@ -34,18 +34,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tray_app.base.paths import AppPaths
 from tray_app.desktop import autostart
 from tray_app.desktop.instance import test_hooks
 from tray_app.desktop.instance.instance import SingleInstance, forward
 from tray_app.desktop.main_loop import MainLoop
-from tray_app.paths import AppPaths
 from tray_app.web_files import web_root
 
 if TYPE_CHECKING:
+    from tray_app.base.events import UiActionName
     from tray_app.core.bootstrap import RunningApp
     from tray_app.core.service import Core
     from tray_app.desktop.instance.instance_dispatch import InstanceCommands
-    from tray_app.events import UiActionName
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +215,7 @@ class DesktopApp:
     def ui_action(
         self, action: UiActionName, *, session_id: str | None = None, call_id: str | None = None
     ) -> None:
-        from tray_app.events import UiAction  # pydantic is not imported before the icon shows
+        from tray_app.base.events import UiAction  # pydantic is not imported before the icon shows
 
         request = UiAction(action=action, session_id=session_id, call_id=call_id)
         self._when_started(lambda: self.pump.post(request), action)
@@ -233,7 +233,7 @@ class DesktopApp:
     # ---- settings that the desktop applies -------------------------------------------------
 
     def _on_events(self, events: list[Any]) -> None:
-        from tray_app.events import SettingsUpdated
+        from tray_app.base.events import SettingsUpdated
 
         for event in events:
             if not isinstance(event, SettingsUpdated):
@@ -343,7 +343,7 @@ class DesktopApp:
 
 
 def main(toggle: bool = False) -> int:
-    from tray_app.logs import setup_logging
+    from tray_app.base.logs import setup_logging
 
     paths = AppPaths.from_env()
     paths.ensure()

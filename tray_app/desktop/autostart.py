@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tray_app.atomic import atomic_write
+from tray_app.base.atomic import atomic_write
 
 APP_ID = "metona-tray"
 MAC_LABEL = "com.metona.tray"

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tray_app.base.events import Event, UiAction
 from tray_app.core.bus import Subscription
 from tray_app.desktop.popup.wire import item
-from tray_app.events import Event, UiAction
 
 log = logging.getLogger(__name__)
 

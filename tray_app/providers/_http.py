@@ -1,6 +1,6 @@
 """HTTP plumbing shared by the providers: clients, error translation and bounded reads.
 
-httpx exceptions are turned into ``tray_app.errors`` here and nowhere else (ARCHITECTURE.md §3,
+httpx exceptions are turned into ``tray_app.base.errors`` here and nowhere else (ARCHITECTURE.md §3,
 item 4). The rule is simple: a failure before the response headers arrived means the server
 could not be reached (``ProviderUnavailable``) or refused the request (typed from its body); a
 failure after them means the stream broke (``StreamError``), and what was already yielded
@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from tray_app import __version__
-from tray_app.errors import (
+from tray_app.base.errors import (
     CapabilityError,
     ModelNotFound,
     ProviderError,

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 
 import httpx
 
-from tray_app.errors import LineTooLong
+from tray_app.base.errors import LineTooLong
 
 MAX_LINE_BYTES = 8 * 1024 * 1024  # one NDJSON chunk or SSE event; real ones are a few hundred B
 _EOL = re.compile(rb"\r\n?|\n")

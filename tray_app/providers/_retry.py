@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import TypeVar
 
-from tray_app.errors import ServerBusy
+from tray_app.base.errors import ServerBusy
 from tray_app.providers._http import Server
 from tray_app.providers.base import ProviderNotice
 

@@ -1,8 +1,8 @@
 """What every provider speaks: requests, stream items and model facts.
 
-The messages themselves live in ``tray_app.messages``. The agent loop talks only to these types;
-each provider turns them into its wire format and translates its transport errors into
-``tray_app.errors``.
+The messages themselves live in ``tray_app.base.messages``. The agent loop talks only to these
+types; each provider turns them into its wire format and translates its transport errors into
+``tray_app.base.errors``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tray_app.messages import ChatMessage, ToolCall
+from tray_app.base.messages import ChatMessage, ToolCall
 
 
 class ChatRequest(BaseModel):

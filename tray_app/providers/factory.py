@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tray_app.errors import ConfigError
+from tray_app.base.errors import ConfigError
 from tray_app.providers.base import Provider
 from tray_app.providers.ollama import OllamaProvider
 

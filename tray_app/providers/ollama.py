@@ -21,8 +21,8 @@ from typing import Any
 
 import httpx
 
-from tray_app.errors import ProviderError, StreamError
-from tray_app.messages import ChatMessage
+from tray_app.base.errors import ProviderError, StreamError
+from tray_app.base.messages import ChatMessage
 from tray_app.providers._http import (
     Server,
     TooDeep,

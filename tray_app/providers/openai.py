@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from tray_app.errors import CapabilityError, LineTooLong, ProviderError, StreamError
+from tray_app.base.errors import CapabilityError, LineTooLong, ProviderError, StreamError
 from tray_app.providers._http import (
     MAX_JSON_BYTES,
     Server,

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from tray_app.messages import ChatMessage, image_mime
+from tray_app.base.messages import ChatMessage, image_mime
 from tray_app.providers._lines import MAX_LINE_BYTES, iter_lines, line_too_long
 from tray_app.providers.base import ChatRequest
 from tray_app.providers.tool_images import wire_messages

@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 
 MAX_ARGUMENT_DEPTH = 64
 MAX_ARGUMENT_BYTES = 256 * 1024

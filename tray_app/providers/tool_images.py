@@ -16,7 +16,7 @@ An image left out becomes a note in its message's text, so the model knows it wa
 
 from __future__ import annotations
 
-from tray_app.messages import ChatMessage, image_bytes, image_note
+from tray_app.base.messages import ChatMessage, image_bytes, image_note
 
 MAX_REQUEST_IMAGES = 8
 MAX_REQUEST_IMAGE_BYTES = 20 * 1024 * 1024  # decoded bytes of all images in one request

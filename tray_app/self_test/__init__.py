@@ -45,8 +45,8 @@ def _checks(display: bool) -> list[Check]:
 
 def report_language() -> str:
     """The user's language setting (read only; a missing or broken file means "system")."""
+    from tray_app.base.paths import AppPaths
     from tray_app.i18n import resolve_language
-    from tray_app.paths import AppPaths
     from tray_app.store.settings import load_settings
 
     try:

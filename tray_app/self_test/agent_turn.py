@@ -16,8 +16,8 @@ TITLE = "\u81ea\u68c0 self-test 🧪 \u202eRTL"  # CJK, an emoji, a direction ov
 
 def check_store(root: Path) -> str:
     """Settings written and read back, a chat with hard text stored and found again."""
+    from tray_app.base.paths import AppPaths
     from tray_app.i18n import languages
-    from tray_app.paths import AppPaths
     from tray_app.store.opening import open_chat_store
     from tray_app.store.records import MessageRecord
     from tray_app.store.settings import Settings, load_settings, save_settings
@@ -49,9 +49,9 @@ def check_store(root: Path) -> str:
 
 def check_agent_turn(root: Path) -> str:
     """One turn through Core: provider over HTTP, a ``list_directory`` call, the answer."""
+    from tray_app.base.events import ToolCallUpdate, TurnFailed, TurnFinished
+    from tray_app.base.paths import AppPaths
     from tray_app.core.bootstrap import start_app
-    from tray_app.events import ToolCallUpdate, TurnFailed, TurnFinished
-    from tray_app.paths import AppPaths
     from tray_app.store.settings import Settings
 
     workspace = root / "workspace"

@@ -88,11 +88,11 @@ def log_tail(path: Path, lines: int = 5, limit: int = 2000) -> str:
 
 
 def check_popup_window(root: Path) -> str:
+    from tray_app.base.paths import AppPaths
     from tray_app.core.bootstrap import start_app
     from tray_app.desktop.popup import child
     from tray_app.desktop.popup.bridge import Bridge, bridge_commands
     from tray_app.desktop.popup.link import Link, LinkClosed, Message
-    from tray_app.paths import AppPaths
     from tray_app.store.settings import Settings
     from tray_app.web_files import web_root
 

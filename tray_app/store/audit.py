@@ -14,8 +14,8 @@ import logging.handlers
 from datetime import datetime, timezone
 from typing import Any
 
-from tray_app.messages import ToolCallRecord
-from tray_app.paths import AppPaths
+from tray_app.base.messages import ToolCallRecord
+from tray_app.base.paths import AppPaths
 
 AUDIT_FILE = "audit.jsonl"
 TEXT_CHARS = 200  # commands, queries, patterns

@@ -13,8 +13,8 @@ import time
 from collections.abc import Collection
 from typing import Any
 
-from tray_app.errors import StoreError
-from tray_app.messages import ToolCallRecord
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.db import Database
 from tray_app.store.owners import OwnerCheck, ProcessMark
 from tray_app.store.paged import _IDS_PER_QUERY, _SELECT_MESSAGES, _SELECT_SESSIONS, PagedReads

@@ -35,7 +35,7 @@ import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tray_app.errors import StoreError
+from tray_app.base.errors import StoreError
 from tray_app.history_warnings import StoreProblem
 from tray_app.os_reasons import os_params
 from tray_app.store.fts import prepare_fts

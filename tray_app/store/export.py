@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tray_app.errors import StoreError
-from tray_app.messages import ToolCallRecord
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.md_headings import demote_headings
 from tray_app.store.records import ChatRepository, MessageRecord, SessionRecord
 

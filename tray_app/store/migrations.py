@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tray_app.errors import StoreError
+from tray_app.base.errors import StoreError
 from tray_app.history_warnings import StoreProblem
 
 log = logging.getLogger(__name__)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 import os
 
-from tray_app.errors import StoreError
+from tray_app.base.errors import StoreError
+from tray_app.base.paths import AppPaths
 from tray_app.history_warnings import HistoryWarning, problem_of
-from tray_app.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import DEFAULT_BUSY_TIMEOUT, open_database
 from tray_app.store.owners import ProcessMark, repair_lock, sweep_dead_marks

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from tray_app.messages import ToolCallRecord
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.db import Database
 from tray_app.store.records import (
     MessageRecord,

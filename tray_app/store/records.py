@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from tray_app.messages import ChatMessage, Role, ToolCall, ToolCallRecord
+from tray_app.base.messages import ChatMessage, Role, ToolCall, ToolCallRecord
 
 #: What a call is from its start on; everything else is its state (``update_tool_call``).
 CALL_FIXED = frozenset(

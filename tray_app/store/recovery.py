@@ -26,7 +26,7 @@ import json
 from collections.abc import Collection
 from typing import Any
 
-from tray_app.messages import ToolCallRecord
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.records import ChatRepository, MessageRecord, new_id
 
 INTERRUPTED_RESULT: dict[str, Any] = {

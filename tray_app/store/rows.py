@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from tray_app.messages import ToolCall, ToolCallRecord
+from tray_app.base.messages import ToolCall, ToolCallRecord
 from tray_app.store.records import CALL_FIXED, MessageRecord, SessionRecord, new_id
 
 _TOOL_CALLS = TypeAdapter(list[ToolCall])

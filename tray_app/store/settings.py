@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tray_app.atomic import atomic_write
-from tray_app.errors import StoreError
+from tray_app.base.atomic import atomic_write
+from tray_app.base.errors import StoreError
 from tray_app.history_warnings import StoreProblem
 from tray_app.i18n import written_out
 from tray_app.os_reasons import os_error_text, os_params

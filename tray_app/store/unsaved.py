@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from tray_app.errors import StoreError
-from tray_app.messages import ToolCallRecord
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCallRecord
 from tray_app.store.db import Database
 from tray_app.store.records import MemoryChats, MessageRecord, SessionRecord, session_order
 

@@ -24,7 +24,7 @@ import os
 import time
 from pathlib import Path
 
-from tray_app.atomic import atomic_write
+from tray_app.base.atomic import atomic_write
 
 TICK_NS = 20_000_000  # twice the coarsest kernel clock tick (10 ms at HZ=100)
 #: Smaller files are checked at every open: reading a few MB costs less than waiting out a tick

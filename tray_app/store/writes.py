@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from tray_app.errors import StoreError
+from tray_app.base.errors import StoreError
+from tray_app.base.messages import ToolCallRecord
 from tray_app.history_warnings import StoreProblem
-from tray_app.messages import ToolCallRecord
 from tray_app.store.db import Database
 from tray_app.store.records import MessageRecord, SessionRecord
 from tray_app.store.rows import (

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from tray_app.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
+from tray_app.base.messages import AnyPreview, ErrorPreview, NoPreview, parse_preview, preview_json
 from tray_app.tool_errors import CodedError
 from tray_app.tools.arg_errors import invalid_arguments
 from tray_app.tools.base import (

@@ -84,7 +84,7 @@ def test_data_that_cannot_be_opened_is_said_in_the_terminals_language(
     so the OS's refusal is raised where the command starts the app."""
     import io
 
-    from tray_app import changes_cli
+    from tray_app.cli import changes_cli
     from tray_app.core import bootstrap
 
     def refuse(*_args: object, **_kwargs: object) -> None:

@@ -88,7 +88,7 @@ def test_usage_errors_exit_2(run: Run, args: list[str]) -> None:
 
 
 def _save_settings(metona_home: Path, **fields: Any) -> None:
-    from tray_app.paths import AppPaths
+    from tray_app.base.paths import AppPaths
     from tray_app.store.settings import Settings, save_settings
 
     paths = AppPaths.under(metona_home)

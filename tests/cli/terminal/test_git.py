@@ -120,7 +120,7 @@ def test_without_a_flag_no_one_is_asked_and_nothing_is_committed(
 
 
 def test_the_approval_line_in_both_languages() -> None:
-    from tray_app.terminal_preview import preview_summary
+    from tray_app.cli.terminal_preview import preview_summary
 
     preview = {
         "kind": "git_commit",

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.fakes.cli import chat_command, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn, tool_turn
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.settings import Settings, save_settings
 
 

@@ -45,7 +45,7 @@ def test_on_a_terminal_a_write_waits_for_the_typed_answer(
 def test_always_at_the_prompt_keeps_a_rule_the_next_chat_follows(
     fake_ollama: FakeOllama, metona_home: Path, tmp_path: Path
 ) -> None:
-    from tray_app.paths import AppPaths
+    from tray_app.base.paths import AppPaths
     from tray_app.store.settings import load_settings
 
     workspace = tmp_path / "工作 🚀"

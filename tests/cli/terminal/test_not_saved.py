@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.cli import chat_args, cli_env, run_cli
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn, tool_turn
 from tests.support.terminal_rig import Cli, ask, one_line, rows
 from tests.support.waiting import eventually
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 
 
 def test_json_into_head_ends_quietly_and_stops_the_turn(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tray_app.messages import (
+from tray_app.base.messages import (
     PREVIEW_KINDS,
     CommandPreview,
     DiffPreview,
@@ -25,7 +25,7 @@ from tray_app.messages import (
     read_preview,
     with_facts,
 )
-from tray_app.terminal_preview import preview_summary
+from tray_app.cli.terminal_preview import preview_summary
 from tray_app.tools.base import Risk, Tool, ToolContext
 from tray_app.tools.registry import ToolRegistry, default_registry
 from tray_app.tools.sandbox.policy import SandboxPolicy

@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from tray_app.events import Notice
-from tray_app.terminal_render import TextRenderer, result_summary
+from tray_app.base.events import Notice
+from tray_app.cli.terminal_render import TextRenderer, result_summary
 
 RETRY = Notice(
     session_id="s",
@@ -28,7 +28,7 @@ def test_a_loop_notice_prints_as_the_loop_wrote_it(language: str) -> None:
 
 
 def _approval(preview: dict) -> object:
-    from tray_app.events import ApprovalNeeded
+    from tray_app.base.events import ApprovalNeeded
 
     return ApprovalNeeded(
         session_id="s",
@@ -47,7 +47,7 @@ def _approval(preview: dict) -> object:
     [("en", "runs in every new terminal shell"), ("zh-CN", "会在每个新终端中运行")],
 )
 def test_the_approval_prompt_names_the_persistence_risk(language: str, words: str) -> None:
-    from tray_app.terminal_render import approval_text
+    from tray_app.cli.terminal_render import approval_text
 
     warning = {"code": "shell", "text": "runs in every new terminal shell", "path": "/h/.bashrc"}
     text = approval_text(_approval({"kind": "diff", "persistence": warning}), language)  # type: ignore[arg-type]
@@ -55,7 +55,7 @@ def test_the_approval_prompt_names_the_persistence_risk(language: str, words: st
 
 
 def test_the_approval_prompt_of_an_edit_and_a_move() -> None:
-    from tray_app.terminal_render import approval_text
+    from tray_app.cli.terminal_render import approval_text
 
     edit = {"kind": "diff", "size_before": 10, "size_after": 12, "format": "utf-8, CRLF"}
     assert "overwrites: 10 -> 12 bytes (utf-8, CRLF)" in approval_text(_approval(edit))  # type: ignore[arg-type]
@@ -104,7 +104,7 @@ def test_a_change_without_an_undo_copy_says_so(language: str, coded: bool, said:
     ],
 )
 def test_the_approval_prompt_names_the_guard(language: str, budget: str, changed: str) -> None:
-    from tray_app.terminal_render import approval_text
+    from tray_app.cli.terminal_render import approval_text
 
     over = {"name": "bytes_written", "limit": 1048, "used": 900, "call": 600}
     preview = {"kind": "diff", "text": "-甲\n+乙 🙂\n", "budget": over, "changed_since_shown": True}
@@ -114,8 +114,8 @@ def test_the_approval_prompt_names_the_guard(language: str, budget: str, changed
 
 def test_a_tool_call_renders_from_the_record_it_carries() -> None:
     """The terminal reads the same record as the page: ``call.name``, ``call.arguments``."""
-    from tray_app.events import ToolCallEvent, ToolCallUpdate
-    from tray_app.messages import ToolCallRecord
+    from tray_app.base.events import ToolCallEvent, ToolCallUpdate
+    from tray_app.base.messages import ToolCallRecord
 
     call = ToolCallRecord(
         call_id="c1",
@@ -176,7 +176,7 @@ def test_failure_codes_are_said_in_chinese_like_the_page() -> None:
 def test_a_successful_calls_summary_is_said_in_chinese() -> None:
     """The words around a result (moved to, applied edits, lines read) in a Chinese terminal;
     a hostile destination has its direction control written out."""
-    from tray_app.terminal_render import result_summary
+    from tray_app.cli.terminal_render import result_summary
 
     moved = result_summary({"success": True, "destination": "/w/报告\u202egpj.exe"}, "zh-CN")
     assert moved == "已移动到 /w/报告⟨U+202E⟩gpj.exe"
@@ -189,7 +189,7 @@ def test_a_successful_calls_summary_is_said_in_chinese() -> None:
 
 
 def test_a_failed_answer_says_its_cause_in_chinese_with_the_apps_words_quoted() -> None:
-    from tray_app.terminal_lines import turn_failed
+    from tray_app.cli.terminal_lines import turn_failed
 
     message = "cannot reach 127.0.0.1:9 \u202e (refused)"
     assert turn_failed("provider_unavailable", message, "en") == f"error: {message}"

@@ -21,7 +21,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import slow_turn, text_turn
 from tests.support.terminal_rig import ANSWER, Cli, ask, needs_mounts, one_line, rows
 from tests.support.waiting import eventually
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 from tray_app.store.chats import SQLiteChats
 from tray_app.store.db import open_database
 from tray_app.store.records import MessageRecord

@@ -103,8 +103,8 @@ def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_w
 ) -> None:
     """The terminal's approval of a blacklisted command: the reason in the user's language and
     the command with its direction control visible (the user decides on what they see)."""
-    from tray_app.events import ApprovalNeeded
-    from tray_app.terminal_render import approval_text
+    from tray_app.base.events import ApprovalNeeded
+    from tray_app.cli.terminal_render import approval_text
     from tray_app.tools.registry import default_registry
     from tray_app.tools.sandbox.policy import SandboxPolicy
     from tray_app.tools.toolbox import Toolbox
@@ -128,7 +128,7 @@ def test_a_refused_command_is_explained_in_chinese_and_shown_with_its_controls_w
     # the heading and the summary line in Chinese too (where it runs, whether sandboxed)
     assert "── 需要确认：run_command（运行命令）" in said, said
     assert f"   在 {tmp_path} 中运行（" in said and "runs in" not in said, said
-    from tray_app.terminal_preview import approval_prompt
+    from tray_app.cli.terminal_preview import approval_prompt
 
     assert approval_prompt("run_command", True, "zh-CN").startswith("允许 run_command？[y=允许")
     assert approval_prompt("run_command", False, "en") == "Approve run_command? [y/N] "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from tray_app.base.events import ContentDelta
 from tray_app.desktop.popup.wire import clean_text, dispatch_script, item, js_ascii
-from tray_app.events import ContentDelta
 
 HARD = "中文 👍🏽 👩🏽‍💻 e\u0301 مرحبا \u202eevil\u202c a\u2028b\u2029c — “q” </script>"
 

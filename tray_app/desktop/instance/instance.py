@@ -316,7 +316,7 @@ def forward(instance: SingleInstance, command: str, *, wait: float = 15.0) -> in
 def forward_if_running(runtime_dir: Path, command: str) -> int | None:
     """``forward`` when another instance holds the lock, else None (start the app).
 
-    The fast path of ``metona-tray`` and ``--toggle``: this module and ``tray_app.paths`` are
+    The fast path of ``metona-tray`` and ``--toggle``: this module and ``tray_app.base.paths`` are
     all it needs, so a second launch imports nothing of the core or the GUI.
     """
     instance = SingleInstance(runtime_dir)

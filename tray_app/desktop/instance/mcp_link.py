@@ -42,6 +42,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tray_app.base.errors import NotFound
+from tray_app.base.events import ClientFlag
 from tray_app.desktop.instance.instance import (
     MAX_MESSAGE,
     InstanceError,
@@ -49,8 +51,6 @@ from tray_app.desktop.instance.instance import (
     SingleInstance,
 )
 from tray_app.desktop.instance.mcp_watch import AppWatch
-from tray_app.errors import NotFound
-from tray_app.events import ClientFlag
 from tray_app.tools.base import Risk
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from tray_app.desktop.instance.instance import InstanceError, SingleInstance
 
 if TYPE_CHECKING:
+    from tray_app.base.events import Event
     from tray_app.core.service import Core
-    from tray_app.events import Event
 
 MAX_NOTICE = 1024  # the longest message either side sends on this conversation
 LOOK = 0.25  # seconds between looks at the client and at quitting, while nothing changes

@@ -31,9 +31,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tray_app.desktop.notify import notify_linux, notify_message
-from tray_app.errors import NotFound
-from tray_app.events import (
+from tray_app.base.errors import NotFound
+from tray_app.base.events import (
     ApprovalNeeded,
     ApprovalResolved,
     Event,
@@ -43,6 +42,7 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
+from tray_app.desktop.notify import notify_linux, notify_message
 
 if TYPE_CHECKING:
     from tray_app.core.protocol import CoreApi

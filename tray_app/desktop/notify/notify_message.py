@@ -18,8 +18,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from tray_app.i18n import resolve_language, t
-from tray_app.messages import (
+from tray_app.base.messages import (
     AnyPreview,
     CommandPreview,
     DiffPreview,
@@ -29,6 +28,7 @@ from tray_app.messages import (
     TreePreview,
     read_preview,
 )
+from tray_app.i18n import resolve_language, t
 from tray_app.tools.registry import builtin_titles
 
 TARGET_MAX = 120

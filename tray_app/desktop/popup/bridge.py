@@ -26,6 +26,15 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from tray_app.base.errors import (
+    InvalidRequest,
+    InvalidSettings,
+    MetonaError,
+    RefusedServerName,
+    StoreError,
+    Unsupported,
+    error_code,
+)
 from tray_app.core.mcp_settings import parse_paste
 from tray_app.desktop.popup.bridge_payloads import (
     MAX_IMAGE_B64,
@@ -53,15 +62,6 @@ from tray_app.desktop.popup.bridge_payloads import (
     _Settings,
     _TurnUndo,
     _UpdateSession,
-)
-from tray_app.errors import (
-    InvalidRequest,
-    InvalidSettings,
-    MetonaError,
-    RefusedServerName,
-    StoreError,
-    Unsupported,
-    error_code,
 )
 from tray_app.history_warnings import problem_of
 from tray_app.tool_errors import CodedError

@@ -12,8 +12,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from tray_app.atomic import atomic_write
-from tray_app.errors import ExportFailed
+from tray_app.base.atomic import atomic_write
+from tray_app.base.errors import ExportFailed
 from tray_app.os_reasons import errno_code
 
 MAX_NAME = 80  # characters of the title kept in the file name

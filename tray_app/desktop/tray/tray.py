@@ -33,8 +33,8 @@ from tray_app.desktop.tray.modes import MODES, Mode, mode_of, mode_patch
 from tray_app.i18n import resolve_language, t
 
 if TYPE_CHECKING:
+    from tray_app.base.events import Event, UiActionName
     from tray_app.core.protocol import CoreApi
-    from tray_app.events import Event, UiActionName
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ def linux_backend() -> str:
 
 def reduce_state(state: TrayState, events: list[Event]) -> TrayState:
     """Fold a batch of core events into the tray's snapshot."""
-    from tray_app.events import ModelsUpdated, SettingsUpdated, StateChanged
+    from tray_app.base.events import ModelsUpdated, SettingsUpdated, StateChanged
 
     for event in events:
         if isinstance(event, StateChanged):
@@ -209,7 +209,7 @@ class Tray:
             self.icon.title = tray_title(new.state, new.pending, new.language)
             self._tooltip(self.icon.title)
         self.icon.update_menu()
-        from tray_app.events import SettingsUpdated
+        from tray_app.base.events import SettingsUpdated
 
         if any(isinstance(e, SettingsUpdated) for e in events) and not new.models:
             self._worker.submit(self._refresh_models)
@@ -303,7 +303,7 @@ class Tray:
 
     def _undo(self) -> None:
         def run() -> None:
-            from tray_app.errors import NotFound, UndoFailed
+            from tray_app.base.errors import NotFound, UndoFailed
             from tray_app.terminal_errors import coded_text
 
             try:

@@ -9,7 +9,7 @@ the app's own sentence is said as it is.
 
 from __future__ import annotations
 
-from tray_app.errors import StoreError, error_code
+from tray_app.base.errors import StoreError, error_code
 from tray_app.history_warnings import problem_of, problem_text
 from tray_app.i18n import lookup, t, translation, written_out
 from tray_app.terminal_errors import coded_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 from tray_app.providers.text_calls.found import MAX_CALLS, Raw, Region, TextCalls
 from tray_app.providers.text_calls.markup import MAX_SCAN_CHARS
 from tray_app.providers.text_calls.scan import marked_regions

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tray_app.messages import ToolCall
+from tray_app.base.messages import ToolCall
 
 MAX_CALLS = 32
 

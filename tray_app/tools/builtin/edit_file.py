@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import AliasChoices, Field, field_validator
 
-from tray_app.atomic import atomic_write
+from tray_app.base.atomic import atomic_write
 from tray_app.tool_errors import CodedError
 from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext
 from tray_app.tools.builtin.edit_match import Match, NoMatch, apply_all

@@ -61,7 +61,7 @@ def open_repo(
 def repo_paths(ctx: ToolContext, repo: Repo, files: list[str] | None, access: str) -> list[str]:
     """``files`` (relative to the repository, or absolute) through the sandbox, as paths
     relative to its top folder; ``SandboxViolation`` for one outside it."""
-    from tray_app.errors import SandboxViolation
+    from tray_app.base.errors import SandboxViolation
 
     out = []
     for name in files or ():

@@ -8,7 +8,7 @@ import dataclasses
 import functools
 from typing import Any, cast
 
-from tray_app.errors import SandboxViolation
+from tray_app.base.errors import SandboxViolation
 from tray_app.tools.base import Handler, Tool, ToolContext
 from tray_app.tools.fs.fs_safe import os_failure, printable
 from tray_app.tools.result import ToolResult, coded_failure

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from tray_app.errors import SandboxViolation
+from tray_app.base.errors import SandboxViolation
 from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext
 from tray_app.tools.builtin.file_args import PATH_HELP
 from tray_app.tools.builtin.read_file import ReadFileArgs, read_file

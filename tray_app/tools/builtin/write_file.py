@@ -20,8 +20,8 @@ from pydantic import (
     model_validator,
 )
 
-from tray_app.atomic import atomic_write
-from tray_app.errors import SandboxViolation
+from tray_app.base.atomic import atomic_write
+from tray_app.base.errors import SandboxViolation
 from tray_app.tools.base import Risk, Tool, ToolArgs, ToolContext
 from tray_app.tools.builtin.file_args import (
     PATH_HELP,

@@ -15,7 +15,7 @@ import errno
 import os
 from pathlib import Path
 
-from tray_app.errors import SandboxViolation
+from tray_app.base.errors import SandboxViolation
 from tray_app.tools.fs.fs_safe import describe_os_error, os_error_code
 from tray_app.tools.fs.opened import opened
 from tray_app.tools.result import ToolResult, failure

@@ -41,7 +41,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tray_app.errors import StoreError, UndoUnavailable
+from tray_app.base.errors import StoreError, UndoUnavailable
 from tray_app.os_reasons import os_params
 from tray_app.tools.journal.journal_index import Entry, Index, IndexProblem, describe
 from tray_app.tools.journal.journal_owner import owner_tag as _owner_tag

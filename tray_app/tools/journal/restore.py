@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from tray_app.atomic import fsync_folder, write_all
+from tray_app.base.atomic import fsync_folder, write_all
 from tray_app.tool_errors import CodedError
 from tray_app.tools.journal.snapshot import CHUNK, O_BINARY, O_DIRECTORY, O_NOFOLLOW, State
 

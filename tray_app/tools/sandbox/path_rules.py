@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
-from tray_app.errors import SandboxViolation
+from tray_app.base.errors import SandboxViolation
 from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.sandbox.path_parts import fold
 

@@ -61,7 +61,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from tray_app.errors import SandboxViolation
+from tray_app.base.errors import SandboxViolation
 from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.sandbox.path_parts import fold, path_key, plain_abs, split_raw, unique, within
 from tray_app.tools.sandbox.path_rules import (

@@ -8,7 +8,7 @@ import { shownParams } from './results.js';
 import { problemArgs } from './historywarn.js';
 import { middlePath, visible } from '../lib/format.js';
 
-// The codes of ``tray_app/errors.py`` ERROR_CODES (and the page's own), each with a
+// The codes of ``tray_app/base/errors.py`` ERROR_CODES (and the page's own), each with a
 // ``command_error.<code>`` text in both locales; tests/web/test_static.py keeps them in step.
 export const COMMAND_ERRORS = new Set([
   'error',

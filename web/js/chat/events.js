@@ -5,7 +5,7 @@ import { store, mergeCall, bumpEpoch, forgetSession } from '../lib/store.js';
 import { noticeView, summaryMarker } from './message.js';
 import { hasText, t } from '../lib/i18n.js';
 
-// Notice and failure codes are Literals in tray_app/events.py; each has its text in
+// Notice and failure codes are Literals in tray_app/base/events.py; each has its text in
 // web/locales (tests/core/test_events_contract.py), so the page needs no list of its own.
 // A code it has no text for (a newer Core) shows the message Core wrote.
 

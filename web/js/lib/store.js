@@ -30,7 +30,7 @@ const RANK = { pending: 0, running: 1, success: 2, error: 2, cancelled: 2 };
 const STATE = ['status', 'result', 'duration_ms', 'undoable', 'decision', 'decided_by'];
 
 /** Merge what we know about a call: a record (snapshot or tool_call event) or the changed
- * fields of a tool_call_update, all under the record's field names (tray_app/messages.py).
+ * fields of a tool_call_update, all under the record's field names (tray_app/base/messages.py).
  * A later status never goes back to an earlier one, nor does the state that came with it. */
 export function mergeCall(update) {
   const id = update.call_id;

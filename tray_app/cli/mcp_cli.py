@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from tray_app.base.paths import AppPaths
+from tray_app.cli.mcp_report import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error_words
 from tray_app.i18n import section
 from tray_app.i18n.section import Section
-from tray_app.mcp_report import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error_words
-from tray_app.paths import AppPaths
 
 #: How long `list`/`test` wait for the servers to be started (the SDK loads on the first).
 CONFIGURE_WAIT = 60.0
@@ -63,7 +63,7 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from tray_app.store.settings import load_settings
 
     if args.mcp_command == "serve":
-        from tray_app.mcp_serve import run_serve
+        from tray_app.cli.mcp_serve import run_serve
 
         return run_serve(args)
     out = out or sys.stdout
@@ -71,7 +71,7 @@ def run_mcp(args: argparse.Namespace, out: TextIO | None = None) -> int:
     settings = load_settings(paths.settings_file)
     text = section("terminal.mcp", _lang(settings.language))
     if args.mcp_command == "import":
-        from tray_app.mcp_import_cli import run_import
+        from tray_app.cli.mcp_import_cli import run_import
 
         return run_import(Path(args.file), paths, text, out)
     from tray_app.i18n import written_out

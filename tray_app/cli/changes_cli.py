@@ -16,11 +16,11 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from tray_app.errors import MetonaError, NotFound
+from tray_app.base.errors import MetonaError, NotFound
+from tray_app.base.paths import AppPaths
+from tray_app.cli.terminal_lines import terminal_text
 from tray_app.i18n import written_out
-from tray_app.paths import AppPaths
 from tray_app.terminal_errors import undo_failure_text
-from tray_app.terminal_lines import terminal_text
 from tray_app.undo_reasons import reason_text
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def run_changes(
     finally:
         app.close()
     if args.turns:
-        from tray_app.changes_turns import turn_lines, turns_of
+        from tray_app.cli.changes_turns import turn_lines, turns_of
 
         turns = turns_of(entries)
         if args.json:
@@ -214,7 +214,7 @@ def run_undo(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
 
 def _undo_turn(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``undo --turn``: exit 0 when every change was undone, 1 when some were left."""
-    from tray_app.changes_turns import undo_report
+    from tray_app.cli.changes_turns import undo_report
 
     app = _start("undo", err)
     if app is None:

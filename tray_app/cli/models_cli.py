@@ -16,8 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from tray_app.base.paths import AppPaths
     from tray_app.core.model_check import CheckFinding
-    from tray_app.paths import AppPaths
     from tray_app.store.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -114,9 +114,9 @@ def run_models(
 
     from pydantic import ValidationError
 
-    from tray_app.errors import MetonaError
+    from tray_app.base.errors import MetonaError
+    from tray_app.base.paths import AppPaths
     from tray_app.i18n import written_out
-    from tray_app.paths import AppPaths
 
     out = out or sys.stdout
     err = err or sys.stderr

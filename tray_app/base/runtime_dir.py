@@ -1,5 +1,5 @@
 """The runtime folder (instance socket, key and lock) on its own, without the rest of
-``tray_app.paths``: ``metona-tray --toggle`` and a second launch need this one folder, and must
+``tray_app.base.paths``: ``metona-tray --toggle`` and a second launch need this one folder, and must
 stay fast when the machine is busy, so they load neither dataclasses nor the other folders."""
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+from tray_app.base.paths import AppPaths
 from tray_app.i18n import written_out
-from tray_app.paths import AppPaths
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

@@ -1,9 +1,9 @@
 """The chat messages every layer shares: roles, messages, the tool calls a model asks for and
 the record of what happened to each call.
 
-They sit at the bottom of the package tree (beside ``events.py`` and ``errors.py``) because the
-store keeps them, the agent builds them, the providers put them on the wire and Core hands them
-to the page; none of those should import another for a type.
+They sit at the bottom of the package tree (beside ``base/events.py`` and ``base/errors.py``)
+because the store keeps them, the agent builds them, the providers put them on the wire and
+Core hands them to the page; none of those should import another for a type.
 """
 
 from __future__ import annotations

@@ -68,9 +68,9 @@ def bounded_int(field: str) -> Callable[[str], int]:
     import argparse
 
     def parse(text: str) -> int:
+        from tray_app.cli.terminal_lines import terminal_text
         from tray_app.i18n import system_language, written_out
         from tray_app.store.settings import int_bounds
-        from tray_app.terminal_lines import terminal_text
 
         low, high = int_bounds(field)
         language = system_language()
@@ -106,25 +106,25 @@ def _export_parser(sub: SubParsers) -> None:
 
 
 def _changes_parsers(sub: SubParsers) -> None:
-    from tray_app.changes_cli import add_parsers
+    from tray_app.cli.changes_cli import add_parsers
 
     add_parsers(sub)
 
 
 def _mcp_parsers(sub: SubParsers) -> None:
-    from tray_app.mcp_cli import add_parsers
+    from tray_app.cli.mcp_cli import add_parsers
 
     add_parsers(sub)
 
 
 def _rules_parser(sub: SubParsers) -> None:
-    from tray_app.rules_cli import add_parsers
+    from tray_app.cli.rules_cli import add_parsers
 
     add_parsers(sub)
 
 
 def _models_parsers(sub: SubParsers) -> None:
-    from tray_app.models_cli import add_parsers
+    from tray_app.cli.models_cli import add_parsers
 
     add_parsers(sub)
 
@@ -200,8 +200,8 @@ def run_desktop(toggle: bool) -> int:
 def forward_to_running_app(toggle: bool) -> int | None:
     """A second launch or ``--toggle`` only talks to the running app over its instance socket,
     importing nothing of the core or the GUI (~0.05 s instead of ~0.4 s). None: none runs."""
+    from tray_app.base.runtime_dir import runtime_dir
     from tray_app.desktop.instance.instance import InstanceError, forward_if_running
-    from tray_app.runtime_dir import runtime_dir
 
     try:
         return forward_if_running(runtime_dir(), "toggle" if toggle else "show")
@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`... | head -1`): end quietly, like any Unix filter. The
         # command's own clean-up (stopping the turn, closing the store) already ran.
-        from tray_app.quick_exit import EXIT_BROKEN_PIPE
+        from tray_app.cli.quick_exit import EXIT_BROKEN_PIPE
 
         silence_stdout()
         return EXIT_BROKEN_PIPE
@@ -234,7 +234,7 @@ def run() -> NoReturn:
     terminal command then ends without the interpreter's teardown (``quick_exit``)."""
     code = main()
     if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):  # ``--toggle``: nothing more
-        from tray_app.quick_exit import QUICK_COMMANDS, end_process
+        from tray_app.cli.quick_exit import QUICK_COMMANDS, end_process
 
         if sys.argv[1] in QUICK_COMMANDS:
             end_process(code)
@@ -257,35 +257,35 @@ def dispatch(args: argparse.Namespace) -> int:
 
         return run_self_test(display=has_display())
     if args.command == "chat":
-        from tray_app.terminal import run_chat
+        from tray_app.cli.terminal import run_chat
 
         return run_chat(args)
     if args.command == "doctor":
-        from tray_app.doctor import run_doctor
+        from tray_app.cli.doctor import run_doctor
 
         return run_doctor(args)
     if args.command == "sessions":
-        from tray_app.terminal import run_sessions
+        from tray_app.cli.terminal import run_sessions
 
         return run_sessions(args)
     if args.command == "export":
-        from tray_app.terminal import run_export
+        from tray_app.cli.terminal import run_export
 
         return run_export(args)
     if args.command == "rules":
-        from tray_app.rules_cli import run_rules
+        from tray_app.cli.rules_cli import run_rules
 
         return run_rules(args)
     if args.command == "mcp":
-        from tray_app.mcp_cli import run_mcp
+        from tray_app.cli.mcp_cli import run_mcp
 
         return run_mcp(args)
     if args.command == "models":
-        from tray_app.models_cli import run_models
+        from tray_app.cli.models_cli import run_models
 
         return run_models(args)
     if args.command in ("changes", "undo"):
-        from tray_app import changes_cli
+        from tray_app.cli import changes_cli
 
         return (
             changes_cli.run_changes(args)

@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import NoReturn
 
-#: Commands that close their store, core and files before they return (``tray_app.cli``).
+#: Commands that close their store, core and files before they return (``tray_app.cli.cli``).
 QUICK_COMMANDS = frozenset(
     {"chat", "sessions", "export", "changes", "undo", "doctor", "rules", "models"}
 )

@@ -8,16 +8,16 @@ import json
 import sys
 from typing import Any
 
-from tray_app.doctor_lines import (
+from tray_app.base.errors import ProviderError, error_code
+from tray_app.base.paths import AppPaths
+from tray_app.cli.doctor_lines import (
     doctor_line,
     keyring_cause,
     name_word,
     server_error,
     value_words,
 )
-from tray_app.errors import ProviderError, error_code
 from tray_app.i18n import system_language, written_out
-from tray_app.paths import AppPaths
 from tray_app.providers.factory import make_provider
 from tray_app.store.keyring_reasons import keyring_causes
 from tray_app.store.secrets import SecretStore
@@ -138,7 +138,7 @@ def print_report(report: dict[str, Any], language: str = "en") -> None:
 
 def rules_report(rules: list[Any], servers: dict[str, Any]) -> dict[str, Any]:
     """How many lasting permission rules hold, and each one that is ignored and why."""
-    from tray_app.rules_cli import known_names, listing
+    from tray_app.cli.rules_cli import known_names, listing
 
     rows = listing(rules, known_names(servers))
     return {
@@ -150,7 +150,7 @@ def rules_report(rules: list[Any], servers: dict[str, Any]) -> dict[str, Any]:
 
 def print_rules(rules: dict[str, Any], language: str) -> None:
     """A warning line for each rule that is ignored (or a deny kept only as written)."""
-    from tray_app.rules_cli import problem_text, words
+    from tray_app.cli.rules_cli import problem_text, words
 
     if not rules.get("count"):
         return

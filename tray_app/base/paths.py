@@ -12,7 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tray_app.runtime_dir import APP_NAME, RUNTIME_SUBDIR, home_root, runtime_dir
+from tray_app.base.runtime_dir import APP_NAME, RUNTIME_SUBDIR, home_root, runtime_dir
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tray_app.i18n import section, written_out
-from tray_app.messages import (
+from tray_app.base.messages import (
     AnyPreview,
     CommandPreview,
     DiffPreview,
@@ -23,6 +22,7 @@ from tray_app.messages import (
     TreePreview,
     read_preview,
 )
+from tray_app.i18n import section, written_out
 
 
 def _words(language: str) -> Mapping[str, str]:

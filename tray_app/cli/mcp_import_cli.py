@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from tray_app.base.paths import AppPaths
+from tray_app.cli.mcp_report import EXIT_OK, EXIT_USAGE, error_words
 from tray_app.i18n.section import Section
-from tray_app.mcp_report import EXIT_OK, EXIT_USAGE, error_words
-from tray_app.paths import AppPaths
 
 
 def _bad_file(file: Path, exc: Exception, text: Section) -> str:

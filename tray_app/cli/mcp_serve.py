@@ -32,6 +32,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tray_app.base.errors import MetonaError
+from tray_app.base.events import ApprovalNeeded
+from tray_app.base.paths import AppPaths
+from tray_app.cli.mcp_serve_changes import WATCH_LOOK_S, ToolChanges, Watch
 from tray_app.desktop.instance.instance import InstanceError, InstanceTimeout
 from tray_app.desktop.instance.mcp_link import (
     POLL,
@@ -42,11 +46,7 @@ from tray_app.desktop.instance.mcp_link import (
     client_flag,
 )
 from tray_app.desktop.instance.mcp_watch import AppWatch, Unsupported
-from tray_app.errors import MetonaError
-from tray_app.events import ApprovalNeeded
 from tray_app.i18n import section
-from tray_app.mcp_serve_changes import WATCH_LOOK_S, ToolChanges, Watch
-from tray_app.paths import AppPaths
 from tray_app.tools.base import Risk, Tool
 
 if TYPE_CHECKING:

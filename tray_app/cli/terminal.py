@@ -16,26 +16,26 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from tray_app.core.bootstrap import RunningApp, start_app
-from tray_app.core.protocol import CoreApi
-from tray_app.errors import InvalidRequest, NotFound, SandboxViolation, StoreError, UndoFailed
-from tray_app.events import (
+from tray_app.base.errors import InvalidRequest, NotFound, SandboxViolation, StoreError, UndoFailed
+from tray_app.base.events import (
     ApprovalNeeded,
     Event,
     McpStatus,
     TurnFailed,
     TurnFinished,
 )
+from tray_app.base.messages import read_preview
+from tray_app.base.paths import AppPaths
+from tray_app.cli.terminal_lines import terminal_text
+from tray_app.cli.terminal_preview import approval_prompt
+from tray_app.cli.terminal_render import TextRenderer, approval_text, guard_lines
+from tray_app.core.bootstrap import RunningApp, start_app
+from tray_app.core.protocol import CoreApi
 from tray_app.history_warnings import problem_of, problem_text, warning_text
 from tray_app.i18n import section, system_language, translation, written_out
-from tray_app.messages import read_preview
 from tray_app.os_reasons import os_params, os_reason_text
-from tray_app.paths import AppPaths
 from tray_app.store.settings import Settings, load_settings
 from tray_app.terminal_errors import undo_failure_text
-from tray_app.terminal_lines import terminal_text
-from tray_app.terminal_preview import approval_prompt
-from tray_app.terminal_render import TextRenderer, approval_text, guard_lines
 from tray_app.tools.tool_rules import Action
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -161,7 +161,7 @@ class ChatRunner:
         """Save a rule typed at the prompt where it lasts: the running app if there is one,
         else the settings file (this chat's own settings are not saved; Core applies the rule
         to the rest of it all the same)."""
-        from tray_app.rules_cli import RuleStore, words
+        from tray_app.cli.rules_cli import RuleStore, words
         from tray_app.tools.tool_rules import new_rule
 
         made = new_rule(tool, folder, action)

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from tray_app.events import (
+from tray_app.base.events import (
     ApprovalNeeded,
     ApprovalResolved,
     ContentDelta,
@@ -21,14 +21,8 @@ from tray_app.events import (
     TurnFinished,
     TurnStarted,
 )
-from tray_app.i18n import fill, lookup, section, system_language, t, translation, written_out
-from tray_app.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
-from tray_app.terminal_errors import (
-    answer_for_terminal,
-    failure_text,
-    nearest_lines,
-)
-from tray_app.terminal_lines import (
+from tray_app.base.messages import AnyPreview, CommandPreview, PersistenceRisk, read_preview
+from tray_app.cli.terminal_lines import (
     approval_resolved,
     arg_echo,
     count_line,
@@ -37,7 +31,13 @@ from tray_app.terminal_lines import (
     tool_label,
     turn_failed,
 )
-from tray_app.terminal_preview import approval_heading, preview_summary
+from tray_app.cli.terminal_preview import approval_heading, preview_summary
+from tray_app.i18n import fill, lookup, section, system_language, t, translation, written_out
+from tray_app.terminal_errors import (
+    answer_for_terminal,
+    failure_text,
+    nearest_lines,
+)
 from tray_app.undo_reasons import reason_text
 
 STATUS_MARK = {

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tray_app.messages import ToolCallRecord, ToolStatus
+from tray_app.base.messages import ToolCallRecord, ToolStatus
 
 Decision = Literal["approved", "denied", "timeout", "cancelled"]
 #: Who answered a call; ``mcp_flag``: the MCP client's ``mcp serve --yes`` / ``--yes-all``.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 
-from tray_app.paths import AppPaths
+from tray_app.base.paths import AppPaths
 
 LOG_FILE = "metona-tray.log"
 FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"
