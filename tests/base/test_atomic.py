@@ -20,7 +20,7 @@ NAME = "設定 🌀 \u202eevil.json"
 CHILD = """
 import os, sys
 from pathlib import Path
-from tray_app import atomic
+from tray_app.base import atomic
 
 target, stage = Path(sys.argv[1]), sys.argv[2]
 real_replace, real_fsync = os.replace, os.fsync

@@ -82,7 +82,7 @@ BUILT_PROBE = """
 import json, sys
 from tray_app.cli.cli import main
 code = main(sys.argv[2:])
-from tray_app import messages
+from tray_app.base import messages
 from tray_app.providers import base
 models = [getattr(messages, n) for n in dir(messages)] + [getattr(base, n) for n in dir(base)]
 built = sorted(m.__name__ for m in models if getattr(m, "__pydantic_complete__", False))
