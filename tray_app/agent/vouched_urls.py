@@ -13,8 +13,12 @@ from collections.abc import Iterable
 
 # A URL ends at a space, a quote or bracket, or full-width punctuation (Chinese text often
 # runs on after a URL without a space).
-_URL = re.compile(r"https?://[^\s<>\"'`，。；：！？（）「」『』【】、]+", re.IGNORECASE)
-_TRAILING = ".,;:!?)]}>，。；：！？）」』】"
+_ENDS_A_URL = (
+    "\\s<>\"'`"
+    "\uff0c\u3002\uff1b\uff1a\uff01\uff1f\uff08\uff09\u300c\u300d\u300e\u300f\u3010\u3011\u3001"
+)
+_URL = re.compile(f"https?://[^{_ENDS_A_URL}]+", re.IGNORECASE)
+_TRAILING = ".,;:!?)]}>\uff0c\u3002\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u3011"
 
 
 def normalized(url: str) -> str:
