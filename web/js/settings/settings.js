@@ -81,6 +81,7 @@ const LAYOUT = [
       { heading: 'settings.folders' },
       { name: 'allowed_dirs', type: 'dirs' },
       { name: 'blocked_dirs', type: 'dirs' },
+      { name: 'web_allowed_hosts', type: 'names' },
       { heading: 'settings.tools' },
       { name: 'disabled_tools', type: 'tools' },
       { heading: 'settings.permissions', optional: 'tool_rules' },
@@ -359,12 +360,15 @@ export class SettingsPanel {
           rows: 2,
           spellcheck: 'false',
           'aria-describedby': help ? `${id}-help` : null,
-          onchange: () =>
+          // The event: a list that gives the assistant more power (web_allowed_hosts) changes
+          // only by the person's own hand (``trusted``).
+          onchange: (event) =>
             save(
               input.value
                 .split('\n')
                 .map((name) => name.trim())
                 .filter(Boolean),
+              event,
             ),
         });
         set = (v) => {

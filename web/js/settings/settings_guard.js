@@ -45,6 +45,7 @@ function mcpWidens(next, old) {
 const WIDENS = {
   allowed_dirs: (v, old) => added(v, old.allowed_dirs),
   blocked_dirs: (v, old) => added(old.blocked_dirs, v), // a folder taken off the blocked list
+  web_allowed_hosts: (v, old) => added(v, old.web_allowed_hosts), // a local host opened to fetches
   disabled_tools: (v, old) => added(old.disabled_tools, v), // a tool switched back on
   tools_enabled: (v) => v === true,
   run_command_enabled: (v) => v === true,
