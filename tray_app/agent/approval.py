@@ -75,14 +75,16 @@ def needs_confirmation(
 
 
 def flag_allows(flag: ClientFlag | None, event: ApprovalNeeded) -> bool:
-    """What an MCP client's flag approves: ``yes`` plain writes, ``yes_all`` deletes and
-    commands too; never a target that makes something run later, nor a spent budget."""
+    """What an MCP client's flag approves: ``yes`` plain writes and a read that asks (a fetch
+    of a URL no one wrote in the chat), ``yes_all`` deletes and commands too; never a target
+    that makes something run later, nor a spent budget."""
     preview = event.preview
     if flag is None or preview.get("persistence") or preview.get("budget"):
         return False
     if flag == "yes_all":
         return True
-    return event.risk == Risk.WRITE.value and not preview.get("deletes")
+    plain = (Risk.WRITE.value, Risk.READ.value)
+    return event.risk in plain and not preview.get("deletes")
 
 
 def can_remember(risk: Risk) -> bool:

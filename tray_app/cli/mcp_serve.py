@@ -73,12 +73,13 @@ NO_ANSWER = (
 )
 
 
-def annotations_for(risk: Risk) -> dict[str, Any]:
-    """What a client should know about a tool of this risk (MCP ``ToolAnnotations`` hints)."""
+def annotations_for(risk: Risk, *, network: bool = False) -> dict[str, Any]:
+    """What a client should know about a tool of this risk (MCP ``ToolAnnotations`` hints);
+    ``network``: it reaches outside this machine (web_fetch)."""
     return {
         "readOnlyHint": risk is Risk.READ,
         "destructiveHint": risk in (Risk.DESTRUCTIVE, Risk.COMMAND),
-        "openWorldHint": risk is Risk.COMMAND,
+        "openWorldHint": risk is Risk.COMMAND or network,
     }
 
 
@@ -263,7 +264,9 @@ async def _serve(calls: Calls, listed: list[Tool]) -> None:
                 name=tool.name,
                 description=tool.description,
                 input_schema=tool.schema(),
-                annotations=types.ToolAnnotations.model_validate(annotations_for(tool.risk)),
+                annotations=types.ToolAnnotations.model_validate(
+                    annotations_for(tool.risk, network=tool.network)
+                ),
             )
             for tool in tools.values()
         ]
