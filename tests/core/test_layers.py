@@ -1,6 +1,6 @@
 """The package layering: imports only go down, and no two modules import each other.
 
-The allowed edges are written here from the layer drawing in ARCHITECTURE.md. ``KNOWN`` lists
+The allowed edges are written here from the layer drawing in docs/architecture.md. ``KNOWN`` lists
 the edges that still break it; this test fails both when a new upward edge appears and when a
 known one is gone (so the list only ever shrinks). Below the packages, the modules' own import
 graph (every import: at the top, inside functions, for type checking only) has no circle.

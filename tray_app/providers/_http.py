@@ -1,10 +1,10 @@
 """HTTP plumbing shared by the providers: clients, error translation and bounded reads.
 
-httpx exceptions are turned into ``tray_app.base.errors`` here and nowhere else (ARCHITECTURE.md §3,
-item 4). The rule is simple: a failure before the response headers arrived means the server
-could not be reached (``ProviderUnavailable``) or refused the request (typed from its body); a
-failure after them means the stream broke (``StreamError``), and what was already yielded
-stays with the consumer.
+httpx exceptions are turned into ``tray_app.base.errors`` here and nowhere else
+(docs/architecture.md §3, "Errors"). The rule is simple: a failure before the response headers
+arrived means the server could not be reached (``ProviderUnavailable``) or refused the request
+(typed from its body); a failure after them means the stream broke (``StreamError``), and what was
+already yielded stays with the consumer.
 
 Nothing here reads a body without a cap: an error body is read up to ``ERROR_BODY_CAP`` and
 summarised from that prefix (a 300 MB error page costs 64 KB), a whole JSON answer up to
