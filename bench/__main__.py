@@ -27,6 +27,7 @@ from bench.rules import bench_rules
 from bench.shell import bench_shell
 from bench.speed_table import bench_speed, markdown
 from bench.text_calls import bench_text_calls
+from bench.web_fetch import bench_web_fetch
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.turns import text_turn
 from tray_app.agent.context import fit_history
@@ -139,6 +140,7 @@ def main() -> int:
         bench_tools(root)
         bench_edit_tools()
         bench_guards()
+        bench_web_fetch()
         bench_rules()
         bench_history()
         bench_store(root)

@@ -40,22 +40,25 @@ class PageText:
 
 def html_text(body: bytes, base_url: str, encoding: str | None = None) -> PageText:
     """The readable text of an HTML page, headings, list items and links in Markdown."""
-    from lxml import etree, html
+    from lxml import etree
 
     # huge_tree: a long text node is kept (the body is already bounded); nesting stops at
     # libxml2's depth limit, and what comes after that point is not read.
-    parser = html.HTMLParser(
+    # etree's own parser, not lxml.html's: its element classes cost a Python lookup per element.
+    parser = etree.HTMLParser(
         encoding=html_encoding(body, encoding),
         remove_comments=True,
         remove_pis=True,
         huge_tree=True,
     )
     try:
-        root = html.document_fromstring(body.replace(_KEEP.encode(), b""), parser=parser)
-    except (etree.ParserError, ValueError):
+        root = etree.fromstring(body.replace(_KEEP.encode(), b""), parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return PageText("", "")
+    if root is None:
         return PageText("", "")
     title_el = root.find(".//title")
-    title = _SPACES.sub(" ", title_el.text_content()).strip() if title_el is not None else ""
+    title = " ".join("".join(title_el.itertext()).split()) if title_el is not None else ""
     out: list[str] = []
     pre = 0
     walker = etree.iterwalk(root, events=("start", "end"))
