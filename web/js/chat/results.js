@@ -6,6 +6,7 @@ import { bytes, duration, shortPath, visible, visibleText } from '../lib/format.
 import { hasText, t, tx } from '../lib/i18n.js';
 import { fileResultView, movePreview } from './results_files.js';
 import { gitCommitPreview, gitResultView } from './results_git.js';
+import { webResultView } from './results_web.js';
 import { mcpPreview, mcpResultView } from './results_mcp.js';
 
 const FOLD_LINES = 14;
@@ -292,6 +293,7 @@ export function resultView(name, result, record) {
       return (
         fileResultView(name, result, { diffView, excerpt, foldable, failureLine }) ??
         gitResultView(name, result, { diffView, plainBlock }) ??
+        webResultView(name, result, { plainBlock }) ??
         plainBlock(JSON.stringify(result, null, 2))
       );
   }

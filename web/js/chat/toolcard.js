@@ -26,6 +26,7 @@ export const TOOL_ICONS = {
   git_diff: 'git',
   git_log: 'git',
   git_commit: 'git',
+  web_fetch: 'external',
 };
 
 const STATUS_ICONS = { pending: 'clock', success: 'check', error: 'alert', cancelled: 'ban' };
@@ -135,6 +136,10 @@ export function keyArgs(name, args = {}) {
       );
       add('arg.path', args.path);
       add('arg.paths', Array.isArray(args.files) ? args.files.join(', ') : args.files);
+      break;
+    case 'web_fetch':
+      add('arg.url', args.url);
+      if (args.start) add('arg.start', String(args.start));
       break;
     case 'run_command':
       add('arg.command', args.command);
