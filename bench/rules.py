@@ -12,7 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tray_app.tools.tool_rules import RuleBook, call_paths
+from tray_app.tools.rule_paths import call_paths
+from tray_app.tools.tool_rules import RuleBook
 
 RULES = 1_000
 CALLS = 20_000

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tray_app.tools import tool_rules
-from tray_app.tools.tool_rules import RuleBook, call_paths, rule_folder
+from tray_app.tools.rule_paths import call_paths, rule_folder
+from tray_app.tools.tool_rules import RuleBook
 
 
 def rule(tool: str, folder: Path | str | None, action: str) -> dict[str, Any]:

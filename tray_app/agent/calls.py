@@ -53,7 +53,8 @@ from tray_app.store.records import ChatRepository, MessageRecord
 from tray_app.tool_errors import ToolErrorCode
 from tray_app.tools.base import Risk
 from tray_app.tools.result import ToolResult, failure
-from tray_app.tools.tool_rules import RuleBook, Verdict, call_paths, named_paths, rule_folder
+from tray_app.tools.rule_paths import call_paths, named_paths, rule_folder
+from tray_app.tools.tool_rules import RuleBook, Verdict
 from tray_app.tools.toolbox import CheckedCall, Toolbox
 
 log = logging.getLogger(__name__)
