@@ -34,6 +34,18 @@ def test_a_link_anywhere_on_the_path_stops_the_walk(tmp_path: Path) -> None:
     assert _open_fds() == before
 
 
+def test_a_missing_folder_on_the_way_names_the_path_asked_for(box: Toolbox, layout: Any) -> None:
+    """A file under a folder that does not exist is the file not found, said with the whole
+    path the model asked for (as a path-string open says it), not the first missing folder."""
+    asked = layout.work / "报告\u202egpj <b>粗</b> 🎉.txt"  # "</b>" makes "报告… <b>粗<" a folder
+    with pytest.raises(OSError) as caught, opened.opened(asked):
+        pass
+    assert caught.value.errno == errno.ENOENT and caught.value.filename == str(asked)
+    result = box.execute("read_file", {"path": str(asked)})
+    assert result["success"] is False and result["code"] == "file_not_found"
+    assert result["params"]["path"] == str(asked)
+
+
 def test_deep_paths_keep_two_descriptors_at_most(tmp_path: Path) -> None:
     deep = tmp_path.joinpath(*[f"d{n}" for n in range(200)])
     deep.mkdir(parents=True)

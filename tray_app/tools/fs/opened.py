@@ -16,6 +16,7 @@ and every call behaves as before (see docs/safety.md for what that leaves open t
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -138,7 +139,12 @@ def opened(path: Path) -> Iterator[Opened]:
     folder, name = path.parent, path.name
     if not name:  # the file system's root itself
         folder, name = path, "."
-    fd = open_chain(folder)
+    try:
+        fd = open_chain(folder)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:  # a missing folder on the way: the path asked for is
+            raise named(exc, path) from exc  # what is not found, as a path-string open says
+        raise
     try:
         yield Opened(path, fd, name)
     finally:
