@@ -240,10 +240,13 @@ def stream_corpus(page: Any, docs: list[str], seed: int) -> list[dict[str, Any]]
     return result
 
 
-@pytest.mark.parametrize("first_seed", [0, 4, 8])
+SEEDS_PER_TEST = 2  # the same twelve seeds as ever, in cases short enough for a loaded machine
+
+
+@pytest.mark.parametrize("first_seed", range(0, 12, SEEDS_PER_TEST))
 def test_streaming_in_random_pieces_equals_one_render(app: App, first_seed: int) -> None:
     failures = []
-    for seed in range(first_seed, first_seed + 4):
+    for seed in range(first_seed, first_seed + SEEDS_PER_TEST):
         for text, result in zip(CORPUS, stream_corpus(app.page, CORPUS, seed), strict=True):
             if not result["same"] or result["repairs"]:
                 failures.append((seed, text, result))
